@@ -1,0 +1,70 @@
+// Command terraform-provider-flotilla is flotilla's single binary. With no
+// arguments it serves the Terraform plugin protocol (v6); subcommands run the
+// other front ends of the same engine.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/version"
+	tfprovider "github.com/flotilla-io/terraform-provider-flotilla/provider/terraform"
+)
+
+// providerAddress is the registry address Terraform uses for this provider.
+const providerAddress = "registry.terraform.io/flotilla-io/flotilla"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "version", "--version":
+			fmt.Fprintf(stdout, "terraform-provider-flotilla %s\n", version.String())
+			return 0
+		case "help", "-h", "--help":
+			usage(stdout)
+			return 0
+		}
+	}
+	return serve(args, stderr)
+}
+
+func serve(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("terraform-provider-flotilla", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	debug := fs.Bool("debug", false, "start the provider in debug mode for use with delve (prints TF_REATTACH_PROVIDERS)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unknown command %q\n\n", fs.Arg(0))
+		usage(stderr)
+		return 2
+	}
+	err := providerserver.Serve(context.Background(), tfprovider.New(version.Version), providerserver.ServeOpts{
+		Address: providerAddress,
+		Debug:   *debug,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "serve terraform provider: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `terraform-provider-flotilla: multi-cluster Kubernetes as code.
+
+Usage:
+  terraform-provider-flotilla [-debug]   serve the Terraform plugin protocol (started by terraform)
+  terraform-provider-flotilla version    print the version
+`)
+}

@@ -1,0 +1,134 @@
+// Package terraform is flotilla's Terraform front end. It is a thin adapter:
+// it expands plans into engine inputs, calls the controlplane engine and
+// flattens the results into state. It makes no scheduling decisions of its own.
+package terraform
+
+import (
+	"context"
+	"os"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// Defaults applied when the provider block leaves a setting out.
+const (
+	DefaultFleet            = "default"
+	DefaultFieldManager     = "flotilla"
+	DefaultApplyParallelism = 8
+	fleetEnv                = "FLOTILLA_FLEET"
+)
+
+// Config is the provider configuration after defaults, handed to resources,
+// data sources and functions.
+type Config struct {
+	Fleet            string
+	FieldManager     string
+	ApplyParallelism int
+}
+
+type flotillaProvider struct {
+	version string
+}
+
+type providerModel struct {
+	Fleet            types.String `tfsdk:"fleet"`
+	FieldManager     types.String `tfsdk:"field_manager"`
+	ApplyParallelism types.Int64  `tfsdk:"apply_parallelism"`
+}
+
+var (
+	_ provider.Provider              = (*flotillaProvider)(nil)
+	_ provider.ProviderWithFunctions = (*flotillaProvider)(nil)
+)
+
+// New returns a constructor for the provider, as providerserver.Serve expects.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &flotillaProvider{version: version} }
+}
+
+func (p *flotillaProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "flotilla"
+	resp.Version = p.version
+}
+
+func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Flotilla runs one application across many Kubernetes clusters with an embedded, " +
+			"Karmada-compatible scheduler. No hub cluster is installed: `terraform plan` shows the placement " +
+			"and the exact per-cluster manifests before anything rolls out.",
+		Attributes: map[string]schema.Attribute{
+			"fleet": schema.StringAttribute{
+				MarkdownDescription: "Name of the fleet. It is written into the ownership labels of every object flotilla " +
+					"applies, so two fleets never touch each other's objects. Falls back to the `FLOTILLA_FLEET` " +
+					"environment variable, then to `" + DefaultFleet + "`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.RegexMatches(labelValueRE, "must be a valid Kubernetes label value of at most 63 characters")},
+			},
+			"field_manager": schema.StringAttribute{
+				MarkdownDescription: "Field manager name used for server-side apply in member clusters. Defaults to `" + DefaultFieldManager + "`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
+			},
+			"apply_parallelism": schema.Int64Attribute{
+				MarkdownDescription: "How many member clusters are written to at once. Defaults to 8.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, 256)},
+			},
+		},
+	}
+}
+
+func (p *flotillaProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg := Config{Fleet: DefaultFleet, FieldManager: DefaultFieldManager, ApplyParallelism: DefaultApplyParallelism}
+	if env := os.Getenv(fleetEnv); env != "" {
+		if !labelValueRE.MatchString(env) {
+			resp.Diagnostics.AddAttributeError(path.Root("fleet"), "Invalid fleet name",
+				"The "+fleetEnv+" environment variable must be a valid Kubernetes label value of at most 63 characters.")
+			return
+		}
+		cfg.Fleet = env
+	}
+	if !m.Fleet.IsNull() && !m.Fleet.IsUnknown() {
+		cfg.Fleet = m.Fleet.ValueString()
+	}
+	if !m.FieldManager.IsNull() && !m.FieldManager.IsUnknown() {
+		cfg.FieldManager = m.FieldManager.ValueString()
+	}
+	if !m.ApplyParallelism.IsNull() && !m.ApplyParallelism.IsUnknown() {
+		cfg.ApplyParallelism = int(m.ApplyParallelism.ValueInt64())
+	}
+	tflog.Debug(ctx, "configured flotilla provider", map[string]any{"fleet": cfg.Fleet, "field_manager": cfg.FieldManager})
+	resp.ResourceData = &cfg
+	resp.DataSourceData = &cfg
+}
+
+func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource {
+	return nil
+}
+
+func (p *flotillaProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return nil
+}
+
+func (p *flotillaProvider) Functions(context.Context) []func() function.Function {
+	return []func() function.Function{newDecodeManifestsFunction}
+}
+
+// labelValueRE accepts a non-empty Kubernetes label value (at most 63 characters).
+var labelValueRE = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
