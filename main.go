@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/version"
+	"github.com/flotilla-io/terraform-provider-flotilla/provider/cli"
 	tfprovider "github.com/flotilla-io/terraform-provider-flotilla/provider/terraform"
 )
 
@@ -29,6 +30,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "version", "--version":
 			fmt.Fprintf(stdout, "terraform-provider-flotilla %s\n", version.String())
 			return 0
+		case "preview":
+			return cli.Preview(args[1:], os.Stdin, stdout, stderr)
 		case "help", "-h", "--help":
 			usage(stdout)
 			return 0
@@ -65,6 +68,8 @@ func usage(w io.Writer) {
 
 Usage:
   terraform-provider-flotilla [-debug]   serve the Terraform plugin protocol (started by terraform)
+  terraform-provider-flotilla preview -f FILE|DIR [-o json|table]
+                                         dry-run Karmada YAML: placement and rendered manifests per cluster
   terraform-provider-flotilla version    print the version
 `)
 }

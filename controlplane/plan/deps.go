@@ -1,0 +1,119 @@
+package plan
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Dependency names an object in the template's namespace that a workload's
+// pods use: a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim.
+type Dependency struct {
+	// Kind is one of ConfigMap, Secret, ServiceAccount, PersistentVolumeClaim.
+	Kind string
+	// Namespace is the workload's namespace.
+	Namespace string
+	// Name is the referenced object's name.
+	Name string
+}
+
+// Dependencies lists, sorted and without repeats, what the pods of a workload
+// template refer to, as Karmada's default interpreter does for propagateDeps:
+// volumes (including projected ones), env and envFrom of every container,
+// image pull secrets, and a service account other than "default".
+func Dependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
+	gvk := tmpl.GroupVersionKind()
+	var fields []string
+	switch {
+	case gvk.Group == "" && gvk.Kind == "Pod":
+		fields = []string{"spec"}
+	case gvk.Group == "batch" && gvk.Kind == "CronJob":
+		fields = []string{"spec", "jobTemplate", "spec", "template", "spec"}
+	case gvk.Group == "apps" && gvk.Kind == "DaemonSet":
+		fields = []string{"spec", "template", "spec"}
+	default:
+		p, ok := podTemplatePath[gvk.Group+"/"+gvk.Kind]
+		if !ok {
+			return nil, nil
+		}
+		fields = append(append([]string{}, p...), "spec")
+	}
+	spec, err := podSpecAt(tmpl, fields)
+	if err != nil {
+		return nil, err
+	}
+	ns := tmpl.GetNamespace()
+	seen := map[Dependency]bool{}
+	add := func(kind, name string) {
+		if name != "" {
+			seen[Dependency{Kind: kind, Namespace: ns, Name: name}] = true
+		}
+	}
+	for _, v := range spec.Volumes {
+		switch {
+		case v.ConfigMap != nil:
+			add("ConfigMap", v.ConfigMap.Name)
+		case v.Secret != nil:
+			add("Secret", v.Secret.SecretName)
+		case v.PersistentVolumeClaim != nil:
+			add("PersistentVolumeClaim", v.PersistentVolumeClaim.ClaimName)
+		case v.Projected != nil:
+			for _, s := range v.Projected.Sources {
+				if s.ConfigMap != nil {
+					add("ConfigMap", s.ConfigMap.Name)
+				}
+				if s.Secret != nil {
+					add("Secret", s.Secret.Name)
+				}
+			}
+		}
+	}
+	containers := append(append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...), ephemeral(spec)...)
+	for _, c := range containers {
+		for _, e := range c.EnvFrom {
+			if e.ConfigMapRef != nil {
+				add("ConfigMap", e.ConfigMapRef.Name)
+			}
+			if e.SecretRef != nil {
+				add("Secret", e.SecretRef.Name)
+			}
+		}
+		for _, e := range c.Env {
+			if e.ValueFrom == nil {
+				continue
+			}
+			if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
+				add("ConfigMap", r.Name)
+			}
+			if r := e.ValueFrom.SecretKeyRef; r != nil {
+				add("Secret", r.Name)
+			}
+		}
+	}
+	for _, s := range spec.ImagePullSecrets {
+		add("Secret", s.Name)
+	}
+	if spec.ServiceAccountName != "" && spec.ServiceAccountName != "default" {
+		add("ServiceAccount", spec.ServiceAccountName)
+	}
+	out := make([]Dependency, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+func ephemeral(spec *corev1.PodSpec) []corev1.Container {
+	out := make([]corev1.Container, 0, len(spec.EphemeralContainers))
+	for _, c := range spec.EphemeralContainers {
+		out = append(out, corev1.Container{Env: c.Env, EnvFrom: c.EnvFrom})
+	}
+	return out
+}

@@ -1,0 +1,253 @@
+// Package plan is the engine's pure planning step. For a fleet snapshot and a
+// set of resource templates it decides, per template, which propagation
+// policy claims it, which clusters get how many replicas, and the exact
+// object each cluster receives. `terraform plan`, `preview` and the
+// synchronous driver all call it, so what is shown is what is applied.
+//
+// It does no I/O and reads no clock; it must not import client libraries.
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
+)
+
+// Fleet is the snapshot a plan is made over.
+type Fleet struct {
+	// Name is the fleet name written into every rendered object's ownership labels.
+	Name string
+	// Clusters are the members, with whatever status is known.
+	Clusters []api.Cluster
+	// PropagationPolicies are the namespaced propagation policies.
+	PropagationPolicies []api.PropagationPolicy
+	// ClusterPropagationPolicies are the cluster-wide propagation policies.
+	ClusterPropagationPolicies []api.ClusterPropagationPolicy
+	// OverridePolicies are the namespaced override policies.
+	OverridePolicies []api.OverridePolicy
+	// ClusterOverridePolicies are the cluster-wide override policies.
+	ClusterOverridePolicies []api.ClusterOverridePolicy
+	// Bindings are the previous scheduling results, matched to templates by
+	// spec.resource; they make placements sticky and scaling steady.
+	Bindings []api.ResourceBinding
+}
+
+// FleetFromBundle takes the clusters, policies and bindings of a decoded bundle.
+func FleetFromBundle(name string, b *api.Bundle) Fleet {
+	return Fleet{
+		Name:                       name,
+		Clusters:                   b.Clusters,
+		PropagationPolicies:        b.PropagationPolicies,
+		ClusterPropagationPolicies: b.ClusterPropagationPolicies,
+		OverridePolicies:           b.OverridePolicies,
+		ClusterOverridePolicies:    b.ClusterOverridePolicies,
+		Bindings:                   b.Bindings,
+	}
+}
+
+// ObjectRef identifies a template or a policy.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// Result is the plan for one template.
+type Result struct {
+	// Template is the planned template.
+	Template ObjectRef
+	// Policy is the claiming propagation policy; nil when none claims it.
+	Policy *ObjectRef
+	// AffinityTerm is the chosen clusterAffinities term, if the policy has terms.
+	AffinityTerm string
+	// Placement is cluster → replicas, sorted by cluster name. Empty when
+	// unclaimed or unschedulable.
+	Placement []api.TargetCluster
+	// Works holds, per cluster of Placement, the exact object that cluster
+	// receives, with the overrides that shaped it and its hash.
+	Works map[string]render.Work
+	// RequiredBy lists the workloads this template follows (propagateDeps).
+	RequiredBy []ObjectRef
+	// PreserveResourcesOnDeletion is the claiming policy's setting.
+	PreserveResourcesOnDeletion bool
+	// ConflictResolution is the claiming policy's setting (Abort or Overwrite).
+	ConflictResolution api.ConflictResolution
+	// Err says why the template could not be planned; nil on success.
+	Err error
+	// Reasons says, per cluster, why it was not chosen.
+	Reasons map[string]string
+}
+
+// Plan plans every template against the fleet. Results come in template
+// order. A template no policy claims gets an empty placement and no error.
+// Templates that a claimed workload with propagateDeps refers to (ConfigMaps,
+// Secrets, ServiceAccounts, PVCs in its namespace) follow that workload's
+// clusters, in addition to any placement of their own.
+func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
+	clusters := make([]*api.Cluster, len(f.Clusters))
+	byName := make(map[string]*api.Cluster, len(f.Clusters))
+	for i := range f.Clusters {
+		clusters[i] = &f.Clusters[i]
+		byName[f.Clusters[i].Name] = &f.Clusters[i]
+	}
+	results := make([]Result, len(templates))
+	specs := make([]*api.PropagationSpec, len(templates))
+	for i, tmpl := range templates {
+		results[i], specs[i] = schedule(f, clusters, tmpl)
+	}
+	followDependencies(templates, results, specs)
+	for i, tmpl := range templates {
+		if results[i].Err != nil || len(results[i].Placement) == 0 {
+			continue
+		}
+		works, err := renderTemplate(f, byName, tmpl, specs[i], results[i].Placement)
+		if err != nil {
+			results[i].Err = fmt.Errorf("%s: %w", results[i].Template, err)
+			continue
+		}
+		results[i].Works = works
+	}
+	return results
+}
+
+func refOf(tmpl *unstructured.Unstructured) ObjectRef {
+	return ObjectRef{APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName()}
+}
+
+// schedule claims and schedules one template.
+func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured) (Result, *api.PropagationSpec) {
+	res := Result{Template: refOf(tmpl)}
+	claim, ok := policy.ClaimPropagation(tmpl, f.PropagationPolicies, f.ClusterPropagationPolicies)
+	if !ok {
+		return res, nil
+	}
+	res.Policy = &ObjectRef{Kind: claim.Kind, Namespace: claim.Namespace, Name: claim.Name}
+	spec := claim.Spec
+	res.ConflictResolution = spec.ConflictResolution
+	res.PreserveResourcesOnDeletion = spec.PreserveResourcesOnDeletion != nil && *spec.PreserveResourcesOnDeletion
+	replicas, req, err := Replicas(tmpl)
+	if err != nil {
+		res.Err = fmt.Errorf("%s: %w", res.Template, err)
+		return res, spec
+	}
+	b := scheduler.Binding{
+		Resource:            api.ObjectReference{APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), UID: tmpl.GetUID()},
+		Replicas:            replicas,
+		ReplicaRequirements: req,
+		Placement:           spec.Placement,
+	}
+	if prev := previousBinding(f.Bindings, res.Template); prev != nil {
+		b = scheduler.BindingFor(prev, spec.Placement)
+		b.Resource.UID = tmpl.GetUID()
+		b.Replicas, b.ReplicaRequirements = replicas, req
+	}
+	out, err := scheduler.Schedule(clusters, b)
+	res.AffinityTerm, res.Reasons = out.AffinityName, out.Reasons
+	if err != nil {
+		res.Err = err
+		var fit *scheduler.FitError
+		if errors.As(err, &fit) {
+			res.Reasons, res.AffinityTerm = fit.Reasons, fit.AffinityName
+		}
+		return res, spec
+	}
+	res.Placement = out.Clusters
+	return res, spec
+}
+
+func previousBinding(bindings []api.ResourceBinding, ref ObjectRef) *api.ResourceBinding {
+	for i := range bindings {
+		r := bindings[i].Spec.Resource
+		if r.APIVersion == ref.APIVersion && r.Kind == ref.Kind && r.Namespace == ref.Namespace && r.Name == ref.Name {
+			return &bindings[i]
+		}
+	}
+	return nil
+}
+
+// followDependencies adds, to each template that a claimed workload with
+// propagateDeps refers to, the clusters of that workload.
+func followDependencies(templates []*unstructured.Unstructured, results []Result, specs []*api.PropagationSpec) {
+	index := make(map[Dependency]int, len(templates))
+	for i, t := range templates {
+		if t.GetAPIVersion() == "v1" {
+			index[Dependency{Kind: t.GetKind(), Namespace: t.GetNamespace(), Name: t.GetName()}] = i
+		}
+	}
+	for i, tmpl := range templates {
+		if specs[i] == nil || !specs[i].PropagateDeps || results[i].Err != nil || len(results[i].Placement) == 0 {
+			continue
+		}
+		deps, err := Dependencies(tmpl)
+		if err != nil {
+			results[i].Err = fmt.Errorf("%s: dependencies: %w", results[i].Template, err)
+			results[i].Placement = nil
+			continue
+		}
+		for _, d := range deps {
+			j, ok := index[d]
+			if !ok || results[j].Err != nil {
+				continue
+			}
+			results[j].RequiredBy = append(results[j].RequiredBy, results[i].Template)
+			results[j].Placement = unionClusters(results[j].Placement, results[i].Placement)
+			if specs[j] == nil {
+				// An unclaimed dependent inherits the workload's deletion and conflict behaviour.
+				results[j].ConflictResolution = results[i].ConflictResolution
+				results[j].PreserveResourcesOnDeletion = results[i].PreserveResourcesOnDeletion
+			}
+		}
+	}
+}
+
+// unionClusters merges two placements by cluster name. Dependents carry no
+// replicas, so only names matter.
+func unionClusters(a, b []api.TargetCluster) []api.TargetCluster {
+	seen := make(map[string]bool, len(a)+len(b))
+	var out []api.TargetCluster
+	for _, tc := range append(append([]api.TargetCluster{}, a...), b...) {
+		if !seen[tc.Name] {
+			seen[tc.Name] = true
+			out = append(out, api.TargetCluster{Name: tc.Name})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.Unstructured, spec *api.PropagationSpec, placement []api.TargetCluster) (map[string]render.Work, error) {
+	targets := make([]render.Target, 0, len(placement))
+	for _, tc := range placement {
+		c, ok := byName[tc.Name]
+		if !ok {
+			return nil, fmt.Errorf("placement names unknown cluster %q", tc.Name)
+		}
+		targets = append(targets, render.Target{Cluster: c, Replicas: tc.Replicas})
+	}
+	scheduling := api.ReplicaSchedulingTypeDuplicated
+	if spec != nil && spec.Placement.ReplicaScheduling != nil && spec.Placement.ReplicaScheduling.ReplicaSchedulingType != "" {
+		scheduling = spec.Placement.ReplicaScheduling.ReplicaSchedulingType
+	}
+	return render.Render(render.Input{
+		Template:          tmpl,
+		Clusters:          targets,
+		Overrides:         policy.MatchOverrides(tmpl, f.OverridePolicies, f.ClusterOverridePolicies),
+		Fleet:             f.Name,
+		ReplicaScheduling: scheduling,
+	})
+}

@@ -1,0 +1,150 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/override"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+)
+
+// Input is one template with its scheduling result.
+type Input struct {
+	// Template is the resource template as the user wrote it (or as the hub
+	// apiserver returned it; server fields are stripped). It is not changed.
+	Template *unstructured.Unstructured
+	// Clusters are the clusters the scheduler selected, with the replicas
+	// each received.
+	Clusters []Target
+	// Overrides are the override policies that apply to Template, in
+	// application order, as policy.MatchOverrides returns them.
+	Overrides []policy.AppliedOverride
+	// Fleet is the name stamped in LabelFleet; it must be a valid label
+	// value.
+	Fleet string
+	// ReplicaScheduling is the placement's replica scheduling type. Divided
+	// revises each work's replicas to the cluster's share; Duplicated (and
+	// empty, Karmada's default) keeps the template's replicas everywhere.
+	ReplicaScheduling api.ReplicaSchedulingType
+}
+
+// Target is one selected cluster and its share of the replicas.
+type Target struct {
+	// Cluster is the member cluster; override rules match against it.
+	Cluster *api.Cluster
+	// Replicas is the cluster's share, used when scheduling is Divided.
+	Replicas int32
+}
+
+// Work is the rendered manifest for one cluster.
+type Work struct {
+	// Cluster is the member cluster's name.
+	Cluster string
+	// Object is the full object to apply in the member.
+	Object *unstructured.Unstructured
+	// Applied lists the override rules that changed Object.
+	Applied override.Applied
+	// Hash is Object's AnnotationRenderedHash.
+	Hash string
+}
+
+// Render produces the work for every cluster in in.Clusters, keyed by
+// cluster name. For each cluster, in Karmada's order: replicas are revised
+// (Divided only), override rules are applied, server-populated fields are
+// stripped, and ownership labels and annotations are stamped. The template
+// is never modified and the same input renders the same bytes.
+func Render(in Input) (map[string]Work, error) {
+	if err := validateInput(in); err != nil {
+		return nil, err
+	}
+	ref := TemplateRefOf(in.Template)
+	divided := in.ReplicaScheduling == api.ReplicaSchedulingTypeDivided
+	var completions map[string]int64
+	if divided {
+		var err error
+		if completions, err = jobCompletions(in.Template, in.Clusters); err != nil {
+			return nil, fmt.Errorf("render %s: divide job completions: %w", ref, err)
+		}
+	}
+	works := make(map[string]Work, len(in.Clusters))
+	for _, t := range in.Clusters {
+		w, err := renderOne(in, ref, t, divided, completions)
+		if err != nil {
+			return nil, fmt.Errorf("render %s for cluster %s: %w", ref, t.Cluster.Name, err)
+		}
+		works[t.Cluster.Name] = w
+	}
+	return works, nil
+}
+
+func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions map[string]int64) (Work, error) {
+	obj := in.Template.DeepCopy()
+	if divided {
+		if err := reviseReplicas(obj, t.Replicas); err != nil {
+			return Work{}, fmt.Errorf("revise replicas: %w", err)
+		}
+		if n, ok := completions[t.Cluster.Name]; ok {
+			if err := setIfPresent(obj, "completions", n); err != nil {
+				return Work{}, fmt.Errorf("revise completions: %w", err)
+			}
+		}
+	}
+	// Overrides come after replica revision, so an override can still pin
+	// replicas in one cluster, as in Karmada.
+	applied, err := override.Apply(obj, t.Cluster, in.Overrides)
+	if err != nil {
+		return Work{}, err
+	}
+	prune(obj)
+	if err := stampOwnership(obj, ref, in.Fleet); err != nil {
+		return Work{}, err
+	}
+	return Work{
+		Cluster: t.Cluster.Name,
+		Object:  obj,
+		Applied: applied,
+		Hash:    obj.GetAnnotations()[AnnotationRenderedHash],
+	}, nil
+}
+
+// validateInput rejects input that would render objects flotilla could not
+// own or find again.
+func validateInput(in Input) error {
+	if in.Template == nil {
+		return errors.New("render: template is nil")
+	}
+	ref := TemplateRefOf(in.Template)
+	if ref.Version == "" || ref.Kind == "" || ref.Name == "" {
+		return fmt.Errorf("render template %q: apiVersion, kind and metadata.name must be set", ref)
+	}
+	if in.Fleet == "" {
+		return fmt.Errorf("render %s: fleet is empty", ref)
+	}
+	if msgs := validation.IsValidLabelValue(in.Fleet); len(msgs) > 0 {
+		return fmt.Errorf("render %s: fleet %q is not a valid label value: %s", ref, in.Fleet, strings.Join(msgs, "; "))
+	}
+	switch in.ReplicaScheduling {
+	case "", api.ReplicaSchedulingTypeDuplicated, api.ReplicaSchedulingTypeDivided:
+	default:
+		return fmt.Errorf("render %s: unknown replica scheduling type %q", ref, in.ReplicaScheduling)
+	}
+	seen := make(map[string]bool, len(in.Clusters))
+	for i, t := range in.Clusters {
+		if t.Cluster == nil || t.Cluster.Name == "" {
+			return fmt.Errorf("render %s: cluster %d has no name", ref, i)
+		}
+		if seen[t.Cluster.Name] {
+			return fmt.Errorf("render %s: cluster %s is listed twice", ref, t.Cluster.Name)
+		}
+		if t.Replicas < 0 {
+			return fmt.Errorf("render %s: cluster %s has negative replicas %d", ref, t.Cluster.Name, t.Replicas)
+		}
+		seen[t.Cluster.Name] = true
+	}
+	return nil
+}

@@ -1,0 +1,319 @@
+package scheduler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+)
+
+// Replica strategies, named as in Karmada.
+const (
+	strategyDuplicated    = "Duplicated"
+	strategyAggregated    = "Aggregated"
+	strategyStaticWeight  = "StaticWeight"
+	strategyDynamicWeight = "DynamicWeight"
+)
+
+// strategy assigns the binding's replicas to the selected clusters.
+type strategy func(a *assignment) ([]api.TargetCluster, error)
+
+// strategies maps a strategy name to its implementation.
+var strategies = map[string]strategy{
+	strategyDuplicated:    assignDuplicated,
+	strategyStaticWeight:  assignStaticWeight,
+	strategyDynamicWeight: assignDynamic,
+	strategyAggregated:    assignDynamic,
+}
+
+// strategyOf names the strategy a placement asks for. No replicaScheduling,
+// or an empty type, means Duplicated; Divided without a preference means
+// Weighted, as Karmada defaults it.
+func strategyOf(p *api.Placement) (string, error) {
+	rs := p.ReplicaScheduling
+	if rs == nil {
+		return strategyDuplicated, nil
+	}
+	switch rs.ReplicaSchedulingType {
+	case "", api.ReplicaSchedulingTypeDuplicated:
+		return strategyDuplicated, nil
+	case api.ReplicaSchedulingTypeDivided:
+	default:
+		return "", fmt.Errorf("unknown replicaSchedulingType %q", rs.ReplicaSchedulingType)
+	}
+	switch rs.ReplicaDivisionPreference {
+	case api.ReplicaDivisionPreferenceAggregated:
+		return strategyAggregated, nil
+	case "", api.ReplicaDivisionPreferenceWeighted:
+		if rs.WeightPreference == nil || rs.WeightPreference.DynamicWeight == "" {
+			return strategyStaticWeight, nil
+		}
+		if rs.WeightPreference.DynamicWeight != api.DynamicWeightByAvailableReplicas {
+			return "", fmt.Errorf("unknown dynamicWeight %q", rs.WeightPreference.DynamicWeight)
+		}
+		return strategyDynamicWeight, nil
+	default:
+		return "", fmt.Errorf("unknown replicaDivisionPreference %q", rs.ReplicaDivisionPreference)
+	}
+}
+
+// usesAvailability reports whether a strategy divides by what fits in the
+// clusters, which makes capacity matter when selecting clusters.
+func usesAvailability(name string) bool {
+	return name == strategyDynamicWeight || name == strategyAggregated
+}
+
+// assignment is the input of a strategy.
+type assignment struct {
+	binding  *Binding
+	strategy string
+	// selected are the chosen clusters in preference order.
+	selected []candidate
+	order    tieOrder
+}
+
+// assignDuplicated gives every selected cluster all replicas.
+func assignDuplicated(a *assignment) ([]api.TargetCluster, error) {
+	out := make([]api.TargetCluster, len(a.selected))
+	for i := range a.selected {
+		out[i] = api.TargetCluster{Name: a.selected[i].name(), Replicas: a.binding.Replicas}
+	}
+	return out, nil
+}
+
+// assignStaticWeight divides the replicas by static weights with the Webster
+// method. A cluster's weight is the largest weight of the rules that match
+// it; clusters with weight zero get nothing; if no cluster has a positive
+// weight (or no weights are given) every cluster weighs 1.
+//
+// Like Karmada it does not look at the previous result: Webster is house
+// monotone, so raising the replica count never takes a replica away from a
+// cluster, and the result depends only on the weights and the count.
+func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
+	var rules []api.StaticClusterWeight
+	if wp := a.binding.Placement.ReplicaScheduling.WeightPreference; wp != nil {
+		rules = wp.StaticWeightList
+	}
+	parties := make([]party, len(a.selected))
+	positive := false
+	for i := range a.selected {
+		c := a.selected[i].cluster
+		var w int64
+		for r := range rules {
+			if rules[r].Weight > w && policy.ClusterMatches(&rules[r].TargetCluster, c) {
+				w = rules[r].Weight
+			}
+		}
+		parties[i] = party{name: c.Name, votes: w}
+		positive = positive || w > 0
+	}
+	if !positive {
+		for i := range parties {
+			parties[i].votes = 1
+		}
+	}
+	apportion(parties, a.binding.Replicas, a.order)
+	out := make([]api.TargetCluster, len(parties))
+	for i := range parties {
+		out[i] = api.TargetCluster{Name: parties[i].name, Replicas: parties[i].seats}
+	}
+	return out, nil
+}
+
+// assignDynamic divides the replicas by what fits in each cluster
+// (DynamicWeight: AvailableReplicas) or packs them into as few clusters as
+// fit (Aggregated), steadily as Karmada does:
+//
+//   - the replica count did not change: the previous result stands;
+//   - scale-up: only the new replicas are divided, by available replicas,
+//     and added to the previous result; Aggregated offers them to the
+//     clusters already in use first;
+//   - scale-down: the new count is divided by the previous result as weights
+//     (Aggregated keeps only the largest previous clusters that hold it);
+//   - Fresh: everything is divided anew, with each cluster's weight being
+//     what fits plus what it already runs.
+//
+// With overflow affinities the clusters form tiers: new replicas fill the
+// primary tier up to what fits there before spilling into the next, and a
+// scale-down empties the last tier first.
+//
+// Unlike Karmada, a scale-down weighs only previous clusters that are still
+// selected; Karmada would also weigh clusters filtered out since.
+func assignDynamic(a *assignment) ([]api.TargetCluster, error) {
+	tiers := splitTiers(a.selected)
+	desired := int64(a.binding.Replicas)
+	result := make([]int32, len(a.selected))
+	capacity := func(c *candidate) int64 { return c.capacity() }
+	previous := func(c *candidate) int64 { return int64(c.previous) }
+	available := func(c *candidate) int64 { return c.available }
+
+	if a.binding.Fresh {
+		if room := a.sum(nil, capacity); room < desired {
+			return nil, fmt.Errorf("clusters can hold %d replicas, %d wanted", room, desired)
+		}
+		left := desired
+		for _, tier := range tiers {
+			take := min(left, a.sum(tier, capacity))
+			a.divide(tier, take, capacity, nil, result)
+			left -= take
+		}
+		return a.targets(result), nil
+	}
+
+	assigned := a.sum(nil, previous)
+	switch {
+	case assigned == desired:
+		return a.targets(a.previousResult(result)), nil
+	case assigned < desired:
+		grow := desired - assigned
+		if room := a.sum(nil, available); room < grow {
+			return nil, fmt.Errorf("clusters have room for %d more replicas, %d more wanted", room, grow)
+		}
+		a.previousResult(result)
+		for _, tier := range tiers {
+			take := min(grow, a.sum(tier, available))
+			a.divide(tier, take, available, previous, result)
+			grow -= take
+		}
+		return a.targets(result), nil
+	default:
+		excess := assigned - desired
+		for t := len(tiers) - 1; t >= 0; t-- {
+			had := a.sum(tiers[t], previous)
+			cut := min(excess, had)
+			excess -= cut
+			if cut == 0 {
+				for _, i := range tiers[t] {
+					result[i] = a.selected[i].previous
+				}
+				continue
+			}
+			a.divide(tiers[t], had-cut, previous, nil, result)
+		}
+		return a.targets(result), nil
+	}
+}
+
+// sum adds f over the selected clusters at the given indexes, or over all
+// selected clusters when idx is nil.
+func (a *assignment) sum(idx []int, f func(*candidate) int64) int64 {
+	var n int64
+	if idx == nil {
+		for i := range a.selected {
+			n += f(&a.selected[i])
+		}
+		return n
+	}
+	for _, i := range idx {
+		n += f(&a.selected[i])
+	}
+	return n
+}
+
+// divide hands n replicas to the tier's clusters (indexes into selected) by
+// weight, adding them to result. For Aggregated only the fewest clusters, in
+// weight order with clusters of positive prior first, whose weights cover n
+// take part. Webster itself does not depend on the order of the parties.
+func (a *assignment) divide(tier []int, n int64, weight, prior func(*candidate) int64, result []int32) {
+	if n <= 0 {
+		return
+	}
+	members := tier
+	if a.strategy == strategyAggregated {
+		members = append([]int(nil), tier...)
+		slices.SortStableFunc(members, func(i, j int) int {
+			ci, cj := &a.selected[i], &a.selected[j]
+			if prior != nil {
+				if pi, pj := prior(ci) > 0, prior(cj) > 0; pi != pj {
+					if pi {
+						return -1
+					}
+					return 1
+				}
+			}
+			if wi, wj := weight(ci), weight(cj); wi != wj {
+				return cmp.Compare(wj, wi)
+			}
+			return strings.Compare(ci.name(), cj.name())
+		})
+		var sum int64
+		for k, i := range members {
+			if sum += weight(&a.selected[i]); sum >= n {
+				members = members[:k+1]
+				break
+			}
+		}
+	}
+	parties := make([]party, len(members))
+	for k, i := range members {
+		parties[k] = party{name: a.selected[i].name(), votes: weight(&a.selected[i])}
+	}
+	apportion(parties, clampInt32(n), a.order)
+	for k, i := range members {
+		result[i] += parties[k].seats
+	}
+}
+
+// previousResult writes the previous replicas of the selected clusters into
+// result and returns it.
+func (a *assignment) previousResult(result []int32) []int32 {
+	for i := range a.selected {
+		result[i] = a.selected[i].previous
+	}
+	return result
+}
+
+// targets lists the selected clusters with replicas, sorted by name.
+func (a *assignment) targets(result []int32) []api.TargetCluster {
+	out := make([]api.TargetCluster, 0, len(result))
+	for i, n := range result {
+		if n > 0 {
+			out = append(out, api.TargetCluster{Name: a.selected[i].name(), Replicas: n})
+		}
+	}
+	sortTargets(out)
+	return out
+}
+
+// splitTiers groups the indexes of the selected clusters by affinity tier,
+// in tier order.
+func splitTiers(selected []candidate) [][]int {
+	var tiers [][]int
+	tierOf := map[int]int{}
+	var order []int
+	for i := range selected {
+		t := selected[i].tier
+		k, ok := tierOf[t]
+		if !ok {
+			k = len(tiers)
+			tierOf[t] = k
+			tiers = append(tiers, nil)
+			order = append(order, t)
+		}
+		tiers[k] = append(tiers[k], i)
+	}
+	sort.Sort(byTier{order, tiers})
+	return tiers
+}
+
+// byTier sorts tiers by their tier number.
+type byTier struct {
+	order []int
+	tiers [][]int
+}
+
+func (b byTier) Len() int           { return len(b.order) }
+func (b byTier) Less(i, j int) bool { return b.order[i] < b.order[j] }
+func (b byTier) Swap(i, j int) {
+	b.order[i], b.order[j] = b.order[j], b.order[i]
+	b.tiers[i], b.tiers[j] = b.tiers[j], b.tiers[i]
+}
+
+// sortTargets sorts a result by cluster name.
+func sortTargets(out []api.TargetCluster) {
+	slices.SortFunc(out, func(x, y api.TargetCluster) int { return strings.Compare(x.Name, y.Name) })
+}

@@ -1,0 +1,193 @@
+package scheduler
+
+import (
+	"math"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// AvailableReplicas estimates how many more replicas, each requesting
+// req.ResourceRequest, fit in the cluster. It follows Karmada's general
+// estimator:
+//
+//   - Without a resource summary nothing fits.
+//   - The pod count bounds the result: allocatable − allocated − allocating pods.
+//   - Without a resource request the pod count is the answer.
+//   - When the cluster reports allocatable modelings and its resource models
+//     cover every requested resource, the answer comes from the models: for
+//     each grade at or above the smallest grade whose lower bounds hold one
+//     replica, nodes × replicas one such node holds.
+//   - Otherwise, per requested resource, (allocatable − allocated −
+//     allocating) / request, with cpu in millicores and everything else in
+//     whole units; a requested resource the cluster does not report at all
+//     fits nothing. The smallest quotient wins.
+//
+// The result is capped at math.MaxInt32.
+func AvailableReplicas(cluster *api.Cluster, req *api.ReplicaRequirements) int32 {
+	summary := cluster.Status.ResourceSummary
+	if summary == nil {
+		return 0
+	}
+	pods := allowedPods(summary)
+	if pods <= 0 {
+		return 0
+	}
+	if req == nil || len(req.ResourceRequest) == 0 {
+		return clampInt32(pods)
+	}
+	if len(summary.AllocatableModelings) > 0 {
+		if n, ok := replicasByResourceModels(cluster, req.ResourceRequest); ok {
+			return clampInt32(min(n, pods))
+		}
+	}
+	return clampInt32(min(replicasBySummary(summary, req.ResourceRequest), pods))
+}
+
+// allowedPods is allocatable − allocated − allocating pods, at least zero.
+func allowedPods(s *api.ResourceSummary) int64 {
+	n := quantityOf(s.Allocatable, corev1.ResourcePods) -
+		quantityOf(s.Allocated, corev1.ResourcePods) -
+		quantityOf(s.Allocating, corev1.ResourcePods)
+	return max(n, 0)
+}
+
+// quantityOf reads one resource in the unit the estimator divides in:
+// millicores for cpu, whole units for everything else.
+func quantityOf(list corev1.ResourceList, name corev1.ResourceName) int64 {
+	q, ok := list[name]
+	if !ok {
+		return 0
+	}
+	return scaled(name, q)
+}
+
+func scaled(name corev1.ResourceName, q resource.Quantity) int64 {
+	if name == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// replicasBySummary divides what is left of each requested resource by the
+// request and keeps the smallest quotient.
+func replicasBySummary(s *api.ResourceSummary, request corev1.ResourceList) int64 {
+	best := int64(math.MaxInt64)
+	for name, q := range request {
+		want := scaled(name, q)
+		if want <= 0 {
+			continue
+		}
+		have, ok := s.Allocatable[name]
+		if !ok {
+			return 0
+		}
+		left := scaled(name, have) - quantityOf(s.Allocated, name) - quantityOf(s.Allocating, name)
+		if left <= 0 {
+			return 0
+		}
+		best = min(best, left/want)
+	}
+	return best
+}
+
+// replicasByResourceModels estimates from the node counts per resource model
+// grade. It reports false when the models do not describe every requested
+// resource, so the caller falls back to the summary.
+func replicasByResourceModels(cluster *api.Cluster, request corev1.ResourceList) (int64, bool) {
+	models := make([]api.ResourceModel, len(cluster.Spec.ResourceModels))
+	copy(models, cluster.Spec.ResourceModels)
+	sort.SliceStable(models, func(i, j int) bool { return models[i].Grade < models[j].Grade })
+	if len(models) == 0 {
+		return 0, false
+	}
+
+	// lower[name][i] is the lower bound of resource name in models[i].
+	lower := make(map[corev1.ResourceName][]int64, len(request))
+	for name, q := range request {
+		if scaled(name, q) <= 0 {
+			continue
+		}
+		mins := make([]int64, len(models))
+		for i := range models {
+			r, ok := modelRange(models[i], name)
+			if !ok {
+				return 0, false
+			}
+			mins[i] = scaled(name, r.Min)
+		}
+		lower[name] = mins
+	}
+
+	// The smallest grade whose lower bounds hold one replica of every resource.
+	first := 0
+	for name, q := range request {
+		mins, ok := lower[name]
+		if !ok {
+			continue
+		}
+		want := scaled(name, q)
+		grade := -1
+		for i, m := range mins {
+			if m >= want {
+				grade = i
+				break
+			}
+		}
+		if grade < 0 {
+			return 0, true
+		}
+		first = max(first, grade)
+	}
+
+	counts := make(map[uint]int64, len(cluster.Status.ResourceSummary.AllocatableModelings))
+	for _, m := range cluster.Status.ResourceSummary.AllocatableModelings {
+		counts[m.Grade] += int64(m.Count)
+	}
+	var total int64
+	for i := first; i < len(models); i++ {
+		nodes := counts[models[i].Grade]
+		if nodes <= 0 {
+			continue
+		}
+		perNode := int64(math.MaxInt64)
+		for name, q := range request {
+			mins, ok := lower[name]
+			if !ok {
+				continue
+			}
+			perNode = min(perNode, mins[i]/scaled(name, q))
+		}
+		if perNode == 0 || perNode == math.MaxInt64 {
+			perNode = 1
+		}
+		total = saturatingAdd(total, saturatingMul(nodes, perNode))
+	}
+	return total, true
+}
+
+func modelRange(m api.ResourceModel, name corev1.ResourceName) (api.ResourceModelRange, bool) {
+	for _, r := range m.Ranges {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return api.ResourceModelRange{}, false
+}
+
+func saturatingAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func saturatingMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}

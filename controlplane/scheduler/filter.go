@@ -1,0 +1,202 @@
+package scheduler
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+)
+
+// ConditionCompleteAPIEnablements is the cluster condition that says
+// status.apiEnablements lists every API the member serves (Karmada's
+// ClusterConditionCompleteAPIEnablements). Without it the list is not
+// trusted to be exhaustive.
+const ConditionCompleteAPIEnablements = "CompleteAPIEnablements"
+
+// filter decides whether one cluster may receive the template. It returns a
+// human-readable reason when it may not.
+type filter func(fc *filterContext, c *api.Cluster) (ok bool, reason string)
+
+// filters run in this order; the first that rejects a cluster gives its
+// reason.
+var filters = []filter{
+	filterDeleting,
+	filterAPIEnablement,
+	filterTaints,
+	filterAffinity,
+	filterSpreadFields,
+	filterEviction,
+}
+
+// filterContext is what the filters know about the binding being scheduled,
+// prepared once per affinity term.
+type filterContext struct {
+	binding  *Binding
+	previous map[string]int32
+	evicting map[string]bool
+
+	// groups are the affinity groups of the current term: the primary one
+	// followed by its overflow groups. Nil means every cluster matches.
+	groups []*api.ClusterAffinity
+
+	// tier is set by filterAffinity: the index of the first group the
+	// cluster matched.
+	tier int
+}
+
+// filterDeleting keeps clusters that are being deleted from receiving
+// anything, as Karmada does before running its filter plugins.
+func filterDeleting(_ *filterContext, c *api.Cluster) (bool, string) {
+	if !c.DeletionTimestamp.IsZero() {
+		return false, "cluster is being deleted"
+	}
+	return true, ""
+}
+
+// filterAPIEnablement requires the template's kind in the cluster's API
+// enablements.
+//
+// The list is trusted only when the CompleteAPIEnablements condition is
+// True. When it is not trusted and lacks the kind, the cluster still passes
+// if it already runs the template (Karmada: do not evict because API
+// collection was partial) or if nothing was collected at all: a cluster whose
+// status is empty, such as one declared in Terraform and not probed yet,
+// must not block a plan that does not depend on live facts.
+func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
+	gv, kind := fc.binding.Resource.APIVersion, fc.binding.Resource.Kind
+	for i := range c.Status.APIEnablements {
+		e := &c.Status.APIEnablements[i]
+		if e.GroupVersion != gv {
+			continue
+		}
+		for _, r := range e.Resources {
+			if r.Kind == kind {
+				return true, ""
+			}
+		}
+	}
+	if meta.IsStatusConditionTrue(c.Status.Conditions, ConditionCompleteAPIEnablements) {
+		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
+	}
+	if len(c.Status.APIEnablements) == 0 {
+		return true, ""
+	}
+	if _, ok := fc.previous[c.Name]; ok {
+		return true, ""
+	}
+	return false, fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
+}
+
+// filterTaints rejects clusters with a NoSchedule or NoExecute taint the
+// placement does not tolerate. A cluster that already runs the template
+// ignores NoSchedule, as Karmada does (the taint manager evicts on its own
+// schedule), but NoExecute still applies: it means "get off this cluster".
+func filterTaints(fc *filterContext, c *api.Cluster) (bool, string) {
+	_, placed := fc.previous[c.Name]
+	for i := range c.Spec.Taints {
+		t := &c.Spec.Taints[i]
+		switch t.Effect {
+		case corev1.TaintEffectNoExecute:
+		case corev1.TaintEffectNoSchedule:
+			if placed {
+				continue
+			}
+		default:
+			continue
+		}
+		if !tolerated(fc.binding.Placement.ClusterTolerations, t) {
+			return false, "untolerated taint " + t.ToString()
+		}
+	}
+	return true, ""
+}
+
+// tolerated reports whether any toleration tolerates the taint. Only the
+// Equal and Exists operators are understood; the alpha numeric operators
+// (Lt, Gt) never match, as in Kubernetes with the feature gate off.
+func tolerated(tolerations []corev1.Toleration, t *corev1.Taint) bool {
+	for i := range tolerations {
+		tol := &tolerations[i]
+		if tol.Effect != "" && tol.Effect != t.Effect {
+			continue
+		}
+		if tol.Key != "" && tol.Key != t.Key {
+			continue
+		}
+		switch tol.Operator {
+		case "", corev1.TolerationOpEqual:
+			if tol.Value == t.Value {
+				return true
+			}
+		case corev1.TolerationOpExists:
+			return true
+		}
+	}
+	return false
+}
+
+// filterAffinity keeps clusters that match the term's primary group or one of
+// its overflow groups, and records which one matched first.
+func filterAffinity(fc *filterContext, c *api.Cluster) (bool, string) {
+	fc.tier = 0
+	if fc.groups == nil {
+		return true, ""
+	}
+	for i, g := range fc.groups {
+		if policy.ClusterMatches(g, c) {
+			fc.tier = i
+			return true, ""
+		}
+	}
+	return false, "cluster does not match the placement cluster affinity"
+}
+
+// filterSpreadFields rejects clusters that lack a field a spread constraint
+// groups by, since they cannot be placed in any group.
+func filterSpreadFields(fc *filterContext, c *api.Cluster) (bool, string) {
+	for _, sc := range fc.binding.Placement.SpreadConstraints {
+		if sc.SpreadByLabel != "" {
+			if _, ok := c.Labels[sc.SpreadByLabel]; !ok {
+				return false, fmt.Sprintf("cluster has no %q label to spread by", sc.SpreadByLabel)
+			}
+			continue
+		}
+		switch sc.SpreadByField {
+		case api.SpreadByFieldProvider:
+			if c.Spec.Provider == "" {
+				return false, "cluster has no provider to spread by"
+			}
+		case api.SpreadByFieldRegion:
+			if c.Spec.Region == "" {
+				return false, "cluster has no region to spread by"
+			}
+		case api.SpreadByFieldZone:
+			if zoneOf(c) == "" {
+				return false, "cluster has no zone to spread by"
+			}
+		}
+	}
+	return true, ""
+}
+
+// filterEviction keeps clusters under graceful eviction from receiving the
+// template again while the eviction is in progress.
+func filterEviction(fc *filterContext, c *api.Cluster) (bool, string) {
+	if fc.evicting[c.Name] {
+		return false, "template is being evicted from the cluster"
+	}
+	return true, ""
+}
+
+// zoneOf is the zone a cluster is grouped under: the first of spec.zones,
+// or the deprecated spec.zone. A cluster spanning several zones is grouped
+// under its first one.
+func zoneOf(c *api.Cluster) string {
+	if len(c.Spec.Zones) > 0 {
+		return c.Spec.Zones[0]
+	}
+	return c.Spec.Zone
+}

@@ -1,0 +1,270 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// Schedule decides where the binding's template goes and how many replicas
+// each cluster gets. It is a pure function of its arguments: clusters is the
+// snapshot of member clusters (it is not modified) and the same input always
+// gives the same Result.
+//
+// A failure is a *FitError (use errors.As) that gives a reason for every
+// cluster. With ClusterAffinities every term that was tried contributes one;
+// the first tried term's error comes first.
+func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
+	if b.Replicas < 0 {
+		return Result{}, fmt.Errorf("schedule %s: replicas %d is negative", describe(&b.Resource), b.Replicas)
+	}
+	name, err := strategyOf(&b.Placement)
+	if err != nil {
+		return Result{}, fmt.Errorf("schedule %s: %w", describe(&b.Resource), err)
+	}
+	s := &run{
+		clusters: clusters,
+		binding:  &b,
+		strategy: name,
+		previous: make(map[string]int32, len(b.Previous)),
+		evicting: make(map[string]bool, len(b.EvictingClusters)),
+		order:    tieOrderFor(b.Resource.UID),
+	}
+	for _, tc := range b.Previous {
+		s.previous[tc.Name] += tc.Replicas
+	}
+	for _, n := range b.EvictingClusters {
+		s.evicting[n] = true
+	}
+
+	terms := b.Placement.ClusterAffinities
+	if len(terms) == 0 {
+		var groups []*api.ClusterAffinity
+		if b.Placement.ClusterAffinity != nil {
+			groups = []*api.ClusterAffinity{b.Placement.ClusterAffinity}
+		}
+		return s.scheduleTerm("", groups)
+	}
+
+	start := 0
+	if !b.Fresh {
+		for i := range terms {
+			if terms[i].AffinityName == b.PreviousAffinityName {
+				start = i
+				break
+			}
+		}
+	}
+	var errs []error
+	for i := start; i < len(terms); i++ {
+		res, err := s.scheduleTerm(terms[i].AffinityName, s.termGroups(&terms[i]))
+		if err == nil {
+			return res, nil
+		}
+		errs = append(errs, err)
+	}
+	return Result{}, errors.Join(errs...)
+}
+
+// run is the state of one Schedule call.
+type run struct {
+	clusters []*api.Cluster
+	binding  *Binding
+	strategy string
+	previous map[string]int32
+	evicting map[string]bool
+	order    tieOrder
+}
+
+// termGroups lists a ClusterAffinities term's primary group followed by its
+// overflow groups. Non-workloads use only the primary group, as in Karmada:
+// they hold no replicas that could overflow.
+func (s *run) termGroups(term *api.ClusterAffinityTerm) []*api.ClusterAffinity {
+	groups := []*api.ClusterAffinity{&term.ClusterAffinity}
+	if s.binding.Replicas > 0 || s.binding.ReplicaRequirements != nil {
+		for i := range term.OverflowAffinities {
+			groups = append(groups, &term.OverflowAffinities[i].ClusterAffinity)
+		}
+	}
+	return groups
+}
+
+// scheduleTerm runs filter → score → select → assign for one affinity term.
+func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (Result, error) {
+	b := s.binding
+	fc := &filterContext{binding: b, previous: s.previous, evicting: s.evicting, groups: groups}
+
+	// Filter.
+	var rejected []rejection
+	cands := make([]candidate, 0, len(s.clusters))
+	for _, c := range s.clusters {
+		if why, ok := runFilters(fc, c); !ok {
+			rejected = append(rejected, rejection{c.Name, why})
+			continue
+		}
+		cands = append(cands, candidate{cluster: c, tier: fc.tier, previous: s.previous[c.Name]})
+	}
+	if len(cands) == 0 {
+		return Result{}, &FitError{Stage: StageFilter, AffinityName: affinityName,
+			NumAllClusters: len(s.clusters), Reasons: reasonMap(rejected, nil)}
+	}
+
+	// Score and estimate. The order only matters to spread selection.
+	plan := spreadPlan{}
+	if !ignoresSpread(s.strategy) {
+		plan = planSpread(b.Placement.SpreadConstraints)
+	}
+	spreading := plan.cluster != nil || plan.group != nil
+	estimate := b.Replicas > 0 && (usesAvailability(s.strategy) || spreading)
+	for i := range cands {
+		for _, sc := range scorers {
+			cands[i].score += sc(fc, cands[i].cluster)
+		}
+		if estimate {
+			cands[i].available = int64(AvailableReplicas(cands[i].cluster, b.ReplicaRequirements))
+		}
+	}
+	if spreading {
+		sortCandidates(cands)
+	}
+
+	// Select.
+	need := int64(-1)
+	if b.Replicas > 0 && usesAvailability(s.strategy) {
+		need = int64(b.Replicas)
+	}
+	selected, err := selectClusters(cands, plan, need)
+	if err != nil {
+		return Result{}, s.fitError(StageSelect, affinityName, err, cands, rejected, estimate)
+	}
+
+	// Assign.
+	var out []api.TargetCluster
+	if b.Replicas == 0 {
+		out = make([]api.TargetCluster, len(selected))
+		for i := range selected {
+			out[i] = api.TargetCluster{Name: selected[i].name()}
+		}
+	} else {
+		a := &assignment{binding: b, strategy: s.strategy, selected: selected, order: s.order}
+		out, err = strategies[s.strategy](a)
+		if err != nil {
+			return Result{}, s.fitError(StageAssign, affinityName, err, cands, rejected, estimate)
+		}
+		if s.strategy != strategyDuplicated {
+			out = withoutEmpty(out)
+		}
+	}
+	sortTargets(out)
+	return Result{Clusters: out, AffinityName: affinityName,
+		Reasons: reasonMap(rejected, leftOut(cands, selected, out))}, nil
+}
+
+// rejection is a cluster left out and why.
+type rejection struct {
+	name, why string
+}
+
+// reasonMap turns rejections into Result.Reasons; nil when there are none.
+func reasonMap(lists ...[]rejection) map[string]string {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	if n == 0 {
+		return nil
+	}
+	m := make(map[string]string, n)
+	for _, l := range lists {
+		for _, r := range l {
+			m[r.name] = r.why
+		}
+	}
+	return m
+}
+
+// leftOut explains every feasible cluster that is not in the result.
+func leftOut(cands, selected []candidate, out []api.TargetCluster) []rejection {
+	if len(out) == len(cands) {
+		return nil
+	}
+	var picked map[string]bool
+	if len(selected) < len(cands) {
+		picked = make(map[string]bool, len(selected))
+		for i := range selected {
+			picked[selected[i].name()] = true
+		}
+	}
+	rejected := make([]rejection, 0, len(cands)-len(out))
+	for i := range cands {
+		name := cands[i].name()
+		if _, found := slices.BinarySearchFunc(out, name, func(tc api.TargetCluster, n string) int {
+			return strings.Compare(tc.Name, n)
+		}); found {
+			continue
+		}
+		why := "assigned no replicas"
+		if picked != nil && !picked[name] {
+			why = "not selected by the spread constraints"
+		}
+		rejected = append(rejected, rejection{name, why})
+	}
+	return rejected
+}
+
+// runFilters applies the filters in order and returns the first rejection.
+func runFilters(fc *filterContext, c *api.Cluster) (string, bool) {
+	for _, f := range filters {
+		if ok, why := f(fc, c); !ok {
+			return why, false
+		}
+	}
+	return "", true
+}
+
+// ignoresSpread reports whether spread constraints are ignored for the
+// strategy: Karmada ignores them for static weights, which name their
+// clusters explicitly.
+func ignoresSpread(strategy string) bool {
+	return strategy == strategyStaticWeight
+}
+
+// fitError wraps a select or assign failure with a reason per cluster:
+// filtered clusters keep their filter reason, feasible ones say what the
+// scheduler knew about them.
+func (s *run) fitError(stage Stage, affinityName string, err error, cands []candidate,
+	rejected []rejection, estimated bool) *FitError {
+	feasible := make([]rejection, len(cands))
+	for i := range cands {
+		why := "feasible"
+		if estimated {
+			why = fmt.Sprintf("feasible, room for %d more replicas", cands[i].available)
+			if cands[i].previous > 0 {
+				why += fmt.Sprintf(" besides the %d it runs", cands[i].previous)
+			}
+		}
+		feasible[i] = rejection{cands[i].name(), why}
+	}
+	return &FitError{Stage: stage, AffinityName: affinityName, NumAllClusters: len(s.clusters),
+		Message: err.Error(), Reasons: reasonMap(rejected, feasible)}
+}
+
+func withoutEmpty(in []api.TargetCluster) []api.TargetCluster {
+	out := in[:0]
+	for _, tc := range in {
+		if tc.Replicas > 0 {
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+func describe(r *api.ObjectReference) string {
+	if r.Namespace == "" {
+		return fmt.Sprintf("%s %s", r.Kind, r.Name)
+	}
+	return fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name)
+}

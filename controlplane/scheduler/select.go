@@ -1,0 +1,324 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// spreadPlan is the spread constraints of a placement sorted by role.
+type spreadPlan struct {
+	// cluster bounds the number of clusters; nil when absent.
+	cluster *api.SpreadConstraint
+	// group is the coarsest topology constraint (provider, region, zone,
+	// label); it drives the group selection. Nil when absent.
+	group *api.SpreadConstraint
+	// others are the remaining topology constraints, checked on the result.
+	others []api.SpreadConstraint
+}
+
+// planSpread sorts the constraints. A constraint naming neither a field nor a
+// label spreads by cluster. When several topology constraints are given, the
+// coarsest selects: provider, then region, then zone, then labels in order.
+func planSpread(constraints []api.SpreadConstraint) spreadPlan {
+	var p spreadPlan
+	var topo []api.SpreadConstraint
+	for i := range constraints {
+		sc := constraints[i]
+		if sc.SpreadByLabel == "" && (sc.SpreadByField == "" || sc.SpreadByField == api.SpreadByFieldCluster) {
+			if p.cluster == nil {
+				p.cluster = &sc
+			}
+			continue
+		}
+		topo = append(topo, sc)
+	}
+	rank := func(sc api.SpreadConstraint) int {
+		if sc.SpreadByLabel != "" {
+			return 3
+		}
+		switch sc.SpreadByField {
+		case api.SpreadByFieldProvider:
+			return 0
+		case api.SpreadByFieldRegion:
+			return 1
+		default:
+			return 2
+		}
+	}
+	sort.SliceStable(topo, func(i, j int) bool { return rank(topo[i]) < rank(topo[j]) })
+	if len(topo) > 0 {
+		p.group = &topo[0]
+		p.others = topo[1:]
+	}
+	return p
+}
+
+// groupKey is the value a cluster is grouped by under sc.
+func groupKey(sc *api.SpreadConstraint, c *api.Cluster) string {
+	if sc.SpreadByLabel != "" {
+		return c.Labels[sc.SpreadByLabel]
+	}
+	switch sc.SpreadByField {
+	case api.SpreadByFieldProvider:
+		return c.Spec.Provider
+	case api.SpreadByFieldRegion:
+		return c.Spec.Region
+	case api.SpreadByFieldZone:
+		return zoneOf(c)
+	}
+	return c.Name
+}
+
+// groupKind names what sc groups by, for messages.
+func groupKind(sc *api.SpreadConstraint) string {
+	if sc.SpreadByLabel != "" {
+		return fmt.Sprintf("label %q", sc.SpreadByLabel)
+	}
+	return string(sc.SpreadByField)
+}
+
+func minGroups(sc *api.SpreadConstraint) int { return max(sc.MinGroups, 1) }
+
+// maxGroups is the constraint's upper bound, or n when it sets none.
+func maxGroups(sc *api.SpreadConstraint, n int) int {
+	if sc.MaxGroups <= 0 || sc.MaxGroups > n {
+		return n
+	}
+	return sc.MaxGroups
+}
+
+// selectClusters picks, from candidates sorted by preference, the clusters
+// the template goes to. need is the number of replicas the picked clusters
+// must be able to hold, or -1 when capacity does not matter (Duplicated,
+// non-workloads). It returns the picked candidates in preference order.
+func selectClusters(cands []candidate, plan spreadPlan, need int64) ([]candidate, error) {
+	var picked []candidate
+	var err error
+	switch {
+	case plan.group != nil:
+		picked, err = selectByGroups(cands, plan, need)
+	case plan.cluster != nil:
+		picked, err = selectByCluster(cands, plan.cluster, need)
+	default:
+		return cands, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range plan.others {
+		sc := &plan.others[i]
+		seen := map[string]bool{}
+		for j := range picked {
+			seen[groupKey(sc, picked[j].cluster)] = true
+		}
+		if n := len(seen); n < minGroups(sc) || (sc.MaxGroups > 0 && n > sc.MaxGroups) {
+			return nil, fmt.Errorf("the selected clusters span %d groups by %s, want %s",
+				n, groupKind(sc), groupRange(sc))
+		}
+	}
+	return picked, nil
+}
+
+func groupRange(sc *api.SpreadConstraint) string {
+	if sc.MaxGroups > 0 {
+		return fmt.Sprintf("between %d and %d", minGroups(sc), sc.MaxGroups)
+	}
+	return fmt.Sprintf("at least %d", minGroups(sc))
+}
+
+// selectByCluster takes the most preferred clusters up to maxGroups. For
+// Divided workloads whose picks cannot hold the replicas it swaps, from the
+// least preferred pick backwards, a pick for the unpicked cluster with the
+// most capacity when that is larger (Karmada's selectClustersByAvailableResource).
+func selectByCluster(cands []candidate, sc *api.SpreadConstraint, need int64) ([]candidate, error) {
+	if len(cands) < minGroups(sc) {
+		return nil, fmt.Errorf("the number of feasible clusters %d is less than spreadConstraint.minGroups %d",
+			len(cands), minGroups(sc))
+	}
+	want := maxGroups(sc, len(cands))
+	picked := append([]candidate(nil), cands[:want]...)
+	rest := append([]candidate(nil), cands[want:]...)
+	if need >= 0 && !swapForCapacity(picked, rest, need) {
+		return nil, fmt.Errorf("no enough resource when selecting %d clusters: %d replicas wanted, the best %d clusters hold %d",
+			want, need, want, bestCapacity(cands, want))
+	}
+	return picked, nil
+}
+
+// swapForCapacity swaps picks for larger unpicked candidates, from the last
+// pick backwards, until the picks hold need replicas. It reports whether they
+// do.
+func swapForCapacity(picked, rest []candidate, need int64) bool {
+	for k := len(picked) - 1; k >= 0 && totalCapacity(picked) < need; k-- {
+		best, bestCap := -1, picked[k].capacity()
+		for j := range rest {
+			if c := rest[j].capacity(); c > bestCap {
+				best, bestCap = j, c
+			}
+		}
+		if best >= 0 {
+			picked[k], rest[best] = rest[best], picked[k]
+		}
+	}
+	return totalCapacity(picked) >= need
+}
+
+func totalCapacity(cs []candidate) int64 {
+	var n int64
+	for i := range cs {
+		n += cs[i].capacity()
+	}
+	return n
+}
+
+// bestCapacity is the most any n candidates can hold, for messages.
+func bestCapacity(cands []candidate, n int) int64 {
+	caps := make([]int64, len(cands))
+	for i := range cands {
+		caps[i] = cands[i].capacity()
+	}
+	sort.Slice(caps, func(i, j int) bool { return caps[i] > caps[j] })
+	var sum int64
+	for i := 0; i < n && i < len(caps); i++ {
+		sum += caps[i]
+	}
+	return sum
+}
+
+// topologyGroup is the candidates sharing one group key.
+type topologyGroup struct {
+	key     string
+	members []int // indexes into the candidate slice, in preference order
+	cap     int64
+}
+
+// selectByGroups chooses groups first, then clusters inside them.
+//
+// Groups are ordered like their best cluster (tier, score), then by total
+// capacity and key. Starting from minGroups groups, the most preferred ones
+// are tried; if they cannot satisfy the cluster constraint's minGroups or
+// hold the replicas, groups are swapped from the last backwards for the
+// strongest unpicked group, and if that is not enough one more group is
+// taken, up to maxGroups. This is Karmada's region selection (fewest groups,
+// best score) with its cluster capacity swap carried to groups, and without
+// its exhaustive search over group combinations.
+//
+// Inside the chosen groups every group contributes its best cluster; the rest
+// are filled by preference up to the cluster constraint's maxGroups, with the
+// same capacity swap among the fillers.
+func selectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate, error) {
+	sc := plan.group
+	groups := buildGroups(cands, sc)
+	if len(groups) < minGroups(sc) {
+		return nil, fmt.Errorf("the number of feasible %s groups %d is less than spreadConstraint.minGroups %d",
+			groupKind(sc), len(groups), minGroups(sc))
+	}
+	short := "clusters"
+	for k := minGroups(sc); k <= maxGroups(sc, len(groups)); k++ {
+		chosen := append([]topologyGroup(nil), groups[:k]...)
+		others := append([]topologyGroup(nil), groups[k:]...)
+		picked, ok, why := pickInGroups(cands, chosen, plan.cluster, need)
+		for g := k - 1; !ok && g >= 0; g-- {
+			best := strongestGroup(others, chosen[g], why)
+			if best < 0 {
+				continue
+			}
+			chosen[g], others[best] = others[best], chosen[g]
+			picked, ok, why = pickInGroups(cands, chosen, plan.cluster, need)
+		}
+		if ok {
+			return picked, nil
+		}
+		if why == "capacity" {
+			short = "capacity"
+		}
+	}
+	if short == "capacity" {
+		return nil, fmt.Errorf("no enough resource when selecting up to %d %s groups: %d replicas wanted",
+			maxGroups(sc, len(groups)), groupKind(sc), need)
+	}
+	return nil, fmt.Errorf("the number of clusters in up to %d %s groups is less than the cluster spreadConstraint.minGroups %d",
+		maxGroups(sc, len(groups)), groupKind(sc), minGroups(plan.cluster))
+}
+
+func buildGroups(cands []candidate, sc *api.SpreadConstraint) []topologyGroup {
+	index := map[string]int{}
+	var groups []topologyGroup
+	for i := range cands {
+		key := groupKey(sc, cands[i].cluster)
+		g, ok := index[key]
+		if !ok {
+			g = len(groups)
+			index[key] = g
+			groups = append(groups, topologyGroup{key: key})
+		}
+		groups[g].members = append(groups[g].members, i)
+		groups[g].cap += cands[i].capacity()
+	}
+	// Candidates are sorted, so a group's first member is its best one.
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := &cands[groups[i].members[0]], &cands[groups[j].members[0]]
+		if a.tier != b.tier {
+			return a.tier < b.tier
+		}
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if groups[i].cap != groups[j].cap {
+			return groups[i].cap > groups[j].cap
+		}
+		return groups[i].key < groups[j].key
+	})
+	return groups
+}
+
+// strongestGroup is the unpicked group that most improves on g in what is
+// short (cluster count or capacity), or -1 if none does.
+func strongestGroup(others []topologyGroup, g topologyGroup, why string) int {
+	strength := func(t topologyGroup) int64 {
+		if why == "capacity" {
+			return t.cap
+		}
+		return int64(len(t.members))
+	}
+	best, bestStrength := -1, strength(g)
+	for i := range others {
+		if s := strength(others[i]); s > bestStrength {
+			best, bestStrength = i, s
+		}
+	}
+	return best
+}
+
+// pickInGroups picks clusters inside the chosen groups and reports whether
+// they satisfy the cluster constraint and the capacity, and if not, which of
+// the two is short ("clusters" or "capacity").
+func pickInGroups(cands []candidate, chosen []topologyGroup, cluster *api.SpreadConstraint, need int64) ([]candidate, bool, string) {
+	var picked, pool []candidate
+	var poolIdx []int
+	for _, g := range chosen {
+		picked = append(picked, cands[g.members[0]])
+		poolIdx = append(poolIdx, g.members[1:]...)
+	}
+	sort.Ints(poolIdx) // back to preference order across groups
+	for _, i := range poolIdx {
+		pool = append(pool, cands[i])
+	}
+	total := len(picked) + len(pool)
+	want := total
+	if cluster != nil {
+		want = max(maxGroups(cluster, total), len(picked))
+	}
+	fill := want - len(picked)
+	picked = append(picked, pool[:fill]...)
+	rest := pool[fill:]
+	if cluster != nil && len(picked) < minGroups(cluster) {
+		return nil, false, "clusters"
+	}
+	if need >= 0 && !swapForCapacity(picked[len(chosen):], rest, need-totalCapacity(picked[:len(chosen)])) {
+		return nil, false, "capacity"
+	}
+	return picked, true, ""
+}

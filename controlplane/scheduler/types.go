@@ -1,0 +1,144 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// Binding is everything Schedule needs to know about one template: what it
+// is, how many replicas it wants, where its policy allows it to go and where
+// it ran before.
+type Binding struct {
+	// Resource is the template. APIVersion and Kind are checked against each
+	// cluster's API enablements; UID seeds the Webster tie-break.
+	Resource api.ObjectReference
+
+	// Replicas is the desired replica count. Zero means the template is not a
+	// workload (a ConfigMap, a Service): it goes to every selected cluster with
+	// zero replicas.
+	Replicas int32
+
+	// ReplicaRequirements is what one replica requests; nil means nothing
+	// beyond a pod slot.
+	ReplicaRequirements *api.ReplicaRequirements
+
+	// Placement is the claiming policy's placement.
+	Placement api.Placement
+
+	// Previous is the last scheduling result, used for stickiness and for
+	// steady scale-up and scale-down.
+	Previous []api.TargetCluster
+
+	// PreviousAffinityName is the ClusterAffinities term the previous result
+	// used. Scheduling resumes from that term, as Karmada does, so a template
+	// that fell back to a later term does not flap back and forth.
+	PreviousAffinityName string
+
+	// EvictingClusters are clusters the template is being gracefully evicted
+	// from; they receive nothing new.
+	EvictingClusters []string
+
+	// Fresh asks for a complete recalculation: replica assignment ignores
+	// Previous and ClusterAffinities are tried from the first term. It is the
+	// equivalent of Karmada's rescheduleTriggeredAt.
+	Fresh bool
+}
+
+// BindingFor builds the scheduler input from a ResourceBinding and the
+// placement of the policy that claims its template. Previous results,
+// eviction tasks and the observed affinity term come from rb; Fresh is set
+// when spec.rescheduleTriggeredAt is later than status.lastScheduledTime.
+func BindingFor(rb *api.ResourceBinding, placement api.Placement) Binding {
+	b := Binding{
+		Resource:             rb.Spec.Resource,
+		Replicas:             rb.Spec.Replicas,
+		ReplicaRequirements:  rb.Spec.ReplicaRequirements,
+		Placement:            placement,
+		Previous:             rb.Spec.Clusters,
+		PreviousAffinityName: rb.Status.SchedulerObservedAffinityName,
+	}
+	for _, task := range rb.Spec.GracefulEvictionTasks {
+		b.EvictingClusters = append(b.EvictingClusters, task.FromCluster)
+	}
+	if t, last := rb.Spec.RescheduleTriggeredAt, rb.Status.LastScheduledTime; t != nil && last != nil {
+		b.Fresh = t.After(last.Time)
+	}
+	return b
+}
+
+// Result is a scheduling decision.
+type Result struct {
+	// Clusters are the chosen clusters and their replicas, sorted by name.
+	// Divided workloads leave out clusters that got no replicas.
+	Clusters []api.TargetCluster
+
+	// AffinityName is the ClusterAffinities term that was used, or "" when
+	// the placement has no ClusterAffinities.
+	AffinityName string
+
+	// Reasons says, for every cluster of the snapshot that is not in
+	// Clusters, why not.
+	Reasons map[string]string
+}
+
+// Stage names where in the pipeline a FitError arose.
+type Stage string
+
+const (
+	// StageFilter means no cluster passed the filters.
+	StageFilter Stage = "filter"
+	// StageSelect means the spread constraints could not be met.
+	StageSelect Stage = "select"
+	// StageAssign means the replicas could not be assigned.
+	StageAssign Stage = "assign"
+)
+
+// FitError says why a template could not be scheduled, with a reason for
+// every cluster of the snapshot, so "why not cluster X" always has an answer.
+type FitError struct {
+	// Stage is where scheduling failed.
+	Stage Stage
+	// AffinityName is the ClusterAffinities term being tried, if any.
+	AffinityName string
+	// NumAllClusters is the size of the snapshot.
+	NumAllClusters int
+	// Message is the overall reason for select and assign failures; empty
+	// for filter failures, where the per-cluster reasons say it all.
+	Message string
+	// Reasons maps each cluster name to why it was not used, or for feasible
+	// clusters to what the scheduler knew about them.
+	Reasons map[string]string
+}
+
+// Error reads like "0/3 clusters are available: east: untolerated taint
+// {dedicated=gpu:NoSchedule}; west: ...", clusters sorted by name.
+func (e *FitError) Error() string {
+	var b strings.Builder
+	if e.AffinityName != "" {
+		fmt.Fprintf(&b, "cluster affinity term %q: ", e.AffinityName)
+	}
+	if e.Message != "" {
+		b.WriteString(e.Message)
+	} else {
+		fmt.Fprintf(&b, "0/%d clusters are available", e.NumAllClusters)
+	}
+	names := make([]string, 0, len(e.Reasons))
+	for name := range e.Reasons {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for i, name := range names {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(name)
+		b.WriteString(": ")
+		b.WriteString(e.Reasons[name])
+	}
+	return b.String()
+}

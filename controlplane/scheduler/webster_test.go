@@ -1,0 +1,178 @@
+package scheduler
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// seatsByName runs apportion over name→votes and returns name→seats.
+func seatsByName(names []string, votes []int64, seats int32, order tieOrder) map[string]int32 {
+	parties := make([]party, len(names))
+	for i := range names {
+		parties[i] = party{name: names[i], votes: votes[i]}
+	}
+	apportion(parties, seats, order)
+	out := map[string]int32{}
+	for _, p := range parties {
+		out[p.name] = p.seats
+	}
+	return out
+}
+
+// sequentialWebster is the textbook one-seat-at-a-time method, the
+// reference apportion must agree with.
+func sequentialWebster(names []string, votes []int64, seats int32, order tieOrder) map[string]int32 {
+	got := make([]int32, len(names))
+	for s := int32(0); s < seats; s++ {
+		best := -1
+		for i := range names {
+			if votes[i] <= 0 {
+				continue
+			}
+			if best < 0 {
+				best = i
+				continue
+			}
+			// Compare votes[i]/(2got[i]+1) with votes[best]/(2got[best]+1).
+			l := float64(votes[i]) * float64(2*got[best]+1)
+			r := float64(votes[best]) * float64(2*got[i]+1)
+			switch {
+			case l > r:
+				best = i
+			case l == r && got[i] < got[best]:
+				best = i
+			case l == r && got[i] == got[best]:
+				if (order == namesAscending && names[i] < names[best]) || (order == namesDescending && names[i] > names[best]) {
+					best = i
+				}
+			}
+		}
+		if best < 0 {
+			break
+		}
+		got[best]++
+	}
+	out := map[string]int32{}
+	for i := range names {
+		out[names[i]] = got[i]
+	}
+	return out
+}
+
+func TestApportion(t *testing.T) {
+	m := []string{"m1", "m2", "m3", "m4"}
+	cases := []struct {
+		name  string
+		names []string
+		votes []int64
+		seats int32
+		order tieOrder
+		want  map[string]int32
+	}{
+		{"weights 2:1:1:1, 7 replicas", m, []int64{2, 1, 1, 1}, 7, namesAscending,
+			map[string]int32{"m1": 3, "m2": 2, "m3": 1, "m4": 1}},
+		{"weights 2:1:1:1, 8 replicas", m, []int64{2, 1, 1, 1}, 8, namesAscending,
+			map[string]int32{"m1": 3, "m2": 2, "m3": 2, "m4": 1}},
+		{"weights 2:1:1:1, 7 replicas, names descending", m, []int64{2, 1, 1, 1}, 7, namesDescending,
+			map[string]int32{"m1": 3, "m2": 1, "m3": 1, "m4": 2}},
+		{"dynamic 6:8:10, 12 replicas", []string{"a", "b", "c"}, []int64{6, 8, 10}, 12, namesAscending,
+			map[string]int32{"a": 3, "b": 4, "c": 5}},
+		{"wikipedia Sainte-Laguë example, 8 seats", []string{"A", "B", "C", "D"},
+			[]int64{100000, 80000, 30000, 20000}, 8, namesAscending,
+			map[string]int32{"A": 3, "B": 3, "C": 1, "D": 1}},
+		{"equal weights, odd count: fewer seats then first name", []string{"b", "a"}, []int64{1, 1}, 5, namesAscending,
+			map[string]int32{"a": 3, "b": 2}},
+		{"zero votes get nothing", []string{"a", "b", "c"}, []int64{0, 3, 1}, 4, namesAscending,
+			map[string]int32{"a": 0, "b": 3, "c": 1}},
+		{"no votes at all", []string{"a", "b"}, []int64{0, 0}, 4, namesAscending,
+			map[string]int32{"a": 0, "b": 0}},
+		{"zero seats", []string{"a", "b"}, []int64{1, 2}, 0, namesAscending,
+			map[string]int32{"a": 0, "b": 0}},
+		{"fewer seats than parties", []string{"a", "b", "c", "d"}, []int64{1, 1, 1, 1}, 2, namesDescending,
+			map[string]int32{"a": 0, "b": 0, "c": 1, "d": 1}},
+		{"huge weights do not overflow", []string{"a", "b", "c"},
+			[]int64{math.MaxInt64, math.MaxInt64, math.MaxInt64 / 2}, 5, namesAscending,
+			map[string]int32{"a": 2, "b": 2, "c": 1}},
+		{"million replicas", []string{"a", "b"}, []int64{1, 2}, 1000000, namesAscending,
+			map[string]int32{"a": 333333, "b": 666667}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := seatsByName(tc.names, tc.votes, tc.seats, tc.order)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("apportion (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestApportionMatchesSequential compares the arithmetic method with the
+// one-seat-at-a-time definition over many small deterministic inputs,
+// including ties and parties without votes.
+func TestApportionMatchesSequential(t *testing.T) {
+	state := uint64(1)
+	next := func(n int) int {
+		state = state*6364136223846793005 + 1442695040888963407
+		return int((state >> 33) % uint64(n))
+	}
+	for round := 0; round < 3000; round++ {
+		n := 1 + next(8)
+		names := make([]string, n)
+		votes := make([]int64, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("c%02d", next(50)*100+i)
+			votes[i] = int64(next(7)) // small values make ties frequent
+			if next(5) == 0 {
+				votes[i] = int64(next(1000))
+			}
+		}
+		seats := int32(next(60))
+		order := tieOrder(next(2) == 1)
+		want := sequentialWebster(names, votes, seats, order)
+		got := seatsByName(names, votes, seats, order)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("round %d votes %v seats %d order %v (-sequential +apportion):\n%s",
+				round, votes, seats, order, diff)
+		}
+	}
+}
+
+// TestApportionIsHouseMonotone checks that adding a seat never takes one
+// away, which is what lets static weights ignore the previous result.
+func TestApportionIsHouseMonotone(t *testing.T) {
+	names := []string{"southcentralus", "westus", "eastus2"}
+	votes := []int64{170, 110, 60}
+	prev := seatsByName(names, votes, 0, namesAscending)
+	for s := int32(1); s <= 200; s++ {
+		cur := seatsByName(names, votes, s, namesAscending)
+		for _, n := range names {
+			if cur[n] < prev[n] {
+				t.Fatalf("seats %d: %s fell from %d to %d", s, n, prev[n], cur[n])
+			}
+		}
+		prev = cur
+	}
+}
+
+func TestTieOrderFor(t *testing.T) {
+	cases := []struct {
+		uid  string
+		want tieOrder
+	}{
+		// FNV-1a("") is 0x811c9dc5, odd.
+		{"", namesDescending},
+		// FNV-1a("a") is 0xe40c292c, even.
+		{"a", namesAscending},
+		// FNV-1a("b") is 0xe70c2de5, odd.
+		{"b", namesDescending},
+	}
+	for _, tc := range cases {
+		if got := tieOrderFor(types.UID(tc.uid)); got != tc.want {
+			t.Errorf("tieOrderFor(%q) = %v, want %v", tc.uid, got, tc.want)
+		}
+	}
+}

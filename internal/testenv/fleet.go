@@ -1,0 +1,254 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+)
+
+// Mode says which processes a member cluster runs.
+type Mode int
+
+const (
+	// Full runs kube-apiserver, kube-controller-manager, kube-scheduler and
+	// kwok with fake nodes, so Deployments roll out to Ready pods.
+	Full Mode = iota
+	// APIServerOnly runs kube-apiserver alone: objects are stored but nothing
+	// reconciles them, and no pods can run. It starts faster and costs less.
+	APIServerOnly
+)
+
+// String returns "full" or "apiserver-only".
+func (m Mode) String() string {
+	if m == APIServerOnly {
+		return "apiserver-only"
+	}
+	return "full"
+}
+
+// Options configures StartFleet. The zero value starts one Full cluster.
+type Options struct {
+	// Clusters is how many member clusters to start; default 1.
+	Clusters int
+	// NamePrefix names the clusters NamePrefix1 … NamePrefixN; default "member".
+	NamePrefix string
+	// Mode chooses Full (the default) or APIServerOnly clusters.
+	Mode Mode
+	// Node describes the fake nodes of each Full cluster.
+	Node NodeSpec
+	// Dir receives the PKI, kubeconfigs, etcd data and logs. When empty,
+	// StartFleet makes a temporary directory and Stop removes it.
+	Dir string
+	// BinDir holds the pinned binaries; default BinDir().
+	BinDir string
+	// Timeout bounds the whole start, readiness included; default 2 minutes,
+	// generous because the machine may be busy compiling.
+	Timeout time.Duration
+	// Detach starts the processes in their own sessions and without a parent
+	// death signal, so they outlive the caller (the fleet command uses it).
+	Detach bool
+	// Logf receives progress lines; default discard.
+	Logf func(format string, args ...any)
+}
+
+// Fleet is a running set of member clusters sharing one etcd.
+type Fleet struct {
+	// Clusters are the members, in name order.
+	Clusters []*Cluster
+	// Dir holds everything the fleet wrote, including every process log.
+	Dir string
+	// StartupTime is how long StartFleet took until every cluster was ready.
+	StartupTime time.Duration
+
+	etcd     *process
+	ownDir   bool
+	stopOnce sync.Once
+}
+
+var namePrefixRE = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Clusters == 0 {
+		o.Clusters = 1
+	}
+	if o.Clusters < 0 {
+		return o, fmt.Errorf("clusters must be positive, got %d", o.Clusters)
+	}
+	if o.NamePrefix == "" {
+		o.NamePrefix = "member"
+	}
+	if !namePrefixRE.MatchString(o.NamePrefix) {
+		return o, fmt.Errorf("name prefix %q is not a lowercase DNS label", o.NamePrefix)
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	o.Node = o.Node.withDefaults()
+	if o.BinDir == "" {
+		dir, err := BinDir()
+		if err != nil {
+			return o, err
+		}
+		o.BinDir = dir
+	}
+	return o, nil
+}
+
+// StartFleet starts opts.Clusters member clusters in parallel and returns once
+// every one is ready: /readyz answers and, in Full mode, the default
+// ServiceAccount exists and every node is Ready and schedulable. On error it
+// stops whatever it started; the logs stay in the directory named in the error.
+func StartFleet(ctx context.Context, opts Options) (*Fleet, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("start fleet: %w", err)
+	}
+	if err := checkBinaries(opts.BinDir, opts.Mode); err != nil {
+		return nil, fmt.Errorf("start fleet: %w", err)
+	}
+	f := &Fleet{Dir: opts.Dir}
+	if f.Dir == "" {
+		if f.Dir, err = os.MkdirTemp("", "flotilla-testenv-"); err != nil {
+			return nil, fmt.Errorf("start fleet: %w", err)
+		}
+		f.ownDir = true
+	}
+	begin := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	if err := f.start(ctx, opts); err != nil {
+		f.stopProcesses()
+		return nil, fmt.Errorf("start fleet (logs in %s): %w", f.Dir, err)
+	}
+	f.StartupTime = since(begin)
+	opts.Logf("testenv: %d %s cluster(s) ready in %s; logs in %s", len(f.Clusters), opts.Mode, f.StartupTime, f.Dir)
+	return f, nil
+}
+
+func (f *Fleet) start(ctx context.Context, opts Options) error {
+	// Unique even across test binaries that share an etcd by accident.
+	prefix := "/flotilla-testenv-" + randomHex(6)
+	for i := 1; i <= opts.Clusters; i++ {
+		name := fmt.Sprintf("%s%d", opts.NamePrefix, i)
+		dir := filepath.Join(f.Dir, name)
+		f.Clusters = append(f.Clusters, &Cluster{
+			Name:           name,
+			Dir:            dir,
+			KubeconfigPath: filepath.Join(dir, "kubeconfig"),
+			mode:           opts.Mode,
+			binDir:         opts.BinDir,
+			detach:         opts.Detach,
+			etcdPrefix:     prefix + "/" + name,
+			node:           opts.Node,
+		})
+	}
+
+	// PKI (RSA key generation) overlaps etcd's start.
+	pkiErrs := make([]error, len(f.Clusters))
+	var pkiDone sync.WaitGroup
+	for i, c := range f.Clusters {
+		pkiDone.Go(func() {
+			c.pki, pkiErrs[i] = newPKI(filepath.Join(c.Dir, "pki"))
+			c.Token, c.CAData = c.pki.token, c.pki.caCert
+		})
+	}
+	etcdDir := filepath.Join(f.Dir, "etcd")
+	if err := os.MkdirAll(etcdDir, 0o700); err != nil {
+		return err
+	}
+	etcd, etcdURL, err := startEtcd(ctx, opts.BinDir, etcdDir, opts.Detach)
+	pkiDone.Wait()
+	if err != nil {
+		return err
+	}
+	f.etcd = etcd
+	opts.Logf("testenv: etcd ready at %s", etcdURL)
+	if err := errors.Join(pkiErrs...); err != nil {
+		return fmt.Errorf("make pki: %w", err)
+	}
+
+	parent := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	errs := make([]error, len(f.Clusters))
+	var wg sync.WaitGroup
+	for i, c := range f.Clusters {
+		c.etcdURL = etcdURL
+		wg.Go(func() {
+			if errs[i] = c.start(ctx, opts.Logf); errs[i] != nil {
+				cancel(errSiblingFailed)
+			}
+		})
+	}
+	wg.Wait()
+	if errors.Is(parent.Err(), context.Canceled) {
+		return fmt.Errorf("interrupted: %w", context.Cause(parent))
+	}
+	var report []error
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, errSiblingFailed) {
+			report = append(report, err)
+		}
+	}
+	return errors.Join(report...)
+}
+
+// Cluster returns the member named name, or nil.
+func (f *Fleet) Cluster(name string) *Cluster {
+	for _, c := range f.Clusters {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Stop ends every process the fleet started (SIGTERM, then SIGKILL after a
+// grace period) and, if StartFleet made the directory, removes it. It is
+// safe to call more than once.
+func (f *Fleet) Stop() error {
+	var err error
+	f.stopOnce.Do(func() {
+		f.stopProcesses()
+		if f.ownDir {
+			err = os.RemoveAll(f.Dir)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("stop fleet: %w", err)
+	}
+	return nil
+}
+
+// allProcesses lists every process the fleet started, etcd last.
+func (f *Fleet) allProcesses() []*process {
+	var procs []*process
+	for _, c := range f.Clusters {
+		procs = append(procs, c.processes()...)
+	}
+	if f.etcd != nil {
+		procs = append(procs, f.etcd)
+	}
+	return procs
+}
+
+// stopProcesses stops the clusters' processes together, then etcd, so that
+// apiservers do not spend their shutdown retrying a vanished etcd.
+func (f *Fleet) stopProcesses() {
+	var procs []*process
+	for _, c := range f.Clusters {
+		procs = append(procs, c.processes()...)
+	}
+	stopAll(procs, stopGrace)
+	if f.etcd != nil {
+		f.etcd.stop(stopGrace)
+	}
+}

@@ -1,0 +1,257 @@
+// Package cli holds flotilla's command-line front ends, such as `preview`.
+// Like the Terraform provider, it is a thin adapter over controlplane: it
+// reads input, calls the engine and prints; it makes no decisions.
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+)
+
+// Exit codes of `preview`.
+const (
+	ExitOK            = 0
+	ExitUnschedulable = 1
+	ExitBadInput      = 2
+)
+
+// PreviewOutput is the documented, stable JSON shape of `preview -o json`.
+type PreviewOutput struct {
+	Results []PreviewResult `json:"results"`
+	// Error is set when the input could not be read or decoded; Results is then empty.
+	Error string `json:"error,omitempty"`
+}
+
+// PreviewResult is the plan for one template.
+type PreviewResult struct {
+	Template     plan.ObjectRef            `json:"template"`
+	Policy       *plan.ObjectRef           `json:"policy"`
+	AffinityTerm string                    `json:"affinityTerm"`
+	Placement    []PreviewPlacement        `json:"placement"`
+	Rendered     map[string]map[string]any `json:"rendered"`
+	RequiredBy   []plan.ObjectRef          `json:"requiredBy,omitempty"`
+	Error        string                    `json:"error"`
+	Reasons      map[string]string         `json:"reasons"`
+}
+
+// PreviewPlacement is one cluster of a placement.
+type PreviewPlacement struct {
+	Cluster  string `json:"cluster"`
+	Replicas int32  `json:"replicas"`
+}
+
+// Preview runs `terraform-provider-flotilla preview` with args and returns the exit code.
+func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("preview", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var files stringList
+	fs.Var(&files, "f", "a YAML/JSON `file` or directory of them (repeatable; - reads stdin)")
+	output := fs.String("o", "table", "output format: table or json")
+	recursive := fs.Bool("R", false, "descend into subdirectories of -f directories")
+	fleet := fs.String("fleet", "default", "fleet name written into the ownership labels of rendered objects")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla preview -f FILE|DIR [-f ...] [-o json|table]\n\n"+
+			"Dry-runs Karmada YAML (Cluster, PropagationPolicy, ClusterPropagationPolicy, OverridePolicy,\n"+
+			"ClusterOverridePolicy, ResourceBinding) and resource templates: prints per template the claiming\n"+
+			"policy, the placement and the rendered manifest per cluster. Needs no cluster.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return ExitBadInput
+	}
+	if *output != "json" && *output != "table" {
+		fmt.Fprintf(stderr, "preview: -o must be json or table, got %q\n", *output)
+		return ExitBadInput
+	}
+	fail := func(err error) int {
+		if *output == "json" {
+			writeJSON(stdout, PreviewOutput{Results: []PreviewResult{}, Error: err.Error()})
+		}
+		fmt.Fprintf(stderr, "preview: %v\n", err)
+		return ExitBadInput
+	}
+	if len(files) == 0 || fs.NArg() > 0 {
+		return fail(errors.New("give one or more -f FILE|DIR and no other arguments"))
+	}
+	bundle, err := readBundle(files, *recursive, stdin)
+	if err == nil {
+		// Objects that name no namespace land in "default", as with kubectl's default context.
+		err = bundle.DefaultTemplateNamespaces(api.DefaultNamespace)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	results := plan.Plan(plan.FleetFromBundle(*fleet, bundle), bundle.Templates)
+	out := PreviewOutput{Results: make([]PreviewResult, 0, len(results))}
+	code := ExitOK
+	for _, r := range results {
+		pr, err := toPreview(r)
+		if err != nil {
+			return fail(err)
+		}
+		if pr.Error != "" {
+			code = ExitUnschedulable
+		}
+		out.Results = append(out.Results, pr)
+	}
+	if *output == "json" {
+		writeJSON(stdout, out)
+	} else {
+		writeTable(stdout, out)
+	}
+	if code != ExitOK {
+		fmt.Fprintln(stderr, "preview: some templates could not be scheduled; see their error and reasons")
+	}
+	return code
+}
+
+func toPreview(r plan.Result) (PreviewResult, error) {
+	pr := PreviewResult{
+		Template: r.Template, Policy: r.Policy, AffinityTerm: r.AffinityTerm,
+		Placement: []PreviewPlacement{}, Rendered: map[string]map[string]any{},
+		RequiredBy: r.RequiredBy, Reasons: r.Reasons,
+	}
+	if pr.Reasons == nil {
+		pr.Reasons = map[string]string{}
+	}
+	if r.Err != nil {
+		pr.Error = r.Err.Error()
+	}
+	for _, tc := range r.Placement {
+		pr.Placement = append(pr.Placement, PreviewPlacement{Cluster: tc.Name, Replicas: tc.Replicas})
+	}
+	for cluster, w := range r.Works {
+		pr.Rendered[cluster] = w.Object.Object
+	}
+	return pr, nil
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func writeTable(w io.Writer, out PreviewOutput) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEMPLATE\tPOLICY\tTERM\tPLACEMENT\tSTATUS")
+	for _, r := range out.Results {
+		policy, term, status := "-", r.AffinityTerm, "ok"
+		if r.Policy != nil {
+			policy = r.Policy.String()
+		}
+		if term == "" {
+			term = "-"
+		}
+		parts := make([]string, 0, len(r.Placement))
+		for _, p := range r.Placement {
+			parts = append(parts, fmt.Sprintf("%s=%d", p.Cluster, p.Replicas))
+		}
+		placement := strings.Join(parts, ",")
+		switch {
+		case r.Error != "":
+			status = "unschedulable"
+		case r.Policy == nil && len(r.RequiredBy) == 0:
+			status, placement = "not claimed", "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Template, policy, term, placement, status)
+	}
+	_ = tw.Flush()
+	for _, r := range out.Results {
+		if r.Error != "" {
+			fmt.Fprintf(w, "\n# %s: %s\n", r.Template, r.Error)
+			continue
+		}
+		clusters := make([]string, 0, len(r.Rendered))
+		for c := range r.Rendered {
+			clusters = append(clusters, c)
+		}
+		sort.Strings(clusters)
+		for _, c := range clusters {
+			b, _ := json.MarshalIndent(r.Rendered[c], "", "  ")
+			fmt.Fprintf(w, "\n# %s -> %s\n%s\n", r.Template, c, b)
+		}
+	}
+}
+
+// readBundle decodes every -f argument, in order, into one bundle.
+func readBundle(args []string, recursive bool, stdin io.Reader) (*api.Bundle, error) {
+	bundle := &api.Bundle{}
+	for _, arg := range args {
+		paths, err := expand(arg, recursive)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			var data []byte
+			if p == "-" {
+				data, err = io.ReadAll(stdin)
+			} else {
+				data, err = os.ReadFile(p)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", p, err)
+			}
+			b, err := api.Decode(p, data)
+			if err != nil {
+				return nil, err
+			}
+			if err := bundle.Merge(b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return bundle, nil
+}
+
+// expand turns a -f argument into files: a file as is, a directory into its
+// .yaml, .yml and .json files in lexical order.
+func expand(arg string, recursive bool) ([]string, error) {
+	if arg == "-" {
+		return []string{"-"}, nil
+	}
+	info, err := os.Stat(arg)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", arg, err)
+	}
+	if !info.IsDir() {
+		return []string{arg}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(arg, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != arg && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", arg, err)
+	}
+	return out, nil
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
