@@ -30,18 +30,18 @@ var strategies = map[string]strategy{
 	strategyAggregated:    assignDynamic,
 }
 
-// strategyOf names the strategy a placement asks for. No replicaScheduling,
-// or an empty type, means Duplicated; Divided without a preference means
-// Weighted, as Karmada defaults it.
+// strategyOf names the strategy a placement asks for, applying Karmada's
+// defaults: no replicaScheduling means Duplicated, an empty type means
+// Divided, and Divided without a preference means Weighted.
 func strategyOf(p *api.Placement) (string, error) {
 	rs := p.ReplicaScheduling
 	if rs == nil {
 		return strategyDuplicated, nil
 	}
 	switch rs.ReplicaSchedulingType {
-	case "", api.ReplicaSchedulingTypeDuplicated:
+	case api.ReplicaSchedulingTypeDuplicated:
 		return strategyDuplicated, nil
-	case api.ReplicaSchedulingTypeDivided:
+	case "", api.ReplicaSchedulingTypeDivided:
 	default:
 		return "", fmt.Errorf("unknown replicaSchedulingType %q", rs.ReplicaSchedulingType)
 	}

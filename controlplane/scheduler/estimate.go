@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +29,36 @@ import (
 //
 // The result is capped at math.MaxInt32.
 func AvailableReplicas(cluster *api.Cluster, req *api.ReplicaRequirements) int32 {
+	return newEstimator(req).available(cluster)
+}
+
+// estimator answers AvailableReplicas for one request over many clusters,
+// converting the request once.
+type estimator struct {
+	// wants are the positive requests in estimator units, sorted by name.
+	wants []want
+}
+
+type want struct {
+	name corev1.ResourceName
+	n    int64
+}
+
+func newEstimator(req *api.ReplicaRequirements) *estimator {
+	e := &estimator{}
+	if req == nil {
+		return e
+	}
+	for name, q := range req.ResourceRequest {
+		if n := scaled(name, q); n > 0 {
+			e.wants = append(e.wants, want{name, n})
+		}
+	}
+	sort.Slice(e.wants, func(i, j int) bool { return e.wants[i].name < e.wants[j].name })
+	return e
+}
+
+func (e *estimator) available(cluster *api.Cluster) int32 {
 	summary := cluster.Status.ResourceSummary
 	if summary == nil {
 		return 0
@@ -36,15 +67,15 @@ func AvailableReplicas(cluster *api.Cluster, req *api.ReplicaRequirements) int32
 	if pods <= 0 {
 		return 0
 	}
-	if req == nil || len(req.ResourceRequest) == 0 {
+	if len(e.wants) == 0 {
 		return clampInt32(pods)
 	}
 	if len(summary.AllocatableModelings) > 0 {
-		if n, ok := replicasByResourceModels(cluster, req.ResourceRequest); ok {
+		if n, ok := replicasByResourceModels(cluster, e.wants); ok {
 			return clampInt32(min(n, pods))
 		}
 	}
-	return clampInt32(min(replicasBySummary(summary, req.ResourceRequest), pods))
+	return clampInt32(min(replicasBySummary(summary, e.wants), pods))
 }
 
 // allowedPods is allocatable − allocated − allocating pods, at least zero.
@@ -74,22 +105,18 @@ func scaled(name corev1.ResourceName, q resource.Quantity) int64 {
 
 // replicasBySummary divides what is left of each requested resource by the
 // request and keeps the smallest quotient.
-func replicasBySummary(s *api.ResourceSummary, request corev1.ResourceList) int64 {
+func replicasBySummary(s *api.ResourceSummary, wants []want) int64 {
 	best := int64(math.MaxInt64)
-	for name, q := range request {
-		want := scaled(name, q)
-		if want <= 0 {
-			continue
-		}
-		have, ok := s.Allocatable[name]
+	for _, w := range wants {
+		have, ok := s.Allocatable[w.name]
 		if !ok {
 			return 0
 		}
-		left := scaled(name, have) - quantityOf(s.Allocated, name) - quantityOf(s.Allocating, name)
+		left := scaled(w.name, have) - quantityOf(s.Allocated, w.name) - quantityOf(s.Allocating, w.name)
 		if left <= 0 {
 			return 0
 		}
-		best = min(best, left/want)
+		best = min(best, left/w.n)
 	}
 	return best
 }
@@ -97,7 +124,7 @@ func replicasBySummary(s *api.ResourceSummary, request corev1.ResourceList) int6
 // replicasByResourceModels estimates from the node counts per resource model
 // grade. It reports false when the models do not describe every requested
 // resource, so the caller falls back to the summary.
-func replicasByResourceModels(cluster *api.Cluster, request corev1.ResourceList) (int64, bool) {
+func replicasByResourceModels(cluster *api.Cluster, wants []want) (int64, bool) {
 	models := make([]api.ResourceModel, len(cluster.Spec.ResourceModels))
 	copy(models, cluster.Spec.ResourceModels)
 	sort.SliceStable(models, func(i, j int) bool { return models[i].Grade < models[j].Grade })
@@ -105,38 +132,23 @@ func replicasByResourceModels(cluster *api.Cluster, request corev1.ResourceList)
 		return 0, false
 	}
 
-	// lower[name][i] is the lower bound of resource name in models[i].
-	lower := make(map[corev1.ResourceName][]int64, len(request))
-	for name, q := range request {
-		if scaled(name, q) <= 0 {
-			continue
-		}
-		mins := make([]int64, len(models))
+	// lower[k][i] is the lower bound of wants[k] in models[i].
+	lower := make([][]int64, len(wants))
+	for k, w := range wants {
+		lower[k] = make([]int64, len(models))
 		for i := range models {
-			r, ok := modelRange(models[i], name)
+			r, ok := modelRange(models[i], w.name)
 			if !ok {
 				return 0, false
 			}
-			mins[i] = scaled(name, r.Min)
+			lower[k][i] = scaled(w.name, r.Min)
 		}
-		lower[name] = mins
 	}
 
 	// The smallest grade whose lower bounds hold one replica of every resource.
 	first := 0
-	for name, q := range request {
-		mins, ok := lower[name]
-		if !ok {
-			continue
-		}
-		want := scaled(name, q)
-		grade := -1
-		for i, m := range mins {
-			if m >= want {
-				grade = i
-				break
-			}
-		}
+	for k, w := range wants {
+		grade := slices.IndexFunc(lower[k], func(m int64) bool { return m >= w.n })
 		if grade < 0 {
 			return 0, true
 		}
@@ -154,12 +166,8 @@ func replicasByResourceModels(cluster *api.Cluster, request corev1.ResourceList)
 			continue
 		}
 		perNode := int64(math.MaxInt64)
-		for name, q := range request {
-			mins, ok := lower[name]
-			if !ok {
-				continue
-			}
-			perNode = min(perNode, mins[i]/scaled(name, q))
+		for k, w := range wants {
+			perNode = min(perNode, lower[k][i]/w.n)
 		}
 		if perNode == 0 || perNode == math.MaxInt64 {
 			perNode = 1

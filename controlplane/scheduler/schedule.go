@@ -80,11 +80,14 @@ type run struct {
 }
 
 // termGroups lists a ClusterAffinities term's primary group followed by its
-// overflow groups. Non-workloads use only the primary group, as in Karmada:
-// they hold no replicas that could overflow.
+// overflow groups. Overflow only applies to workloads whose replicas are
+// divided by capacity (dynamic weight, Aggregated); everything else, like
+// non-workloads in Karmada, uses the primary group only. (Karmada relies on
+// its webhook to reject overflow groups with other strategies and would
+// otherwise, for instance, duplicate a workload into every tier.)
 func (s *run) termGroups(term *api.ClusterAffinityTerm) []*api.ClusterAffinity {
 	groups := []*api.ClusterAffinity{&term.ClusterAffinity}
-	if s.binding.Replicas > 0 || s.binding.ReplicaRequirements != nil {
+	if s.binding.Replicas > 0 && usesAvailability(s.strategy) {
 		for i := range term.OverflowAffinities {
 			groups = append(groups, &term.OverflowAffinities[i].ClusterAffinity)
 		}
@@ -119,12 +122,16 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	}
 	spreading := plan.cluster != nil || plan.group != nil
 	estimate := b.Replicas > 0 && (usesAvailability(s.strategy) || spreading)
+	var est *estimator
+	if estimate {
+		est = newEstimator(b.ReplicaRequirements)
+	}
 	for i := range cands {
 		for _, sc := range scorers {
 			cands[i].score += sc(fc, cands[i].cluster)
 		}
 		if estimate {
-			cands[i].available = int64(AvailableReplicas(cands[i].cluster, b.ReplicaRequirements))
+			cands[i].available = int64(est.available(cands[i].cluster))
 		}
 	}
 	if spreading {

@@ -66,6 +66,8 @@ func TestScheduleReplicas(t *testing.T) {
 	aggregated := placement(policy().Divided(api.ReplicaDivisionPreferenceAggregated))
 	overflow := placement(policy().DynamicWeight().AffinityTerm("onprem", apitest.MakeAffinity().Names("p1").Obj(),
 		api.OverflowClusterAffinity{AffinityName: "cloud", ClusterAffinity: *apitest.MakeAffinity().Names("c1", "c2").Obj()}))
+	duplicatedOverflow := placement(policy().Duplicated().AffinityTerm("onprem", apitest.MakeAffinity().Names("p1").Obj(),
+		api.OverflowClusterAffinity{AffinityName: "cloud", ClusterAffinity: *apitest.MakeAffinity().Names("c1", "c2").Obj()}))
 	tiered := []*api.Cluster{room("p1", 3), room("c1", 10), room("c2", 10)}
 
 	cases := []struct {
@@ -101,6 +103,9 @@ func TestScheduleReplicas(t *testing.T) {
 		{"static: Weighted without weights divides equally", m1to4,
 			workload(6, placement(policy().Divided(api.ReplicaDivisionPreferenceWeighted))),
 			[]api.TargetCluster{tc("m1", 2), tc("m2", 2), tc("m3", 1), tc("m4", 1)}},
+		{"Divided is the default type once replicaScheduling is set", m1to4,
+			workload(4, api.Placement{ReplicaScheduling: &api.ReplicaSchedulingStrategy{}}),
+			[]api.TargetCluster{tc("m1", 1), tc("m2", 1), tc("m3", 1), tc("m4", 1)}},
 		{"static ignores the previous result", m1to4,
 			workload(7, weights2111, tc("m4", 7)),
 			[]api.TargetCluster{tc("m1", 3), tc("m2", 2), tc("m3", 1), tc("m4", 1)}},
@@ -148,6 +153,8 @@ func TestScheduleReplicas(t *testing.T) {
 			[]api.TargetCluster{tc("c1", 1), tc("c2", 1), tc("p1", 3)}},
 		{"overflow: non-workloads use the primary group only",
 			tiered, workload(0, overflow), []api.TargetCluster{tc("p1", 0)}},
+		{"overflow: ignored unless replicas are divided by capacity",
+			tiered, workload(2, duplicatedOverflow), []api.TargetCluster{tc("p1", 2)}},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

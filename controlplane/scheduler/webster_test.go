@@ -176,3 +176,34 @@ func TestTieOrderFor(t *testing.T) {
 		}
 	}
 }
+
+// TestApportionCostIgnoresReplicas checks that the apportionment allocates
+// the same whether it hands out ten seats or a billion.
+func TestApportionCostIgnoresReplicas(t *testing.T) {
+	parties := make([]party, 500)
+	allocs := func(seats int32) float64 {
+		return testing.AllocsPerRun(20, func() {
+			for i := range parties {
+				parties[i] = party{name: fmt.Sprintf("c%03d", i), votes: int64(i%7 + 1)}
+			}
+			apportion(parties, seats, namesAscending)
+		})
+	}
+	// The names are formatted inside the measured function; subtract them.
+	base := testing.AllocsPerRun(20, func() {
+		for i := range parties {
+			parties[i] = party{name: fmt.Sprintf("c%03d", i), votes: int64(i%7 + 1)}
+		}
+	})
+	few, many := allocs(10)-base, allocs(1_000_000_000)-base
+	if few != many || many > 12 {
+		t.Errorf("allocations: %v for 10 seats, %v for a billion; want equal and at most 12", few, many)
+	}
+	var sum int64
+	for _, p := range parties {
+		sum += int64(p.seats)
+	}
+	if sum != 1_000_000_000 {
+		t.Errorf("seats handed out = %d, want a billion", sum)
+	}
+}

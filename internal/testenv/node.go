@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -120,4 +121,12 @@ func nodeSchedulable(ctx context.Context, client kubernetes.Interface, name stri
 		}
 	}
 	return nil
+}
+
+// ignoreExists treats an object that is already there as created.
+func ignoreExists(err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
 }

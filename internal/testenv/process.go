@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -215,30 +217,41 @@ func startCmd(cmd *exec.Cmd, lockedThread bool) error {
 	return <-req.done
 }
 
-// ports hands out free loopback ports, never the same one twice in a process,
-// so a port that a stopped apiserver will come back on is not given away.
+// Ports are picked below Linux's and macOS's ephemeral ranges (32768+ and
+// 49152+), so the kernel never lends a fleet's port to an outgoing connection
+// while an apiserver is stopped for a restart on it.
+const (
+	portMin  = 20000
+	portSpan = 12000
+)
+
+// ports remembers what this process handed out, so a port that a stopped
+// apiserver will come back on is not given away.
 var ports struct {
 	mu   sync.Mutex
 	used map[int]bool
 }
 
+// freePort returns a loopback port that nothing listens on now. Another
+// process can still take it before the server binds it; callers retry then.
 func freePort() (int, error) {
 	ports.mu.Lock()
 	defer ports.mu.Unlock()
 	if ports.used == nil {
 		ports.used = map[int]bool{}
 	}
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for range 200 {
+		port := portMin + rand.IntN(portSpan)
+		if ports.used[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
-			return 0, fmt.Errorf("find a free loopback port: %w", err)
+			continue
 		}
-		port := l.Addr().(*net.TCPAddr).Port
 		_ = l.Close()
-		if !ports.used[port] {
-			ports.used[port] = true
-			return port, nil
-		}
+		ports.used[port] = true
+		return port, nil
 	}
-	return 0, errors.New("find a free loopback port: every candidate was already handed out")
+	return 0, errors.New("find a free loopback port: 200 candidates were all taken")
 }

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -40,7 +41,7 @@ func valueFromJSON(v any) (attr.Value, error) {
 			if err != nil {
 				return nil, fmt.Errorf("[%d]: %w", i, err)
 			}
-			elems[i], elemTypes[i] = ev, ev.Type(nil)
+			elems[i], elemTypes[i] = ev, ev.Type(context.Background())
 		}
 		tv, diags := types.TupleValue(elemTypes, elems)
 		if diags.HasError() {
@@ -60,7 +61,7 @@ func valueFromJSON(v any) (attr.Value, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}
-			attrs[k], attrTypes[k] = ev, ev.Type(nil)
+			attrs[k], attrTypes[k] = ev, ev.Type(context.Background())
 		}
 		ov, diags := types.ObjectValue(attrTypes, attrs)
 		if diags.HasError() {
