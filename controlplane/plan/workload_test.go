@@ -120,7 +120,7 @@ func TestDependencies(t *testing.T) {
 		Set([]any{map[string]any{
 			"name": "web", "image": "web",
 			"envFrom": []any{map[string]any{"secretRef": map[string]any{"name": "web-env"}}},
-			"env": []any{map[string]any{"name": "A", "valueFrom": map[string]any{"configMapKeyRef": map[string]any{"name": "web-flags", "key": "a"}}}},
+			"env":     []any{map[string]any{"name": "A", "valueFrom": map[string]any{"configMapKeyRef": map[string]any{"name": "web-flags", "key": "a"}}}},
 		}}, append(podSpec, "containers")...).
 		Set([]any{map[string]any{"name": "pull"}}, append(podSpec, "imagePullSecrets")...).
 		Set("web-sa", append(podSpec, "serviceAccountName")...).

@@ -22,7 +22,8 @@ const (
 // strategy assigns the binding's replicas to the selected clusters.
 type strategy func(a *assignment) ([]api.TargetCluster, error)
 
-// strategies maps a strategy name to its implementation.
+// strategies maps a strategy name to its implementation. The map is never
+// modified.
 var strategies = map[string]strategy{
 	strategyDuplicated:    assignDuplicated,
 	strategyStaticWeight:  assignStaticWeight,

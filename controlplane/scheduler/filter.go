@@ -21,7 +21,7 @@ const ConditionCompleteAPIEnablements = "CompleteAPIEnablements"
 type filter func(fc *filterContext, c *api.Cluster) (ok bool, reason string)
 
 // filters run in this order; the first that rejects a cluster gives its
-// reason.
+// reason. The slice is never modified.
 var filters = []filter{
 	filterDeleting,
 	filterAPIEnablement,

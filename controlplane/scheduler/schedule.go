@@ -66,6 +66,9 @@ func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
 		}
 		errs = append(errs, err)
 	}
+	if len(errs) == 1 {
+		return Result{}, errs[0]
+	}
 	return Result{}, errors.Join(errs...)
 }
 

@@ -15,7 +15,7 @@ const maxScore = 100
 // all scorers.
 type scorer func(fc *filterContext, c *api.Cluster) int64
 
-// scorers are summed in this order.
+// scorers are summed in this order. The slice is never modified.
 var scorers = []scorer{
 	scoreLocality,
 }

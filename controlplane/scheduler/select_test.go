@@ -56,6 +56,13 @@ func TestSelectClusters(t *testing.T) {
 		c("big-1", "big", "b", "aws", 0, 50),
 		c("mid-1", "mid", "m", "aws", 0, 30),
 	}
+	// Racks are labels; the rack-less cluster would have been filtered out.
+	racks := []candidate{
+		scored(apitest.MakeCluster("r1-a").Label("rack", "r1"), 0, 9),
+		scored(apitest.MakeCluster("r2-a").Label("rack", "r2"), 0, 8),
+		scored(apitest.MakeCluster("r1-b").Label("rack", "r1"), 0, 7),
+		scored(apitest.MakeCluster("r3-a").Label("rack", "r3"), 0, 1),
+	}
 	cases := []struct {
 		name    string
 		cands   []candidate
@@ -106,6 +113,12 @@ func TestSelectClusters(t *testing.T) {
 		{"provider is coarser than region and selects; region is checked", world,
 			spread(byField(api.SpreadByFieldRegion, 2, 2), byField(api.SpreadByFieldProvider, 1, 1)), -1,
 			[]string{"us-1", "us-3", "us-2", "ap-1"}, ""},
+		{"by label selects too (beyond Karmada)", racks,
+			spread(api.SpreadConstraint{SpreadByLabel: "rack", MinGroups: 2, MaxGroups: 2}, byField(api.SpreadByFieldCluster, 1, 2)), 17,
+			[]string{"r1-a", "r2-a"}, ""},
+		{"by label: one group more when the best two cannot hold the replicas", racks,
+			spread(api.SpreadConstraint{SpreadByLabel: "rack", MinGroups: 2, MaxGroups: 3}, byField(api.SpreadByFieldCluster, 1, 0)), 25,
+			[]string{"r1-a", "r2-a", "r3-a", "r1-b"}, ""},
 		{"secondary constraint violated", world,
 			spread(byField(api.SpreadByFieldRegion, 3, 3), byField(api.SpreadByFieldProvider, 1, 1)), -1,
 			nil, "span 2 groups by region, want between 3 and 3"},

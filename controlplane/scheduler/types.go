@@ -42,8 +42,9 @@ type Binding struct {
 	EvictingClusters []string
 
 	// Fresh asks for a complete recalculation: replica assignment ignores
-	// Previous and ClusterAffinities are tried from the first term. It is the
-	// equivalent of Karmada's rescheduleTriggeredAt.
+	// the previous split and ClusterAffinities are tried from the first term.
+	// Filters and the locality score still see Previous, as in Karmada. It is
+	// the equivalent of Karmada's rescheduleTriggeredAt.
 	Fresh bool
 }
 
