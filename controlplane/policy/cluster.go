@@ -15,27 +15,40 @@ import (
 // Otherwise a cluster listed in exclude never matches; the rest must match
 // the label selector, the field selector and the cluster names, each when
 // set. A selector that cannot be parsed matches nothing, so a bad policy
-// never widens a placement.
+// never widens a placement. To test many clusters against one affinity, use
+// NewClusterMatcher, which parses the label selector once.
 func ClusterMatches(affinity *api.ClusterAffinity, cluster *api.Cluster) bool {
+	return NewClusterMatcher(affinity)(cluster)
+}
+
+// ClusterMatcher reports whether a cluster is selected by the affinity it was made from.
+type ClusterMatcher func(cluster *api.Cluster) bool
+
+// NewClusterMatcher compiles affinity into a ClusterMatcher with the
+// semantics of ClusterMatches.
+func NewClusterMatcher(affinity *api.ClusterAffinity) ClusterMatcher {
 	if affinity == nil {
-		return true
+		return func(*api.Cluster) bool { return true }
 	}
-	if cluster == nil {
-		return false
-	}
-	if slices.Contains(affinity.ExcludeClusters, cluster.Name) {
-		return false
-	}
+	var sel labels.Selector
 	if affinity.LabelSelector != nil {
-		sel, err := metav1.LabelSelectorAsSelector(affinity.LabelSelector)
-		if err != nil || !sel.Matches(labels.Set(cluster.Labels)) {
-			return false
+		var err error
+		if sel, err = metav1.LabelSelectorAsSelector(affinity.LabelSelector); err != nil {
+			return func(*api.Cluster) bool { return false }
 		}
 	}
-	if affinity.FieldSelector != nil && !fieldSelectorMatches(affinity.FieldSelector, cluster) {
-		return false
+	return func(cluster *api.Cluster) bool {
+		if cluster == nil || slices.Contains(affinity.ExcludeClusters, cluster.Name) {
+			return false
+		}
+		if sel != nil && !sel.Matches(labels.Set(cluster.Labels)) {
+			return false
+		}
+		if affinity.FieldSelector != nil && !fieldSelectorMatches(affinity.FieldSelector, cluster) {
+			return false
+		}
+		return len(affinity.ClusterNames) == 0 || slices.Contains(affinity.ClusterNames, cluster.Name)
 	}
-	return len(affinity.ClusterNames) == 0 || slices.Contains(affinity.ClusterNames, cluster.Name)
 }
 
 // fieldSelectorMatches ANDs the expressions. provider and region behave like

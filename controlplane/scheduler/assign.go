@@ -99,13 +99,17 @@ func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
 	if wp := a.binding.Placement.ReplicaScheduling.WeightPreference; wp != nil {
 		rules = wp.StaticWeightList
 	}
+	matchers := make([]policy.ClusterMatcher, len(rules))
+	for r := range rules {
+		matchers[r] = policy.NewClusterMatcher(&rules[r].TargetCluster)
+	}
 	parties := make([]party, len(a.selected))
 	positive := false
 	for i := range a.selected {
 		c := a.selected[i].cluster
 		var w int64
 		for r := range rules {
-			if rules[r].Weight > w && policy.ClusterMatches(&rules[r].TargetCluster, c) {
+			if rules[r].Weight > w && matchers[r](c) {
 				w = rules[r].Weight
 			}
 		}

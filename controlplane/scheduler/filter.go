@@ -41,6 +41,8 @@ type filterContext struct {
 	// groups are the affinity groups of the current term: the primary one
 	// followed by its overflow groups. Nil means every cluster matches.
 	groups []*api.ClusterAffinity
+	// matchers are the compiled groups, built once per term.
+	matchers []policy.ClusterMatcher
 
 	// tier is set by filterAffinity: the index of the first group the
 	// cluster matched.
@@ -145,8 +147,14 @@ func filterAffinity(fc *filterContext, c *api.Cluster) (bool, string) {
 	if fc.groups == nil {
 		return true, ""
 	}
-	for i, g := range fc.groups {
-		if policy.ClusterMatches(g, c) {
+	if fc.matchers == nil {
+		fc.matchers = make([]policy.ClusterMatcher, len(fc.groups))
+		for i, g := range fc.groups {
+			fc.matchers[i] = policy.NewClusterMatcher(g)
+		}
+	}
+	for i, matches := range fc.matchers {
+		if matches(c) {
 			fc.tier = i
 			return true, ""
 		}
