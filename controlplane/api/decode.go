@@ -294,7 +294,7 @@ func strictDecode(data []byte, obj any) (field.ErrorList, error) {
 	strict, err := sigsjson.UnmarshalStrict(data, obj)
 	if err != nil {
 		if fe := typeError(err); fe != nil {
-			return field.ErrorList{fe}, nil
+			return field.ErrorList{fe}, nil //nolint:nilerr // reported as a field error, not a failure to decode
 		}
 		return nil, fmt.Errorf("decode: %w", err)
 	}

@@ -121,8 +121,8 @@ func TestDecodeErrors(t *testing.T) {
 			want: `p.yaml:1: PropagationPolicy prod/web: spec.placement.foo: Forbidden: unknown field`,
 		},
 		"unknown field inside a list names the index": {
-			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod, nmae: x}]\n",
-			want: `p.yaml:1: PropagationPolicy prod/web: spec.resourceSelectors[0].nmae: Forbidden: unknown field`,
+			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod, bogus: x}]\n",
+			want: `p.yaml:1: PropagationPolicy prod/web: spec.resourceSelectors[0].bogus: Forbidden: unknown field`,
 		},
 		"wrong type": {
 			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n  priority: high\n",
