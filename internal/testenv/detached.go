@@ -84,7 +84,7 @@ func (pi ProcessInfo) stop(grace time.Duration) error {
 	if err != nil || !pi.Running() {
 		return nil
 	}
-	defer proc.Release()
+	defer func() { _ = proc.Release() }()
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Kill} {
 		if err := proc.Signal(sig); err != nil {
 			if errors.Is(err, os.ErrProcessDone) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// KeepEnv, when set to 1, keeps a test fleet's directory even after a
+// KeepEnv names the environment variable that, set to 1, keeps a test fleet's directory even after a
 // passing test.
 const KeepEnv = "FLOTILLA_TESTENV_KEEP"
 
@@ -19,7 +19,8 @@ func Start(t testing.TB, opts Options) *Fleet {
 	t.Helper()
 	ownDir := opts.Dir == ""
 	if ownDir {
-		dir, err := os.MkdirTemp("", "flotilla-testenv-")
+		// Not t.TempDir: the logs are kept after a failing test, and named.
+		dir, err := os.MkdirTemp("", "flotilla-testenv-") //nolint:usetesting // kept on failure
 		if err != nil {
 			t.Fatalf("testenv: %v", err)
 		}
