@@ -1,0 +1,245 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+)
+
+// DefaultInterval is the time between polls when Options.Interval is zero.
+const DefaultInterval = 2 * time.Second
+
+// Target is the object to read in every member.
+type Target struct {
+	// Resource is the object's resource in the members.
+	Resource schema.GroupVersionResource
+	// Namespace is empty for a cluster-scoped object.
+	Namespace string
+	// Name is the object's name.
+	Name string
+}
+
+// Observation is what reading the target in one member gave.
+type Observation struct {
+	// Cluster is the member's name.
+	Cluster string
+	// Object is the live object; nil when it does not exist (and Err is nil).
+	Object *unstructured.Unstructured
+	// Err is set when the member could not be read: unreachable, not
+	// connected, or the read was refused.
+	Err error
+}
+
+// ReadFunc reads the target in each of clusters and returns one Observation
+// per cluster, in any order. It does not fail as a whole: a member that
+// cannot be read is an Observation with Err set. (*Reader).Read is the
+// implementation over dynamic clients; the synchronous driver may pass its
+// own.
+type ReadFunc func(ctx context.Context, target Target, clusters []string) []Observation
+
+// Options says what to wait for.
+type Options struct {
+	// Template is the resource template the members' objects were rendered
+	// from. Its kind, namespace and name identify the objects; its
+	// generation and status feed health.Aggregate. Wait takes every
+	// member's object to be rendered from this template as given (the
+	// caller has just applied it), so the template's generation is each
+	// member's ResourceTemplateGeneration. Required.
+	Template *unstructured.Unstructured
+	// Resource is the template's resource (group, version, plural) in the
+	// members. Required.
+	Resource schema.GroupVersionResource
+	// Clusters are the members the object was applied to.
+	Clusters []string
+	// Interval is the time between polls, and so the most often progress is
+	// reported; zero means DefaultInterval.
+	Interval time.Duration
+	// Timeout bounds the wait in addition to ctx; zero leaves it to ctx.
+	Timeout time.Duration
+}
+
+// Progress is reported after every poll that found a member not healthy.
+type Progress struct {
+	// Object names the template, as "Deployment default/web".
+	Object string
+	// Elapsed is the time since Wait started.
+	Elapsed time.Duration
+	// Aggregated is the poll's result.
+	Aggregated health.Aggregated
+}
+
+// NotReady lists the members that are not healthy yet, with their reasons.
+func (p Progress) NotReady() []health.ClusterStatus { return p.Aggregated.NotHealthy() }
+
+// String reads "waiting for Deployment default/web: member2: 1/3 replicas
+// available; member3: unreachable: …".
+func (p Progress) String() string {
+	return "waiting for " + p.Object + ": " + health.Summary(p.NotReady())
+}
+
+// WaitError is returned when the wait ends before every member is healthy.
+type WaitError struct {
+	// Object names the template, as "Deployment default/web".
+	Object string
+	// After is how long the wait lasted: the timeout when it timed out.
+	After time.Duration
+	// NotReady lists the members that were not healthy at the last
+	// complete poll, with their reasons.
+	NotReady []health.ClusterStatus
+	// Err is context.DeadlineExceeded or context.Canceled.
+	Err error
+}
+
+// Error reads "timed out after 2m0s waiting for Deployment default/web:
+// member2: 1/3 replicas available; member3: not found".
+func (e *WaitError) Error() string {
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		return fmt.Sprintf("timed out after %s waiting for %s: %s", e.After, e.Object, health.Summary(e.NotReady))
+	}
+	return fmt.Sprintf("stopped waiting for %s after %s (%v): %s", e.Object, e.After, e.Err, health.Summary(e.NotReady))
+}
+
+// Unwrap returns the context error, so errors.Is(err,
+// context.DeadlineExceeded) tells a timeout.
+func (e *WaitError) Unwrap() error { return e.Err }
+
+// Wait polls the members until the template's object is Healthy in every
+// one of them, and returns the aggregated health and status. It reads once
+// at once, then every Interval; after each poll that is not done it calls
+// progress (which may be nil). A member that is unreachable or lacks the
+// object is Unknown and is waited for, like one that is still rolling out.
+//
+// When ctx or Timeout ends first, Wait returns the last complete poll's
+// result and a *WaitError naming the members that were not ready. A poll
+// cut short by the deadline is dropped, so the error says what the members
+// last reported rather than that the read was interrupted. With no
+// clusters there is nothing to wait for, and Wait returns at once.
+func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progress)) (health.Aggregated, error) {
+	if opts.Template == nil {
+		return health.Aggregated{}, errors.New("wait for rollout: no template given")
+	}
+	object := describe(opts.Template)
+	if opts.Resource.Resource == "" || opts.Resource.Version == "" {
+		return health.Aggregated{}, fmt.Errorf("wait for %s: no resource given", object)
+	}
+	if read == nil {
+		return health.Aggregated{}, fmt.Errorf("wait for %s: no read function given", object)
+	}
+	interval := opts.Interval
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	clusters := slices.Clone(opts.Clusters)
+	slices.Sort(clusters)
+	clusters = slices.Compact(clusters)
+	if len(clusters) == 0 {
+		return health.Aggregate(opts.Template, nil), nil
+	}
+
+	start := time.Now()
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, start.Add(opts.Timeout))
+		defer cancel()
+	}
+	target := Target{Resource: opts.Resource, Namespace: opts.Template.GetNamespace(), Name: opts.Template.GetName()}
+	var last health.Aggregated
+	for polled := false; ; polled = true {
+		observations := read(ctx, target, clusters)
+		if ctx.Err() == nil || !polled {
+			last = aggregate(opts.Template, clusters, observations)
+		}
+		if last.Health == health.Healthy {
+			return last, nil
+		}
+		if ctx.Err() != nil {
+			return last, stopped(ctx, object, start, last)
+		}
+		if progress != nil {
+			progress(Progress{Object: object, Elapsed: time.Since(start), Aggregated: last})
+		}
+		timer := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return last, stopped(ctx, object, start, last)
+		case <-timer.C:
+		}
+	}
+}
+
+// aggregate judges one poll. A cluster the read function did not answer for
+// is Unknown, so a faulty ReadFunc cannot make a wait succeed.
+func aggregate(template *unstructured.Unstructured, clusters []string, observations []Observation) health.Aggregated {
+	byCluster := make(map[string]Observation, len(observations))
+	for _, o := range observations {
+		byCluster[o.Cluster] = o
+	}
+	generation := template.GetGeneration()
+	items := make([]health.ClusterStatus, 0, len(clusters))
+	for _, cluster := range clusters {
+		o, ok := byCluster[cluster]
+		switch {
+		case !ok:
+			items = append(items, notObserved(cluster, "not read", generation))
+		case o.Err != nil:
+			items = append(items, notObserved(cluster, readFailure(o.Err), generation))
+		default:
+			items = append(items, health.Observe(cluster, o.Object, generation))
+		}
+	}
+	return health.Aggregate(template, items)
+}
+
+func notObserved(cluster, why string, templateGeneration int64) health.ClusterStatus {
+	return health.ClusterStatus{
+		Cluster: cluster, AppliedMessage: why, Health: health.Unknown, Message: why,
+		ResourceTemplateGeneration: templateGeneration,
+	}
+}
+
+// readFailure says why a member could not be read. An answer from the
+// apiserver (forbidden, unknown resource) is a read failure; anything else
+// means the member was not reached. A transport error is cut to its cause:
+// the request URL in front of it adds length, not meaning.
+func readFailure(err error) string {
+	if errors.As(err, new(apierrors.APIStatus)) {
+		return "read failed: " + err.Error()
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
+	return "unreachable: " + err.Error()
+}
+
+func stopped(ctx context.Context, object string, start time.Time, last health.Aggregated) error {
+	after := time.Since(start)
+	if deadline, ok := ctx.Deadline(); ok && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		after = deadline.Sub(start)
+	}
+	if after >= 10*time.Second {
+		after = after.Round(time.Second)
+	} else {
+		after = after.Round(time.Millisecond)
+	}
+	return &WaitError{Object: object, After: after, NotReady: last.NotHealthy(), Err: ctx.Err()}
+}
+
+// describe names a template as "Deployment default/web", or "Namespace
+// web" when cluster-scoped.
+func describe(obj *unstructured.Unstructured) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return obj.GetKind() + " " + ns + "/" + obj.GetName()
+	}
+	return obj.GetKind() + " " + obj.GetName()
+}
