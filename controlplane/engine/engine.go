@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+)
+
+// Karmada's taints for clusters that are not ready or not reachable. The
+// synchronous driver sets the unreachable one with effect NoExecute on a
+// member that does not answer, so the scheduler moves replicas away from it
+// exactly as Karmada's taint manager would.
+const (
+	TaintClusterUnreachable = "cluster.karmada.io/unreachable"
+	TaintClusterNotReady    = "cluster.karmada.io/not-ready"
+)
+
+// DefaultStatusTTL is how long a member's collected status is reused.
+const DefaultStatusTTL = 10 * time.Second
+
+// Member is one member cluster as a front end declares it.
+type Member struct {
+	// Cluster holds the member's name and declared facts: labels, provider,
+	// region, zones and taints. Its status is filled in by the engine.
+	Cluster api.Cluster
+	// Connection reaches the member. Nil means it is not known yet (a
+	// cluster created in the same Terraform apply): the member is then
+	// planned from its declared facts alone.
+	Connection *member.Connection
+}
+
+// Fleet is what a plan is made against: members and policies.
+type Fleet struct {
+	// Members are the member clusters.
+	Members []Member
+	// PropagationPolicies are the namespaced propagation policies.
+	PropagationPolicies []api.PropagationPolicy
+	// ClusterPropagationPolicies are the cluster-wide propagation policies.
+	ClusterPropagationPolicies []api.ClusterPropagationPolicy
+	// OverridePolicies are the namespaced override policies.
+	OverridePolicies []api.OverridePolicy
+	// ClusterOverridePolicies are the cluster-wide override policies.
+	ClusterOverridePolicies []api.ClusterOverridePolicy
+}
+
+// Options configures an Engine.
+type Options struct {
+	// Fleet names the fleet in ownership labels; required.
+	Fleet string
+	// FieldManager is the server-side apply field manager; default "flotilla".
+	FieldManager string
+	// Parallelism bounds how many members are written to at once; default 8.
+	Parallelism int
+	// StatusTTL is how long collected member status is reused; default DefaultStatusTTL.
+	StatusTTL time.Duration
+}
+
+// Engine is the synchronous driver. It is safe for concurrent use.
+type Engine struct {
+	opts  Options
+	cache *member.Cache
+
+	mu     sync.Mutex
+	status map[string]statusEntry
+}
+
+type statusEntry struct {
+	fingerprint string
+	at          time.Time
+	status      api.ClusterStatus
+	err         error
+}
+
+// New returns an Engine.
+func New(opts Options) (*Engine, error) {
+	if opts.Fleet == "" {
+		return nil, errors.New("engine: fleet name is required")
+	}
+	if opts.FieldManager == "" {
+		opts.FieldManager = "flotilla"
+	}
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = execution.DefaultConcurrency
+	}
+	if opts.StatusTTL <= 0 {
+		opts.StatusTTL = DefaultStatusTTL
+	}
+	return &Engine{opts: opts, cache: member.NewCache(member.CacheOptions{}), status: map[string]statusEntry{}}, nil
+}
+
+// Fleet returns the fleet name the engine writes into ownership labels.
+func (e *Engine) Fleet() string { return e.opts.Fleet }
+
+// Snapshot returns the members as the scheduler sees them: declared facts
+// plus live status for every member with a known connection. A member that
+// does not answer gets Ready=False and the unreachable NoExecute taint; the
+// returned map says why, per member. Members without a connection are
+// returned as declared.
+func (e *Engine) Snapshot(ctx context.Context, members []Member) ([]api.Cluster, map[string]error) {
+	out := make([]api.Cluster, len(members))
+	errs := make([]error, len(members))
+	var wg sync.WaitGroup
+	for i := range members {
+		out[i] = members[i].Cluster
+		if members[i].Connection == nil {
+			continue
+		}
+		wg.Go(func() {
+			status, err := e.clusterStatus(ctx, members[i])
+			out[i].Status = status
+			if err != nil && !meta.IsStatusConditionTrue(status.Conditions, "Ready") {
+				out[i].Spec.Taints = append(append([]corev1.Taint(nil), out[i].Spec.Taints...), corev1.Taint{
+					Key: TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute,
+				})
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	reasons := map[string]error{}
+	for i, err := range errs {
+		if err != nil {
+			reasons[members[i].Cluster.Name] = err
+		}
+	}
+	return out, reasons
+}
+
+// clusterStatus collects a member's status, reusing a recent one.
+func (e *Engine) clusterStatus(ctx context.Context, m Member) (api.ClusterStatus, error) {
+	name := m.Cluster.Name
+	client, err := e.cache.Get(ctx, name, *m.Connection)
+	if err != nil {
+		return notReachable(err), fmt.Errorf("cluster %s: %w", name, err)
+	}
+	e.mu.Lock()
+	entry, ok := e.status[name]
+	e.mu.Unlock()
+	if ok && entry.fingerprint == client.Fingerprint() && time.Since(entry.at) < e.opts.StatusTTL {
+		return entry.status, entry.err
+	}
+	status, err := member.CollectStatus(ctx, client)
+	if err != nil {
+		err = fmt.Errorf("cluster %s: %w", name, err)
+	}
+	e.mu.Lock()
+	e.status[name] = statusEntry{fingerprint: client.Fingerprint(), at: time.Now(), status: status, err: err}
+	e.mu.Unlock()
+	return status, err
+}
+
+func notReachable(err error) api.ClusterStatus {
+	return api.ClusterStatus{Conditions: []metav1.Condition{{
+		Type: "Ready", Status: metav1.ConditionFalse, Reason: member.ReasonClusterNotReachable,
+		Message: err.Error(), LastTransitionTime: metav1.Now(),
+	}}}
+}
+
+// ForgetStatus drops cached member status, so the next call probes again.
+func (e *Engine) ForgetStatus() {
+	e.mu.Lock()
+	e.status = map[string]statusEntry{}
+	e.mu.Unlock()
+}
+
+// Plan schedules and renders templates against the fleet. previous holds
+// the last applied placements (matched to templates by spec.resource): they
+// keep placements sticky and scaling steady. The second return value says,
+// per member, why its live status could not be read; such members are
+// planned as unreachable.
+func (e *Engine) Plan(ctx context.Context, fleet Fleet, templates []*unstructured.Unstructured, previous []api.ResourceBinding) ([]plan.Result, map[string]error) {
+	clusters, reasons := e.Snapshot(ctx, fleet.Members)
+	return plan.Plan(planFleet(e.opts.Fleet, fleet, clusters, previous), templates), reasons
+}
+
+func planFleet(name string, fleet Fleet, clusters []api.Cluster, previous []api.ResourceBinding) plan.Fleet {
+	return plan.Fleet{
+		Name:                       name,
+		Clusters:                   clusters,
+		PropagationPolicies:        fleet.PropagationPolicies,
+		ClusterPropagationPolicies: fleet.ClusterPropagationPolicies,
+		OverridePolicies:           fleet.OverridePolicies,
+		ClusterOverridePolicies:    fleet.ClusterOverridePolicies,
+		Bindings:                   previous,
+	}
+}
+
+// membersByName indexes members; it is also the execution Connector.
+type connector struct {
+	cache   *member.Cache
+	members map[string]Member
+}
+
+func (e *Engine) connector(members []Member) *connector {
+	c := &connector{cache: e.cache, members: make(map[string]Member, len(members))}
+	for _, m := range members {
+		c.members[m.Cluster.Name] = m
+	}
+	return c
+}
+
+// Connect returns the execution target of a member.
+func (c *connector) Connect(ctx context.Context, cluster string) (execution.Target, error) {
+	m, ok := c.members[cluster]
+	if !ok {
+		return execution.Target{}, fmt.Errorf("cluster %s is not a member of this fleet", cluster)
+	}
+	if m.Connection == nil {
+		return execution.Target{}, fmt.Errorf("cluster %s: its connection is not known yet", cluster)
+	}
+	client, err := c.cache.Get(ctx, cluster, *m.Connection)
+	if err != nil {
+		return execution.Target{}, fmt.Errorf("cluster %s: %w", cluster, err)
+	}
+	return execution.Target{Dynamic: client.Dynamic, Mapper: resettable{client.Mapper}}, nil
+}
+
+// resettable adapts the member's mapper, which already asks the member
+// again on a miss, to execution's reset hook.
+type resettable struct{ meta.RESTMapper }
+
+// Reset is a no-op: the dynamic mapper refreshes the group on a miss by itself.
+func (resettable) Reset() {}
+
+func (e *Engine) executor(members []Member) *execution.Executor {
+	return &execution.Executor{
+		Clusters:     e.connector(members),
+		Fleet:        e.opts.Fleet,
+		FieldManager: e.opts.FieldManager,
+		Concurrency:  e.opts.Parallelism,
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

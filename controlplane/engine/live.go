@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/status"
+)
+
+// Observe reads each rendered object back from its cluster: the live
+// object and the view of the fields flotilla manages, for drift. objects
+// maps a cluster to the object flotilla applied there (or at least its
+// kind, namespace and name).
+func (e *Engine) Observe(ctx context.Context, members []Member, objects map[string]*unstructured.Unstructured) []execution.Observation {
+	reqs := make([]execution.ObserveRequest, 0, len(objects))
+	for _, cluster := range sortedKeys(objects) {
+		reqs = append(reqs, execution.ObserveRequest{Cluster: cluster, Object: objects[cluster]})
+	}
+	return e.executor(members).ObserveLive(ctx, reqs)
+}
+
+// Delete removes a template's objects from the listed clusters, or
+// releases them when preserve is set. Only objects this fleet owns for this
+// template are touched.
+func (e *Engine) Delete(ctx context.Context, members []Member, template *unstructured.Unstructured, clusters []string, preserve bool) execution.Result {
+	return e.executor(members).Delete(ctx, execution.DeleteRequest{
+		Template:                    render.TemplateRefOf(template),
+		Clusters:                    clusters,
+		PreserveResourcesOnDeletion: preserve,
+	})
+}
+
+// Wait waits until the template's objects in clusters are healthy, or
+// timeout passes, calling progress after each poll that is not done yet. It
+// returns the aggregated status either way.
+func (e *Engine) Wait(ctx context.Context, members []Member, template *unstructured.Unstructured, clusters []string, timeout time.Duration, progress func(status.Progress)) (health.Aggregated, error) {
+	if len(clusters) == 0 {
+		return health.Aggregate(template, nil), nil
+	}
+	conn := e.connector(members)
+	target, err := conn.Connect(ctx, clusters[0])
+	if err != nil {
+		return health.Aggregated{}, fmt.Errorf("wait for %s: %w", render.TemplateRefOf(template), err)
+	}
+	gvk := template.GroupVersionKind()
+	mapping, err := target.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return health.Aggregated{}, fmt.Errorf("wait for %s: map kind in cluster %s: %w", render.TemplateRefOf(template), clusters[0], err)
+	}
+	reader := &status.Reader{Client: func(ctx context.Context, cluster string) (dynamic.Interface, error) {
+		t, err := conn.Connect(ctx, cluster)
+		return t.Dynamic, err
+	}}
+	return status.Wait(ctx, status.Options{
+		Template: template, Resource: mapping.Resource, Clusters: clusters, Timeout: timeout,
+	}, reader.Read, progress)
+}

@@ -1,0 +1,183 @@
+package member
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// DefaultProbeTimeout bounds Client.Probe when CacheOptions sets no timeout.
+const DefaultProbeTimeout = 5 * time.Second
+
+// CacheOptions configures a Cache.
+type CacheOptions struct {
+	// ProbeTimeout bounds each Client.Probe; default DefaultProbeTimeout.
+	ProbeTimeout time.Duration
+}
+
+// Cache is the one owner of member connections: it builds each member's
+// Client once and hands the same one out until the member's connection
+// changes. It is safe for concurrent use.
+type Cache struct {
+	opts CacheOptions
+
+	mu      sync.Mutex
+	entries map[string]*cacheEntry
+}
+
+type cacheEntry struct {
+	key    [sha256.Size]byte
+	client *Client
+}
+
+// NewCache returns an empty cache.
+func NewCache(opts CacheOptions) *Cache {
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	return &Cache{opts: opts, entries: map[string]*cacheEntry{}}
+}
+
+// Get returns the client of the member called name, building it when the
+// cache has none or conn differs from the connection it was built from (for
+// a kubeconfig file, a change of the file's contents counts). Building
+// contacts no server, so Get succeeds for an unreachable member; Probe tells
+// whether it answers. A connection that cannot be built leaves the cached
+// client, if any, in place.
+func (c *Cache) Get(ctx context.Context, name string, conn Connection) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("connect to cluster %s: %w", name, err)
+	}
+	key := conn.cacheKey()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[name]; ok && e.key == key {
+		return e.client, nil
+	}
+	client, err := newClient(name, conn, c.opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to cluster %s: %w", name, err)
+	}
+	c.entries[name] = &cacheEntry{key: key, client: client}
+	return client, nil
+}
+
+// Invalidate drops the client of the member called name, so the next Get
+// builds a new one. Use it when a member was removed from the fleet, or
+// when its clients must start afresh (new CRDs are learnt without it).
+func (c *Cache) Invalidate(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, name)
+}
+
+// cacheKey hashes everything that shapes the client, secrets included (the
+// hash stays in memory), and the contents of a kubeconfig file.
+func (c Connection) cacheKey() [sha256.Size]byte {
+	h := sha256.New()
+	// Connection holds only strings, byte slices, a bool and a pointer to
+	// a struct of the same, all of which encoding/json handles.
+	_ = json.NewEncoder(h).Encode(c)
+	if c.KubeconfigPath != "" {
+		if path, err := expandHome(c.KubeconfigPath); err == nil {
+			// A file that cannot be read hashes as empty; building the
+			// client then fails and nothing is cached.
+			data, _ := os.ReadFile(path)
+			h.Write(data)
+		}
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
+}
+
+// Client holds the clients of one member cluster, all sharing one HTTP
+// client and connection pool. Its fields are fixed once built; it is safe for
+// concurrent use.
+type Client struct {
+	// Name is the member's name in the fleet.
+	Name string
+	// Host is the apiserver URL.
+	Host string
+	// Kubernetes is the typed clientset.
+	Kubernetes kubernetes.Interface
+	// Dynamic is the dynamic client, for any kind.
+	Dynamic dynamic.Interface
+	// Discovery is a discovery client cached in memory; call Invalidate on
+	// it to see API changes.
+	Discovery discovery.CachedDiscoveryInterface
+	// Mapper maps kinds to resources. It learns lazily, per API group, and
+	// asks the member again on a miss, so a CRD installed after the client
+	// was built is found without a restart.
+	Mapper meta.RESTMapper
+
+	config       *rest.Config
+	fingerprint  string
+	probeTimeout time.Duration
+	secrets      secrets
+}
+
+// newClient builds a member's clients. It makes no request.
+func newClient(name string, conn Connection, opts CacheOptions) (*Client, error) {
+	cfg, s, err := conn.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	fp, err := fingerprint(cfg)
+	if err != nil {
+		return nil, s.scrub(err)
+	}
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, s.scrub(fmt.Errorf("build HTTP client: %w", err))
+	}
+	kube, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, s.scrub(fmt.Errorf("build clientset: %w", err))
+	}
+	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, s.scrub(fmt.Errorf("build dynamic client: %w", err))
+	}
+	disco, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, s.scrub(fmt.Errorf("build discovery client: %w", err))
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	if err != nil {
+		return nil, s.scrub(fmt.Errorf("build REST mapper: %w", err))
+	}
+	return &Client{
+		Name:         name,
+		Host:         cfg.Host,
+		Kubernetes:   kube,
+		Dynamic:      dyn,
+		Discovery:    memory.NewMemCacheClient(disco),
+		Mapper:       mapper,
+		config:       cfg,
+		fingerprint:  fp,
+		probeTimeout: opts.ProbeTimeout,
+		secrets:      s,
+	}, nil
+}
+
+// RESTConfig returns a copy of the member's *rest.Config, for clients this
+// package does not build (a controller-runtime client, say). Its String
+// method redacts the credentials; never log its fields.
+func (c *Client) RESTConfig() *rest.Config { return rest.CopyConfig(c.config) }
+
+// Fingerprint is Connection.Fingerprint of the connection the client was
+// built from.
+func (c *Client) Fingerprint() string { return c.fingerprint }

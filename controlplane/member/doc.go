@@ -1,0 +1,24 @@
+// Package member owns every connection flotilla makes to a member cluster,
+// in the manner of cluster-api's ClusterCache:
+//
+//   - Connection, the front ends' description of how to reach a member
+//     (kubeconfig, host with token, client certificate or exec plugin), its
+//     validation, and the *rest.Config client-go's clientcmd builds from it;
+//   - Cache, the one place that creates and keeps the clients of each member
+//     (typed, dynamic, cached discovery and a RESTMapper that learns new
+//     kinds on a miss);
+//   - health: Client.Probe and the ErrNotConnected family of errors;
+//   - CollectStatus, the live facts the scheduler needs (readiness, version,
+//     API enablements, node and resource summary);
+//   - the membership marker, a ConfigMap that records which fleet and
+//     member name a cluster was registered under, so one physical cluster is
+//     never registered twice under different names.
+//
+// Credentials never appear in an error or log line this package produces:
+// Connection's String redacts them and every error built from a connection is
+// scrubbed of its secrets.
+//
+// It is an I/O package of the engine: it may import client-go,
+// controller-runtime's client utilities and internal/, and it must not
+// import provider/ or internal/testenv (tests excepted).
+package member

@@ -1,0 +1,178 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// The membership marker: a ConfigMap in the member recording the fleet and
+// the name it was registered under.
+const (
+	// MembershipNamespace holds the marker; Register creates it if missing
+	// and Unregister leaves it.
+	MembershipNamespace = "flotilla-system"
+	// MembershipName is the marker ConfigMap's name.
+	MembershipName = "flotilla-membership"
+	// MembershipFleetKey is the data key holding the fleet.
+	MembershipFleetKey = "fleet"
+	// MembershipMemberKey is the data key holding the member name.
+	MembershipMemberKey = "member"
+)
+
+// fieldManager is flotilla's server-side apply field manager.
+const fieldManager = "flotilla"
+
+// registerAttempts bounds Register and Unregister when the marker changes
+// under them.
+const registerAttempts = 3
+
+// ErrAlreadyRegistered is wrapped by Register's refusal to take over a
+// cluster registered under another fleet or name.
+var ErrAlreadyRegistered = errors.New("already registered")
+
+// AlreadyRegisteredError is Register's refusal; it wraps ErrAlreadyRegistered.
+type AlreadyRegisteredError struct {
+	// Host is the apiserver URL of the member.
+	Host string
+	// Fleet and Member are what the marker records.
+	Fleet, Member string
+	// WantFleet and WantMember are what Register was asked for.
+	WantFleet, WantMember string
+}
+
+// Error reads `cluster at https://… is already registered as "east" in fleet
+// "prod"; refusing to register it as "west" in fleet "dev"`.
+func (e *AlreadyRegisteredError) Error() string {
+	return fmt.Sprintf("cluster at %s is already registered as %q in fleet %q; refusing to register it as %q in fleet %q",
+		e.Host, e.Member, e.Fleet, e.WantMember, e.WantFleet)
+}
+
+// Unwrap returns ErrAlreadyRegistered.
+func (e *AlreadyRegisteredError) Unwrap() error { return ErrAlreadyRegistered }
+
+// Register records in the member that it belongs to fleet under the name
+// member, by server-side applying the marker ConfigMap (field manager
+// "flotilla", label app.kubernetes.io/managed-by=flotilla). The marker is
+// immutable, so two fleets registering the same cluster at once cannot both
+// win: the loser's apply is rejected and it reports the winner. Registering
+// again under the same fleet and name is a no-op; under another fleet or
+// name it fails with an *AlreadyRegisteredError, which is how one physical
+// cluster is kept from joining a fleet twice or two fleets at once.
+func Register(ctx context.Context, c *Client, fleet, member string) error {
+	if fleet == "" || member == "" {
+		return fmt.Errorf("register cluster %s: fleet and member name must not be empty", c.Name)
+	}
+	for attempt := 1; ; attempt++ {
+		cm, err := c.readMarker(ctx)
+		if err != nil {
+			return fmt.Errorf("register cluster %s: %w", c.Name, err)
+		}
+		if cm == nil {
+			if err := c.ensureNamespace(ctx); err != nil {
+				return fmt.Errorf("register cluster %s: %w", c.Name, err)
+			}
+		} else if f, m := cm.Data[MembershipFleetKey], cm.Data[MembershipMemberKey]; f != fleet || m != member {
+			return &AlreadyRegisteredError{Host: c.Host, Fleet: f, Member: m, WantFleet: fleet, WantMember: member}
+		}
+		err = c.applyMarker(ctx, fleet, member)
+		if err == nil {
+			return nil
+		}
+		// Invalid: someone else's immutable marker appeared since the read.
+		if attempt < registerAttempts && (apierrors.IsInvalid(err) || apierrors.IsConflict(err)) {
+			continue
+		}
+		return fmt.Errorf("register cluster %s: apply ConfigMap %s/%s: %w", c.Name, MembershipNamespace, MembershipName, c.secrets.scrub(err))
+	}
+}
+
+// Unregister removes the marker if it records fleet and member, with
+// preconditions so that a marker rewritten in between is left alone. A
+// missing marker, or one that records anything else (it belongs to whoever
+// registered the cluster since), is left as it is and is not an error.
+func Unregister(ctx context.Context, c *Client, fleet, member string) error {
+	for attempt := 1; ; attempt++ {
+		cm, err := c.readMarker(ctx)
+		if err != nil {
+			return fmt.Errorf("unregister cluster %s: %w", c.Name, err)
+		}
+		if cm == nil || cm.Data[MembershipFleetKey] != fleet || cm.Data[MembershipMemberKey] != member {
+			return nil
+		}
+		err = c.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Delete(ctx, MembershipName, metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{UID: &cm.UID, ResourceVersion: &cm.ResourceVersion},
+		})
+		switch {
+		case err == nil, apierrors.IsNotFound(err):
+			return nil
+		case apierrors.IsConflict(err) && attempt < registerAttempts:
+			continue
+		}
+		return fmt.Errorf("unregister cluster %s: delete ConfigMap %s/%s: %w", c.Name, MembershipNamespace, MembershipName, c.secrets.scrub(err))
+	}
+}
+
+// ReadMembership returns the fleet and member name the marker records, and
+// found=false when the cluster carries no marker.
+func ReadMembership(ctx context.Context, c *Client) (fleet, member string, found bool, err error) {
+	cm, err := c.readMarker(ctx)
+	if err != nil {
+		return "", "", false, fmt.Errorf("read membership of cluster %s: %w", c.Name, err)
+	}
+	if cm == nil {
+		return "", "", false, nil
+	}
+	return cm.Data[MembershipFleetKey], cm.Data[MembershipMemberKey], true, nil
+}
+
+// readMarker returns the marker, or nil when there is none.
+func (c *Client) readMarker(ctx context.Context) (*corev1.ConfigMap, error) {
+	cm, err := c.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Get(ctx, MembershipName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get ConfigMap %s/%s: %w", MembershipNamespace, MembershipName, c.secrets.scrub(err))
+	}
+	return cm, nil
+}
+
+// ensureNamespace creates MembershipNamespace unless it exists. It reads
+// first so that credentials allowed to write in the namespace but not to
+// create namespaces still work.
+func (c *Client) ensureNamespace(ctx context.Context) error {
+	namespaces := c.Kubernetes.CoreV1().Namespaces()
+	_, err := namespaces.Get(ctx, MembershipNamespace, metav1.GetOptions{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("get namespace %s: %w", MembershipNamespace, c.secrets.scrub(err))
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name:   MembershipNamespace,
+		Labels: map[string]string{render.LabelManagedBy: render.ManagedByFlotilla},
+	}}
+	_, err = namespaces.Create(ctx, ns, metav1.CreateOptions{FieldManager: fieldManager})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", MembershipNamespace, c.secrets.scrub(err))
+	}
+	return nil
+}
+
+func (c *Client) applyMarker(ctx context.Context, fleet, member string) error {
+	cm := corev1ac.ConfigMap(MembershipName, MembershipNamespace).
+		WithLabels(map[string]string{render.LabelManagedBy: render.ManagedByFlotilla}).
+		WithData(map[string]string{MembershipFleetKey: fleet, MembershipMemberKey: member}).
+		WithImmutable(true)
+	_, err := c.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Apply(ctx, cm, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+	return err
+}

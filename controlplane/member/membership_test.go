@@ -1,0 +1,152 @@
+package member
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+type membership struct {
+	Fleet, Member string
+	Found         bool
+}
+
+func readMembership(t *testing.T, c *Client) membership {
+	t.Helper()
+	fleet, member, found, err := ReadMembership(t.Context(), c)
+	if err != nil {
+		t.Fatalf("ReadMembership: %v", err)
+	}
+	return membership{fleet, member, found}
+}
+
+func testMembership(t *testing.T, m *testenv.Cluster) {
+	// Two names for one physical cluster, through two kinds of connection.
+	east := mustGet(t, "east", tokenConn(m))
+	west := mustGet(t, "west", Connection{KubeconfigPath: m.KubeconfigPath})
+	ctx := t.Context()
+
+	if diff := cmp.Diff(membership{}, readMembership(t, east)); diff != "" {
+		t.Fatalf("membership of a fresh cluster (-want +got):\n%s", diff)
+	}
+	if err := Register(ctx, east, "prod", "east"); err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	if diff := cmp.Diff(membership{"prod", "east", true}, readMembership(t, west)); diff != "" {
+		t.Errorf("membership after Register (-want +got):\n%s", diff)
+	}
+
+	cm, err := east.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Get(ctx, MembershipName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.Labels[render.LabelManagedBy]; got != render.ManagedByFlotilla {
+		t.Errorf("marker label %s = %q, want %q", render.LabelManagedBy, got, render.ManagedByFlotilla)
+	}
+	if cm.Immutable == nil || !*cm.Immutable {
+		t.Errorf("marker is not immutable")
+	}
+	var managers []string
+	for _, f := range cm.ManagedFields {
+		managers = append(managers, fmt.Sprintf("%s/%s", f.Manager, f.Operation))
+	}
+	if diff := cmp.Diff([]string{"flotilla/Apply"}, managers); diff != "" {
+		t.Errorf("marker field managers (-want +got):\n%s", diff)
+	}
+	ns, err := east.Kubernetes.CoreV1().Namespaces().Get(ctx, MembershipNamespace, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("namespace %s: %v", MembershipNamespace, err)
+	}
+	if got := ns.Labels[render.LabelManagedBy]; got != render.ManagedByFlotilla {
+		t.Errorf("namespace label %s = %q, want %q", render.LabelManagedBy, got, render.ManagedByFlotilla)
+	}
+
+	if err := Register(ctx, east, "prod", "east"); err != nil {
+		t.Errorf("Register again under the same fleet and name: %v", err)
+	}
+	again, err := east.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Get(ctx, MembershipName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ResourceVersion != cm.ResourceVersion {
+		t.Errorf("registering again wrote the marker (resourceVersion %s -> %s)", cm.ResourceVersion, again.ResourceVersion)
+	}
+
+	refusals := []struct {
+		c             *Client
+		fleet, member string
+	}{
+		{west, "dev", "west"},
+		{west, "prod", "west"},
+		{east, "dev", "east"},
+	}
+	for _, r := range refusals {
+		err := Register(ctx, r.c, r.fleet, r.member)
+		var refusal *AlreadyRegisteredError
+		if !errors.Is(err, ErrAlreadyRegistered) || !errors.As(err, &refusal) {
+			t.Errorf("Register(%s, %s) = %v, want ErrAlreadyRegistered", r.fleet, r.member, err)
+			continue
+		}
+		want := fmt.Sprintf(`cluster at %s is already registered as "east" in fleet "prod"; refusing to register it as %q in fleet %q`, m.Host, r.member, r.fleet)
+		if err.Error() != want {
+			t.Errorf("Register(%s, %s) = %q, want %q", r.fleet, r.member, err, want)
+		}
+	}
+
+	if err := Unregister(ctx, west, "dev", "west"); err != nil {
+		t.Errorf("Unregister of another fleet's membership: %v", err)
+	}
+	if diff := cmp.Diff(membership{"prod", "east", true}, readMembership(t, east)); diff != "" {
+		t.Errorf("Unregister removed another fleet's marker (-want +got):\n%s", diff)
+	}
+	for range 2 { // the second time there is nothing to remove
+		if err := Unregister(ctx, east, "prod", "east"); err != nil {
+			t.Errorf("Unregister: %v", err)
+		}
+	}
+	if diff := cmp.Diff(membership{}, readMembership(t, east)); diff != "" {
+		t.Errorf("membership after Unregister (-want +got):\n%s", diff)
+	}
+	if err := Register(ctx, east, "", "east"); err == nil {
+		t.Errorf("Register with an empty fleet succeeded")
+	}
+
+	t.Run("two fleets registering at once: exactly one wins", func(t *testing.T) {
+		for round := range 5 {
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			wg.Go(func() { errs[0] = Register(ctx, east, "prod", "east") })
+			wg.Go(func() { errs[1] = Register(ctx, west, "dev", "west") })
+			wg.Wait()
+			winner := -1
+			for i, err := range errs {
+				switch {
+				case err == nil:
+					if winner >= 0 {
+						t.Fatalf("round %d: both registrations succeeded", round)
+					}
+					winner = i
+				case !errors.Is(err, ErrAlreadyRegistered):
+					t.Fatalf("round %d: loser got %v, want ErrAlreadyRegistered", round, err)
+				}
+			}
+			if winner < 0 {
+				t.Fatalf("round %d: nobody won: %v", round, errs)
+			}
+			want := []membership{{"prod", "east", true}, {"dev", "west", true}}[winner]
+			if diff := cmp.Diff(want, readMembership(t, east)); diff != "" {
+				t.Fatalf("round %d: marker does not record the winner (-want +got):\n%s", round, diff)
+			}
+			if err := Unregister(ctx, east, want.Fleet, want.Member); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

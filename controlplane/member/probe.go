@@ -1,0 +1,103 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// The ways a member can fail a probe. Probe's errors wrap exactly one of
+// them, so callers can tell them apart with errors.Is; the message reads
+// "cluster <name> is <sentinel>: <cause>".
+var (
+	// ErrNotConnected means no answer came back: the connection was
+	// refused or timed out, the name did not resolve, the TLS handshake
+	// failed (a wrong CA, say) or the credential plugin did not run.
+	ErrNotConnected = errors.New("not connected")
+	// ErrUnauthorized means the apiserver answered but refused flotilla's
+	// credentials (401), or its health endpoints were forbidden to them.
+	ErrUnauthorized = errors.New("refusing flotilla's credentials")
+	// ErrNotReady means the apiserver answered that it is not healthy.
+	ErrNotReady = errors.New("not ready")
+)
+
+// Probe asks the member's apiserver whether it is ready: GET /readyz, and
+// GET /healthz when /readyz is missing (404) or forbidden (403), as Karmada
+// does for old or locked-down apiservers. The whole probe is bounded by the
+// cache's ProbeTimeout. It returns nil when the member answered 200, and
+// otherwise an error wrapping ErrNotConnected, ErrUnauthorized or
+// ErrNotReady, e.g.
+//
+//	cluster east is not connected: dial tcp 127.0.0.1:1234: connect: connection refused
+func (c *Client) Probe(ctx context.Context) error {
+	probeCtx, cancel := context.WithTimeout(ctx, c.probeTimeout)
+	defer cancel()
+	code, body, err := c.get(probeCtx, "/readyz")
+	path := "/readyz"
+	if err == nil && (code == http.StatusNotFound || code == http.StatusForbidden) {
+		path = "/healthz"
+		code, body, err = c.get(probeCtx, path)
+	}
+	switch {
+	case err != nil:
+		if ctx.Err() != nil {
+			return fmt.Errorf("probe cluster %s: %w", c.Name, ctx.Err())
+		}
+		if probeCtx.Err() != nil {
+			return c.probeError(ErrNotConnected, fmt.Errorf("no answer within %s", c.probeTimeout))
+		}
+		return c.probeError(ErrNotConnected, transportCause(err))
+	case code == http.StatusOK:
+		return nil
+	case code == http.StatusUnauthorized:
+		return c.probeError(ErrUnauthorized, fmt.Errorf("%s answered %d Unauthorized", path, code))
+	case code == http.StatusForbidden:
+		return c.probeError(ErrUnauthorized, fmt.Errorf("/readyz and /healthz answered %d Forbidden", code))
+	default:
+		return c.probeError(ErrNotReady, fmt.Errorf("%s answered %d%s", path, code, failedChecks(body)))
+	}
+}
+
+func (c *Client) probeError(kind, cause error) error {
+	return fmt.Errorf("cluster %s is %w: %w", c.Name, kind, c.secrets.scrub(cause))
+}
+
+// get requests an absolute path and returns the status code and body; err
+// is set only when no HTTP answer came back.
+func (c *Client) get(ctx context.Context, path string) (int, []byte, error) {
+	var code int
+	result := c.Kubernetes.Discovery().RESTClient().Get().AbsPath(path).Do(ctx).StatusCode(&code)
+	body, err := result.Raw()
+	if code == 0 && err != nil {
+		return 0, nil, err
+	}
+	return code, body, nil
+}
+
+// transportCause strips client-go's `Get "https://…/readyz": ` prefix, which
+// only repeats what the caller knows, down to the network or TLS error.
+func transportCause(err error) error {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return urlErr.Err
+	}
+	return err
+}
+
+// failedChecks picks the failed checks ("[-]etcd failed: …") out of a
+// verbose /readyz or /healthz body, for the message.
+func failedChecks(body []byte) string {
+	var failed []string
+	for line := range strings.Lines(string(body)) {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "[-]") {
+			failed = append(failed, line)
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(failed, "; ")
+}
