@@ -1,0 +1,177 @@
+package execution
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// namespaceGVR is the one resource execution names without the mapper: it
+// is served by every cluster.
+var namespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// apply applies one rendered object after checking who owns the live one.
+func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
+	out := Outcome{Cluster: c.name, Object: o.ref, Hash: o.obj.GetAnnotations()[render.AnnotationRenderedHash]}
+	fail := func(err error) Outcome {
+		c.noteFailure(ctx, err)
+		out.Action, out.Err = ActionFailed, c.wrap(o, err)
+		return out
+	}
+	if down := c.downErr(); down != nil {
+		return fail(notAttempted(down))
+	}
+	if o.ref.Namespace != "" {
+		if err := c.namespaceErr(o.ref.Namespace); err != nil {
+			return fail(err)
+		}
+	}
+	client, err := c.resource(ctx, o.ref)
+	if err != nil {
+		return fail(err)
+	}
+	live, err := client.Get(ctx, o.ref.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case err != nil:
+		return fail(fmt.Errorf("read the live object: %w", err))
+	}
+	if live != nil {
+		switch ownerOf(live, c.e.Fleet, o.ref) {
+		case ownedByOtherFleet:
+			out.Action, out.Err = ActionSkipped, &ConflictError{Cluster: c.name, Object: o.ref, Fleet: c.e.Fleet, OtherFleet: live.GetLabels()[render.LabelFleet]}
+			return out
+		case notOwned:
+			if o.conflict != api.ConflictOverwrite {
+				out.Action, out.Err = ActionSkipped, &ConflictError{Cluster: c.name, Object: o.ref, Fleet: c.e.Fleet}
+				return out
+			}
+			out.Adopted = true
+		}
+	}
+	// Force: flotilla is the single declared owner of every field it
+	// renders. A field another manager took since the last apply (kubectl
+	// edit, a controller) is drift, and the apply takes it back, as
+	// Karmada's execution controller does. Without force each such field
+	// would be a conflict only a human could clear. Objects flotilla does
+	// not own never get here unless adoption was asked for.
+	applied, err := client.Apply(ctx, o.ref.Name, o.obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
+	if err != nil {
+		return fail(err)
+	}
+	out.Action = ActionApplied
+	out.ResourceVersion, out.Generation = applied.GetResourceVersion(), applied.GetGeneration()
+	out.Changed = live == nil || live.GetResourceVersion() != applied.GetResourceVersion()
+	switch phaseOf(o.ref) {
+	case phaseNamespace:
+		c.setNamespace(o.ref.Name, nil)
+	case phaseCRD:
+		if out.Changed {
+			c.crdChanged.Store(true)
+		}
+		// The object is written and flotilla's; only the wait failed, so
+		// the outcome stays Applied and carries the error.
+		if err := c.waitEstablished(ctx, client, applied); err != nil {
+			c.noteFailure(ctx, err)
+			out.Err = c.wrap(o, err)
+		}
+	}
+	return out
+}
+
+func (c *clusterRun) namespaceErr(ns string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.namespaces[ns]; err != nil {
+		return fmt.Errorf("namespace %s: %w", ns, err)
+	}
+	return nil
+}
+
+func (c *clusterRun) setNamespace(ns string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.namespaces[ns] = err
+}
+
+func (c *clusterRun) knownNamespace(ns string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.namespaces[ns]
+	return ok
+}
+
+// syncNamespaces makes sure the namespace of every object in ops exists,
+// creating the missing ones, and returns an outcome per namespace created.
+// A namespace flotilla creates carries the managed-by and fleet labels but
+// no template annotation, so it is never pruned: deleting it would delete
+// everything in it, including what others put there.
+func (c *clusterRun) syncNamespaces(ctx context.Context, ops []op) []Outcome {
+	var names []string
+	for _, o := range ops {
+		if o.invalid == nil && o.ref.Namespace != "" && !c.knownNamespace(o.ref.Namespace) && !slices.Contains(names, o.ref.Namespace) {
+			names = append(names, o.ref.Namespace)
+		}
+	}
+	if len(names) == 0 || c.downErr() != nil {
+		return nil
+	}
+	slices.Sort(names)
+	results := make([]*Outcome, len(names))
+	c.parallel(len(names), func(i int) { results[i] = c.ensureNamespace(ctx, names[i]) })
+	var out []Outcome
+	for _, o := range results {
+		if o != nil {
+			out = append(out, *o)
+		}
+	}
+	return out
+}
+
+// ensureNamespace creates ns when it is missing; it returns an outcome only
+// when it created it.
+func (c *clusterRun) ensureNamespace(ctx context.Context, ns string) *Outcome {
+	client := c.target.Dynamic.Resource(namespaceGVR)
+	_, err := client.Get(ctx, ns, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		c.setNamespace(ns, nil)
+		return nil
+	case apierrors.IsForbidden(err):
+		// Credentials scoped to a namespace may not read it; the objects'
+		// own applies will tell whether it exists.
+		c.setNamespace(ns, nil)
+		return nil
+	case !apierrors.IsNotFound(err):
+		c.noteFailure(ctx, err)
+		c.setNamespace(ns, fmt.Errorf("read: %w", err))
+		return nil
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion("v1")
+	obj.SetKind("Namespace")
+	obj.SetName(ns)
+	obj.SetLabels(map[string]string{render.LabelManagedBy: render.ManagedByFlotilla, render.LabelFleet: c.e.Fleet})
+	created, err := client.Apply(ctx, ns, obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
+	if err != nil {
+		c.noteFailure(ctx, err)
+		c.setNamespace(ns, fmt.Errorf("create: %w", err))
+		return nil
+	}
+	c.setNamespace(ns, nil)
+	return &Outcome{
+		Cluster:         c.name,
+		Object:          render.TemplateRef{Version: "v1", Kind: "Namespace", Name: ns},
+		Action:          ActionCreatedNamespace,
+		ResourceVersion: created.GetResourceVersion(),
+	}
+}

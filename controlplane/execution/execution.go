@@ -1,0 +1,264 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// Defaults of Executor.
+const (
+	// DefaultFieldManager is the server-side apply field manager.
+	DefaultFieldManager = "flotilla"
+	// DefaultConcurrency is how many clusters are worked on at once.
+	DefaultConcurrency = 8
+	// DefaultObjectConcurrency is how many independent objects (same phase)
+	// are sent to one cluster at once.
+	DefaultObjectConcurrency = 4
+	// DefaultEstablishTimeout bounds the wait for a CustomResourceDefinition
+	// to become Established.
+	DefaultEstablishTimeout = 30 * time.Second
+)
+
+// Target is what execution needs to reach one member cluster.
+type Target struct {
+	// Dynamic sends the requests.
+	Dynamic dynamic.Interface
+	// Mapper maps kinds to resources; it is reset when a
+	// CustomResourceDefinition changes or a kind is not found, so it must be
+	// backed by discovery (restmapper.NewDeferredDiscoveryRESTMapper).
+	Mapper meta.ResettableRESTMapper
+}
+
+// Connector returns the clients of a member cluster. An error means the
+// cluster cannot be reached at all; every object for it then fails with it.
+type Connector interface {
+	Connect(ctx context.Context, cluster string) (Target, error)
+}
+
+// Targets is a fixed set of connected clusters by name; it is a Connector.
+type Targets map[string]Target
+
+// ErrNotConnected is what Targets.Connect returns for a cluster it lacks.
+var ErrNotConnected = errors.New("not connected")
+
+// Connect returns the cluster's target, or ErrNotConnected.
+func (t Targets) Connect(_ context.Context, cluster string) (Target, error) {
+	target, ok := t[cluster]
+	if !ok {
+		return Target{}, ErrNotConnected
+	}
+	return target, nil
+}
+
+// Executor applies and removes works in member clusters for one fleet. Its
+// zero fields take the defaults above; Clusters and Fleet are required. It
+// is safe for concurrent use.
+type Executor struct {
+	// Clusters connects to members.
+	Clusters Connector
+	// Fleet is the fleet whose objects this executor owns; it must equal the
+	// render.LabelFleet value of every object it applies.
+	Fleet string
+	// FieldManager is the server-side apply field manager; default "flotilla".
+	FieldManager string
+	// Concurrency bounds how many clusters are worked on at once; default 8.
+	Concurrency int
+	// ObjectConcurrency bounds how many objects of one ordering phase are
+	// sent to one cluster at once; default 4.
+	ObjectConcurrency int
+	// EstablishTimeout bounds the wait for a CustomResourceDefinition to be
+	// Established; default 30 s.
+	EstablishTimeout time.Duration
+}
+
+// ApplyRequest is one template's desired state across the fleet.
+type ApplyRequest struct {
+	// Template identifies the template. Every object must be the rendered
+	// form of it (render.Work.Object): same kind, namespace and name, with
+	// the ownership labels of the executor's fleet and AnnotationTemplate
+	// equal to Template.String().
+	Template render.TemplateRef
+	// Objects maps a cluster name to the object to apply there.
+	Objects map[string]*unstructured.Unstructured
+	// Prune lists the clusters the template left: its object there is
+	// deleted, or released when PreserveResourcesOnDeletion is set. A cluster
+	// may not be in both Objects and Prune.
+	Prune []string
+	// ConflictResolution says what to do with an existing object in a member
+	// that flotilla does not own: Abort (the default) refuses it, Overwrite
+	// adopts it. An object of another flotilla fleet is always refused.
+	ConflictResolution api.ConflictResolution
+	// PreserveResourcesOnDeletion releases pruned objects instead of
+	// deleting them: the object is released, not deleted.
+	PreserveResourcesOnDeletion bool
+}
+
+// DeleteRequest removes one template's objects from the listed clusters.
+type DeleteRequest struct {
+	// Template identifies the template whose objects are removed.
+	Template render.TemplateRef
+	// Clusters are the clusters to remove it from.
+	Clusters []string
+	// PreserveResourcesOnDeletion releases the objects instead of deleting
+	// them: flotilla's labels and annotations are removed, and so is its
+	// field ownership; the object is released, not deleted.
+	PreserveResourcesOnDeletion bool
+}
+
+// Action is what happened to one object in one cluster.
+type Action string
+
+// Actions reported in an Outcome.
+const (
+	// ActionApplied means the object was server-side applied; Changed says
+	// whether the apply wrote anything.
+	ActionApplied Action = "Applied"
+	// ActionCreatedNamespace means flotilla created the missing namespace of
+	// a namespaced object. Flotilla never deletes such a namespace.
+	ActionCreatedNamespace Action = "CreatedNamespace"
+	// ActionPruned means the object was deleted (background propagation).
+	ActionPruned Action = "Pruned"
+	// ActionReleased means flotilla's ownership labels, annotations and
+	// field ownership were removed and the object left in place.
+	ActionReleased Action = "Released"
+	// ActionAbsent means there was nothing to remove: the object, or its
+	// kind, does not exist in the cluster.
+	ActionAbsent Action = "Absent"
+	// ActionSkipped means the object was deliberately left alone: a
+	// conflict (Err says why) or, on removal, an object flotilla does not
+	// own (Reason says why).
+	ActionSkipped Action = "Skipped"
+	// ActionFailed means the request failed; Err says why.
+	ActionFailed Action = "Failed"
+)
+
+// Outcome is what happened to one object in one cluster.
+type Outcome struct {
+	// Cluster is the member cluster.
+	Cluster string
+	// Object identifies the object: the template, or the namespace created.
+	Object render.TemplateRef
+	// Action is what happened.
+	Action Action
+	// ResourceVersion is the live object's after an apply, a namespace
+	// creation or a release.
+	ResourceVersion string
+	// Generation is the live object's metadata.generation after an apply or
+	// a release.
+	Generation int64
+	// Hash is the applied object's render.AnnotationRenderedHash.
+	Hash string
+	// Changed is set when the object is new or its resourceVersion moved
+	// between the read before the apply and the apply: the apply wrote
+	// something (or, rarely, someone else wrote in between).
+	Changed bool
+	// Adopted is set when an apply took over an existing object flotilla did
+	// not own (ConflictResolution Overwrite).
+	Adopted bool
+	// Reason explains a Skipped or Absent outcome that is not an error.
+	Reason string
+	// Err is set for Failed, and for Skipped because of a conflict (a
+	// *ConflictError). It is also set on an Applied CustomResourceDefinition
+	// that did not become Established in time: the object is written and
+	// flotilla's, so the outcome stays Applied, but its kinds are not served.
+	Err error
+}
+
+// Result lists every outcome of one call, by cluster name and then in the
+// order the objects were handled.
+type Result struct {
+	// Outcomes holds one entry per object and cluster, plus one per
+	// namespace flotilla created.
+	Outcomes []Outcome
+}
+
+// Err joins the errors of every outcome; nil when all succeeded.
+func (r Result) Err() error {
+	var errs []error
+	for _, o := range r.Outcomes {
+		if o.Err != nil {
+			errs = append(errs, o.Err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Cluster returns the outcomes of one cluster.
+func (r Result) Cluster(name string) []Outcome {
+	var out []Outcome
+	for _, o := range r.Outcomes {
+		if o.Cluster == name {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Find returns the outcome for one object in one cluster. Versions are
+// ignored, as in TemplateRef.ID.
+func (r Result) Find(cluster string, object render.TemplateRef) (Outcome, bool) {
+	for _, o := range r.Outcomes {
+		if o.Cluster == cluster && sameObject(o.Object, object) {
+			return o, true
+		}
+	}
+	return Outcome{}, false
+}
+
+// errMisconfigured is wrapped by check.
+var errMisconfigured = errors.New("executor misconfigured")
+
+// check reports a missing required field, so a wrongly built Executor fails
+// every object clearly instead of panicking.
+func (e *Executor) check() error {
+	switch {
+	case e.Clusters == nil:
+		return fmt.Errorf("%w: Clusters is nil", errMisconfigured)
+	case e.Fleet == "":
+		return fmt.Errorf("%w: Fleet is empty", errMisconfigured)
+	}
+	return nil
+}
+
+func (e *Executor) fieldManager() string {
+	if e.FieldManager == "" {
+		return DefaultFieldManager
+	}
+	return e.FieldManager
+}
+
+func (e *Executor) concurrency() int {
+	if e.Concurrency <= 0 {
+		return DefaultConcurrency
+	}
+	return e.Concurrency
+}
+
+func (e *Executor) objectConcurrency() int {
+	if e.ObjectConcurrency <= 0 {
+		return DefaultObjectConcurrency
+	}
+	return e.ObjectConcurrency
+}
+
+func (e *Executor) establishTimeout() time.Duration {
+	if e.EstablishTimeout <= 0 {
+		return DefaultEstablishTimeout
+	}
+	return e.EstablishTimeout
+}
+
+// sameObject compares identities without the version: a template moved to a
+// new API version is still the same object.
+func sameObject(a, b render.TemplateRef) bool {
+	return a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
+}
