@@ -3,12 +3,14 @@ package terraform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // valueFromJSON converts a decoded JSON value (decoded with UseNumber) into a
@@ -71,4 +73,86 @@ func valueFromJSON(v any) (attr.Value, error) {
 	default:
 		return nil, fmt.Errorf("unsupported value of type %T", v)
 	}
+}
+
+// errUnknown is returned by jsonFromTerraform for a value that is not known yet.
+var errUnknown = errors.New("value is not known yet")
+
+// jsonFromValue converts a Terraform value (an object, list, tuple, map,
+// string, number, bool or null, possibly inside a Dynamic) into the JSON
+// shape that Kubernetes objects have. Integral numbers become int64, others
+// float64. It fails with errUnknown while any part is unknown.
+func jsonFromValue(ctx context.Context, v attr.Value) (any, error) {
+	tv, err := v.ToTerraformValue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return jsonFromTerraform(tv)
+}
+
+func jsonFromTerraform(tv tftypes.Value) (any, error) {
+	if !tv.IsKnown() {
+		return nil, errUnknown
+	}
+	if tv.IsNull() {
+		return nil, nil
+	}
+	typ := tv.Type()
+	switch {
+	case typ.Is(tftypes.String):
+		var s string
+		err := tv.As(&s)
+		return s, err
+	case typ.Is(tftypes.Bool):
+		var b bool
+		err := tv.As(&b)
+		return b, err
+	case typ.Is(tftypes.Number):
+		f := new(big.Float)
+		if err := tv.As(&f); err != nil {
+			return nil, err
+		}
+		if f.IsInt() {
+			if i, acc := f.Int64(); acc == big.Exact {
+				return i, nil
+			}
+		}
+		n, _ := f.Float64()
+		return n, nil
+	case typ.Is(tftypes.Object{}) || typ.Is(tftypes.Map{}):
+		var m map[string]tftypes.Value
+		if err := tv.As(&m); err != nil {
+			return nil, err
+		}
+		out := make(map[string]any, len(m))
+		for k, e := range m {
+			j, err := jsonFromTerraform(e)
+			if err != nil {
+				if errors.Is(err, errUnknown) {
+					return nil, err
+				}
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			out[k] = j
+		}
+		return out, nil
+	case typ.Is(tftypes.List{}) || typ.Is(tftypes.Set{}) || typ.Is(tftypes.Tuple{}):
+		var l []tftypes.Value
+		if err := tv.As(&l); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(l))
+		for i, e := range l {
+			j, err := jsonFromTerraform(e)
+			if err != nil {
+				if errors.Is(err, errUnknown) {
+					return nil, err
+				}
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = j
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unsupported value of type %s", typ)
 }

@@ -5,12 +5,14 @@ package terraform
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -19,6 +21,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 )
 
 // Defaults applied when the provider block leaves a setting out.
@@ -35,6 +39,13 @@ type Config struct {
 	Fleet            string
 	FieldManager     string
 	ApplyParallelism int
+}
+
+// providerData is what Configure hands to resources and data sources: the
+// configuration and the one engine, which owns every member connection.
+type providerData struct {
+	Config
+	Engine *engine.Engine
 }
 
 type flotillaProvider struct {
@@ -113,13 +124,26 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	if !m.ApplyParallelism.IsNull() && !m.ApplyParallelism.IsUnknown() {
 		cfg.ApplyParallelism = int(m.ApplyParallelism.ValueInt64())
 	}
+	eng, err := engine.New(engine.Options{Fleet: cfg.Fleet, FieldManager: cfg.FieldManager, Parallelism: cfg.ApplyParallelism})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot start the flotilla engine", err.Error())
+		return
+	}
 	tflog.Debug(ctx, "configured flotilla provider", map[string]any{"fleet": cfg.Fleet, "field_manager": cfg.FieldManager})
-	resp.ResourceData = &cfg
-	resp.DataSourceData = &cfg
+	data := &providerData{Config: cfg, Engine: eng}
+	resp.ResourceData = data
+	resp.DataSourceData = data
 }
 
 func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		newClusterResource,
+		newPropagationPolicyResource,
+		newClusterPropagationPolicyResource,
+		newOverridePolicyResource,
+		newClusterOverridePolicyResource,
+		newManifestResource,
+	}
 }
 
 func (p *flotillaProvider) DataSources(context.Context) []func() datasource.DataSource {
@@ -132,3 +156,18 @@ func (p *flotillaProvider) Functions(context.Context) []func() function.Function
 
 // labelValueRE accepts a non-empty Kubernetes label value (at most 63 characters).
 var labelValueRE = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+
+// providerDataFrom unwraps the data Configure handed over. It returns nil,
+// with no diagnostic, before the provider is configured (Terraform calls
+// some methods early).
+func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	pd, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return pd
+}

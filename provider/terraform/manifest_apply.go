@@ -1,0 +1,282 @@
+package terraform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/status"
+)
+
+// privateKey is where flotilla_manifest keeps, in private state, the
+// clusters its object may exist in and the deletion behaviour, so that
+// pruning and deletion reach every cluster ever applied to, even after a
+// failed apply.
+const privateKey = "flotilla"
+
+type manifestPrivate struct {
+	// Applied lists the clusters where the object may exist.
+	Applied []string `json:"applied"`
+	// Preserve is the claiming policy's preserveResourcesOnDeletion.
+	Preserve bool `json:"preserve,omitempty"`
+}
+
+// privateGetter and privateSetter are what the framework's private state offers.
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+func readPrivate(ctx context.Context, p privateGetter) (manifestPrivate, diag.Diagnostics) {
+	var out manifestPrivate
+	if p == nil {
+		return out, nil
+	}
+	b, diags := p.GetKey(ctx, privateKey)
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &out); err != nil {
+			diags.AddError("Corrupt private state", "flotilla_manifest's private state cannot be read: "+err.Error())
+		}
+	}
+	return out, diags
+}
+
+func writePrivate(ctx context.Context, p privateSetter, v manifestPrivate) diag.Diagnostics {
+	b, err := json.Marshal(v)
+	if err != nil {
+		var d diag.Diagnostics
+		d.AddError("Cannot record private state", err.Error())
+		return d
+	}
+	return p.SetKey(ctx, privateKey, b)
+}
+
+func (r *manifestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m manifestModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := m.Timeouts.Create(ctx, defaultRolloutTimeout)
+	resp.Diagnostics.Append(d...)
+	r.apply(ctx, &m, manifestPrivate{}, timeout, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+func (r *manifestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m manifestModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	prior, d := readPrivate(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if len(prior.Applied) == 0 {
+		// Imported, or written by an older version: prune from wherever the state says it runs.
+		var state manifestModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		objects, _ := renderedObjects(ctx, state.Rendered)
+		prior.Applied = sortedKeys(objects)
+	}
+	timeout, d := m.Timeouts.Update(ctx, defaultRolloutTimeout)
+	resp.Diagnostics.Append(d...)
+	r.apply(ctx, &m, prior, timeout, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// stateSetter is what Create and Update responses offer to record state.
+type stateSetter interface {
+	Set(ctx context.Context, val any) diag.Diagnostics
+}
+
+// apply applies the planned placement exactly, records what happened, and
+// waits for the rollout. State is written even when something failed, so
+// nothing applied is forgotten; the clusters that failed keep showing a
+// pending change.
+func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior manifestPrivate, timeout time.Duration, state stateSetter, private privateSetter, diags *diag.Diagnostics) {
+	in, d := expandManifest(ctx, m)
+	diags.Append(d...)
+	if diags.HasError() {
+		return
+	}
+	planned, err := plannedFrom(ctx, in.template, m)
+	if err != nil {
+		diags.AddError("Cannot read the plan", err.Error())
+		return
+	}
+	planned.Applied = prior.Applied
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := r.data.Engine.Apply(ctx, in.fleet, []engine.Planned{planned})
+	var stale *engine.StalePlanError
+	if errors.As(err, &stale) {
+		diags.AddAttributeError(path.Root("placement"), "The plan no longer holds", err.Error())
+		return
+	}
+	if len(out) == 0 {
+		diags.AddError("Apply failed", fmt.Sprintf("%v", err))
+		return
+	}
+	a := out[0]
+	ok := appliedOK(a)
+	writeRendered(ctx, m, ok, diags)
+	diags.Append(writePrivate(ctx, private, manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion})...)
+	m.Status = statusValue(health.Aggregated{Health: health.Unknown}, diags)
+	if a.Err != nil {
+		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.String()+" failed in some clusters",
+			outcomeSummary(a)+"\n\nThe clusters that succeeded are recorded; run apply again to retry the others.")
+		diags.Append(state.Set(ctx, m)...)
+		return
+	}
+	if m.WaitForRollout.ValueBool() && len(ok) > 0 {
+		agg, err := r.data.Engine.Wait(ctx, in.fleet.Members, in.template, sortedStrings(ok), timeout, func(p status.Progress) {
+			tflog.Info(ctx, "waiting for rollout", map[string]any{"object": p.Object, "elapsed": p.Elapsed.Round(time.Second).String(), "not_ready": p.String()})
+		})
+		m.Status = statusValue(agg, diags)
+		if err != nil {
+			diags.AddAttributeError(path.Root("status"), "Rollout of "+a.Result.Template.String()+" is not healthy", err.Error())
+		}
+	} else if len(ok) > 0 {
+		m.Status = statusValue(health.Aggregate(in.template, nil), diags)
+	}
+	diags.Append(state.Set(ctx, m)...)
+}
+
+// plannedFrom reads the planned placement and rendered hashes.
+func plannedFrom(ctx context.Context, tmpl *unstructured.Unstructured, m *manifestModel) (engine.Planned, error) {
+	p := engine.Planned{Template: tmpl, Hashes: map[string]string{}}
+	counts := map[string]int64{}
+	if d := m.Placement.ElementsAs(ctx, &counts, false); d.HasError() {
+		return p, fmt.Errorf("placement: %s", d[0].Detail())
+	}
+	for _, name := range sortedKeys(counts) {
+		p.Placement = append(p.Placement, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
+	}
+	objects, err := renderedObjects(ctx, m.Rendered)
+	if err != nil {
+		return p, err
+	}
+	for cluster, obj := range objects {
+		p.Hashes[cluster] = obj.GetAnnotations()[render.AnnotationRenderedHash]
+	}
+	return p, nil
+}
+
+// appliedOK lists the placed clusters whose object was applied without error.
+func appliedOK(a engine.Applied) map[string]bool {
+	ok := map[string]bool{}
+	for _, tc := range a.Result.Placement {
+		ok[tc.Name] = true
+	}
+	for _, o := range a.Outcomes {
+		if o.Action != execution.ActionApplied || o.Err != nil {
+			delete(ok, o.Cluster)
+		}
+	}
+	return ok
+}
+
+// writeRendered keeps in m.Rendered only the clusters that were applied, so
+// the others show as a change in the next plan.
+func writeRendered(ctx context.Context, m *manifestModel, ok map[string]bool, diags *diag.Diagnostics) {
+	objects, err := renderedObjects(ctx, m.Rendered)
+	if err != nil {
+		diags.AddError("Cannot record the rendered objects", err.Error())
+		return
+	}
+	kept := map[string]any{}
+	for cluster, obj := range objects {
+		if ok[cluster] {
+			kept[cluster] = obj.Object
+		}
+	}
+	v, err := valueFromJSON(kept)
+	if err != nil {
+		diags.AddError("Cannot record the rendered objects", err.Error())
+		return
+	}
+	m.Rendered = types.DynamicValue(v)
+}
+
+func outcomeSummary(a engine.Applied) string {
+	var lines []string
+	for _, o := range a.Outcomes {
+		line := fmt.Sprintf("  %s: %s", o.Cluster, o.Action)
+		if o.Err != nil {
+			line += ": " + o.Err.Error()
+		} else if o.Reason != "" {
+			line += ": " + o.Reason
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// statusValue is the status attribute for an aggregated status.
+func statusValue(agg health.Aggregated, diags *diag.Diagnostics) types.Dynamic {
+	clusters := map[string]any{}
+	for _, c := range agg.Clusters {
+		clusters[c.Cluster] = map[string]any{"health": string(c.Health), "message": c.Message}
+	}
+	aggregated := agg.Status
+	if aggregated == nil {
+		aggregated = map[string]any{}
+	}
+	v, err := valueFromJSON(map[string]any{"health": string(agg.Health), "clusters": clusters, "aggregated": aggregated})
+	if err != nil {
+		diags.AddError("Cannot record the status", err.Error())
+		return types.DynamicNull()
+	}
+	return types.DynamicValue(v)
+}
+
+func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m manifestModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	prior, d := readPrivate(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	in, d := expandManifest(ctx, &m)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() || in.template == nil {
+		return
+	}
+	objects, _ := renderedObjects(ctx, m.Rendered)
+	clusters := map[string]bool{}
+	for c := range objects {
+		clusters[c] = true
+	}
+	for _, c := range prior.Applied {
+		clusters[c] = true
+	}
+	if len(clusters) == 0 {
+		return
+	}
+	timeout, d := m.Timeouts.Delete(ctx, defaultRolloutTimeout)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res := r.data.Engine.Delete(ctx, in.fleet.Members, in.template, sortedStrings(clusters), prior.Preserve)
+	if err := res.Err(); err != nil {
+		resp.Diagnostics.AddError("Cannot remove "+render.TemplateRefOf(in.template).String()+" from every cluster",
+			outcomeSummary(engine.Applied{Outcomes: res.Outcomes})+"\n\nNothing was forgotten: the resource stays in state; run destroy again once the clusters answer.")
+	}
+}

@@ -1,0 +1,258 @@
+package terraform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// manifestInputs is flotilla_manifest's configuration as engine input.
+type manifestInputs struct {
+	template *unstructured.Unstructured
+	fleet    engine.Fleet
+	// known is false when the placement depends on a value Terraform does
+	// not know yet: the template, a policy or a cluster's facts. Unknown
+	// connections alone do not count: such clusters are planned from their
+	// declared facts.
+	known bool
+}
+
+// expandManifest turns the model into engine input. A nil template with no
+// error diagnostics means the template itself is not known yet.
+func expandManifest(ctx context.Context, m *manifestModel) (manifestInputs, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	in := manifestInputs{known: true}
+	tmpl, known, d := templateFromValue(ctx, m.Manifest)
+	diags.Append(d...)
+	in.template, in.known = tmpl, known
+
+	members, known, d := membersFromValue(ctx, m.Clusters)
+	diags.Append(d...)
+	in.fleet.Members = members
+	in.known = in.known && known
+
+	var pf plan.Fleet
+	for _, field := range []struct {
+		name  string
+		value types.Dynamic
+		kinds []string
+	}{
+		{"propagation_policies", m.PropagationPolicies, []string{api.KindPropagationPolicy, api.KindClusterPropagationPolicy}},
+		{"override_policies", m.OverridePolicies, []string{api.KindOverridePolicy, api.KindClusterOverridePolicy}},
+	} {
+		if field.value.IsNull() {
+			continue
+		}
+		policies, known, d := policiesFromValue(ctx, field.value, path.Root(field.name))
+		diags.Append(d...)
+		in.known = in.known && known
+		for i, p := range policies {
+			if p.Kind != field.kinds[0] && p.Kind != field.kinds[1] {
+				diags.AddAttributeError(path.Root(field.name).AtListIndex(i), "Wrong kind of policy",
+					fmt.Sprintf("%s takes %s and %s resources; element %d is a %s (%s).", field.name, field.kinds[0], field.kinds[1], i, p.Kind, p.Name))
+				continue
+			}
+			p.addTo(&pf)
+		}
+	}
+	in.fleet.PropagationPolicies = pf.PropagationPolicies
+	in.fleet.ClusterPropagationPolicies = pf.ClusterPropagationPolicies
+	in.fleet.OverridePolicies = pf.OverridePolicies
+	in.fleet.ClusterOverridePolicies = pf.ClusterOverridePolicies
+	return in, diags
+}
+
+// templateFromValue decodes the manifest attribute. known is false while
+// any part of it is unknown.
+func templateFromValue(ctx context.Context, v types.Dynamic) (*unstructured.Unstructured, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	at := path.Root("manifest")
+	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
+		return nil, false, nil
+	}
+	raw, err := jsonFromValue(ctx, v)
+	if errors.Is(err, errUnknown) {
+		return nil, false, nil
+	}
+	if err != nil {
+		diags.AddAttributeError(at, "Invalid manifest", err.Error())
+		return nil, true, diags
+	}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		diags.AddAttributeError(at, "Invalid manifest", "The manifest must be an object with apiVersion, kind and metadata.")
+		return nil, true, diags
+	}
+	tmpl := &unstructured.Unstructured{Object: obj}
+	for _, f := range []struct{ field, value string }{{"apiVersion", tmpl.GetAPIVersion()}, {"kind", tmpl.GetKind()}, {"metadata.name", tmpl.GetName()}} {
+		if f.value == "" {
+			diags.AddAttributeError(at, "Invalid manifest", fmt.Sprintf("The manifest has no %s.", f.field))
+		}
+	}
+	if diags.HasError() {
+		return nil, true, diags
+	}
+	if tmpl.GetNamespace() == "" && !api.IsClusterScopedBuiltin(tmpl.GroupVersionKind().GroupKind()) {
+		// As with kubectl's default context, a namespaced object that names none goes to "default".
+		tmpl.SetNamespace(api.DefaultNamespace)
+	}
+	return tmpl, true, diags
+}
+
+// membersFromValue decodes the clusters attribute: a list or tuple of
+// flotilla_cluster values. known is false while a cluster's facts (not its
+// connection) are unknown.
+func membersFromValue(ctx context.Context, v types.Dynamic) ([]engine.Member, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	at := path.Root("clusters")
+	if v.IsNull() {
+		return nil, true, nil
+	}
+	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
+		return nil, false, nil
+	}
+	elems, ok := elementsOf(v.UnderlyingValue())
+	if !ok {
+		diags.AddAttributeError(at, "Invalid clusters", "Expected a list of flotilla_cluster resources, e.g. [flotilla_cluster.east, flotilla_cluster.west].")
+		return nil, true, diags
+	}
+	known := true
+	seen := map[string]int{}
+	members := make([]engine.Member, 0, len(elems))
+	for i, e := range elems {
+		m, _, factsKnown, d := memberFromValue(ctx, e)
+		for _, dd := range d {
+			diags.AddAttributeError(at.AtListIndex(i), dd.Summary(), dd.Detail())
+		}
+		if !factsKnown {
+			known = false
+			continue
+		}
+		if j, dup := seen[m.Cluster.Name]; dup {
+			diags.AddAttributeError(at.AtListIndex(i), "Duplicate cluster",
+				fmt.Sprintf("Cluster %q is listed twice (elements %d and %d).", m.Cluster.Name, j, i))
+			continue
+		}
+		seen[m.Cluster.Name] = i
+		members = append(members, m)
+	}
+	return members, known, diags
+}
+
+// elementsOf returns the elements of a list, tuple or set value.
+func elementsOf(v attr.Value) ([]attr.Value, bool) {
+	switch t := v.(type) {
+	case types.Tuple:
+		return t.Elements(), true
+	case types.List:
+		return t.Elements(), true
+	case types.Set:
+		return t.Elements(), true
+	}
+	return nil, false
+}
+
+// previousBindings turns the placement recorded in state into the previous
+// scheduling result, so placements stay sticky and scaling steady.
+func previousBindings(ctx context.Context, tmpl *unstructured.Unstructured, placement types.Map) []api.ResourceBinding {
+	if placement.IsNull() || placement.IsUnknown() || tmpl == nil {
+		return nil
+	}
+	counts := map[string]int64{}
+	if placement.ElementsAs(ctx, &counts, false).HasError() || len(counts) == 0 {
+		return nil
+	}
+	rb := api.ResourceBinding{Spec: api.ResourceBindingSpec{Resource: api.ObjectReference{
+		APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(),
+	}}}
+	for _, name := range sortedKeys(counts) {
+		rb.Spec.Clusters = append(rb.Spec.Clusters, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
+	}
+	return []api.ResourceBinding{rb}
+}
+
+// flattenPlacement is the placement attribute of a plan result.
+func flattenPlacement(r plan.Result) types.Map {
+	elems := make(map[string]attr.Value, len(r.Placement))
+	for _, tc := range r.Placement {
+		elems[tc.Name] = types.Int64Value(int64(tc.Replicas))
+	}
+	return types.MapValueMust(types.Int64Type, elems)
+}
+
+// flattenRendered is the rendered attribute: an object keyed by cluster.
+func flattenRendered(works map[string]render.Work) (types.Dynamic, error) {
+	obj := make(map[string]any, len(works))
+	for cluster, w := range works {
+		obj[cluster] = w.Object.Object
+	}
+	v, err := valueFromJSON(obj)
+	if err != nil {
+		return types.DynamicNull(), err
+	}
+	return types.DynamicValue(v), nil
+}
+
+// renderedObjects decodes the rendered attribute back into objects by cluster.
+func renderedObjects(ctx context.Context, v types.Dynamic) (map[string]*unstructured.Unstructured, error) {
+	if v.IsNull() || v.IsUnknown() {
+		return nil, nil
+	}
+	raw, err := jsonFromValue(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	byCluster, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("rendered is not an object keyed by cluster")
+	}
+	out := make(map[string]*unstructured.Unstructured, len(byCluster))
+	for _, cluster := range sortedKeys(byCluster) {
+		obj, ok := byCluster[cluster].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("rendered[%q] is not an object", cluster)
+		}
+		out[cluster] = &unstructured.Unstructured{Object: obj}
+	}
+	return out, nil
+}
+
+// templateFromImportID accepts the identity flotilla_manifest's id shows:
+// "<group>/<version>, Kind=<kind>, <namespace>/<name>".
+func templateFromImportID(id string) (*unstructured.Unstructured, error) {
+	ref, err := render.ParseTemplateRef(id)
+	if err != nil {
+		return nil, fmt.Errorf("%w; want the id flotilla_manifest shows, e.g. \"apps/v1, Kind=Deployment, default/web\"", err)
+	}
+	tmpl := &unstructured.Unstructured{Object: map[string]any{}}
+	apiVersion := ref.Version
+	if ref.Group != "" {
+		apiVersion = ref.Group + "/" + ref.Version
+	}
+	tmpl.SetAPIVersion(apiVersion)
+	tmpl.SetKind(ref.Kind)
+	tmpl.SetNamespace(ref.Namespace)
+	tmpl.SetName(ref.Name)
+	return tmpl, nil
+}
+
+func sortedStrings(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,144 @@
+package terraform
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Default wait for a rollout to become healthy, when the timeouts block sets none.
+const defaultRolloutTimeout = 10 * time.Minute
+
+type manifestResource struct {
+	data *providerData
+}
+
+var (
+	_ resource.Resource                   = (*manifestResource)(nil)
+	_ resource.ResourceWithConfigure      = (*manifestResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*manifestResource)(nil)
+	_ resource.ResourceWithImportState    = (*manifestResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*manifestResource)(nil)
+)
+
+func newManifestResource() resource.Resource { return &manifestResource{} }
+
+// manifestModel is flotilla_manifest's plan and state.
+type manifestModel struct {
+	ID                  types.String   `tfsdk:"id"`
+	Manifest            types.Dynamic  `tfsdk:"manifest"`
+	Clusters            types.Dynamic  `tfsdk:"clusters"`
+	PropagationPolicies types.Dynamic  `tfsdk:"propagation_policies"`
+	OverridePolicies    types.Dynamic  `tfsdk:"override_policies"`
+	WaitForRollout      types.Bool     `tfsdk:"wait_for_rollout"`
+	Timeouts            timeouts.Value `tfsdk:"timeouts"`
+	Placement           types.Map      `tfsdk:"placement"`
+	Rendered            types.Dynamic  `tfsdk:"rendered"`
+	Policy              types.String   `tfsdk:"policy"`
+	AffinityTerm        types.String   `tfsdk:"affinity_term"`
+	Status              types.Dynamic  `tfsdk:"status"`
+}
+
+func (r *manifestResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_manifest"
+}
+
+func (r *manifestResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A resource template, such as a Deployment, propagated to the member clusters its " +
+			"propagation policy selects. `terraform plan` shows the `placement` (cluster → replicas) and the " +
+			"`rendered` object per cluster before anything rolls out; `terraform apply` applies exactly that " +
+			"with server-side apply, prunes clusters the template left, and waits until it is healthy.\n\n" +
+			"The fleet is passed by value: `clusters`, `propagation_policies` and `override_policies` take the " +
+			"flotilla resources themselves, so Terraform orders and plans every input.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The template's identity: `<group>/<version>, Kind=<kind>, <namespace>/<name>`.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"manifest": schema.DynamicAttribute{
+				MarkdownDescription: "The resource template: any Kubernetes object, for example `provider::flotilla::decode_manifests(file(\"web.yaml\"))[0]` or an HCL object. " +
+					"It needs `apiVersion`, `kind` and `metadata.name`; a namespaced object without `metadata.namespace` goes to `default`. " +
+					"Changing its kind, namespace or name replaces the resource.",
+				Required: true,
+			},
+			"clusters": schema.DynamicAttribute{
+				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources, e.g. `[flotilla_cluster.east, flotilla_cluster.west]`. " +
+					"It carries their connections, so it is sensitive.",
+				Required:  true,
+				Sensitive: true,
+			},
+			"propagation_policies": schema.DynamicAttribute{
+				MarkdownDescription: "Candidate propagation policies: a list of `flotilla_propagation_policy` and `flotilla_cluster_propagation_policy` resources. " +
+					"The one that claims the template is chosen as Karmada does: a namespaced policy before a cluster-wide one, then the higher priority, then the more specific selector (name, then label selector, then kind), then the lower name. " +
+					"A template no policy claims is applied nowhere.",
+				Optional: true,
+			},
+			"override_policies": schema.DynamicAttribute{
+				MarkdownDescription: "Candidate override policies: a list of `flotilla_override_policy` and `flotilla_cluster_override_policy` resources. " +
+					"Every one whose selectors match applies, cluster-wide ones first, each set by specificity then name.",
+				Optional: true,
+			},
+			"wait_for_rollout": schema.BoolAttribute{
+				MarkdownDescription: "Wait after apply until the object is healthy in every cluster (Karmada's health rules, e.g. a Deployment's updated replicas available), within the create or update timeout. Defaults to `true`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(true),
+			},
+			"placement": schema.MapAttribute{
+				MarkdownDescription: "Cluster → replicas, as scheduled. Non-workloads have 0 replicas in each selected cluster.",
+				ElementType:         types.Int64Type,
+				Computed:            true,
+			},
+			"rendered": schema.DynamicAttribute{
+				MarkdownDescription: "Cluster → the exact object applied there, after replica division, overrides and ownership labels. " +
+					"After a refresh it holds what runs in each member for the fields flotilla manages, so drift shows in the next plan.",
+				Computed: true,
+			},
+			"policy": schema.StringAttribute{
+				MarkdownDescription: "The propagation policy that claims the template, e.g. `PropagationPolicy default/web`; null when none does.",
+				Computed:            true,
+			},
+			"affinity_term": schema.StringAttribute{
+				MarkdownDescription: "The `cluster_affinities` term that was chosen, when the policy has terms.",
+				Computed:            true,
+			},
+			"status": schema.DynamicAttribute{
+				MarkdownDescription: "Status after apply: `health` (Healthy, Unhealthy or Unknown), `clusters` (per cluster: `health`, `message`) and `aggregated` (the template's status summed over members, e.g. `readyReplicas`).",
+				Computed:            true,
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func (r *manifestResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	tmpl, err := templateFromImportID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	v, err := valueFromJSON(tmpl.Object)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest"), types.DynamicValue(v))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rollout"), types.BoolValue(true))...)
+}
