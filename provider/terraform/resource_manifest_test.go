@@ -310,3 +310,45 @@ resource "flotilla_manifest" "settings" {
 		t.Errorf("destroy should have removed the adopted ConfigMap")
 	}
 }
+
+// TestAccManifestProgressive: a cluster whose connection is only known
+// during apply (here from terraform_data, in practice a cluster module's
+// output) is planned from its declared facts, and the same apply deploys to it.
+func TestAccManifestProgressive(t *testing.T) {
+	m := startMembers(t, "east")
+	c := m.byName["east"]
+	config := fmt.Sprintf(`
+resource "terraform_data" "endpoint" {
+  input = %s
+}
+resource "flotilla_cluster" "east" {
+  name                   = "east"
+  region                 = "us-east"
+  host                   = terraform_data.endpoint.output
+  token                  = %s
+  cluster_ca_certificate = %s
+}
+resource "flotilla_propagation_policy" "web" {
+  name               = "web"
+  namespace          = "shop"
+  resource_selectors = [{ api_version = "apps/v1", kind = "Deployment" }]
+  placement          = { cluster_affinity = { field_selector = { match_expressions = [{ key = "region", operator = "In", values = ["us-east"] }] } } }
+}
+`, quoteHCL(c.Host), quoteHCL(c.Token), quoteHCL(string(c.CAData))) + fmt.Sprintf(strings.Replace(webManifest,
+		"clusters             = [flotilla_cluster.east, flotilla_cluster.west]", "clusters             = [flotilla_cluster.east]", 1), "nginx:1.27")
+	config = strings.Replace(config, "  override_policies    = [flotilla_override_policy.eu_registry]\n", "", 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("flotilla_cluster.east", tfjsonpath.New("host")),
+				plancheck.ExpectKnownValue("flotilla_manifest.web", tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"east": knownvalue.Int64Exact(3),
+				})),
+				plancheck.ExpectKnownValue("flotilla_manifest.web", renderedImage("east"), knownvalue.StringExact("nginx:1.27")),
+			}},
+			Check: m.checkReplicas(t, "shop", "web", map[string]int32{"east": 3}, map[string]string{"east": "nginx:1.27"}),
+		}},
+	})
+}
