@@ -19,3 +19,5 @@ func wrappedMessage(msg string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(strings.Join(parts, `\s+`))
 }
+
+func regexpMust(expr string) *regexp.Regexp { return regexp.MustCompile(expr) }

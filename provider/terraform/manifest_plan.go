@@ -3,7 +3,6 @@ package terraform
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -72,15 +71,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	res := results[0]
 	if res.Err != nil {
-		detail := res.Err.Error()
-		if len(res.Reasons) > 0 {
-			var lines []string
-			for _, c := range sortedKeys(res.Reasons) {
-				lines = append(lines, fmt.Sprintf("  %s: %s", c, res.Reasons[c]))
-			}
-			detail += "\n\nPer cluster:\n" + strings.Join(lines, "\n")
-		}
-		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot place "+res.Template.String(), detail)
+		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot place "+res.Template.String(), res.Err.Error())
 		return
 	}
 	if res.Policy == nil {

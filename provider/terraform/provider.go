@@ -147,7 +147,7 @@ func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource
 }
 
 func (p *flotillaProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{newPlacementDataSource}
 }
 
 func (p *flotillaProvider) Functions(context.Context) []func() function.Function {

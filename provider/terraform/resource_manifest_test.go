@@ -29,8 +29,8 @@ type members struct {
 	clients map[string]kubernetes.Interface
 }
 
-// startMembers starts one Full member per name (pods run, so rollouts become healthy).
-func startMembers(t *testing.T, names ...string) *members {
+// startFleet starts one Full member per name (pods run, so rollouts become healthy).
+func startFleet(t *testing.T, names ...string) *members {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Clusters: len(names)})
 	m := &members{env: env, byName: map[string]*testenv.Cluster{}, clients: map[string]kubernetes.Interface{}}
@@ -164,7 +164,7 @@ func renderedImage(cluster string) tfjsonpath.Path {
 // honours it, the next plan is empty, updates move replicas and prune, and
 // drift made with kubectl shows in the next plan and is restored.
 func TestAccManifestLifecycle(t *testing.T) {
-	m := startMembers(t, "east", "west")
+	m := startFleet(t, "east", "west")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -251,7 +251,7 @@ func TestAccManifestLifecycle(t *testing.T) {
 // TestAccManifestConflict: an object flotilla does not own is refused
 // unless the policy says Overwrite, and then adopted.
 func TestAccManifestConflict(t *testing.T) {
-	m := startMembers(t, "east")
+	m := startFleet(t, "east")
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "shop"}, Data: map[string]string{"owner": "someone-else"}}
 	ctx := context.Background()
@@ -315,7 +315,7 @@ resource "flotilla_manifest" "settings" {
 // during apply (here from terraform_data, in practice a cluster module's
 // output) is planned from its declared facts, and the same apply deploys to it.
 func TestAccManifestProgressive(t *testing.T) {
-	m := startMembers(t, "east")
+	m := startFleet(t, "east")
 	c := m.byName["east"]
 	config := fmt.Sprintf(`
 resource "terraform_data" "endpoint" {

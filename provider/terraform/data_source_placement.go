@@ -1,0 +1,158 @@
+package terraform
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
+)
+
+type placementDataSource struct {
+	data *providerData
+}
+
+var (
+	_ datasource.DataSource              = (*placementDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*placementDataSource)(nil)
+)
+
+func newPlacementDataSource() datasource.DataSource { return &placementDataSource{} }
+
+type placementModel struct {
+	Manifest            types.Dynamic `tfsdk:"manifest"`
+	Clusters            types.Dynamic `tfsdk:"clusters"`
+	PropagationPolicies types.Dynamic `tfsdk:"propagation_policies"`
+	OverridePolicies    types.Dynamic `tfsdk:"override_policies"`
+	Placement           types.Map     `tfsdk:"placement"`
+	Rendered            types.Dynamic `tfsdk:"rendered"`
+	Policy              types.String  `tfsdk:"policy"`
+	AffinityTerm        types.String  `tfsdk:"affinity_term"`
+	Schedulable         types.Bool    `tfsdk:"schedulable"`
+	Error               types.String  `tfsdk:"error"`
+	Reasons             types.Map     `tfsdk:"reasons"`
+}
+
+func (d *placementDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_placement"
+}
+
+func (d *placementDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Previews where a template would go and what each cluster would receive, without applying anything: " +
+			"the same planning step `flotilla_manifest` runs. Unlike the resource, a template that cannot be placed is not an " +
+			"error here: `schedulable` is false and `error` and `reasons` say why, so \"why not cluster X\" can be answered in Terraform.",
+		Attributes: map[string]schema.Attribute{
+			"manifest": schema.DynamicAttribute{
+				MarkdownDescription: "The resource template, as for `flotilla_manifest`.",
+				Required:            true,
+			},
+			"clusters": schema.DynamicAttribute{
+				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources. Members whose connection is known are probed for live status (readiness, API enablements, capacity).",
+				Required:            true,
+				Sensitive:           true,
+			},
+			"propagation_policies": schema.DynamicAttribute{
+				MarkdownDescription: "Candidate propagation policies, as for `flotilla_manifest`.",
+				Optional:            true,
+			},
+			"override_policies": schema.DynamicAttribute{
+				MarkdownDescription: "Candidate override policies, as for `flotilla_manifest`.",
+				Optional:            true,
+			},
+			"placement": schema.MapAttribute{
+				MarkdownDescription: "Cluster → replicas.",
+				ElementType:         types.Int64Type,
+				Computed:            true,
+			},
+			"rendered": schema.DynamicAttribute{
+				MarkdownDescription: "Cluster → the object that cluster would receive.",
+				Computed:            true,
+			},
+			"policy": schema.StringAttribute{
+				MarkdownDescription: "The claiming propagation policy, e.g. `PropagationPolicy default/web`; null when none claims the template.",
+				Computed:            true,
+			},
+			"affinity_term": schema.StringAttribute{
+				MarkdownDescription: "The chosen `cluster_affinities` term, if any.",
+				Computed:            true,
+			},
+			"schedulable": schema.BoolAttribute{
+				MarkdownDescription: "Whether the template can be placed.",
+				Computed:            true,
+			},
+			"error": schema.StringAttribute{
+				MarkdownDescription: "Why the template cannot be placed; empty when it can.",
+				Computed:            true,
+			},
+			"reasons": schema.MapAttribute{
+				MarkdownDescription: "Cluster → why it was not chosen.",
+				ElementType:         types.StringType,
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m placementModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || d.data == nil {
+		return
+	}
+	in, diags := expandManifest(ctx, &manifestModel{
+		Manifest: m.Manifest, Clusters: m.Clusters, PropagationPolicies: m.PropagationPolicies, OverridePolicies: m.OverridePolicies,
+	})
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	results, unreachable := d.data.Engine.Plan(ctx, in.fleet, []*unstructured.Unstructured{in.template}, nil)
+	for _, name := range sortedKeys(unreachable) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",
+			"It is planned as unreachable: "+unreachable[name].Error())
+	}
+	res := results[0]
+	m.Policy, m.AffinityTerm = types.StringNull(), types.StringNull()
+	if res.Policy != nil {
+		m.Policy = types.StringValue(res.Policy.String())
+	}
+	if res.AffinityTerm != "" {
+		m.AffinityTerm = types.StringValue(res.AffinityTerm)
+	}
+	m.Schedulable = types.BoolValue(res.Err == nil)
+	m.Error = types.StringValue("")
+	if res.Err != nil {
+		var fit *scheduler.FitError
+		if !errors.As(res.Err, &fit) {
+			// Not a placement question: a bad template or override is an error.
+			resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot plan "+res.Template.String(), res.Err.Error())
+			return
+		}
+		m.Error = types.StringValue(res.Err.Error())
+	}
+	why := res.Reasons
+	if why == nil {
+		why = map[string]string{}
+	}
+	reasons, d2 := types.MapValueFrom(ctx, types.StringType, why)
+	resp.Diagnostics.Append(d2...)
+	m.Reasons = reasons
+	m.Placement = flattenPlacement(res)
+	rendered, err := flattenRendered(res.Works)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
+		return
+	}
+	m.Rendered = rendered
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
