@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Measures `terraform plan`, `terraform apply` and a no-change `terraform plan`
+# for a fleet of CLUSTERS real member apiservers (apiserver-only, one shared
+# etcd) and APPS applications: each a Deployment with a weighted propagation
+# policy and a per-cluster image override. Prints wall time and peak RSS of
+# each terraform command (the provider runs as a child of terraform and its
+# RSS is reported separately). Usage: scripts/bench-terraform.sh [CLUSTERS] [APPS]
+set -euo pipefail
+clusters=${1:-10}
+apps=${2:-100}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+fleet_dir="$work/fleet"
+cleanup() {
+  go run "$root/internal/testenv/cmd/fleet" down -dir "$fleet_dir" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== bench: building the provider"
+(cd "$root" && go build -o "$work/bin/terraform-provider-flotilla" .)
+cat >"$work/terraformrc" <<RC
+provider_installation {
+  dev_overrides { "registry.terraform.io/flotilla-io/flotilla" = "$work/bin" }
+  direct {}
+}
+RC
+export TF_CLI_CONFIG_FILE="$work/terraformrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+
+echo "== bench: starting $clusters apiserver-only members"
+go run "$root/internal/testenv/cmd/fleet" up -n "$clusters" -mode apiserver-only -dir "$fleet_dir" >/dev/null
+
+mkdir -p "$work/tf"
+{
+  echo 'terraform {'
+  echo '  required_providers {'
+  echo '    flotilla = { source = "flotilla-io/flotilla" }'
+  echo '  }'
+  echo '}'
+  echo 'provider "flotilla" { fleet = "bench" }'
+  for i in $(seq 1 "$clusters"); do
+    echo "resource \"flotilla_cluster\" \"m$i\" {"
+    echo "  name       = \"member$i\""
+    echo "  region     = \"region-$(( i % 3 ))\""
+    echo "  kubeconfig = { path = \"$fleet_dir/kubeconfig\", context = \"member$i\" }"
+    echo "}"
+  done
+  printf 'locals {\n  clusters = ['
+  for i in $(seq 1 "$clusters"); do printf 'flotilla_cluster.m%d, ' "$i"; done
+  printf ']\n}\n'
+  for a in $(seq 1 "$apps"); do
+    cat <<HCL
+resource "flotilla_propagation_policy" "app$a" {
+  name               = "app$a"
+  namespace          = "bench"
+  resource_selectors = [{ api_version = "apps/v1", kind = "Deployment", name = "app$a" }]
+  placement = {
+    replica_scheduling = {
+      replica_scheduling_type = "Divided"
+      weight_preference = { static_weight_list = [
+        { target_cluster = { cluster_names = ["member1"] }, weight = 2 },
+        { target_cluster = { exclude = ["member1"] }, weight = 1 },
+      ] }
+    }
+  }
+}
+resource "flotilla_override_policy" "app$a" {
+  name               = "app$a"
+  namespace          = "bench"
+  resource_selectors = [{ api_version = "apps/v1", kind = "Deployment", name = "app$a" }]
+  override_rules = [{
+    target_cluster = { cluster_names = ["member2"] }
+    overriders     = { image_overrider = [{ component = "Registry", operator = "replace", value = "registry.eu.example.com" }] }
+  }]
+}
+resource "flotilla_manifest" "app$a" {
+  manifest = {
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = "app$a", namespace = "bench" }
+    spec = {
+      replicas = $(( clusters * 2 ))
+      selector = { matchLabels = { app = "app$a" } }
+      template = {
+        metadata = { labels = { app = "app$a" } }
+        spec     = { containers = [{ name = "app", image = "nginx:1.27" }] }
+      }
+    }
+  }
+  clusters             = local.clusters
+  propagation_policies = [flotilla_propagation_policy.app$a]
+  override_policies    = [flotilla_override_policy.app$a]
+  wait_for_rollout     = false # apiserver-only members run no pods
+}
+HCL
+  done
+} >"$work/tf/main.tf"
+
+# measure NAME CMD...: runs CMD under /usr/bin/time and records wall time and peak RSS.
+results=()
+measure() {
+  local name=$1; shift
+  local log="$work/$name.time"
+  local start end
+  start=$(date +%s.%N)
+  if ! /usr/bin/time -v -o "$log" "$@" >"$work/$name.out" 2>&1; then
+    echo "bench: $name failed:" >&2; tail -30 "$work/$name.out" >&2; exit 1
+  fi
+  end=$(date +%s.%N)
+  local rss; rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
+  results+=("$(printf '| %s | %.1f s | %d MB |' "$name" "$(echo "$end - $start" | bc)" "$(( rss / 1024 ))")")
+  echo "bench: $name done"
+}
+
+cd "$work/tf"
+echo "== bench: terraform at $clusters clusters x $apps apps"
+measure "plan" terraform plan -refresh=true -out=plan.tfplan -parallelism=10
+measure "apply" terraform apply -auto-approve -parallelism=10 plan.tfplan
+set +e
+/usr/bin/time -v -o "$work/noop.time" terraform plan -detailed-exitcode -parallelism=10 >"$work/noop.out" 2>&1
+code=$?
+set -e
+if [ "$code" -ne 0 ]; then
+  echo "bench: the follow-up plan is not empty (exit $code):" >&2; tail -40 "$work/noop.out" >&2; exit 1
+fi
+rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/noop.time")
+wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/noop.time")
+results+=("| no-change plan | $wall (m:ss) | $(( rss / 1024 )) MB |")
+
+echo
+echo "terraform, $clusters members x $apps apps ($(nproc) cores, $(terraform version | head -1)); peak RSS is the largest of terraform and the provider"
+echo "| step | wall | peak RSS |"
+echo "|---|---|---|"
+printf '%s\n' "${results[@]}"
