@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,8 +29,10 @@ const (
 	TaintClusterNotReady    = "cluster.karmada.io/not-ready"
 )
 
-// DefaultStatusTTL is how long a member's collected status is reused.
-const DefaultStatusTTL = 10 * time.Second
+// DefaultStatusTTL is how long a member's collected status is reused. One
+// Terraform run plans every manifest within it, so each member is probed
+// once per run, not once per manifest.
+const DefaultStatusTTL = time.Minute
 
 // Member is one member cluster as a front end declares it.
 type Member struct {
@@ -73,8 +76,9 @@ type Engine struct {
 	opts  Options
 	cache *member.Cache
 
-	mu     sync.Mutex
-	status map[string]statusEntry
+	mu      sync.Mutex
+	status  map[string]statusEntry
+	collect singleflight.Group
 }
 
 type statusEntry struct {
@@ -100,6 +104,10 @@ func New(opts Options) (*Engine, error) {
 	}
 	return &Engine{opts: opts, cache: member.NewCache(member.CacheOptions{}), status: map[string]statusEntry{}}, nil
 }
+
+// Members returns the cache that owns every member connection, for front
+// ends that reach members directly (registering a cluster, reading its status).
+func (e *Engine) Members() *member.Cache { return e.cache }
 
 // Fleet returns the fleet name the engine writes into ownership labels.
 func (e *Engine) Fleet() string { return e.opts.Fleet }
@@ -146,20 +154,32 @@ func (e *Engine) clusterStatus(ctx context.Context, m Member) (api.ClusterStatus
 	if err != nil {
 		return notReachable(err), fmt.Errorf("cluster %s: %w", name, err)
 	}
-	e.mu.Lock()
-	entry, ok := e.status[name]
-	e.mu.Unlock()
-	if ok && entry.fingerprint == client.Fingerprint() && time.Since(entry.at) < e.opts.StatusTTL {
+	fresh := func() (statusEntry, bool) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		entry, ok := e.status[name]
+		return entry, ok && entry.fingerprint == client.Fingerprint() && time.Since(entry.at) < e.opts.StatusTTL
+	}
+	if entry, ok := fresh(); ok {
 		return entry.status, entry.err
 	}
-	status, err := member.CollectStatus(ctx, client)
-	if err != nil {
-		err = fmt.Errorf("cluster %s: %w", name, err)
-	}
-	e.mu.Lock()
-	e.status[name] = statusEntry{fingerprint: client.Fingerprint(), at: time.Now(), status: status, err: err}
-	e.mu.Unlock()
-	return status, err
+	// Many manifests plan at once; only one of them collects a member's status.
+	v, _, _ := e.collect.Do(name+"\x00"+client.Fingerprint(), func() (any, error) {
+		if entry, ok := fresh(); ok {
+			return entry, nil
+		}
+		status, err := member.CollectStatus(ctx, client)
+		if err != nil {
+			err = fmt.Errorf("cluster %s: %w", name, err)
+		}
+		entry := statusEntry{fingerprint: client.Fingerprint(), at: time.Now(), status: status, err: err}
+		e.mu.Lock()
+		e.status[name] = entry
+		e.mu.Unlock()
+		return entry, nil
+	})
+	entry := v.(statusEntry)
+	return entry.status, entry.err
 }
 
 func notReachable(err error) api.ClusterStatus {

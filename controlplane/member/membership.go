@@ -2,6 +2,7 @@ package member
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -25,7 +26,38 @@ const (
 	MembershipFleetKey = "fleet"
 	// MembershipMemberKey is the data key holding the member name.
 	MembershipMemberKey = "member"
+	// MembershipFactsAnnotation holds the member's declared Facts as JSON.
+	// It is an annotation because a ConfigMap's annotations stay mutable
+	// when its data is immutable: facts change in place, membership never.
+	MembershipFactsAnnotation = "flotilla.io/facts"
 )
+
+// Facts are what a front end declares about a member besides its name and
+// connection: the parts of Karmada's ClusterSpec (and the cluster's labels)
+// the scheduler filters on. RegisterWithFacts records them in the marker so
+// that a front end can rebuild its declaration from the member alone
+// (terraform import does).
+type Facts struct {
+	// Labels are the cluster's labels (metadata.labels).
+	Labels map[string]string `json:"labels,omitempty"`
+	// Provider is the cloud provider (spec.provider).
+	Provider string `json:"provider,omitempty"`
+	// Region is the region (spec.region).
+	Region string `json:"region,omitempty"`
+	// Zones are the zones (spec.zones).
+	Zones []string `json:"zones,omitempty"`
+	// Taints are the cluster's taints (spec.taints).
+	Taints []corev1.Taint `json:"taints,omitempty"`
+}
+
+// Registration is what a marker records.
+type Registration struct {
+	// Fleet and Member are the fleet and the name the member joined it under.
+	Fleet, Member string
+	// Facts are the facts recorded by RegisterWithFacts; nil when the
+	// marker carries none (it was written by Register).
+	Facts *Facts
+}
 
 // fieldManager is flotilla's server-side apply field manager.
 const fieldManager = "flotilla"
@@ -66,7 +98,30 @@ func (e *AlreadyRegisteredError) Unwrap() error { return ErrAlreadyRegistered }
 // again under the same fleet and name is a no-op; under another fleet or
 // name it fails with an *AlreadyRegisteredError, which is how one physical
 // cluster is kept from joining a fleet twice or two fleets at once.
+//
+// Register leaves the facts of an existing marker alone; RegisterWithFacts
+// records them.
 func Register(ctx context.Context, c *Client, fleet, member string) error {
+	return register(ctx, c, fleet, member, nil)
+}
+
+// RegisterWithFacts is Register that also records facts in the marker's
+// MembershipFactsAnnotation. Registering again under the same fleet and
+// name rewrites the annotation when the facts differ, and only then; the
+// write is conditional on the marker read just before, so it never lands on
+// a marker another fleet wrote in between.
+func RegisterWithFacts(ctx context.Context, c *Client, fleet, member string, facts Facts) error {
+	data, err := json.Marshal(facts)
+	if err != nil {
+		return fmt.Errorf("register cluster %s: encode facts: %w", c.Name, err)
+	}
+	encoded := string(data)
+	return register(ctx, c, fleet, member, &encoded)
+}
+
+// register applies the marker, with the facts annotation when facts is not
+// nil.
+func register(ctx context.Context, c *Client, fleet, member string, facts *string) error {
 	if fleet == "" || member == "" {
 		return fmt.Errorf("register cluster %s: fleet and member name must not be empty", c.Name)
 	}
@@ -75,19 +130,32 @@ func Register(ctx context.Context, c *Client, fleet, member string) error {
 		if err != nil {
 			return fmt.Errorf("register cluster %s: %w", c.Name, err)
 		}
-		if cm == nil {
+		resourceVersion := ""
+		switch {
+		case cm == nil:
 			if err := c.ensureNamespace(ctx); err != nil {
 				return fmt.Errorf("register cluster %s: %w", c.Name, err)
 			}
-		} else if f, m := cm.Data[MembershipFleetKey], cm.Data[MembershipMemberKey]; f != fleet || m != member {
-			return &AlreadyRegisteredError{Host: c.Host, Fleet: f, Member: m, WantFleet: fleet, WantMember: member}
+		case cm.Data[MembershipFleetKey] != fleet || cm.Data[MembershipMemberKey] != member:
+			return &AlreadyRegisteredError{Host: c.Host, Fleet: cm.Data[MembershipFleetKey], Member: cm.Data[MembershipMemberKey], WantFleet: fleet, WantMember: member}
+		case facts == nil:
+			return nil
+		default:
+			if current, ok := cm.Annotations[MembershipFactsAnnotation]; ok && current == *facts {
+				return nil
+			}
+			// Only the annotation changes; the resourceVersion makes the
+			// apply fail rather than rewrite a marker replaced since.
+			resourceVersion = cm.ResourceVersion
 		}
-		err = c.applyMarker(ctx, fleet, member)
+		err = c.applyMarker(ctx, fleet, member, facts, resourceVersion)
 		if err == nil {
 			return nil
 		}
 		// Invalid: someone else's immutable marker appeared since the read.
-		if attempt < registerAttempts && (apierrors.IsInvalid(err) || apierrors.IsConflict(err)) {
+		// Conflict: the marker changed since the read. NotFound: it was
+		// removed since the read, so the conditional write found nothing.
+		if attempt < registerAttempts && (apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsNotFound(err)) {
 			continue
 		}
 		return fmt.Errorf("register cluster %s: apply ConfigMap %s/%s: %w", c.Name, MembershipNamespace, MembershipName, c.secrets.scrub(err))
@@ -121,7 +189,8 @@ func Unregister(ctx context.Context, c *Client, fleet, member string) error {
 }
 
 // ReadMembership returns the fleet and member name the marker records, and
-// found=false when the cluster carries no marker.
+// found=false when the cluster carries no marker. It does not look at the
+// facts, so a hand-edited facts annotation does not stand in its way.
 func ReadMembership(ctx context.Context, c *Client) (fleet, member string, found bool, err error) {
 	cm, err := c.readMarker(ctx)
 	if err != nil {
@@ -131,6 +200,41 @@ func ReadMembership(ctx context.Context, c *Client) (fleet, member string, found
 		return "", "", false, nil
 	}
 	return cm.Data[MembershipFleetKey], cm.Data[MembershipMemberKey], true, nil
+}
+
+// ReadRegistration returns what the marker records, facts included, and
+// found=false when the cluster carries no marker. A facts annotation that
+// is not valid JSON of Facts (edited by hand) is an error.
+func ReadRegistration(ctx context.Context, c *Client) (Registration, bool, error) {
+	cm, err := c.readMarker(ctx)
+	if err != nil {
+		return Registration{}, false, fmt.Errorf("read membership of cluster %s: %w", c.Name, err)
+	}
+	if cm == nil {
+		return Registration{}, false, nil
+	}
+	r := Registration{Fleet: cm.Data[MembershipFleetKey], Member: cm.Data[MembershipMemberKey]}
+	if data, ok := cm.Annotations[MembershipFactsAnnotation]; ok {
+		var facts Facts
+		if err := json.Unmarshal([]byte(data), &facts); err != nil {
+			return Registration{}, false, fmt.Errorf("read membership of cluster %s: annotation %s of ConfigMap %s/%s: %w",
+				c.Name, MembershipFactsAnnotation, MembershipNamespace, MembershipName, err)
+		}
+		r.Facts = &facts
+	}
+	return r, true, nil
+}
+
+// ClusterID returns the UID of the member's kube-system namespace, which
+// Karmada uses as a cluster's ID (spec.id): it tells two connections to the
+// same physical cluster from connections to two clusters, whatever the
+// URLs, CAs or credentials say.
+func ClusterID(ctx context.Context, c *Client) (string, error) {
+	ns, err := c.Kubernetes.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("read ID of cluster %s: get namespace %s: %w", c.Name, metav1.NamespaceSystem, c.secrets.scrub(err))
+	}
+	return string(ns.UID), nil
 }
 
 // readMarker returns the marker, or nil when there is none.
@@ -168,11 +272,20 @@ func (c *Client) ensureNamespace(ctx context.Context) error {
 	return nil
 }
 
-func (c *Client) applyMarker(ctx context.Context, fleet, member string) error {
+// applyMarker server-side applies the marker. facts, when not nil, is the
+// annotation's value; resourceVersion, when set, makes the apply
+// conditional on the marker being unchanged since it was read.
+func (c *Client) applyMarker(ctx context.Context, fleet, member string, facts *string, resourceVersion string) error {
 	cm := corev1ac.ConfigMap(MembershipName, MembershipNamespace).
 		WithLabels(map[string]string{render.LabelManagedBy: render.ManagedByFlotilla}).
 		WithData(map[string]string{MembershipFleetKey: fleet, MembershipMemberKey: member}).
 		WithImmutable(true)
+	if facts != nil {
+		cm.WithAnnotations(map[string]string{MembershipFactsAnnotation: *facts})
+	}
+	if resourceVersion != "" {
+		cm.WithResourceVersion(resourceVersion)
+	}
 	_, err := c.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Apply(ctx, cm, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
 	return err
 }

@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -118,6 +121,9 @@ func testMembership(t *testing.T, m *testenv.Cluster) {
 		t.Errorf("Register with an empty fleet succeeded")
 	}
 
+	// Facts run here, not in a parallel subtest: they share the one marker.
+	testMembershipFacts(t, east, west)
+
 	t.Run("two fleets registering at once: exactly one wins", func(t *testing.T) {
 		for round := range 5 {
 			var wg sync.WaitGroup
@@ -149,4 +155,134 @@ func testMembership(t *testing.T, m *testenv.Cluster) {
 			}
 		}
 	})
+}
+
+// testMembershipFacts checks the facts annotation: recorded, rewritten in
+// place only when it changes, kept by Register, refused under another name,
+// and never written over a marker that changed since it was read. east and
+// west are two names for one cluster that carries no marker.
+func testMembershipFacts(t *testing.T, east, west *Client) {
+	ctx := t.Context()
+	marker := func() *corev1.ConfigMap {
+		t.Helper()
+		cm, err := east.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Get(ctx, MembershipName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cm
+	}
+	registration := func() Registration {
+		t.Helper()
+		r, found, err := ReadRegistration(ctx, west)
+		if err != nil || !found {
+			t.Fatalf("ReadRegistration = %+v, %v, %v", r, found, err)
+		}
+		return r
+	}
+	defer func() {
+		if err := Unregister(ctx, east, "prod", "east"); err != nil {
+			t.Errorf("Unregister: %v", err)
+		}
+	}()
+
+	facts := Facts{
+		Labels:   map[string]string{"tier": "prod"},
+		Provider: "aws",
+		Region:   "us-east-1",
+		Zones:    []string{"us-east-1a", "us-east-1b"},
+		Taints:   []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}},
+	}
+	if err := RegisterWithFacts(ctx, east, "prod", "east", facts); err != nil {
+		t.Fatalf("RegisterWithFacts: %v", err)
+	}
+	if diff := cmp.Diff(Registration{Fleet: "prod", Member: "east", Facts: &facts}, registration()); diff != "" {
+		t.Errorf("registration (-want +got):\n%s", diff)
+	}
+	first := marker()
+	if first.Immutable == nil || !*first.Immutable {
+		t.Errorf("marker with facts is not immutable")
+	}
+
+	if err := RegisterWithFacts(ctx, east, "prod", "east", facts); err != nil {
+		t.Fatalf("RegisterWithFacts again: %v", err)
+	}
+	if err := Register(ctx, east, "prod", "east"); err != nil {
+		t.Fatalf("Register over facts: %v", err)
+	}
+	if got := marker().ResourceVersion; got != first.ResourceVersion {
+		t.Errorf("registering again with the same facts wrote the marker (resourceVersion %s -> %s)", first.ResourceVersion, got)
+	}
+
+	changed := Facts{Labels: map[string]string{"tier": "dr"}, Region: "us-west-2"}
+	if err := RegisterWithFacts(ctx, east, "prod", "east", changed); err != nil {
+		t.Fatalf("RegisterWithFacts with new facts: %v", err)
+	}
+	second := marker()
+	if second.UID != first.UID {
+		t.Errorf("changing facts replaced the marker (uid %s -> %s)", first.UID, second.UID)
+	}
+	if diff := cmp.Diff(first.Data, second.Data); diff != "" {
+		t.Errorf("changing facts changed the marker's data (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(Registration{Fleet: "prod", Member: "east", Facts: &changed}, registration()); diff != "" {
+		t.Errorf("registration after a facts change (-want +got):\n%s", diff)
+	}
+	var managers []string
+	for _, f := range second.ManagedFields {
+		managers = append(managers, fmt.Sprintf("%s/%s", f.Manager, f.Operation))
+	}
+	if diff := cmp.Diff([]string{"flotilla/Apply"}, managers); diff != "" {
+		t.Errorf("marker field managers after a facts change (-want +got):\n%s", diff)
+	}
+
+	err := RegisterWithFacts(ctx, west, "prod", "west", facts)
+	if !errors.Is(err, ErrAlreadyRegistered) {
+		t.Errorf("RegisterWithFacts under another name = %v, want ErrAlreadyRegistered", err)
+	}
+	if diff := cmp.Diff(Registration{Fleet: "prod", Member: "east", Facts: &changed}, registration()); diff != "" {
+		t.Errorf("a refused registration changed the facts (-want +got):\n%s", diff)
+	}
+
+	// The conditional write: a resourceVersion read before the last change
+	// must not win.
+	stale := `{"region":"stale"}`
+	err = east.applyMarker(ctx, "prod", "east", &stale, first.ResourceVersion)
+	if !apierrors.IsConflict(err) {
+		t.Errorf("apply with a stale resourceVersion = %v, want a conflict", err)
+	}
+
+	id1, err := ClusterID(ctx, east)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, err := ClusterID(ctx, west)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id1 == "" || id1 != id2 {
+		t.Errorf("ClusterID through two connections to one cluster = %q and %q, want the same UID", id1, id2)
+	}
+	if types.UID(id1) == second.UID {
+		t.Errorf("ClusterID returned the marker's UID")
+	}
+
+	// A hand-edited annotation: ReadRegistration refuses it, ReadMembership
+	// does not need it.
+	cm := marker()
+	cm.Annotations[MembershipFactsAnnotation] = "{not json"
+	if _, err := east.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadRegistration(ctx, east); err == nil {
+		t.Errorf("ReadRegistration of a broken facts annotation succeeded")
+	}
+	if diff := cmp.Diff(membership{"prod", "east", true}, readMembership(t, east)); diff != "" {
+		t.Errorf("ReadMembership with a broken facts annotation (-want +got):\n%s", diff)
+	}
+	if err := RegisterWithFacts(ctx, east, "prod", "east", facts); err != nil {
+		t.Fatalf("RegisterWithFacts over a broken annotation: %v", err)
+	}
+	if diff := cmp.Diff(Registration{Fleet: "prod", Member: "east", Facts: &facts}, registration()); diff != "" {
+		t.Errorf("registration after repairing the facts (-want +got):\n%s", diff)
+	}
 }

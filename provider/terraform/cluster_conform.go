@@ -37,7 +37,7 @@ func memberFromTerraform(ctx context.Context, tv tftypes.Value, at path.Path) (e
 		return engine.Member{}, false, false, diags
 	}
 	s := clusterResourceSchema()
-	raw, err := conformValue(tv, s.Type().TerraformType(ctx))
+	raw, err := conformValue(tv, clusterObjectType().TerraformType(ctx))
 	if err != nil {
 		diags.AddAttributeError(at, "Invalid cluster",
 			fmt.Sprintf("Expected a flotilla_cluster resource, for example flotilla_cluster.east: %v.", err))
@@ -107,7 +107,7 @@ func conformValue(v tftypes.Value, want tftypes.Type) (tftypes.Value, error) {
 		return tftypes.NewValue(w, out), nil
 	case tftypes.Map:
 		var elems map[string]tftypes.Value
-		if !(v.Type().Is(tftypes.Object{}) || v.Type().Is(tftypes.Map{})) || v.As(&elems) != nil {
+		if !v.Type().Is(tftypes.Object{}) && !v.Type().Is(tftypes.Map{}) || v.As(&elems) != nil {
 			return tftypes.Value{}, fmt.Errorf("got %s, want a map", v.Type())
 		}
 		out := make(map[string]tftypes.Value, len(elems))

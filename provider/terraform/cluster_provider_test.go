@@ -3,6 +3,7 @@ package terraform
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -232,8 +235,8 @@ func readMarker(t *testing.T, c *testenv.Cluster) marker {
 }
 
 // expectMarker returns a check that the member's marker records want.
-func expectMarker(t *testing.T, c *testenv.Cluster, want marker) func() error {
-	return func() error {
+func expectMarker(t *testing.T, c *testenv.Cluster, want marker) tfresource.TestCheckFunc {
+	return func(*terraform.State) error {
 		got := readMarker(t, c)
 		if want.Facts == "" {
 			got.Facts = ""
@@ -256,6 +259,38 @@ func writeExecPlugin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return plugin
+}
+
+// closedAddress returns a loopback address nothing listens on.
+func closedAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// readLogs returns the contents of every file in dir.
+func readLogs(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
 }
 
 // hclHeredoc returns s as an HCL heredoc, for PEM and kubeconfig contents.

@@ -32,6 +32,9 @@ const privateKey = "flotilla"
 type manifestPrivate struct {
 	// Applied lists the clusters where the object may exist.
 	Applied []string `json:"applied"`
+	// Dependencies lists, per dependency (its render.TemplateRef string),
+	// the clusters where it may exist.
+	Dependencies map[string][]string `json:"dependencies,omitempty"`
 	// Preserve is the claiming policy's preserveResourcesOnDeletion.
 	Preserve bool `json:"preserve,omitempty"`
 }
@@ -95,6 +98,11 @@ func (r *manifestResource) Update(ctx context.Context, req resource.UpdateReques
 		objects, _ := renderedObjects(ctx, state.Rendered)
 		prior.Applied = sortedKeys(objects)
 	}
+	if prior.Dependencies == nil {
+		var state manifestModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		prior.Dependencies = dependencyClusters(ctx, &state)
+	}
 	timeout, d := m.Timeouts.Update(ctx, defaultRolloutTimeout)
 	resp.Diagnostics.Append(d...)
 	r.apply(ctx, &m, prior, timeout, &resp.State, resp.Private, &resp.Diagnostics)
@@ -115,32 +123,72 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 	if diags.HasError() {
 		return
 	}
-	planned, err := plannedFrom(ctx, in.template, m)
+	planned, err := plannedFrom(ctx, in, m, prior)
 	if err != nil {
 		diags.AddError("Cannot read the plan", err.Error())
 		return
 	}
-	planned.Applied = prior.Applied
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err := r.data.Engine.Apply(ctx, in.fleet, []engine.Planned{planned})
+	out, err := r.data.Engine.Apply(ctx, in.fleet, planned)
 	var stale *engine.StalePlanError
 	if errors.As(err, &stale) {
 		diags.AddAttributeError(path.Root("placement"), "The plan no longer holds", err.Error())
 		return
 	}
-	if len(out) == 0 {
+	if len(out) != len(planned) {
 		diags.AddError("Apply failed", fmt.Sprintf("%v", err))
 		return
 	}
 	a := out[0]
 	ok := appliedOK(a)
-	writeRendered(ctx, m, ok, diags)
-	diags.Append(writePrivate(ctx, private, manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion})...)
-	m.Status = statusValue(health.Aggregated{Health: health.Unknown}, diags)
+	record := manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion}
+	m.Rendered = keepApplied(ctx, m.Rendered, ok, diags)
+	var failed []engine.Applied
 	if a.Err != nil {
+		failed = append(failed, a)
+	}
+	if len(out) > 1 {
+		record.Dependencies = map[string][]string{}
+		deps, err := renderedList(ctx, m.DependenciesRendered)
+		if err != nil {
+			diags.AddError("Cannot record the rendered dependencies", err.Error())
+			return
+		}
+		kept := make([]any, len(deps))
+		for i, dep := range out[1:] {
+			record.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()] = dep.Clusters
+			okDep := appliedOK(dep)
+			byCluster := map[string]any{}
+			for cluster, obj := range deps[i] {
+				if okDep[cluster] {
+					byCluster[cluster] = obj.Object
+				}
+			}
+			kept[i] = byCluster
+			if dep.Err != nil {
+				failed = append(failed, dep)
+			}
+		}
+		v, err := valueFromJSON(kept)
+		if err != nil {
+			diags.AddError("Cannot record the rendered dependencies", err.Error())
+			return
+		}
+		m.DependenciesRendered = types.DynamicValue(v)
+	}
+	if err := r.pruneDependencies(ctx, in, prior, &record); err != nil {
+		diags.AddAttributeError(path.Root("dependencies"), "Cannot remove a dependency that is no longer listed", err.Error())
+	}
+	diags.Append(writePrivate(ctx, private, record)...)
+	m.Status = statusValue(health.Aggregated{Health: health.Unknown}, diags)
+	if len(failed) > 0 {
+		var summaries []string
+		for _, f := range failed {
+			summaries = append(summaries, f.Result.Template.String()+":\n"+outcomeSummary(f))
+		}
 		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.String()+" failed in some clusters",
-			outcomeSummary(a)+"\n\nThe clusters that succeeded are recorded; run apply again to retry the others.")
+			strings.Join(summaries, "\n")+"\n\nThe clusters that succeeded are recorded; run apply again to retry the others.")
 		diags.Append(state.Set(ctx, m)...)
 		return
 	}
@@ -158,24 +206,61 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 	diags.Append(state.Set(ctx, m)...)
 }
 
-// plannedFrom reads the planned placement and rendered hashes.
-func plannedFrom(ctx context.Context, tmpl *unstructured.Unstructured, m *manifestModel) (engine.Planned, error) {
-	p := engine.Planned{Template: tmpl, Hashes: map[string]string{}}
+// plannedFrom reads what the plan showed: the placement and rendered
+// hashes of the template and of each dependency, and where earlier applies
+// left them.
+func plannedFrom(ctx context.Context, in manifestInputs, m *manifestModel, prior manifestPrivate) ([]engine.Planned, error) {
+	main := engine.Planned{Template: in.template, Applied: prior.Applied}
 	counts := map[string]int64{}
 	if d := m.Placement.ElementsAs(ctx, &counts, false); d.HasError() {
-		return p, fmt.Errorf("placement: %s", d[0].Detail())
+		return nil, fmt.Errorf("placement: %s", d[0].Detail())
 	}
 	for _, name := range sortedKeys(counts) {
-		p.Placement = append(p.Placement, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
+		main.Placement = append(main.Placement, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
 	}
 	objects, err := renderedObjects(ctx, m.Rendered)
 	if err != nil {
-		return p, err
+		return nil, err
 	}
+	main.Hashes = hashesOf(objects)
+	planned := []engine.Planned{main}
+	deps, err := renderedList(ctx, m.DependenciesRendered)
+	if err != nil {
+		return nil, err
+	}
+	if len(deps) != len(in.dependencies) {
+		return nil, fmt.Errorf("dependencies_rendered has %d entries for %d dependencies", len(deps), len(in.dependencies))
+	}
+	for i, dep := range in.dependencies {
+		p := engine.Planned{Template: dep, Hashes: hashesOf(deps[i]), Applied: prior.Dependencies[render.TemplateRefOf(dep).String()]}
+		for _, cluster := range sortedKeys(deps[i]) {
+			p.Placement = append(p.Placement, api.TargetCluster{Name: cluster})
+		}
+		planned = append(planned, p)
+	}
+	return planned, nil
+}
+
+func hashesOf(objects map[string]*unstructured.Unstructured) map[string]string {
+	out := make(map[string]string, len(objects))
 	for cluster, obj := range objects {
-		p.Hashes[cluster] = obj.GetAnnotations()[render.AnnotationRenderedHash]
+		out[cluster] = obj.GetAnnotations()[render.AnnotationRenderedHash]
 	}
-	return p, nil
+	return out
+}
+
+// dependencyClusters is where the state says each dependency runs.
+func dependencyClusters(ctx context.Context, m *manifestModel) map[string][]string {
+	out := map[string][]string{}
+	deps, _, _ := dependenciesFromValue(ctx, m.Dependencies)
+	rendered, err := renderedList(ctx, m.DependenciesRendered)
+	if err != nil || len(rendered) != len(deps) {
+		return out
+	}
+	for i, dep := range deps {
+		out[render.TemplateRefOf(dep).String()] = sortedKeys(rendered[i])
+	}
+	return out
 }
 
 // appliedOK lists the placed clusters whose object was applied without error.
@@ -192,13 +277,13 @@ func appliedOK(a engine.Applied) map[string]bool {
 	return ok
 }
 
-// writeRendered keeps in m.Rendered only the clusters that were applied, so
-// the others show as a change in the next plan.
-func writeRendered(ctx context.Context, m *manifestModel, ok map[string]bool, diags *diag.Diagnostics) {
-	objects, err := renderedObjects(ctx, m.Rendered)
+// keepApplied keeps in a rendered value only the clusters that were
+// applied, so the others show as a change in the next plan.
+func keepApplied(ctx context.Context, rendered types.Dynamic, ok map[string]bool, diags *diag.Diagnostics) types.Dynamic {
+	objects, err := renderedObjects(ctx, rendered)
 	if err != nil {
 		diags.AddError("Cannot record the rendered objects", err.Error())
-		return
+		return rendered
 	}
 	kept := map[string]any{}
 	for cluster, obj := range objects {
@@ -209,9 +294,9 @@ func writeRendered(ctx context.Context, m *manifestModel, ok map[string]bool, di
 	v, err := valueFromJSON(kept)
 	if err != nil {
 		diags.AddError("Cannot record the rendered objects", err.Error())
-		return
+		return rendered
 	}
-	m.Rendered = types.DynamicValue(v)
+	return types.DynamicValue(v)
 }
 
 func outcomeSummary(a engine.Applied) string {
@@ -267,16 +352,68 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	for _, c := range prior.Applied {
 		clusters[c] = true
 	}
-	if len(clusters) == 0 {
-		return
-	}
 	timeout, d := m.Timeouts.Delete(ctx, defaultRolloutTimeout)
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := r.data.Engine.Delete(ctx, in.fleet.Members, in.template, sortedStrings(clusters), prior.Preserve)
+	for ref, where := range mergeClusters(prior.Dependencies, dependencyClusters(ctx, &m)) {
+		for _, dep := range in.dependencies {
+			if render.TemplateRefOf(dep).String() == ref && len(where) > 0 {
+				res.Outcomes = append(res.Outcomes, r.data.Engine.Delete(ctx, in.fleet.Members, dep, where, prior.Preserve).Outcomes...)
+			}
+		}
+	}
 	if err := res.Err(); err != nil {
 		resp.Diagnostics.AddError("Cannot remove "+render.TemplateRefOf(in.template).String()+" from every cluster",
 			outcomeSummary(engine.Applied{Outcomes: res.Outcomes})+"\n\nNothing was forgotten: the resource stays in state; run destroy again once the clusters answer.")
 	}
+}
+
+// mergeClusters unions two maps of cluster lists.
+func mergeClusters(a, b map[string][]string) map[string][]string {
+	sets := map[string]map[string]bool{}
+	for _, m := range []map[string][]string{a, b} {
+		for k, list := range m {
+			if sets[k] == nil {
+				sets[k] = map[string]bool{}
+			}
+			for _, c := range list {
+				sets[k][c] = true
+			}
+		}
+	}
+	out := make(map[string][]string, len(sets))
+	for k, set := range sets {
+		out[k] = sortedStrings(set)
+	}
+	return out
+}
+
+// pruneDependencies removes the dependencies an earlier apply made that are
+// no longer listed. Those whose removal fails stay recorded for next time.
+func (r *manifestResource) pruneDependencies(ctx context.Context, in manifestInputs, prior manifestPrivate, record *manifestPrivate) error {
+	listed := map[string]bool{}
+	for _, dep := range in.dependencies {
+		listed[render.TemplateRefOf(dep).String()] = true
+	}
+	var errs []error
+	for _, ref := range sortedKeys(prior.Dependencies) {
+		where := prior.Dependencies[ref]
+		if listed[ref] || len(where) == 0 {
+			continue
+		}
+		tmpl, err := templateFromImportID(ref)
+		if err == nil {
+			err = r.data.Engine.Delete(ctx, in.fleet.Members, tmpl, where, prior.Preserve).Err()
+		}
+		if err != nil {
+			if record.Dependencies == nil {
+				record.Dependencies = map[string][]string{}
+			}
+			record.Dependencies[ref] = where
+			errs = append(errs, fmt.Errorf("%s: %w", ref, err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -21,7 +21,9 @@ import (
 // manifestInputs is flotilla_manifest's configuration as engine input.
 type manifestInputs struct {
 	template *unstructured.Unstructured
-	fleet    engine.Fleet
+	// dependencies are the dependencies attribute's objects, in order.
+	dependencies []*unstructured.Unstructured
+	fleet        engine.Fleet
 	// known is false when the placement depends on a value Terraform does
 	// not know yet: the template, a policy or a cluster's facts. Unknown
 	// connections alone do not count: such clusters are planned from their
@@ -37,6 +39,10 @@ func expandManifest(ctx context.Context, m *manifestModel) (manifestInputs, diag
 	tmpl, known, d := templateFromValue(ctx, m.Manifest)
 	diags.Append(d...)
 	in.template, in.known = tmpl, known
+	deps, known, d := dependenciesFromValue(ctx, m.Dependencies)
+	diags.Append(d...)
+	in.dependencies = deps
+	in.known = in.known && known
 
 	members, known, d := membersFromValue(ctx, m.Clusters)
 	diags.Append(d...)
@@ -77,8 +83,6 @@ func expandManifest(ctx context.Context, m *manifestModel) (manifestInputs, diag
 // templateFromValue decodes the manifest attribute. known is false while
 // any part of it is unknown.
 func templateFromValue(ctx context.Context, v types.Dynamic) (*unstructured.Unstructured, bool, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	at := path.Root("manifest")
 	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
 		return nil, false, nil
 	}
@@ -86,14 +90,54 @@ func templateFromValue(ctx context.Context, v types.Dynamic) (*unstructured.Unst
 	if errors.Is(err, errUnknown) {
 		return nil, false, nil
 	}
+	var diags diag.Diagnostics
 	if err != nil {
-		diags.AddAttributeError(at, "Invalid manifest", err.Error())
+		diags.AddAttributeError(path.Root("manifest"), "Invalid manifest", err.Error())
 		return nil, true, diags
 	}
+	tmpl, d := templateFromJSON(raw, path.Root("manifest"))
+	return tmpl, true, d
+}
+
+// dependenciesFromValue decodes the dependencies attribute: a list of
+// manifests. known is false while any part of it is unknown.
+func dependenciesFromValue(ctx context.Context, v types.Dynamic) ([]*unstructured.Unstructured, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	at := path.Root("dependencies")
+	if v.IsNull() {
+		return nil, true, nil
+	}
+	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
+		return nil, false, nil
+	}
+	raw, err := jsonFromValue(ctx, v)
+	if errors.Is(err, errUnknown) {
+		return nil, false, nil
+	}
+	list, ok := raw.([]any)
+	if err != nil || !ok {
+		diags.AddAttributeError(at, "Invalid dependencies", "Expected a list of manifests, e.g. [local.config_map, local.secret].")
+		return nil, true, diags
+	}
+	out := make([]*unstructured.Unstructured, 0, len(list))
+	for i, e := range list {
+		tmpl, d := templateFromJSON(e, at.AtListIndex(i))
+		diags.Append(d...)
+		if tmpl != nil {
+			out = append(out, tmpl)
+		}
+	}
+	return out, true, diags
+}
+
+// templateFromJSON checks a decoded manifest and gives a namespaced object
+// that names no namespace the default one, as kubectl's default context does.
+func templateFromJSON(raw any, at path.Path) (*unstructured.Unstructured, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	obj, ok := raw.(map[string]any)
 	if !ok {
 		diags.AddAttributeError(at, "Invalid manifest", "The manifest must be an object with apiVersion, kind and metadata.")
-		return nil, true, diags
+		return nil, diags
 	}
 	tmpl := &unstructured.Unstructured{Object: obj}
 	for _, f := range []struct{ field, value string }{{"apiVersion", tmpl.GetAPIVersion()}, {"kind", tmpl.GetKind()}, {"metadata.name", tmpl.GetName()}} {
@@ -102,13 +146,12 @@ func templateFromValue(ctx context.Context, v types.Dynamic) (*unstructured.Unst
 		}
 	}
 	if diags.HasError() {
-		return nil, true, diags
+		return nil, diags
 	}
 	if tmpl.GetNamespace() == "" && !api.IsClusterScopedBuiltin(tmpl.GroupVersionKind().GroupKind()) {
-		// As with kubectl's default context, a namespaced object that names none goes to "default".
 		tmpl.SetNamespace(api.DefaultNamespace)
 	}
-	return tmpl, true, diags
+	return tmpl, diags
 }
 
 // membersFromValue decodes the clusters attribute: a list or tuple of
@@ -225,6 +268,55 @@ func renderedObjects(ctx context.Context, v types.Dynamic) (map[string]*unstruct
 			return nil, fmt.Errorf("rendered[%q] is not an object", cluster)
 		}
 		out[cluster] = &unstructured.Unstructured{Object: obj}
+	}
+	return out, nil
+}
+
+// flattenRenderedList is the dependencies_rendered attribute: one object
+// keyed by cluster per dependency, in order.
+func flattenRenderedList(works []map[string]render.Work) (types.Dynamic, error) {
+	list := make([]any, len(works))
+	for i, ws := range works {
+		obj := make(map[string]any, len(ws))
+		for cluster, w := range ws {
+			obj[cluster] = w.Object.Object
+		}
+		list[i] = obj
+	}
+	v, err := valueFromJSON(list)
+	if err != nil {
+		return types.DynamicNull(), err
+	}
+	return types.DynamicValue(v), nil
+}
+
+// renderedList decodes dependencies_rendered back into objects by cluster.
+func renderedList(ctx context.Context, v types.Dynamic) ([]map[string]*unstructured.Unstructured, error) {
+	if v.IsNull() || v.IsUnknown() {
+		return nil, nil
+	}
+	raw, err := jsonFromValue(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("dependencies_rendered is not a list")
+	}
+	out := make([]map[string]*unstructured.Unstructured, len(list))
+	for i, e := range list {
+		byCluster, ok := e.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("dependencies_rendered[%d] is not an object keyed by cluster", i)
+		}
+		out[i] = map[string]*unstructured.Unstructured{}
+		for cluster, o := range byCluster {
+			obj, ok := o.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("dependencies_rendered[%d][%q] is not an object", i, cluster)
+			}
+			out[i][cluster] = &unstructured.Unstructured{Object: obj}
+		}
 	}
 	return out, nil
 }

@@ -57,6 +57,10 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		planned.Policy = types.StringUnknown()
 		planned.AffinityTerm = types.StringUnknown()
 		planned.Status = types.DynamicUnknown()
+		planned.DependenciesRendered = types.DynamicUnknown()
+		if planned.Dependencies.IsNull() {
+			planned.DependenciesRendered = types.DynamicNull()
+		}
 		if in.template == nil {
 			planned.ID = types.StringUnknown()
 		}
@@ -64,7 +68,8 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	var previous = previousBindings(ctx, in.template, state.Placement)
-	results, unreachable := r.data.Engine.Plan(ctx, in.fleet, []*unstructured.Unstructured{in.template}, previous)
+	templates := append([]*unstructured.Unstructured{in.template}, in.dependencies...)
+	results, unreachable := r.data.Engine.Plan(ctx, in.fleet, templates, previous)
 	for _, name := range sortedKeys(unreachable) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",
 			fmt.Sprintf("Planned as unreachable (tainted %s:NoExecute), so replicas move away from it: %v", "cluster.karmada.io/unreachable", unreachable[name]))
@@ -92,7 +97,30 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	planned.Rendered = rendered
-	if hasState && planned.Placement.Equal(state.Placement) && planned.Rendered.Equal(state.Rendered) && !state.Status.IsNull() {
+	planned.DependenciesRendered = types.DynamicNull()
+	if !planned.Dependencies.IsNull() {
+		works := make([]map[string]render.Work, 0, len(in.dependencies))
+		for i, dep := range results[1:] {
+			at := path.Root("dependencies").AtListIndex(i)
+			switch {
+			case dep.Err != nil:
+				resp.Diagnostics.AddAttributeError(at, "Cannot place "+dep.Template.String(), dep.Err.Error())
+			case len(dep.Placement) == 0:
+				resp.Diagnostics.AddAttributeWarning(at, dep.Template.String()+" goes to no cluster",
+					"No propagation policy claims it, and it follows the workload only when the workload's pod template refers to it and the claiming policy has propagate_deps = true.")
+			}
+			works = append(works, dep.Works)
+		}
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if planned.DependenciesRendered, err = flattenRenderedList(works); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("dependencies"), "Cannot show the rendered objects", err.Error())
+			return
+		}
+	}
+	if hasState && planned.Placement.Equal(state.Placement) && planned.Rendered.Equal(state.Rendered) &&
+		planned.DependenciesRendered.Equal(state.DependenciesRendered) && !state.Status.IsNull() {
 		planned.Status = state.Status
 	} else {
 		planned.Status = types.DynamicUnknown()

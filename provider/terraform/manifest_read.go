@@ -3,6 +3,9 @@ package terraform
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -33,24 +36,55 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddAttributeError(path.Root("rendered"), "Cannot read the recorded objects", err.Error())
 		return
 	}
-	if len(objects) == 0 {
+	observed, items := r.observe(ctx, in, objects, path.Root("rendered"), &resp.Diagnostics)
+	if v, err := valueFromJSON(observed); err == nil {
+		if rendered := types.DynamicValue(v); !rendered.Equal(m.Rendered) {
+			m.Rendered = rendered
+		}
+	}
+	if len(items) > 0 {
+		m.Status = statusValue(health.Aggregate(in.template, items), &resp.Diagnostics)
+	}
+	deps, err := renderedList(ctx, m.DependenciesRendered)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("dependencies_rendered"), "Cannot read the recorded objects", err.Error())
 		return
 	}
+	if len(deps) > 0 {
+		list := make([]any, len(deps))
+		for i, objects := range deps {
+			list[i], _ = r.observe(ctx, in, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
+		}
+		if v, err := valueFromJSON(list); err == nil {
+			if rendered := types.DynamicValue(v); !rendered.Equal(m.DependenciesRendered) {
+				m.DependenciesRendered = rendered
+			}
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// observe reads objects back from their clusters and returns, per cluster,
+// what to record (see Read) and the health of each object found.
+func (r *manifestResource) observe(ctx context.Context, in manifestInputs, objects map[string]*unstructured.Unstructured, at path.Path, diags *diag.Diagnostics) (map[string]any, []health.ClusterStatus) {
 	observed := map[string]any{}
 	var items []health.ClusterStatus
+	if len(objects) == 0 {
+		return observed, nil
+	}
 	for _, o := range r.data.Engine.Observe(ctx, in.fleet.Members, objects) {
 		desired := objects[o.Cluster].Object
 		switch {
 		case o.Err != nil:
-			resp.Diagnostics.AddAttributeWarning(path.Root("rendered"), "Cannot read "+o.Object.String()+" from cluster "+o.Cluster,
+			diags.AddAttributeWarning(at, "Cannot read "+o.Object.String()+" from cluster "+o.Cluster,
 				"The last known state is kept: "+o.Err.Error())
 			observed[o.Cluster] = desired
 		case o.NotFound:
 			// Gone: leaving it out makes the next plan put it back.
-		case !o.Owned:
-			resp.Diagnostics.AddAttributeWarning(path.Root("rendered"), o.Object.String()+" in cluster "+o.Cluster+" is no longer flotilla's",
+		case !o.Owned || o.Managed == nil:
+			diags.AddAttributeWarning(at, o.Object.String()+" in cluster "+o.Cluster+" is no longer flotilla's",
 				"Its ownership labels were removed or changed; the next apply takes it back only if the policy's conflict_resolution is Overwrite.")
-			observed[o.Cluster] = o.Managed.Object
+			observed[o.Cluster] = map[string]any{}
 		case render.Equivalent(desired, o.Managed.Object):
 			observed[o.Cluster] = desired
 			items = append(items, health.Observe(o.Cluster, o.Live, 0))
@@ -59,17 +93,5 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 			items = append(items, health.Observe(o.Cluster, o.Live, 0))
 		}
 	}
-	v, err := valueFromJSON(observed)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("rendered"), "Cannot record the observed objects", err.Error())
-		return
-	}
-	rendered := types.DynamicValue(v)
-	if !rendered.Equal(m.Rendered) {
-		m.Rendered = rendered
-	}
-	if len(items) > 0 {
-		m.Status = statusValue(health.Aggregate(in.template, items), &resp.Diagnostics)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return observed, items
 }

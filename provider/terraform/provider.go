@@ -147,7 +147,7 @@ func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource
 }
 
 func (p *flotillaProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{newPlacementDataSource}
+	return []func() datasource.DataSource{newPlacementDataSource, newClusterStatusDataSource}
 }
 
 func (p *flotillaProvider) Functions(context.Context) []func() function.Function {

@@ -75,10 +75,21 @@ func (r *clusterResource) decl(ctx context.Context, m clusterModel) (clusterDecl
 	return clusterDecl{name: m.Name.ValueString(), conn: conn, facts: facts}, diags
 }
 
+// connectionPath is the attribute a connection failure points at: the way
+// of connecting in use.
+func (d clusterDecl) connectionPath() path.Path {
+	if d.conn.Host != "" {
+		return path.Root(connAttrHost)
+	}
+	return path.Root(connAttrKubeconfig)
+}
+
 // connect returns the member's client from the provider's cache and probes
 // it. The error names the cluster ("cluster east is not connected: …") and
 // never holds a credential.
 func (r *clusterResource) connect(ctx context.Context, d clusterDecl) (*member.Client, error) {
+	// Connection's String redacts every credential.
+	tflog.Debug(ctx, "connecting to member cluster", map[string]any{"cluster": d.name, "connection": d.conn.String()})
 	client, err := r.data.memberCache().Get(ctx, d.name, d.conn)
 	if err != nil {
 		return nil, err
@@ -100,7 +111,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	client, err := r.connect(ctx, d)
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Cannot reach cluster %s", d.name), err.Error())
+		resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot reach cluster %s", d.name), err.Error())
 		return
 	}
 	if err := member.RegisterWithFacts(ctx, client, r.data.Fleet, d.name, d.facts); err != nil {
@@ -148,11 +159,11 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	client, err := r.connect(ctx, d)
 	if err != nil {
 		if imported != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("Cannot import cluster %s", d.name), err.Error())
+			resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot import cluster %s", d.name), err.Error())
 			return
 		}
 		tflog.Warn(ctx, "member cluster not reachable, keeping its state", map[string]any{"cluster": d.name, "error": err.Error()})
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Cluster %s is not reachable", d.name), fmt.Sprintf(
+		resp.Diagnostics.AddAttributeWarning(d.connectionPath(), fmt.Sprintf("Cluster %s is not reachable", d.name), fmt.Sprintf(
 			"%v\n\nflotilla could not check that cluster %s is still registered in fleet %q; its state is kept as it is.",
 			err, d.name, r.data.Fleet))
 		return
@@ -211,7 +222,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	client, err := r.connect(ctx, d)
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Cannot reach cluster %s", d.name), err.Error())
+		resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot reach cluster %s", d.name), err.Error())
 		return
 	}
 	if err := member.RegisterWithFacts(ctx, client, r.data.Fleet, d.name, d.facts); err != nil {
@@ -283,7 +294,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	client, err := r.connect(ctx, d)
 	if err != nil {
 		tflog.Warn(ctx, "member cluster not reachable, forgetting it", map[string]any{"cluster": d.name, "error": err.Error()})
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Cluster %s is not reachable", d.name), fmt.Sprintf(
+		resp.Diagnostics.AddAttributeWarning(d.connectionPath(), fmt.Sprintf("Cluster %s is not reachable", d.name), fmt.Sprintf(
 			"%v\n\nCluster %s was removed from the fleet's state, but its membership marker (ConfigMap %s/%s) is "+
 				"still in the cluster. Delete it there if the cluster comes back, or it cannot join a fleet under "+
 				"another name.", err, d.name, member.MembershipNamespace, member.MembershipName))

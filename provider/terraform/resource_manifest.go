@@ -33,18 +33,20 @@ func newManifestResource() resource.Resource { return &manifestResource{} }
 
 // manifestModel is flotilla_manifest's plan and state.
 type manifestModel struct {
-	ID                  types.String   `tfsdk:"id"`
-	Manifest            types.Dynamic  `tfsdk:"manifest"`
-	Clusters            types.Dynamic  `tfsdk:"clusters"`
-	PropagationPolicies types.Dynamic  `tfsdk:"propagation_policies"`
-	OverridePolicies    types.Dynamic  `tfsdk:"override_policies"`
-	WaitForRollout      types.Bool     `tfsdk:"wait_for_rollout"`
-	Timeouts            timeouts.Value `tfsdk:"timeouts"`
-	Placement           types.Map      `tfsdk:"placement"`
-	Rendered            types.Dynamic  `tfsdk:"rendered"`
-	Policy              types.String   `tfsdk:"policy"`
-	AffinityTerm        types.String   `tfsdk:"affinity_term"`
-	Status              types.Dynamic  `tfsdk:"status"`
+	ID                   types.String   `tfsdk:"id"`
+	Manifest             types.Dynamic  `tfsdk:"manifest"`
+	Clusters             types.Dynamic  `tfsdk:"clusters"`
+	PropagationPolicies  types.Dynamic  `tfsdk:"propagation_policies"`
+	OverridePolicies     types.Dynamic  `tfsdk:"override_policies"`
+	Dependencies         types.Dynamic  `tfsdk:"dependencies"`
+	WaitForRollout       types.Bool     `tfsdk:"wait_for_rollout"`
+	Timeouts             timeouts.Value `tfsdk:"timeouts"`
+	Placement            types.Map      `tfsdk:"placement"`
+	Rendered             types.Dynamic  `tfsdk:"rendered"`
+	DependenciesRendered types.Dynamic  `tfsdk:"dependencies_rendered"`
+	Policy               types.String   `tfsdk:"policy"`
+	AffinityTerm         types.String   `tfsdk:"affinity_term"`
+	Status               types.Dynamic  `tfsdk:"status"`
 }
 
 func (r *manifestResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -92,6 +94,12 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"Every one whose selectors match applies, cluster-wide ones first, each set by specificity then name.",
 				Optional: true,
 			},
+			"dependencies": schema.DynamicAttribute{
+				MarkdownDescription: "Objects the workload's pods use, such as ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims, as a list of manifests. " +
+					"When the claiming policy has `propagate_deps = true` (Karmada's propagateDeps), each one the pod template refers to goes to every cluster the workload goes to, with its own override policies applied, in the same apply. " +
+					"A dependency no policy places and the workload does not refer to is applied nowhere, with a warning.",
+				Optional: true,
+			},
 			"wait_for_rollout": schema.BoolAttribute{
 				MarkdownDescription: "Wait after apply until the object is healthy in every cluster (Karmada's health rules, e.g. a Deployment's updated replicas available), within the create or update timeout. Defaults to `true`.",
 				Optional:            true,
@@ -107,6 +115,10 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "Cluster → the exact object applied there, after replica division, overrides and ownership labels. " +
 					"After a refresh it holds what runs in each member for the fields flotilla manages, so drift shows in the next plan.",
 				Computed: true,
+			},
+			"dependencies_rendered": schema.DynamicAttribute{
+				MarkdownDescription: "For each element of `dependencies`, in order: cluster → the exact object applied there.",
+				Computed:            true,
 			},
 			"policy": schema.StringAttribute{
 				MarkdownDescription: "The propagation policy that claims the template, e.g. `PropagationPolicy default/web`; null when none does.",

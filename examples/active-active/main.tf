@@ -1,0 +1,81 @@
+# Active-active: two clusters, east and west, both serve the app. The
+# Deployment's replicas are divided between them by static weights, the
+# Service goes to both, and west pulls the image from its regional registry.
+
+provider "flotilla" {
+  # Written into the ownership labels of everything flotilla applies.
+  fleet = "active-active"
+}
+
+resource "flotilla_cluster" "east" {
+  name       = "east"
+  region     = "us-east"
+  labels     = { serving = "true" }
+  kubeconfig = { path = var.kubeconfig_path, context = var.east_context }
+}
+
+resource "flotilla_cluster" "west" {
+  name       = "west"
+  region     = "eu-west"
+  labels     = { serving = "true" }
+  kubeconfig = { path = var.kubeconfig_path, context = var.west_context }
+}
+
+# Every serving cluster runs web. A Deployment is divided by the weights; a
+# Service has no replicas, so each selected cluster simply gets one.
+resource "flotilla_propagation_policy" "web" {
+  name      = "web"
+  namespace = "default"
+
+  resource_selectors = [
+    { api_version = "apps/v1", kind = "Deployment", name = "web" },
+    { api_version = "v1", kind = "Service", name = "web" },
+  ]
+
+  placement = {
+    cluster_affinity = { label_selector = { match_labels = { serving = "true" } } }
+    replica_scheduling = {
+      replica_scheduling_type     = "Divided"
+      replica_division_preference = "Weighted"
+      weight_preference = {
+        static_weight_list = [
+          { target_cluster = { cluster_names = [flotilla_cluster.east.name] }, weight = var.east_weight },
+          { target_cluster = { cluster_names = [flotilla_cluster.west.name] }, weight = var.west_weight },
+        ]
+      }
+    }
+  }
+}
+
+# West pulls from its regional registry: nginx:1.27 becomes
+# registry.eu.example.com/nginx:1.27 there, and only there.
+resource "flotilla_override_policy" "west_registry" {
+  name      = "west-registry"
+  namespace = "default"
+
+  resource_selectors = [{ api_version = "apps/v1", kind = "Deployment", name = "web" }]
+
+  override_rules = [{
+    target_cluster = { cluster_names = [flotilla_cluster.west.name] }
+    overriders = {
+      image_overrider = [{ component = "Registry", operator = "replace", value = var.west_registry }]
+    }
+  }]
+}
+
+locals {
+  manifests = provider::flotilla::decode_manifests(templatefile("${path.module}/app.yaml", {
+    image    = var.image
+    replicas = var.replicas
+  }))
+}
+
+# One flotilla_manifest per document of app.yaml, keyed "Kind/name".
+resource "flotilla_manifest" "app" {
+  for_each = { for m in local.manifests : "${m.kind}/${m.metadata.name}" => m }
+
+  manifest             = each.value
+  clusters             = [flotilla_cluster.east, flotilla_cluster.west]
+  propagation_policies = [flotilla_propagation_policy.web]
+  override_policies    = [flotilla_override_policy.west_registry]
+}
