@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -52,6 +53,15 @@ func serve(args []string, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
+	if path := os.Getenv("FLOTILLA_CPUPROFILE"); path != "" {
+		// A developer's hook: profile one terraform run's provider process.
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "cpu profile: %v\n", err)
+			return 1
+		}
+		defer stop()
+	}
 	err := providerserver.Serve(context.Background(), tfprovider.New(version.Version), providerserver.ServeOpts{
 		Address: providerAddress,
 		Debug:   *debug,
@@ -72,4 +82,19 @@ Usage:
                                          dry-run Karmada YAML: placement and rendered manifests per cluster
   terraform-provider-flotilla version    print the version
 `)
+}
+
+// startCPUProfile writes a CPU profile to path (with the process ID
+// appended, since terraform may start several provider processes) until the
+// returned function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(fmt.Sprintf("%s.%d", path, os.Getpid()))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }

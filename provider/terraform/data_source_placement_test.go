@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -76,6 +77,31 @@ data "flotilla_placement" "batch" {
 				statecheck.ExpectKnownValue("data.flotilla_placement.batch", tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{})),
 				statecheck.ExpectKnownValue("data.flotilla_placement.batch", tfjsonpath.New("reasons").AtMapKey("west"),
 					knownvalue.StringRegexp(regexpMust(`dedicated=dr:NoSchedule`))),
+			},
+		}},
+	})
+}
+
+// TestExamplePlacementDataSource runs the data source example against two
+// real members, its kubeconfig and contexts replaced by the test fleet's.
+func TestExamplePlacementDataSource(t *testing.T) {
+	m := startFleet(t, "east", "west")
+	kubeconfig := t.TempDir() + "/kubeconfig"
+	if err := m.env.WriteKubeconfig(kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	config := strings.NewReplacer(
+		"~/.kube/config", kubeconfig,
+		"kind-east", m.byName["east"].Name,
+		"kind-west", m.byName["west"].Name,
+	).Replace(readExample(t, "data-sources/flotilla_placement/data-source.tf"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("placement", knownvalue.MapExact(map[string]knownvalue.Check{"east": knownvalue.Int64Exact(4)})),
+				statecheck.ExpectKnownOutputValue("why_not_west", knownvalue.StringRegexp(regexpMust(`untolerated taint`))),
 			},
 		}},
 	})
