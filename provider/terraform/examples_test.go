@@ -47,3 +47,21 @@ func TestExampleFunctionDecodeManifests(t *testing.T) {
 		}},
 	})
 }
+
+func TestProviderDefaultTimeout(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "flotilla" {
+  default_timeout = "ten minutes"
+}
+resource "flotilla_cluster_propagation_policy" "p" {
+  name               = "p"
+  resource_selectors = [{ api_version = "v1", kind = "ConfigMap" }]
+}
+`,
+			ExpectError: wrappedMessage(`"ten minutes" is not a positive Go duration`),
+		}},
+	})
+}

@@ -78,7 +78,7 @@ func (r *manifestResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := m.Timeouts.Create(ctx, defaultRolloutTimeout)
+	timeout, d := m.Timeouts.Create(ctx, r.data.RolloutTimeout)
 	resp.Diagnostics.Append(d...)
 	r.apply(ctx, &m, manifestPrivate{}, timeout, &resp.State, resp.Private, &resp.Diagnostics)
 }
@@ -103,7 +103,7 @@ func (r *manifestResource) Update(ctx context.Context, req resource.UpdateReques
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		prior.Dependencies = dependencyClusters(ctx, &state)
 	}
-	timeout, d := m.Timeouts.Update(ctx, defaultRolloutTimeout)
+	timeout, d := m.Timeouts.Update(ctx, r.data.RolloutTimeout)
 	resp.Diagnostics.Append(d...)
 	r.apply(ctx, &m, prior, timeout, &resp.State, resp.Private, &resp.Diagnostics)
 }
@@ -352,7 +352,7 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	for _, c := range prior.Applied {
 		clusters[c] = true
 	}
-	timeout, d := m.Timeouts.Delete(ctx, defaultRolloutTimeout)
+	timeout, d := m.Timeouts.Delete(ctx, r.data.RolloutTimeout)
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

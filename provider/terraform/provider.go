@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -39,6 +40,9 @@ type Config struct {
 	Fleet            string
 	FieldManager     string
 	ApplyParallelism int
+	// RolloutTimeout bounds apply's wait for a healthy rollout and deletes,
+	// where a resource's timeouts block sets none.
+	RolloutTimeout time.Duration
 }
 
 // providerData is what Configure hands to resources and data sources: the
@@ -56,6 +60,7 @@ type providerModel struct {
 	Fleet            types.String `tfsdk:"fleet"`
 	FieldManager     types.String `tfsdk:"field_manager"`
 	ApplyParallelism types.Int64  `tfsdk:"apply_parallelism"`
+	DefaultTimeout   types.String `tfsdk:"default_timeout"`
 }
 
 var (
@@ -91,6 +96,11 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
 			},
+			"default_timeout": schema.StringAttribute{
+				MarkdownDescription: "How long `flotilla_manifest` waits for a rollout to become healthy, and for a delete, when its `timeouts` block sets nothing, as a Go duration such as `5m`. Defaults to `10m`.",
+				Optional:            true,
+				Validators:          []validator.String{durationValidator{}},
+			},
 			"apply_parallelism": schema.Int64Attribute{
 				MarkdownDescription: "How many member clusters are written to at once. Defaults to 8.",
 				Optional:            true,
@@ -106,7 +116,7 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cfg := Config{Fleet: DefaultFleet, FieldManager: DefaultFieldManager, ApplyParallelism: DefaultApplyParallelism}
+	cfg := Config{Fleet: DefaultFleet, FieldManager: DefaultFieldManager, ApplyParallelism: DefaultApplyParallelism, RolloutTimeout: defaultRolloutTimeout}
 	if env := os.Getenv(fleetEnv); env != "" {
 		if !labelValueRE.MatchString(env) {
 			resp.Diagnostics.AddAttributeError(path.Root("fleet"), "Invalid fleet name",
@@ -120,6 +130,14 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	}
 	if !m.FieldManager.IsNull() && !m.FieldManager.IsUnknown() {
 		cfg.FieldManager = m.FieldManager.ValueString()
+	}
+	if !m.DefaultTimeout.IsNull() && !m.DefaultTimeout.IsUnknown() {
+		d, err := time.ParseDuration(m.DefaultTimeout.ValueString())
+		if err != nil || d <= 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("default_timeout"), "Invalid duration", "Want a positive Go duration such as 5m or 90s.")
+			return
+		}
+		cfg.RolloutTimeout = d
 	}
 	if !m.ApplyParallelism.IsNull() && !m.ApplyParallelism.IsUnknown() {
 		cfg.ApplyParallelism = int(m.ApplyParallelism.ValueInt64())
@@ -170,4 +188,23 @@ func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 		return nil
 	}
 	return pd
+}
+
+// durationValidator accepts a positive Go duration.
+type durationValidator struct{}
+
+func (durationValidator) Description(context.Context) string {
+	return "a positive Go duration such as 5m"
+}
+
+func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err != nil || d <= 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
+			fmt.Sprintf("%q is not a positive Go duration such as 5m or 90s.", req.ConfigValue.ValueString()))
+	}
 }

@@ -203,6 +203,17 @@ func TestAccManifestLifecycle(t *testing.T) {
 					map[string]string{"east": "nginx:1.28", "west": "registry.eu.example.com/nginx:1.28"}),
 			},
 			{
+				// New weights move replicas: 2:1 instead of 1:2.
+				Config: m.webConfig(2, 1, "nginx:1.28"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flotilla_manifest.web", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("flotilla_manifest.web", tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"east": knownvalue.Int64Exact(2), "west": knownvalue.Int64Exact(1),
+					})),
+				}},
+				Check: m.checkReplicas(t, "shop", "web", map[string]int32{"east": 2, "west": 1}, nil),
+			},
+			{
 				// Selecting only west moves every replica there and prunes east.
 				Config: m.webConfigOn(`["west"]`, 1, 2, "nginx:1.28"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
