@@ -21,6 +21,7 @@ const DefaultNamespace = "default"
 
 // DocumentError is what is wrong with one YAML document. Error() reads
 // "file:doc: Kind namespace/name: path: problem; path: problem".
+// +kubebuilder:object:generate=false
 type DocumentError struct {
 	// Source is the file (or other origin) the document came from.
 	Source string
@@ -72,6 +73,7 @@ func (e *DocumentError) Unwrap() error {
 }
 
 // header is the part of every object Decode looks at first.
+// +kubebuilder:object:generate=false
 type header struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
@@ -188,6 +190,7 @@ func (b *Bundle) decodeObject(loc *DocumentError, h header, data []byte) *Docume
 }
 
 // karmadaKind says how to decode, default, validate and store one Karmada kind.
+// +kubebuilder:object:generate=false
 type karmadaKind struct {
 	version    schema.GroupVersion
 	namespaced bool
@@ -293,6 +296,9 @@ func (b *Bundle) add(loc *DocumentError, apiVersion, kind, namespace, name strin
 func strictDecode(data []byte, obj any) (field.ErrorList, error) {
 	strict, err := sigsjson.UnmarshalStrict(data, obj)
 	if err != nil {
+		if fe, ok := locateDecodeError(data, obj); ok {
+			return field.ErrorList{fe}, nil //nolint:nilerr // reported as a field error, not a failure to decode
+		}
 		if fe := typeError(err); fe != nil {
 			return field.ErrorList{fe}, nil //nolint:nilerr // reported as a field error, not a failure to decode
 		}

@@ -126,7 +126,7 @@ func TestDecodeErrors(t *testing.T) {
 		},
 		"wrong type": {
 			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n  priority: high\n",
-			want: `p.yaml:1: PropagationPolicy prod/web: spec.priority: Invalid value: "string": must be of type int32`,
+			want: `p.yaml:1: PropagationPolicy prod/web: spec.priority: Invalid value: "high": must be of type int32`,
 		},
 		"bad enum": {
 			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n  placement:\n    replicaScheduling: {replicaSchedulingType: Split}\n",
@@ -180,9 +180,9 @@ func TestDecodeErrors(t *testing.T) {
 			yaml: "- a\n- b\n",
 			want: `p.yaml:1: document is not an object`,
 		},
-		"bad cluster quantity has no path but names the object": {
+		"bad cluster quantity names its path": {
 			yaml: "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: east}\nspec:\n  resourceModels: [{grade: 0, ranges: [{name: cpu, min: lots, max: \"1\"}]}]\n",
-			want: `p.yaml:1: Cluster east: decode: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+			want: `p.yaml:1: Cluster east: spec.resourceModels[0].ranges[0].min: Invalid value: "lots": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
 		},
 		"errors in several documents are all reported": {
 			yaml: "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: Bad_Name}\n",
