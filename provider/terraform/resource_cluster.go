@@ -100,22 +100,32 @@ func (r *clusterResource) connect(ctx context.Context, d clusterDecl) (*member.C
 	return client, nil
 }
 
+// register reaches the cluster a plan declares and registers it in this
+// fleet, with its facts; ok is false when diagnostics say why not.
+func (r *clusterResource) register(ctx context.Context, plan clusterModel, diags *diag.Diagnostics) (d clusterDecl, client *member.Client, ok bool) {
+	d, ds := r.decl(ctx, plan)
+	if diags.Append(ds...); ds.HasError() {
+		return d, nil, false
+	}
+	client, err := r.connect(ctx, d)
+	if err != nil {
+		diags.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot reach cluster %s", d.name), err.Error())
+		return d, nil, false
+	}
+	if err := member.RegisterWithFacts(ctx, client, r.data.Fleet, d.name, d.facts); err != nil {
+		addRegisterError(diags, d.name, err)
+		return d, nil, false
+	}
+	return d, client, true
+}
+
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan clusterModel
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	d, diags := r.decl(ctx, plan)
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
-		return
-	}
-	client, err := r.connect(ctx, d)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot reach cluster %s", d.name), err.Error())
-		return
-	}
-	if err := member.RegisterWithFacts(ctx, client, r.data.Fleet, d.name, d.facts); err != nil {
-		addRegisterError(&resp.Diagnostics, d.name, err)
+	d, _, ok := r.register(ctx, plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	tflog.Info(ctx, "registered member cluster", map[string]any{"cluster": d.name, "fleet": r.data.Fleet, "connection": d.conn.String()})
@@ -216,17 +226,8 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	d, diags := r.decl(ctx, plan)
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
-		return
-	}
-	client, err := r.connect(ctx, d)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot reach cluster %s", d.name), err.Error())
-		return
-	}
-	if err := member.RegisterWithFacts(ctx, client, r.data.Fleet, d.name, d.facts); err != nil {
-		addRegisterError(&resp.Diagnostics, d.name, err)
+	d, client, ok := r.register(ctx, plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	tflog.Info(ctx, "updated member cluster", map[string]any{"cluster": d.name, "fleet": r.data.Fleet, "connection": d.conn.String()})
