@@ -34,6 +34,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case "preview":
 			return cli.Preview(args[1:], os.Stdin, stdout, stderr)
+		case "controlplane":
+			return cli.Controlplane(args[1:], stderr)
 		case "help", "-h", "--help":
 			usage(stdout)
 			return 0
@@ -89,6 +91,8 @@ Usage:
   terraform-provider-flotilla [-debug]   serve the Terraform plugin protocol (started by terraform)
   terraform-provider-flotilla preview -f FILE|DIR [-o json|table]
                                          dry-run Karmada YAML: placement and rendered manifests per cluster
+  terraform-provider-flotilla controlplane --kubeconfig HOST
+                                         run the continuous control plane against a host apiserver
   terraform-provider-flotilla version    print the version
 `)
 }

@@ -10,6 +10,7 @@ import (
 // Bundle is everything decoded from a set of Karmada YAML documents:
 // Karmada objects by kind, and every other object as a resource template.
 // Objects keep their document order.
+// +kubebuilder:object:generate=false
 type Bundle struct {
 	// Clusters are the member clusters.
 	Clusters []Cluster

@@ -17,7 +17,7 @@ import (
 func locateDecodeError(data []byte, obj any) (*field.Error, bool) {
 	var doc any
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, false
+		return nil, false //nolint:nilerr // not valid JSON: the caller reports the decoder's own error
 	}
 	return locate(doc, reflect.TypeOf(obj), nil)
 }
@@ -95,7 +95,7 @@ func locateFields(m map[string]any, t reflect.Type, at *field.Path) (*field.Erro
 func leaf(v any, t reflect.Type, at *field.Path) (*field.Error, bool) {
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return nil, false
+		return nil, false //nolint:nilerr // cannot happen for decoded JSON; no value to blame
 	}
 	if err := json.Unmarshal(raw, reflect.New(t).Interface()); err != nil {
 		if at == nil {

@@ -1,0 +1,76 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// ResourceBinding ties one resource template to the policy that claimed it
+// and to its scheduling result (spec.clusters). It lives in the template's
+// namespace and is named after it.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=rb,categories=flotilla
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.resource.kind`
+// +kubebuilder:printcolumn:name="Template",type=string,JSONPath=`.spec.resource.name`
+// +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
+// +kubebuilder:printcolumn:name="FullyApplied",type=string,JSONPath=`.status.conditions[?(@.type=="FullyApplied")].status`
+type ResourceBinding struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the template reference, its requirements and the result.
+	Spec api.ResourceBindingSpec `json:"spec"`
+
+	// Status is the scheduler's and the members' report.
+	// +optional
+	Status api.ResourceBindingStatus `json:"status,omitempty"`
+}
+
+// ResourceBindingList is a list of ResourceBinding.
+//
+// +kubebuilder:object:root=true
+type ResourceBindingList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the bindings.
+	Items []ResourceBinding `json:"items"`
+}
+
+// Engine returns the binding in the engine's form.
+func (b *ResourceBinding) Engine() api.ResourceBinding {
+	return api.ResourceBinding{ObjectMeta: b.ObjectMeta, Spec: b.Spec, Status: b.Status}
+}
+
+// Work is the rendered objects for one member cluster; Karmada's spec.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=flotilla
+type Work struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec holds the manifests.
+	Spec api.WorkSpec `json:"spec"`
+
+	// Status is the member's report on the manifests.
+	// +optional
+	Status api.WorkStatus `json:"status,omitempty"`
+}
+
+// WorkList is a list of Work.
+//
+// +kubebuilder:object:root=true
+type WorkList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the works.
+	Items []Work `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ResourceBinding{}, &ResourceBindingList{}, &Work{}, &WorkList{})
+}

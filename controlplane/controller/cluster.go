@@ -1,0 +1,207 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+)
+
+// Karmada's taints for clusters that are not ready or not reachable.
+const (
+	TaintClusterNotReady    = "cluster.karmada.io/not-ready"
+	TaintClusterUnreachable = "cluster.karmada.io/unreachable"
+)
+
+// probeStreak is the run of equal probe results a cluster has had.
+type probeStreak struct {
+	ready bool
+	since time.Time
+}
+
+// clusterReconciler probes each Cluster and writes its status and taints.
+type clusterReconciler struct {
+	client  client.Client
+	members *members
+	opts    Options
+	now     func() time.Time
+
+	mu      sync.Mutex
+	streaks map[string]probeStreak
+}
+
+func (r *clusterReconciler) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("cluster-status").For(&clusterv1.Cluster{}).Complete(r)
+}
+
+// Reconcile probes one Cluster.
+func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var cl clusterv1.Cluster
+	if err := r.client.Get(ctx, req.NamespacedName, &cl); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cl.DeletionTimestamp.IsZero() {
+		r.forget(cl.Name)
+		return ctrl.Result{}, nil
+	}
+	now := r.now()
+	probed, probeErr := r.collect(ctx, &cl)
+	ready := meta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
+	streak := r.streak(cl.Name, ready, now)
+
+	status := nextStatus(cl.Status, probed, ready, streak.since, now, r.opts)
+	taints, wait := nextTaints(cl.Spec.Taints, meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady), now, r.opts.NoExecuteAfter)
+
+	if !equality.Semantic.DeepEqual(status, cl.Status) {
+		orig := cl.DeepCopy()
+		cl.Status = status
+		if err := r.client.Status().Patch(ctx, &cl, client.MergeFrom(orig)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("write status of cluster %s: %w", cl.Name, err)
+		}
+	}
+	if !equality.Semantic.DeepEqual(taints, cl.Spec.Taints) {
+		orig := cl.DeepCopy()
+		cl.Spec.Taints = taints
+		if err := r.client.Patch(ctx, &cl, client.MergeFrom(orig)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("write taints of cluster %s: %w", cl.Name, err)
+		}
+	}
+	if probeErr != nil {
+		ctrl.LoggerFrom(ctx).V(1).Info("cluster probe failed", "cluster", cl.Name, "reason", probeErr.Error())
+	}
+	after := r.opts.ProbeInterval
+	if wait > 0 && wait < after {
+		after = wait
+	}
+	return ctrl.Result{RequeueAfter: after}, nil
+}
+
+// collect probes the member; a Cluster whose credentials cannot be read is
+// reported not reachable.
+func (r *clusterReconciler) collect(ctx context.Context, cl *clusterv1.Cluster) (api.ClusterStatus, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.ProbeTimeout)
+	defer cancel()
+	c, err := r.members.client(ctx, cl)
+	if err != nil {
+		return api.ClusterStatus{Conditions: []metav1.Condition{{
+			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
+			Reason: member.ReasonClusterNotReachable, Message: err.Error(),
+		}}}, err
+	}
+	return member.CollectStatus(ctx, c)
+}
+
+// streak records a probe result and returns the run it belongs to.
+func (r *clusterReconciler) streak(name string, ready bool, now time.Time) probeStreak {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.streaks[name]
+	if !ok || s.ready != ready {
+		s = probeStreak{ready: ready, since: now}
+		r.streaks[name] = s
+	}
+	return s
+}
+
+func (r *clusterReconciler) forget(name string) {
+	r.mu.Lock()
+	delete(r.streaks, name)
+	r.mu.Unlock()
+}
+
+// nextStatus is the status to write after a probe. The Ready condition only
+// follows the probe once the probe has said the same for the success or
+// failure threshold, so one lost probe does not move replicas; until then the
+// previous status is kept whole. A failed probe keeps the last known facts
+// (version, API enablements, summaries), as Karmada does.
+func nextStatus(current, probed api.ClusterStatus, ready bool, since, now time.Time, opts Options) api.ClusterStatus {
+	prev := meta.FindStatusCondition(current.Conditions, api.ClusterConditionReady)
+	if prev != nil && (prev.Status == metav1.ConditionTrue) != ready {
+		threshold := opts.FailureThreshold
+		if ready {
+			threshold = opts.SuccessThreshold
+		}
+		if now.Sub(since) < threshold {
+			return current
+		}
+	}
+	next := *current.DeepCopy()
+	if ready {
+		next = *probed.DeepCopy()
+		next.Conditions = current.DeepCopy().Conditions
+	}
+	for _, c := range probed.Conditions {
+		c.LastTransitionTime = metav1.NewTime(now)
+		meta.SetStatusCondition(&next.Conditions, c)
+	}
+	if !ready {
+		// Only Ready is meaningful for a member that did not answer.
+		for _, c := range probed.Conditions {
+			if c.Type != api.ClusterConditionReady {
+				meta.RemoveStatusCondition(&next.Conditions, c.Type)
+			}
+		}
+	}
+	return next
+}
+
+// nextTaints derives the not-ready/unreachable taints from the Ready
+// condition, as Karmada's cluster controller does: NoSchedule as soon as the
+// cluster is not Ready (not-ready for False, unreachable for Unknown), and
+// NoExecute once it has been so for noExecuteAfter. Other taints are kept in
+// place. The duration returned is how long until the NoExecute taint is due,
+// or zero.
+func nextTaints(current []corev1.Taint, ready *metav1.Condition, now time.Time, noExecuteAfter time.Duration) ([]corev1.Taint, time.Duration) {
+	var key string
+	switch {
+	case ready == nil || ready.Status == metav1.ConditionTrue:
+	case ready.Status == metav1.ConditionFalse:
+		key = TaintClusterNotReady
+	default:
+		key = TaintClusterUnreachable
+	}
+	var wait time.Duration
+	want := map[corev1.TaintEffect]bool{}
+	if key != "" {
+		want[corev1.TaintEffectNoSchedule] = true
+		if left := noExecuteAfter - now.Sub(ready.LastTransitionTime.Time); left <= 0 {
+			want[corev1.TaintEffectNoExecute] = true
+		} else {
+			wait = left
+		}
+	}
+	var out []corev1.Taint
+	for _, t := range current {
+		ours := t.Key == TaintClusterNotReady || t.Key == TaintClusterUnreachable
+		if !ours {
+			out = append(out, t)
+			continue
+		}
+		if t.Key == key && want[t.Effect] {
+			out = append(out, t)
+			delete(want, t.Effect)
+		}
+	}
+	for _, effect := range []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute} {
+		if want[effect] {
+			added := metav1.NewTime(now)
+			out = append(out, corev1.Taint{Key: key, Effect: effect, TimeAdded: &added})
+		}
+	}
+	return out, wait
+}
+
+// isNotFound is apierrors.IsNotFound, named for readability at call sites.
+func isNotFound(err error) bool { return apierrors.IsNotFound(err) }

@@ -1,0 +1,254 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+const deadline = 30 * time.Second
+
+// TestPropagateMoveAndFailover runs the reconcilers against a real host
+// apiserver and three real member apiservers: a Deployment is divided over
+// the members, follows a policy change, reports aggregated status, and moves
+// off a member whose apiserver is stopped.
+func TestPropagateMoveAndFailover(t *testing.T) {
+	fleet := testenv.Start(t, testenv.Options{Clusters: 4, Mode: testenv.APIServerOnly})
+	host, members := fleet.Clusters[0], fleet.Clusters[1:]
+	ctx := t.Context()
+
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crd.Install(ctx, hub, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(host.RESTConfig(), ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controller.Setup(mgr, controller.Options{
+		Fleet:            "test",
+		ProbeInterval:    300 * time.Millisecond,
+		FailureThreshold: time.Second,
+		SuccessThreshold: time.Second,
+		NoExecuteAfter:   2 * time.Second,
+		Resync:           time.Second,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+
+	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
+	memberClients := map[string]client.Client{}
+	for _, m := range members {
+		mustCreate(t, hub, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
+			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
+		})
+		mustCreate(t, hub, &clusterv1.Cluster{
+			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
+			Spec: api.ClusterSpec{
+				APIEndpoint: m.Host,
+				SecretRef:   &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name},
+			},
+		})
+		c, err := client.New(m.RESTConfig(), client.Options{Scheme: scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		memberClients[m.Name] = c
+	}
+	names := []string{members[0].Name, members[1].Name, members[2].Name}
+
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	mustYAML(t, pp, `
+spec:
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  placement:
+    clusterAffinity:
+      clusterNames: [%s, %s, %s]
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+`, names[0], names[1], names[2])
+	mustCreate(t, hub, pp)
+	mustCreate(t, hub, deployment(6))
+
+	t.Log("propagate: 6 replicas divided over three members")
+	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
+
+	t.Log("policy change: the third member is dropped and pruned")
+	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
+		t.Fatal(err)
+	}
+	pp.Spec.Placement.ClusterAffinity.ClusterNames = names[:2]
+	if err := hub.Update(ctx, pp); err != nil {
+		t.Fatal(err)
+	}
+	waitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
+
+	t.Log("aggregated status: members report ready replicas, the template sums them")
+	for _, n := range names[:2] {
+		setReady(t, memberClients[n], 3)
+	}
+	poll(t, "template status readyReplicas=6", func() (bool, string) {
+		var d appsv1.Deployment
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+			return false, err.Error()
+		}
+		return d.Status.ReadyReplicas == 6, fmt.Sprintf("status %+v", d.Status)
+	})
+
+	t.Log("failover: the first member's apiserver stops")
+	start := time.Now()
+	members[0].StopAPIServer()
+	poll(t, "cluster NotReady with a NoExecute taint", func() (bool, string) {
+		var cl clusterv1.Cluster
+		if err := hub.Get(ctx, client.ObjectKey{Name: names[0]}, &cl); err != nil {
+			return false, err.Error()
+		}
+		noExecute := false
+		for _, taint := range cl.Spec.Taints {
+			noExecute = noExecute || (taint.Key == controller.TaintClusterNotReady && taint.Effect == corev1.TaintEffectNoExecute)
+		}
+		return meta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && noExecute, fmt.Sprintf("taints %v", cl.Spec.Taints)
+	})
+	tainted := time.Since(start)
+	waitReplicas(t, map[string]client.Client{names[1]: memberClients[names[1]]}, map[string]int32{names[1]: 6})
+	t.Logf("failover: NotReady+NoExecute after %v, all 6 replicas on %s after %v (failure threshold 1s, NoExecute after 2s)",
+		tainted.Round(10*time.Millisecond), names[1], time.Since(start).Round(10*time.Millisecond))
+
+	t.Log("delete: the template's objects leave the reachable members")
+	if err := hub.Delete(ctx, deployment(0)); err != nil {
+		t.Fatal(err)
+	}
+	waitReplicas(t, map[string]client.Client{names[1]: memberClients[names[1]]}, map[string]int32{names[1]: -1})
+}
+
+func deployment(replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": "web"}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+			},
+		},
+	}
+}
+
+// setReady plays the member's deployment controller, which APIServerOnly
+// members do not run.
+func setReady(t *testing.T, c client.Client, n int32) {
+	t.Helper()
+	var d appsv1.Deployment
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+		t.Fatal(err)
+	}
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n}
+	if err := c.Status().Update(t.Context(), &d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitReplicas waits until each member's Deployment web has the given
+// replicas; -1 means it must not exist.
+func waitReplicas(t *testing.T, clients map[string]client.Client, want map[string]int32) {
+	t.Helper()
+	poll(t, fmt.Sprintf("replicas %v", want), func() (bool, string) {
+		got := map[string]int32{}
+		for name, c := range clients {
+			var d appsv1.Deployment
+			err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d)
+			switch {
+			case apierrors.IsNotFound(err):
+				got[name] = -1
+			case err != nil:
+				return false, err.Error()
+			default:
+				got[name] = ptr.Deref(d.Spec.Replicas, 1)
+			}
+		}
+		for name, n := range want {
+			if got[name] != n {
+				return false, fmt.Sprintf("got %v", got)
+			}
+		}
+		return true, ""
+	})
+}
+
+func poll(t *testing.T, what string, f func() (bool, string)) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	last := ""
+	for time.Now().Before(end) {
+		ok, why := f()
+		if ok {
+			return
+		}
+		last = why
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
+}
+
+func mustCreate(t *testing.T, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Create(t.Context(), obj); err != nil {
+		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+func mustYAML(t *testing.T, into runtime.Object, format string, args ...any) {
+	t.Helper()
+	if err := yaml.Unmarshal(fmt.Appendf(nil, format, args...), into); err != nil {
+		t.Fatal(err)
+	}
+}

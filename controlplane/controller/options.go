@@ -1,0 +1,69 @@
+package controller
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Defaults of Options, Karmada's where Karmada has one.
+const (
+	DefaultFleet            = "flotilla"
+	DefaultProbeInterval    = 10 * time.Second
+	DefaultFailureThreshold = 30 * time.Second
+	DefaultSuccessThreshold = 30 * time.Second
+	DefaultNoExecuteAfter   = 5 * time.Minute
+	DefaultResync           = 30 * time.Second
+	DefaultProbeTimeout     = 5 * time.Second
+)
+
+// DefaultTemplateKinds are the template kinds detected when Options names none.
+var DefaultTemplateKinds = []schema.GroupVersionKind{
+	{Group: "apps", Version: "v1", Kind: "Deployment"},
+	{Version: "v1", Kind: "ConfigMap"},
+}
+
+// Options configures the reconcilers. Zero fields take the defaults above.
+type Options struct {
+	// Fleet is stamped into the ownership labels of every member object.
+	Fleet string
+	// TemplateKinds are the namespaced kinds the detector watches on the host.
+	TemplateKinds []schema.GroupVersionKind
+	// ProbeInterval is how often each Cluster is probed.
+	ProbeInterval time.Duration
+	// ProbeTimeout bounds one probe and status collection.
+	ProbeTimeout time.Duration
+	// FailureThreshold is how long probes must keep failing before a Ready
+	// cluster is reported not Ready (Karmada's --cluster-failure-threshold).
+	FailureThreshold time.Duration
+	// SuccessThreshold is how long probes must keep succeeding before a not
+	// Ready cluster is reported Ready (--cluster-success-threshold).
+	SuccessThreshold time.Duration
+	// NoExecuteAfter is how long a cluster stays not Ready before its taint
+	// gets the NoExecute effect and its replicas are moved elsewhere
+	// (Karmada's --failover-eviction-timeout).
+	NoExecuteAfter time.Duration
+	// Resync is how often a binding's member status is read again.
+	Resync time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Fleet == "" {
+		o.Fleet = DefaultFleet
+	}
+	if len(o.TemplateKinds) == 0 {
+		o.TemplateKinds = DefaultTemplateKinds
+	}
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&o.ProbeInterval, DefaultProbeInterval)
+	set(&o.ProbeTimeout, DefaultProbeTimeout)
+	set(&o.FailureThreshold, DefaultFailureThreshold)
+	set(&o.SuccessThreshold, DefaultSuccessThreshold)
+	set(&o.NoExecuteAfter, DefaultNoExecuteAfter)
+	set(&o.Resync, DefaultResync)
+	return o
+}

@@ -1,0 +1,108 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
+)
+
+// ConditionScheduled is the binding condition the scheduler sets.
+const ConditionScheduled = "Scheduled"
+
+// schedulerReconciler writes each binding's scheduling result.
+type schedulerReconciler struct {
+	client client.Client
+	now    func() time.Time
+}
+
+func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
+		For(&workv1.ResourceBinding{}).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(allBindings(s.client))).
+		Complete(s)
+}
+
+// allBindings maps any event to every binding: a cluster's facts or taints
+// may change any placement.
+func allBindings(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, _ client.Object) []reconcile.Request {
+		var list workv1.ResourceBindingList
+		if err := c.List(ctx, &list); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "list bindings")
+			return nil
+		}
+		out := make([]reconcile.Request, len(list.Items))
+		for i := range list.Items {
+			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
+		}
+		return out
+	}
+}
+
+// Reconcile schedules one binding over the current Clusters. The previous
+// result is the scheduler's input, so an unchanged fleet gives the same
+// result and nothing is written.
+func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var rb workv1.ResourceBinding
+	if err := s.client.Get(ctx, req.NamespacedName, &rb); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !rb.DeletionTimestamp.IsZero() || rb.Spec.Placement == nil {
+		return reconcile.Result{}, nil
+	}
+	var list clusterv1.ClusterList
+	if err := s.client.List(ctx, &list); err != nil {
+		return reconcile.Result{}, fmt.Errorf("list clusters: %w", err)
+	}
+	clusters := make([]*api.Cluster, len(list.Items))
+	for i := range list.Items {
+		c := list.Items[i].Engine()
+		clusters[i] = &c
+	}
+	engine := rb.Engine()
+	result, schedErr := scheduler.Schedule(clusters, scheduler.BindingFor(&engine, *rb.Spec.Placement))
+
+	orig := rb.DeepCopy()
+	if schedErr == nil && !equality.Semantic.DeepEqual(result.Clusters, rb.Spec.Clusters) {
+		rb.Spec.Clusters = result.Clusters
+		if err := s.client.Patch(ctx, &rb, client.MergeFrom(orig)); err != nil {
+			return reconcile.Result{}, fmt.Errorf("write schedule of binding %s: %w", req, err)
+		}
+		orig = rb.DeepCopy()
+		now := metav1.NewTime(s.now())
+		rb.Status.LastScheduledTime = &now
+	}
+	cond := metav1.Condition{Type: ConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success", Message: "binding is scheduled", ObservedGeneration: rb.Generation}
+	if schedErr != nil {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "NoClusterFit", schedErr.Error()
+		var fit *scheduler.FitError
+		if !errors.As(schedErr, &fit) {
+			cond.Reason = "SchedulerError"
+		}
+	} else {
+		rb.Status.SchedulerObservedAffinityName = result.AffinityName
+	}
+	cond.LastTransitionTime = metav1.NewTime(s.now())
+	meta.SetStatusCondition(&rb.Status.Conditions, cond)
+	rb.Status.SchedulerObservedGeneration = rb.Generation
+	if !equality.Semantic.DeepEqual(rb.Status, orig.Status) {
+		if err := s.client.Status().Patch(ctx, &rb, client.MergeFrom(orig)); err != nil {
+			return reconcile.Result{}, fmt.Errorf("write status of binding %s: %w", req, err)
+		}
+	}
+	return reconcile.Result{}, nil
+}

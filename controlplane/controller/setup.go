@@ -1,0 +1,56 @@
+package controller
+
+import (
+	"fmt"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+)
+
+// NewScheme returns a scheme with the built-in kinds, CRDs and flotilla's kinds.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme,
+		clusterv1.AddToScheme, policyv1.AddToScheme, workv1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			return nil, fmt.Errorf("build scheme: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Setup registers every reconciler with the manager. They share one
+// member.Cache, the single owner of member connections.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	opts = opts.withDefaults()
+	c := mgr.GetClient()
+	ms := &members{reader: c, cache: member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout})}
+	now := time.Now
+	if err := (&clusterReconciler{client: c, members: ms, opts: opts, now: now, streaks: map[string]probeStreak{}}).setup(mgr); err != nil {
+		return fmt.Errorf("set up cluster status controller: %w", err)
+	}
+	for _, gvk := range opts.TemplateKinds {
+		if err := (&detector{client: c, gvk: gvk}).setup(mgr); err != nil {
+			return fmt.Errorf("set up detector for %s: %w", gvk, err)
+		}
+	}
+	if err := (&schedulerReconciler{client: c, now: now}).setup(mgr); err != nil {
+		return fmt.Errorf("set up scheduler: %w", err)
+	}
+	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet}
+	if err := (&executionReconciler{client: c, executor: exec, opts: opts, now: now}).setup(mgr); err != nil {
+		return fmt.Errorf("set up execution controller: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/hashicorp/go-hclog"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+// Controlplane runs the continuous control plane against the host apiserver
+// named by --kubeconfig: it installs flotilla's CRDs, then runs the
+// reconcilers under leader election until SIGINT or SIGTERM.
+func Controlplane(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("controlplane", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig `file` of the host apiserver that stores flotilla's objects (required)")
+	kubeContext := fs.String("context", "", "kubeconfig context; default its current-context")
+	fleet := fs.String("fleet", controller.DefaultFleet, "fleet name written into the ownership labels of member objects")
+	leaderElect := fs.Bool("leader-elect", true, "elect one active process among replicas (a Lease in --leader-election-namespace)")
+	leaderNamespace := fs.String("leader-election-namespace", "kube-system", "namespace of the leader election Lease")
+	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 turns it off")
+	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
+	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
+			"Runs flotilla's continuous control plane: installs its CRDs into the host apiserver and\n"+
+			"reconciles Clusters, policies and resource templates stored there onto the member clusters.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *kubeconfig == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "flotilla", Level: hclog.LevelFromString(*logLevel), Output: stderr})
+	log := logr.New(&hclogSink{logger: logger})
+	ctrl.SetLogger(log)
+	klog.SetLogger(log)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := runControlplane(ctx, controlplaneConfig{
+		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
+		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace,
+		metricsAddr: *metricsAddr, probeAddr: *probeAddr,
+	}); err != nil {
+		logger.Error("controlplane stopped", "error", err)
+		return 1
+	}
+	return 0
+}
+
+type controlplaneConfig struct {
+	kubeconfig, context, fleet string
+	leaderElect                bool
+	leaderNamespace            string
+	metricsAddr, probeAddr     string
+}
+
+func runControlplane(ctx context.Context, c controlplaneConfig) error {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: c.kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: c.context},
+	).ClientConfig()
+	if err != nil {
+		return fmt.Errorf("load host kubeconfig %s: %w", c.kubeconfig, err)
+	}
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		return err
+	}
+	direct, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("connect to host: %w", err)
+	}
+	if err := crd.Install(ctx, direct, time.Minute); err != nil {
+		return fmt.Errorf("install crds: %w", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		LeaderElection:          c.leaderElect,
+		LeaderElectionID:        "flotilla-controlplane",
+		LeaderElectionNamespace: c.leaderNamespace,
+		// Step down at once on shutdown, so a standby takes over without waiting for the lease to expire.
+		LeaderElectionReleaseOnCancel: true,
+		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
+		HealthProbeBindAddress:        c.probeAddr,
+	})
+	if err != nil {
+		return fmt.Errorf("create manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return fmt.Errorf("add healthz: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return fmt.Errorf("add readyz: %w", err)
+	}
+	if err := controller.Setup(mgr, controller.Options{Fleet: c.fleet}); err != nil {
+		return err
+	}
+	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("run manager: %w", err)
+	}
+	return nil
+}
+
+// hclogSink is a logr.LogSink writing to go-hclog, so controller-runtime and
+// client-go log through the same logger as the rest of the process. logr's
+// V-levels map to hclog levels: 0 is Info, 1 Debug, 2 and above Trace.
+type hclogSink struct {
+	logger hclog.Logger
+}
+
+// Init is part of logr.LogSink; hclog needs no call-depth information.
+func (s *hclogSink) Init(logr.RuntimeInfo) {}
+
+// Enabled reports whether messages at a V-level are logged.
+func (s *hclogSink) Enabled(level int) bool {
+	return s.logger.GetLevel() <= hclogLevel(level)
+}
+
+// Info logs a message at the hclog level of its V-level.
+func (s *hclogSink) Info(level int, msg string, kv ...any) {
+	s.logger.Log(hclogLevel(level), msg, kv...)
+}
+
+// Error logs a message with its error at hclog's Error level.
+func (s *hclogSink) Error(err error, msg string, kv ...any) {
+	s.logger.Error(msg, append([]any{"error", err}, kv...)...)
+}
+
+// WithValues returns a sink whose messages carry kv.
+func (s *hclogSink) WithValues(kv ...any) logr.LogSink {
+	return &hclogSink{logger: s.logger.With(kv...)}
+}
+
+// WithName returns a sink whose logger name has name appended.
+func (s *hclogSink) WithName(name string) logr.LogSink {
+	return &hclogSink{logger: s.logger.Named(name)}
+}
+
+func hclogLevel(v int) hclog.Level {
+	switch {
+	case v <= 0:
+		return hclog.Info
+	case v == 1:
+		return hclog.Debug
+	default:
+		return hclog.Trace
+	}
+}
