@@ -27,6 +27,10 @@ type Planned struct {
 	// Applied lists the clusters where an earlier apply may have left the
 	// template's object. Those no longer placed are pruned.
 	Applied []string
+	// AffinityTerm is the planned clusterAffinities term; scheduling resumes
+	// from it, as Karmada's does, so a feasible earlier term does not pull
+	// the template back between plan and apply.
+	AffinityTerm string
 }
 
 // StalePlanError says that the fleet changed between plan and apply so that
@@ -70,10 +74,12 @@ func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]A
 	for i, p := range planned {
 		templates[i] = p.Template
 		if len(p.Placement) > 0 {
-			previous = append(previous, api.ResourceBinding{Spec: api.ResourceBindingSpec{
+			rb := api.ResourceBinding{Spec: api.ResourceBindingSpec{
 				Resource: api.ObjectReference{APIVersion: p.Template.GetAPIVersion(), Kind: p.Template.GetKind(), Namespace: p.Template.GetNamespace(), Name: p.Template.GetName()},
 				Clusters: p.Placement,
-			}})
+			}}
+			rb.Status.SchedulerObservedAffinityName = p.AffinityTerm
+			previous = append(previous, rb)
 		}
 	}
 	results, _ := e.Plan(ctx, fleet, templates, previous)

@@ -10,7 +10,7 @@ provider "flotilla" {
 resource "flotilla_cluster" "east" {
   name       = "east"
   region     = "us-east"
-  labels     = { serving = "true" }
+  labels     = { serving = tostring(var.east_serving) }
   kubeconfig = { path = var.kubeconfig_path, context = var.east_context }
 }
 
@@ -64,17 +64,24 @@ resource "flotilla_override_policy" "west_registry" {
 }
 
 locals {
-  manifests = provider::flotilla::decode_manifests(templatefile("${path.module}/app.yaml", {
-    image    = var.image
-    replicas = var.replicas
-  }))
+  # app.yaml's documents, keyed "Kind/name".
+  manifests = {
+    for m in provider::flotilla::decode_manifests(templatefile("${path.module}/app.yaml", {
+      image    = var.image
+      replicas = var.replicas
+    })) : "${m.kind}/${m.metadata.name}" => m
+  }
 }
 
-# One flotilla_manifest per document of app.yaml, keyed "Kind/name".
-resource "flotilla_manifest" "app" {
-  for_each = { for m in local.manifests : "${m.kind}/${m.metadata.name}" => m }
+resource "flotilla_manifest" "web" {
+  manifest             = local.manifests["Deployment/web"]
+  clusters             = [flotilla_cluster.east, flotilla_cluster.west]
+  propagation_policies = [flotilla_propagation_policy.web]
+  override_policies    = [flotilla_override_policy.west_registry]
+}
 
-  manifest             = each.value
+resource "flotilla_manifest" "web_service" {
+  manifest             = local.manifests["Service/web"]
   clusters             = [flotilla_cluster.east, flotilla_cluster.west]
   propagation_policies = [flotilla_propagation_policy.web]
   override_policies    = [flotilla_override_policy.west_registry]

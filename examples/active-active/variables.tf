@@ -29,15 +29,21 @@ variable "replicas" {
 }
 
 variable "east_weight" {
-  description = "Static weight of east: east gets east_weight / (east_weight + west_weight) of the replicas. 0 drains it."
+  description = "Static weight of east (at least 1): east gets east_weight / (east_weight + west_weight) of the replicas."
   type        = number
   default     = 1
 }
 
 variable "west_weight" {
-  description = "Static weight of west."
+  description = "Static weight of west (at least 1)."
   type        = number
   default     = 2
+}
+
+variable "east_serving" {
+  description = "Set to false to take east out of service: the policy selects serving clusters only, so east's replicas move to west and its copies are removed."
+  type        = bool
+  default     = true
 }
 
 variable "west_registry" {

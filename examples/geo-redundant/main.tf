@@ -7,21 +7,25 @@ provider "flotilla" {
   fleet = "geo-redundant"
 }
 
-locals {
-  clusters = {
-    us-east-1 = { region = "us-east", zones = ["us-east-1a"], context = var.contexts.us_east_1 }
-    us-east-2 = { region = "us-east", zones = ["us-east-1b"], context = var.contexts.us_east_2 }
-    eu-west-1 = { region = "eu-west", zones = ["eu-west-1a"], context = var.contexts.eu_west_1 }
-  }
+resource "flotilla_cluster" "us_east_1" {
+  name       = "us-east-1"
+  region     = "us-east"
+  zones      = ["us-east-1a"]
+  kubeconfig = { path = var.kubeconfig_path, context = var.contexts.us_east_1 }
 }
 
-resource "flotilla_cluster" "this" {
-  for_each = local.clusters
+resource "flotilla_cluster" "us_east_2" {
+  name       = "us-east-2"
+  region     = "us-east"
+  zones      = ["us-east-1b"]
+  kubeconfig = { path = var.kubeconfig_path, context = var.contexts.us_east_2 }
+}
 
-  name       = each.key
-  region     = each.value.region
-  zones      = each.value.zones
-  kubeconfig = { path = var.kubeconfig_path, context = each.value.context }
+resource "flotilla_cluster" "eu_west_1" {
+  name       = "eu-west-1"
+  region     = "eu-west"
+  zones      = ["eu-west-1a"]
+  kubeconfig = { path = var.kubeconfig_path, context = var.contexts.eu_west_1 }
 }
 
 resource "flotilla_propagation_policy" "catalog" {
@@ -46,6 +50,7 @@ resource "flotilla_propagation_policy" "catalog" {
 }
 
 locals {
+  clusters = [flotilla_cluster.us_east_1, flotilla_cluster.us_east_2, flotilla_cluster.eu_west_1]
   manifests = provider::flotilla::decode_manifests(templatefile("${path.module}/app.yaml", {
     replicas = var.replicas
   }))
@@ -53,6 +58,6 @@ locals {
 
 resource "flotilla_manifest" "catalog" {
   manifest             = local.manifests[0]
-  clusters             = values(flotilla_cluster.this)
+  clusters             = local.clusters
   propagation_policies = [flotilla_propagation_policy.catalog]
 }

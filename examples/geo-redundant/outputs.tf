@@ -6,9 +6,9 @@ output "placement" {
 output "replicas_by_region" {
   description = "Replicas per region: both regions always have some."
   value = {
-    for region in distinct([for c in flotilla_cluster.this : c.region]) :
+    for region in distinct(local.clusters[*].region) :
     region => sum(concat([0], [
-      for name, n in flotilla_manifest.catalog.placement : n if flotilla_cluster.this[name].region == region
+      for c in local.clusters : lookup(flotilla_manifest.catalog.placement, c.name, 0) if c.region == region
     ]))
   }
 }

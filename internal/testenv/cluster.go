@@ -256,7 +256,10 @@ func (c *Cluster) startComponents() error {
 			"--service-account-private-key-file=" + c.pki.saPrivateKey(),
 			"--root-ca-file=" + c.pki.caFile()}},
 		{binScheduler, []string{kc, "--leader-elect=false", "--secure-port=0"}},
-		{binKwok, []string{kc, "--manage-all-nodes=true"}},
+		// kwok must renew node Leases: without them it updates node status only
+		// every ~55 s, past kube-controller-manager's 50 s grace period, and
+		// the node and its pods turn NotReady for good.
+		{binKwok, []string{kc, "--manage-all-nodes=true", "--node-lease-duration-seconds=40"}},
 	}
 	procs := make([]*process, 0, len(specs))
 	for _, s := range specs {

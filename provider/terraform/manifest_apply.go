@@ -210,7 +210,7 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 // hashes of the template and of each dependency, and where earlier applies
 // left them.
 func plannedFrom(ctx context.Context, in manifestInputs, m *manifestModel, prior manifestPrivate) ([]engine.Planned, error) {
-	main := engine.Planned{Template: in.template, Applied: prior.Applied}
+	main := engine.Planned{Template: in.template, Applied: prior.Applied, AffinityTerm: m.AffinityTerm.ValueString()}
 	counts := map[string]int64{}
 	if d := m.Placement.ElementsAs(ctx, &counts, false); d.HasError() {
 		return nil, fmt.Errorf("placement: %s", d[0].Detail())

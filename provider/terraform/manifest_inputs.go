@@ -207,9 +207,11 @@ func elementsOf(v attr.Value) ([]attr.Value, bool) {
 	return nil, false
 }
 
-// previousBindings turns the placement recorded in state into the previous
-// scheduling result, so placements stay sticky and scaling steady.
-func previousBindings(ctx context.Context, tmpl *unstructured.Unstructured, placement types.Map) []api.ResourceBinding {
+// previousBindings turns the placement and affinity term recorded in state
+// into the previous scheduling result, so placements stay sticky (a template
+// that fell back to a later clusterAffinities term stays there, as in
+// Karmada) and scaling steady.
+func previousBindings(ctx context.Context, tmpl *unstructured.Unstructured, placement types.Map, affinityTerm types.String) []api.ResourceBinding {
 	if placement.IsNull() || placement.IsUnknown() || tmpl == nil {
 		return nil
 	}
@@ -223,6 +225,7 @@ func previousBindings(ctx context.Context, tmpl *unstructured.Unstructured, plac
 	for _, name := range sortedKeys(counts) {
 		rb.Spec.Clusters = append(rb.Spec.Clusters, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
 	}
+	rb.Status.SchedulerObservedAffinityName = affinityTerm.ValueString()
 	return []api.ResourceBinding{rb}
 }
 

@@ -67,7 +67,10 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
 		return
 	}
-	var previous = previousBindings(ctx, in.template, state.Placement)
+	previous := previousBindings(ctx, in.template, state.Placement, state.AffinityTerm)
+	if hasState && !planned.RescheduleTrigger.Equal(state.RescheduleTrigger) {
+		previous = nil // schedule from scratch, as Karmada's rescheduleTriggeredAt asks
+	}
 	templates := append([]*unstructured.Unstructured{in.template}, in.dependencies...)
 	results, unreachable := r.data.Engine.Plan(ctx, in.fleet, templates, previous)
 	for _, name := range sortedKeys(unreachable) {

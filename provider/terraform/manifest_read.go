@@ -36,6 +36,12 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddAttributeError(path.Root("rendered"), "Cannot read the recorded objects", err.Error())
 		return
 	}
+	prior, d := readPrivate(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	if objects == nil {
+		objects = map[string]*unstructured.Unstructured{}
+	}
+	addPendingPrunes(objects, in.template, prior.Applied)
 	observed, items := r.observe(ctx, in, objects, path.Root("rendered"), &resp.Diagnostics)
 	if v, err := valueFromJSON(observed); err == nil {
 		if rendered := types.DynamicValue(v); !rendered.Equal(m.Rendered) {
@@ -53,6 +59,9 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if len(deps) > 0 {
 		list := make([]any, len(deps))
 		for i, objects := range deps {
+			if i < len(in.dependencies) && objects != nil {
+				addPendingPrunes(objects, in.dependencies[i], prior.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()])
+			}
 			list[i], _ = r.observe(ctx, in, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
 		}
 		if v, err := valueFromJSON(list); err == nil {
@@ -94,4 +103,23 @@ func (r *manifestResource) observe(ctx context.Context, in manifestInputs, objec
 		}
 	}
 	return observed, items
+}
+
+// addPendingPrunes adds to objects, by its identity alone, every cluster an
+// earlier apply left the template in that is no longer placed: a prune that
+// failed (the cluster was down). Reading them back puts what still runs
+// there into state, so the next plan shows its removal even when nothing
+// else changed.
+func addPendingPrunes(objects map[string]*unstructured.Unstructured, tmpl *unstructured.Unstructured, applied []string) {
+	for _, cluster := range applied {
+		if _, placed := objects[cluster]; placed {
+			continue
+		}
+		id := &unstructured.Unstructured{Object: map[string]any{}}
+		id.SetAPIVersion(tmpl.GetAPIVersion())
+		id.SetKind(tmpl.GetKind())
+		id.SetNamespace(tmpl.GetNamespace())
+		id.SetName(tmpl.GetName())
+		objects[cluster] = id
+	}
 }

@@ -40,6 +40,7 @@ type manifestModel struct {
 	OverridePolicies     types.Dynamic  `tfsdk:"override_policies"`
 	Dependencies         types.Dynamic  `tfsdk:"dependencies"`
 	WaitForRollout       types.Bool     `tfsdk:"wait_for_rollout"`
+	RescheduleTrigger    types.String   `tfsdk:"reschedule_trigger"`
 	Timeouts             timeouts.Value `tfsdk:"timeouts"`
 	Placement            types.Map      `tfsdk:"placement"`
 	Rendered             types.Dynamic  `tfsdk:"rendered"`
@@ -98,6 +99,11 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "Objects the workload's pods use, such as ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims, as a list of manifests. " +
 					"When the claiming policy has `propagate_deps = true` (Karmada's propagateDeps), each one the pod template refers to goes to every cluster the workload goes to, with its own override policies applied, in the same apply. " +
 					"A dependency no policy places and the workload does not refer to is applied nowhere, with a warning.",
+				Optional: true,
+			},
+			"reschedule_trigger": schema.StringAttribute{
+				MarkdownDescription: "Placements are sticky: replicas stay where they run, and a template that fell back to a later `cluster_affinities` term stays on it when an earlier term becomes feasible again, as in Karmada. " +
+					"Change this value (any string, such as a date) to schedule from scratch once, as Karmada's `rescheduleTriggeredAt` does; for example to fail back to the primary after a disaster-recovery failover.",
 				Optional: true,
 			},
 			"wait_for_rollout": schema.BoolAttribute{

@@ -363,3 +363,34 @@ resource "flotilla_propagation_policy" "web" {
 		}},
 	})
 }
+
+// TestAccManifestPruneRetried: a prune that failed because the cluster was
+// down shows up in the next plan once the cluster answers, even though the
+// configuration did not change, and apply then removes the leftover copy.
+func TestAccManifestPruneRetried(t *testing.T) {
+	m := startFleet(t, "east", "west")
+	east := m.byName["east"]
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: m.webConfig(1, 2, "nginx:1.27")},
+			{
+				PreConfig:   east.StopAPIServer,
+				Config:      m.webConfigOn(`["west"]`, 1, 2, "nginx:1.27"),
+				ExpectError: wrappedMessage("failed in some clusters"),
+			},
+			{
+				PreConfig: func() {
+					if err := east.StartAPIServer(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: m.webConfigOn(`["west"]`, 1, 2, "nginx:1.27"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flotilla_manifest.web", plancheck.ResourceActionUpdate),
+				}},
+				Check: m.checkReplicas(t, "shop", "web", map[string]int32{"west": 3}, nil),
+			},
+		},
+	})
+}

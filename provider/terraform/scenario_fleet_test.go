@@ -1,0 +1,183 @@
+package terraform
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+// The scenario tests run the configurations under examples/ as they are:
+// the .tf files are copied from disk (ConfigDirectory), and only the
+// variables change. The members are real and named as `make fleet-up` names
+// them (member1, member2, …), so the examples' default contexts hold, and
+// the kubeconfig variable points at the test fleet's kubeconfig.
+
+// scenarioFleet is a set of real member clusters with a kubeconfig that
+// holds a context per member, as `make fleet-up` writes it.
+type scenarioFleet struct {
+	env        *testenv.Fleet
+	kubeconfig string
+	// clients reach each member by its context name, with client-go only,
+	// so the checks never go through flotilla.
+	clients map[string]kubernetes.Interface
+}
+
+// startScenarioFleet starts n Full members (pods run, so rollouts become
+// healthy) and writes their kubeconfig.
+func startScenarioFleet(t *testing.T, n int) *scenarioFleet {
+	t.Helper()
+	// The examples declare source = "flotilla-io/flotilla"; the provider
+	// served in-process must answer to that address.
+	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", "flotilla-io")
+	env := testenv.Start(t, testenv.Options{Clusters: n})
+	f := &scenarioFleet{env: env, kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"), clients: map[string]kubernetes.Interface{}}
+	if err := env.WriteKubeconfig(f.kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range env.Clusters {
+		cs, err := kubernetes.NewForConfig(c.RESTConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.clients[c.Name] = cs
+	}
+	return f
+}
+
+// exampleDirectory is the ConfigDirectory of a scenario under examples/.
+// The examples configure the provider, so each step names the provider
+// factories itself (terraform-plugin-testing refuses them on the TestCase
+// then).
+func exampleDirectory(name string) config.TestStepConfigFunc {
+	return config.StaticDirectory(filepath.Join("..", "..", "examples", name))
+}
+
+// vars are the example's variables: kubeconfig_path set to the test
+// fleet's, plus extra.
+func (f *scenarioFleet) vars(extra config.Variables) config.Variables {
+	v := config.Variables{"kubeconfig_path": config.StringVariable(f.kubeconfig)}
+	for k, x := range extra {
+		v[k] = x
+	}
+	return v
+}
+
+// deployment reads a Deployment from a member; nil when it does not exist.
+func (f *scenarioFleet) deployment(ctx context.Context, member, namespace, name string) (*appsv1.Deployment, error) {
+	d, err := f.clients[member].AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get deployment %s/%s in %s: %w", namespace, name, member, err)
+	}
+	return d, nil
+}
+
+// expectDeployments checks, in every member, the Deployment's replicas and
+// that they run: spec.replicas and status.readyReplicas equal want[member].
+// A member missing from want must not have the Deployment. images, when
+// given, is the first container's image per member.
+func (f *scenarioFleet) expectDeployments(namespace, name string, want map[string]int32, images map[string]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx := context.Background()
+		var errs []string
+		for _, member := range sortedKeys(f.clients) {
+			d, err := f.deployment(ctx, member, namespace, name)
+			if err != nil {
+				return err
+			}
+			n, placed := want[member]
+			switch {
+			case !placed && d != nil:
+				errs = append(errs, fmt.Sprintf("%s: deployment %s/%s exists, want none", member, namespace, name))
+			case !placed:
+			case d == nil:
+				errs = append(errs, fmt.Sprintf("%s: deployment %s/%s is missing", member, namespace, name))
+			case ptr.Deref(d.Spec.Replicas, 1) != n:
+				errs = append(errs, fmt.Sprintf("%s: spec.replicas = %d, want %d", member, ptr.Deref(d.Spec.Replicas, 1), n))
+			case d.Status.ReadyReplicas != n:
+				errs = append(errs, fmt.Sprintf("%s: %d of %d replicas ready", member, d.Status.ReadyReplicas, n))
+			case images[member] != "" && d.Spec.Template.Spec.Containers[0].Image != images[member]:
+				errs = append(errs, fmt.Sprintf("%s: image %s, want %s", member, d.Spec.Template.Spec.Containers[0].Image, images[member]))
+			}
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("members disagree with the plan:\n  %s", strings.Join(errs, "\n  "))
+		}
+		return nil
+	}
+}
+
+// waitReady waits until the Deployment in member has want ready replicas.
+func (f *scenarioFleet) waitReady(t *testing.T, member, namespace, name string, want int32) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		d, err := f.deployment(ctx, member, namespace, name)
+		switch {
+		case err != nil:
+			last = err.Error()
+		case d == nil:
+			last = "no deployment"
+		default:
+			last = fmt.Sprintf("%d of %d replicas ready", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 1))
+			return d.Status.ReadyReplicas == want && ptr.Deref(d.Spec.Replicas, 1) == want, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: deployment %s/%s: want %d ready replicas: %s", member, namespace, name, want, last)
+	}
+}
+
+// expectService checks which members have the Service.
+func (f *scenarioFleet) expectService(namespace, name string, in ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		want := map[string]bool{}
+		for _, m := range in {
+			want[m] = true
+		}
+		for _, member := range sortedKeys(f.clients) {
+			_, err := f.clients[member].CoreV1().Services(namespace).Get(context.Background(), name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err) && want[member]:
+				return fmt.Errorf("%s: service %s/%s is missing", member, namespace, name)
+			case err == nil && !want[member]:
+				return fmt.Errorf("%s: service %s/%s exists, want none", member, namespace, name)
+			case err != nil && !apierrors.IsNotFound(err):
+				return fmt.Errorf("get service %s/%s in %s: %w", namespace, name, member, err)
+			}
+		}
+		return nil
+	}
+}
+
+// expectNoDeployment is a CheckDestroy: destroy removed the Deployment from
+// every member.
+func (f *scenarioFleet) expectNoDeployment(namespace, name string) resource.TestCheckFunc {
+	return f.expectDeployments(namespace, name, nil, nil)
+}
+
+// firstContainerImage is the path of the first container's image in a
+// cluster's rendered object.
+func firstContainerImage(cluster string) tfjsonpath.Path {
+	return tfjsonpath.New("rendered").AtMapKey(cluster).AtMapKey("spec").AtMapKey("template").AtMapKey("spec").
+		AtMapKey("containers").AtSliceIndex(0).AtMapKey("image")
+}
