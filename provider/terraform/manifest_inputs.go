@@ -260,15 +260,20 @@ func renderedObjects(ctx context.Context, v types.Dynamic) (map[string]*unstruct
 	if err != nil {
 		return nil, err
 	}
+	return objectsByCluster(raw, "rendered")
+}
+
+// objectsByCluster reads a JSON object keyed by cluster whose values are objects.
+func objectsByCluster(raw any, what string) (map[string]*unstructured.Unstructured, error) {
 	byCluster, ok := raw.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("rendered is not an object keyed by cluster")
+		return nil, fmt.Errorf("%s is not an object keyed by cluster", what)
 	}
 	out := make(map[string]*unstructured.Unstructured, len(byCluster))
-	for _, cluster := range sortedKeys(byCluster) {
-		obj, ok := byCluster[cluster].(map[string]any)
+	for cluster, o := range byCluster {
+		obj, ok := o.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("rendered[%q] is not an object", cluster)
+			return nil, fmt.Errorf("%s[%q] is not an object", what, cluster)
 		}
 		out[cluster] = &unstructured.Unstructured{Object: obj}
 	}
@@ -308,17 +313,8 @@ func renderedList(ctx context.Context, v types.Dynamic) ([]map[string]*unstructu
 	}
 	out := make([]map[string]*unstructured.Unstructured, len(list))
 	for i, e := range list {
-		byCluster, ok := e.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("dependencies_rendered[%d] is not an object keyed by cluster", i)
-		}
-		out[i] = map[string]*unstructured.Unstructured{}
-		for cluster, o := range byCluster {
-			obj, ok := o.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("dependencies_rendered[%d][%q] is not an object", i, cluster)
-			}
-			out[i][cluster] = &unstructured.Unstructured{Object: obj}
+		if out[i], err = objectsByCluster(e, fmt.Sprintf("dependencies_rendered[%d]", i)); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
