@@ -2,16 +2,11 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,7 +77,7 @@ func (e *executionReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	}
 	works, err := e.render(ctx, &rb, tmpl)
 	if err != nil {
-		return e.writeStatus(ctx, &rb, tmpl, execution.ApplyRequest{}, execution.Result{}, fmt.Errorf("render: %w", err))
+		return e.renderFailed(ctx, &rb, fmt.Errorf("render: %w", err))
 	}
 	ref := render.TemplateRefOf(tmpl)
 	applyReq := execution.ApplyRequest{
@@ -94,13 +89,26 @@ func (e *executionReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	for cluster, w := range works {
 		applyReq.Objects[cluster] = w.Object
 	}
+	var kept []string
 	for _, cluster := range appliedClusters(&rb) {
-		if _, placed := applyReq.Objects[cluster]; !placed {
+		_, placed := applyReq.Objects[cluster]
+		switch {
+		case placed:
+		case evicting(&rb, cluster):
+			// Graceful eviction: the old copy stays, untouched, until its
+			// task is over.
+			kept = append(kept, cluster)
+		default:
 			applyReq.Prune = append(applyReq.Prune, cluster)
 		}
 	}
 	result := e.executor.Apply(ctx, applyReq)
-	return e.writeStatus(ctx, &rb, tmpl, applyReq, result, nil)
+	return e.writeStatus(ctx, &rb, tmpl, applyReq, result, kept)
+}
+
+// evicting reports whether the binding has a graceful eviction task for cluster.
+func evicting(rb *workv1.ResourceBinding, cluster string) bool {
+	return slices.ContainsFunc(rb.Spec.GracefulEvictionTasks, func(t api.GracefulEvictionTask) bool { return t.FromCluster == cluster })
 }
 
 // template reads the binding's template; nil when it is gone (the detector
@@ -196,86 +204,6 @@ func (e *executionReconciler) remove(ctx context.Context, rb *workv1.ResourceBin
 		return reconcile.Result{}, fmt.Errorf("remove finalizer from binding %s: %w", client.ObjectKeyFromObject(rb), err)
 	}
 	return reconcile.Result{}, nil
-}
-
-// writeStatus reads the applied objects back, aggregates their health into
-// the binding's status and the template's .status, and writes both when
-// they changed.
-func (e *executionReconciler) writeStatus(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, req execution.ApplyRequest, result execution.Result, renderErr error) (reconcile.Result, error) {
-	placed := make([]string, 0, len(req.Objects))
-	for cluster := range req.Objects {
-		placed = append(placed, cluster)
-	}
-	sort.Strings(placed)
-	observeReqs := make([]execution.ObserveRequest, len(placed))
-	for i, cluster := range placed {
-		observeReqs[i] = execution.ObserveRequest{Cluster: cluster, Object: req.Objects[cluster]}
-	}
-	observations := e.executor.ObserveLive(ctx, observeReqs)
-	items := make([]health.ClusterStatus, len(placed))
-	var failures []string
-	for i, obs := range observations {
-		var live *unstructured.Unstructured
-		if obs.Err == nil && !obs.NotFound {
-			live = obs.Live
-		}
-		items[i] = health.Observe(obs.Cluster, live, tmpl.GetGeneration())
-		if o, ok := result.Find(obs.Cluster, req.Template); ok && o.Err != nil {
-			items[i].Applied, items[i].AppliedMessage = false, o.Err.Error()
-			failures = append(failures, o.Err.Error())
-		} else if obs.Err != nil {
-			items[i].AppliedMessage = obs.Err.Error()
-		}
-	}
-	agg := health.Aggregate(tmpl, items)
-
-	orig := rb.DeepCopy()
-	status := make([]api.AggregatedStatusItem, 0, len(items)+len(req.Prune))
-	for _, it := range items {
-		item := api.AggregatedStatusItem{ClusterName: it.Cluster, Applied: it.Applied, AppliedMessage: it.AppliedMessage, Health: api.ResourceHealth(it.Health)}
-		if it.Status != nil {
-			raw, err := json.Marshal(it.Status)
-			if err == nil {
-				item.Status = &runtime.RawExtension{Raw: raw}
-			}
-		}
-		status = append(status, item)
-	}
-	// A pruned cluster whose removal failed stays on record, so that it is pruned later.
-	for _, cluster := range req.Prune {
-		if o, ok := result.Find(cluster, req.Template); ok && o.Action == execution.ActionFailed {
-			status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: "pending removal: " + o.Err.Error(), Health: api.ResourceUnknown})
-		}
-	}
-	slices.SortFunc(status, func(a, b api.AggregatedStatusItem) int { return strings.Compare(a.ClusterName, b.ClusterName) })
-	if renderErr == nil {
-		// Without a render nothing was applied or pruned: keep the record.
-		rb.Status.AggregatedStatus = status
-	}
-
-	cond := metav1.Condition{Type: ConditionFullyApplied, Status: metav1.ConditionTrue, Reason: "FullyAppliedSuccess", Message: "all works are applied", ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(e.now())}
-	switch {
-	case renderErr != nil:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "RenderFailed", renderErr.Error()
-	case len(failures) > 0:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "FullyAppliedFailed", strings.Join(failures, "; ")
-	case len(placed) == 0:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "NotScheduled", "the binding has no clusters"
-	}
-	meta.SetStatusCondition(&rb.Status.Conditions, cond)
-	if !equality.Semantic.DeepEqual(orig.Status, rb.Status) {
-		if err := e.client.Status().Patch(ctx, rb, client.MergeFrom(orig)); err != nil {
-			return reconcile.Result{}, fmt.Errorf("write status of binding %s: %w", client.ObjectKeyFromObject(rb), err)
-		}
-	}
-	if renderErr != nil {
-		// Recorded in the binding's condition; a bad template waits for a change, not for backoff.
-		return reconcile.Result{RequeueAfter: e.opts.Resync}, nil //nolint:nilerr // reported in status
-	}
-	if err := e.reflect(ctx, tmpl, agg); err != nil {
-		return reconcile.Result{}, err
-	}
-	return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
 }
 
 // reflect writes the aggregated status into the template's .status, as

@@ -34,71 +34,9 @@ const deadline = 30 * time.Second
 // the members, follows a policy change, reports aggregated status, and moves
 // off a member whose apiserver is stopped.
 func TestPropagateMoveAndFailover(t *testing.T) {
-	fleet := testenv.Start(t, testenv.Options{Clusters: 4, Mode: testenv.APIServerOnly})
-	host, members := fleet.Clusters[0], fleet.Clusters[1:]
+	env := startControlPlane(t)
+	hub, memberClients, members, names := env.hub, env.members, env.fleet, env.names
 	ctx := t.Context()
-
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(ctx, hub, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := ctrl.NewManager(host.RESTConfig(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := controller.Setup(mgr, controller.Options{
-		Fleet:            "test",
-		ProbeInterval:    300 * time.Millisecond,
-		FailureThreshold: time.Second,
-		SuccessThreshold: time.Second,
-		NoExecuteAfter:   2 * time.Second,
-		Resync:           time.Second,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	mctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
-	memberClients := map[string]client.Client{}
-	for _, m := range members {
-		mustCreate(t, hub, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
-			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
-		})
-		mustCreate(t, hub, &clusterv1.Cluster{
-			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
-			Spec: api.ClusterSpec{
-				APIEndpoint: m.Host,
-				SecretRef:   &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name},
-			},
-		})
-		c, err := client.New(m.RESTConfig(), client.Options{Scheme: scheme})
-		if err != nil {
-			t.Fatal(err)
-		}
-		memberClients[m.Name] = c
-	}
-	names := []string{members[0].Name, members[1].Name, members[2].Name}
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
 	mustYAML(t, pp, `
@@ -166,6 +104,86 @@ spec:
 		t.Fatal(err)
 	}
 	waitReplicas(t, map[string]client.Client{names[1]: memberClients[names[1]]}, map[string]int32{names[1]: -1})
+}
+
+// controlPlane is a running control plane over a real host apiserver and
+// three real member apiservers registered as Clusters.
+type controlPlane struct {
+	hub     client.Client
+	members map[string]client.Client
+	fleet   []*testenv.Cluster
+	names   []string
+}
+
+// startControlPlane starts a host and three members, installs the CRDs,
+// runs the reconcilers with short periods, and registers the members.
+func startControlPlane(t *testing.T) controlPlane {
+	t.Helper()
+	fleet := testenv.Start(t, testenv.Options{Clusters: 4, Mode: testenv.APIServerOnly})
+	host, members := fleet.Clusters[0], fleet.Clusters[1:]
+	ctx := t.Context()
+
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crd.Install(ctx, hub, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(host.RESTConfig(), ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controller.Setup(mgr, controller.Options{
+		Fleet:            "test",
+		ProbeInterval:    300 * time.Millisecond,
+		FailureThreshold: time.Second,
+		SuccessThreshold: time.Second,
+		NoExecuteAfter:   2 * time.Second,
+		Resync:           time.Second,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+
+	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
+	memberClients := map[string]client.Client{}
+	for _, m := range members {
+		mustCreate(t, hub, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
+			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
+		})
+		mustCreate(t, hub, &clusterv1.Cluster{
+			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
+			Spec: api.ClusterSpec{
+				APIEndpoint: m.Host,
+				SecretRef:   &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name},
+			},
+		})
+		c, err := client.New(m.RESTConfig(), client.Options{Scheme: scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		memberClients[m.Name] = c
+	}
+	return controlPlane{hub: hub, members: memberClients, fleet: members, names: []string{members[0].Name, members[1].Name, members[2].Name}}
 }
 
 func deployment(replicas int32) *appsv1.Deployment {

@@ -15,6 +15,8 @@ const (
 	DefaultNoExecuteAfter   = 5 * time.Minute
 	DefaultResync           = 30 * time.Second
 	DefaultProbeTimeout     = 5 * time.Second
+	// DefaultGracefulEvictionTimeout is Karmada's --graceful-eviction-timeout.
+	DefaultGracefulEvictionTimeout = 10 * time.Minute
 )
 
 // DefaultTemplateKinds are the template kinds detected when Options names none.
@@ -45,6 +47,11 @@ type Options struct {
 	NoExecuteAfter time.Duration
 	// Resync is how often a binding's member status is read again.
 	Resync time.Duration
+	// GracefulEvictionTimeout is how long the copy on a cluster the template
+	// failed over from is kept while the new clusters are not yet healthy
+	// (Karmada's --graceful-eviction-timeout). A task's gracePeriodSeconds
+	// overrides it.
+	GracefulEvictionTimeout time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -65,5 +72,6 @@ func (o Options) withDefaults() Options {
 	set(&o.SuccessThreshold, DefaultSuccessThreshold)
 	set(&o.NoExecuteAfter, DefaultNoExecuteAfter)
 	set(&o.Resync, DefaultResync)
+	set(&o.GracefulEvictionTimeout, DefaultGracefulEvictionTimeout)
 	return o
 }

@@ -69,22 +69,37 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 		return reconcile.Result{}, fmt.Errorf("list clusters: %w", err)
 	}
 	clusters := make([]*api.Cluster, len(list.Items))
+	byName := make(map[string]*api.Cluster, len(list.Items))
 	for i := range list.Items {
 		c := list.Items[i].Engine()
-		clusters[i] = &c
+		clusters[i], byName[c.Name] = &c, &c
 	}
 	engine := rb.Engine()
-	result, schedErr := scheduler.Schedule(clusters, scheduler.BindingFor(&engine, *rb.Spec.Placement))
+	binding := scheduler.BindingFor(&engine, *rb.Spec.Placement)
+	fresh := rescheduleRequested(&rb)
+	binding.Fresh = fresh
+	result, schedErr := scheduler.Schedule(clusters, binding)
 
+	now := s.now()
 	orig := rb.DeepCopy()
-	if schedErr == nil && !equality.Semantic.DeepEqual(result.Clusters, rb.Spec.Clusters) {
-		rb.Spec.Clusters = result.Clusters
-		if err := s.client.Patch(ctx, &rb, client.MergeFrom(orig)); err != nil {
-			return reconcile.Result{}, fmt.Errorf("write schedule of binding %s: %w", req, err)
+	var requeue time.Duration
+	if schedErr == nil {
+		tasks := evictionTasks(&rb.Spec, result.Clusters, byName, now)
+		moved := !equality.Semantic.DeepEqual(result.Clusters, rb.Spec.Clusters)
+		if moved || !equality.Semantic.DeepEqual(tasks, rb.Spec.GracefulEvictionTasks) {
+			rb.Spec.Clusters, rb.Spec.GracefulEvictionTasks = result.Clusters, tasks
+			// The execution reconciler drops tasks concurrently: a lost
+			// update would resurrect or forget one.
+			if err := s.client.Patch(ctx, &rb, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+				return reconcile.Result{}, fmt.Errorf("write schedule of binding %s: %w", req, err)
+			}
+			orig = rb.DeepCopy()
 		}
-		orig = rb.DeepCopy()
-		now := metav1.NewTime(s.now())
-		rb.Status.LastScheduledTime = &now
+		if moved || fresh {
+			at := metav1.NewTime(now)
+			rb.Status.LastScheduledTime = &at
+			requeue = rescheduleSettle(rb.Spec.RescheduleTriggeredAt, now)
+		}
 	}
 	cond := metav1.Condition{Type: ConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success", Message: "binding is scheduled", ObservedGeneration: rb.Generation}
 	if schedErr != nil {
@@ -96,7 +111,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	} else {
 		rb.Status.SchedulerObservedAffinityName = result.AffinityName
 	}
-	cond.LastTransitionTime = metav1.NewTime(s.now())
+	cond.LastTransitionTime = metav1.NewTime(now)
 	meta.SetStatusCondition(&rb.Status.Conditions, cond)
 	rb.Status.SchedulerObservedGeneration = rb.Generation
 	if !equality.Semantic.DeepEqual(rb.Status, orig.Status) {
@@ -104,5 +119,31 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			return reconcile.Result{}, fmt.Errorf("write status of binding %s: %w", req, err)
 		}
 	}
-	return reconcile.Result{}, nil
+	return reconcile.Result{RequeueAfter: requeue}, nil
+}
+
+// rescheduleRequested reports whether spec.rescheduleTriggeredAt asks for a
+// schedule from scratch: it is not older than status.lastScheduledTime.
+// Karmada asks for "newer", but both are stored with second precision, so a
+// request made in the second of the last schedule would be lost; flotilla
+// takes "not older" and, since a fresh schedule of the same fleet gives the
+// same result, redoing one within that second is harmless.
+func rescheduleRequested(rb *workv1.ResourceBinding) bool {
+	t, last := rb.Spec.RescheduleTriggeredAt, rb.Status.LastScheduledTime
+	return t != nil && (last == nil || !t.Before(last))
+}
+
+// rescheduleSettle is how long to wait before scheduling again after a
+// schedule at now, so that lastScheduledTime, stored in whole seconds, ends
+// up past the reschedule request and the request is served once. Zero when
+// it already is.
+func rescheduleSettle(triggered *metav1.Time, now time.Time) time.Duration {
+	if triggered == nil {
+		return 0
+	}
+	next := triggered.Time.Truncate(time.Second).Add(time.Second)
+	if now.Truncate(time.Second).Before(next) {
+		return next.Sub(now)
+	}
+	return 0
 }

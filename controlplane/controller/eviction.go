@@ -1,0 +1,159 @@
+package controller
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// Karmada's values for the eviction tasks of a cluster that gets an
+// untolerated NoExecute taint. Flotilla's scheduler reconciler plays
+// Karmada's taint manager, so it signs the tasks with the same producer and
+// a Karmada user reads the same binding.
+const (
+	EvictionReasonTaintUntolerated = "TaintUntolerated"
+	EvictionProducerTaintManager   = "TaintManager"
+)
+
+// clusterPurgeMode is what happens to the copy left on a cluster the template
+// fails over from: the policy's failover.cluster.purgeMode, Gracefully when
+// unset (failover is on by default).
+func clusterPurgeMode(f *api.FailoverBehavior) api.PurgeMode {
+	if f == nil || f.Cluster == nil || f.Cluster.PurgeMode == "" {
+		return api.PurgeModeGracefully
+	}
+	switch f.Cluster.PurgeMode {
+	case api.PurgeModeImmediately:
+		return api.PurgeModeDirectly
+	case api.PurgeModeGraciously:
+		return api.PurgeModeGracefully
+	}
+	return f.Cluster.PurgeMode
+}
+
+// untoleratedNoExecute is the first NoExecute taint of c the placement does
+// not tolerate, or nil.
+func untoleratedNoExecute(c *api.Cluster, tolerations []corev1.Toleration) *corev1.Taint {
+	for i := range c.Spec.Taints {
+		t := &c.Spec.Taints[i]
+		if t.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		if !slices.ContainsFunc(tolerations, func(tol corev1.Toleration) bool { return tol.ToleratesTaint(logr.Discard(), t, false) }) {
+			return t
+		}
+	}
+	return nil
+}
+
+// evictionTasks is spec.gracefulEvictionTasks after a schedule moved the
+// template from spec.clusters to next. A cluster left because of an
+// untolerated NoExecute taint gets a task, so that its copy stays until the
+// replacement is healthy; a cluster left for any other reason (a policy
+// change, a reschedule, a deleted Cluster) gets none and is pruned at once,
+// as in Karmada. With purgeMode Directly no task is made either. Existing
+// tasks are kept. The result is nil when there are no tasks.
+func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clusters map[string]*api.Cluster, now time.Time) []api.GracefulEvictionTask {
+	tasks := slices.Clone(spec.GracefulEvictionTasks)
+	mode := clusterPurgeMode(spec.Failover)
+	if mode == api.PurgeModeDirectly {
+		return tasks
+	}
+	var tolerations []corev1.Toleration
+	if spec.Placement != nil {
+		tolerations = spec.Placement.ClusterTolerations
+	}
+	before := make([]string, len(spec.Clusters))
+	for i, tc := range spec.Clusters {
+		before[i] = tc.Name
+	}
+	for _, prev := range spec.Clusters {
+		if slices.ContainsFunc(next, func(tc api.TargetCluster) bool { return tc.Name == prev.Name }) ||
+			slices.ContainsFunc(tasks, func(t api.GracefulEvictionTask) bool { return t.FromCluster == prev.Name }) {
+			continue
+		}
+		c, ok := clusters[prev.Name]
+		if !ok {
+			continue
+		}
+		taint := untoleratedNoExecute(c, tolerations)
+		if taint == nil {
+			continue
+		}
+		replicas, created := prev.Replicas, metav1.NewTime(now)
+		tasks = append(tasks, api.GracefulEvictionTask{
+			FromCluster:            prev.Name,
+			PurgeMode:              mode,
+			Replicas:               &replicas,
+			Reason:                 EvictionReasonTaintUntolerated,
+			Message:                fmt.Sprintf("cluster %s has the untolerated taint %s", prev.Name, taint.ToString()),
+			Producer:               EvictionProducerTaintManager,
+			ClustersBeforeFailover: slices.Clone(before),
+			CreationTimestamp:      &created,
+		})
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+	return tasks
+}
+
+// assessEvictions decides which eviction tasks are over, as Karmada's
+// graceful eviction controller does. A task is over when suppressDeletion is
+// false, when its grace period (gracePeriodSeconds, else timeout) has passed
+// since it was created, or when the template is Healthy in every scheduled
+// cluster. Unlike Karmada, an empty schedule is not "all healthy": with no
+// replacement anywhere the old copy stays until the timeout. Suppressed
+// tasks and tasks in purgeMode Never stay until a person removes them.
+//
+// scheduled is spec.clusters and status the fresh per-cluster report. It
+// returns the tasks that stay, the clusters whose task is over, and how long
+// until the earliest remaining deadline (zero when none).
+func assessEvictions(tasks []api.GracefulEvictionTask, scheduled []api.TargetCluster, status []api.AggregatedStatusItem, now time.Time, timeout time.Duration) (kept []api.GracefulEvictionTask, done []string, wait time.Duration) {
+	healthy := len(scheduled) > 0
+	for _, tc := range scheduled {
+		i := slices.IndexFunc(status, func(it api.AggregatedStatusItem) bool { return it.ClusterName == tc.Name })
+		if i < 0 || !status[i].Applied || status[i].Health != api.ResourceHealthy {
+			healthy = false
+			break
+		}
+	}
+	for _, task := range tasks {
+		if s := task.SuppressDeletion; s != nil {
+			if *s {
+				kept = append(kept, task)
+			} else {
+				done = append(done, task.FromCluster)
+			}
+			continue
+		}
+		if task.PurgeMode == api.PurgeModeNever {
+			kept = append(kept, task)
+			continue
+		}
+		grace := timeout
+		if task.GracePeriodSeconds != nil {
+			grace = time.Duration(*task.GracePeriodSeconds) * time.Second
+		}
+		var created time.Time
+		if task.CreationTimestamp != nil {
+			created = task.CreationTimestamp.Time
+		}
+		left := created.Add(grace).Sub(now)
+		if left <= 0 || healthy || task.PurgeMode == api.PurgeModeDirectly || task.PurgeMode == api.PurgeModeImmediately {
+			done = append(done, task.FromCluster)
+			continue
+		}
+		kept = append(kept, task)
+		if wait == 0 || left < wait {
+			wait = left
+		}
+	}
+	return kept, done, wait
+}
