@@ -37,6 +37,12 @@ func Controlplane(args []string, stderr io.Writer) int {
 	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 turns it off")
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
+	var opts controller.Options
+	fs.DurationVar(&opts.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed; 0 means the default")
+	fs.DurationVar(&opts.FailureThreshold, "cluster-failure-threshold", 0, "how long a member must fail its probe before it is NotReady; 0 means the default")
+	fs.DurationVar(&opts.SuccessThreshold, "cluster-success-threshold", 0, "how long a member must pass its probe before it is Ready again; 0 means the default")
+	fs.DurationVar(&opts.NoExecuteAfter, "no-execute-after", 0, "how long a member stays NotReady before its NoExecute taint evicts replicas; 0 means the default")
+	fs.DurationVar(&opts.GracefulEvictionTimeout, "graceful-eviction-timeout", 0, "how long an evicted copy is kept while its replacement becomes healthy; 0 means the default")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
 			"Runs flotilla's continuous control plane: installs its CRDs into the host apiserver and\n"+
@@ -60,7 +66,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if err := runControlplane(ctx, controlplaneConfig{
 		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace,
-		metricsAddr: *metricsAddr, probeAddr: *probeAddr,
+		metricsAddr: *metricsAddr, probeAddr: *probeAddr, options: opts,
 	}); err != nil {
 		logger.Error("controlplane stopped", "error", err)
 		return 1
@@ -73,6 +79,7 @@ type controlplaneConfig struct {
 	leaderElect                bool
 	leaderNamespace            string
 	metricsAddr, probeAddr     string
+	options                    controller.Options
 }
 
 func runControlplane(ctx context.Context, c controlplaneConfig) error {
@@ -113,7 +120,9 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return fmt.Errorf("add readyz: %w", err)
 	}
-	if err := controller.Setup(mgr, controller.Options{Fleet: c.fleet}); err != nil {
+	opts := c.options
+	opts.Fleet = c.fleet
+	if err := controller.Setup(mgr, opts); err != nil {
 		return err
 	}
 	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
