@@ -184,6 +184,10 @@ func (b *Bundle) decodeObject(loc *DocumentError, h header, data []byte) *Docume
 		loc.Err = fmt.Errorf("decode template: %w", err)
 		return loc
 	}
+	if errs := ValidateTemplateMeta(tmpl); len(errs) > 0 {
+		loc.Fields = errs
+		return loc
+	}
 	return b.add(loc, tmpl.GetAPIVersion(), tmpl.GetKind(), tmpl.GetNamespace(), tmpl.GetName(), func() {
 		b.Templates = append(b.Templates, tmpl)
 	})

@@ -85,6 +85,9 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(errors.New("give one or more -f FILE|DIR and no other arguments"))
 	}
 	bundle, err := readBundle(files, *recursive, stdin)
+	if err == nil && len(bundle.Origins) == 0 {
+		err = fmt.Errorf("no objects in %s", strings.Join(files, ", "))
+	}
 	if err == nil {
 		// Objects that name no namespace land in "default", as with kubectl's default context.
 		err = bundle.DefaultTemplateNamespaces(api.DefaultNamespace)

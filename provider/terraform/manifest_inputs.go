@@ -148,6 +148,12 @@ func templateFromJSON(raw any, at path.Path) (*unstructured.Unstructured, diag.D
 	if diags.HasError() {
 		return nil, diags
 	}
+	for _, fe := range api.ValidateTemplateMeta(tmpl) {
+		diags.AddAttributeError(at, "Invalid manifest", fe.Error())
+	}
+	if diags.HasError() {
+		return nil, diags
+	}
 	if tmpl.GetNamespace() == "" && !api.IsClusterScopedBuiltin(tmpl.GroupVersionKind().GroupKind()) {
 		tmpl.SetNamespace(api.DefaultNamespace)
 	}

@@ -78,6 +78,11 @@ locals {
   propagation_policies = [flotilla_propagation_policy.web]`,
 			want: `Cannot place Deployment default/web`,
 		},
+		"a name no member can store": {
+			resource: `manifest = { apiVersion = "v1", kind = "ConfigMap", metadata = { name = "a/b" } }
+  clusters = [flotilla_cluster.east]`,
+			want: `metadata.name: Invalid value: "a/b": may not contain '/'`,
+		},
 		"replicas that are not a number": {
 			resource: `manifest = merge(local.web, { spec = { replicas = "two" } })
   clusters = [flotilla_cluster.east]
