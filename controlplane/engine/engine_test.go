@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
@@ -182,12 +183,17 @@ func TestEngine(t *testing.T) {
 	})
 
 	t.Run("observe shows drift in a managed field", func(t *testing.T) {
-		d, err := f.clients["member2"].AppsV1().Deployments("shop").Get(t.Context(), "web", metav1.GetOptions{})
+		// The deployment controller writes the object too, so retry on a conflict as kubectl edit would.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			d, err := f.clients["member2"].AppsV1().Deployments("shop").Get(t.Context(), "web", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			d.Spec.Template.Spec.Containers[0].Image = "nginx:hacked"
+			_, err = f.clients["member2"].AppsV1().Deployments("shop").Update(t.Context(), d, metav1.UpdateOptions{})
+			return err
+		})
 		if err != nil {
-			t.Fatal(err)
-		}
-		d.Spec.Template.Spec.Containers[0].Image = "nginx:hacked"
-		if _, err := f.clients["member2"].AppsV1().Deployments("shop").Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		results, _ := f.engine.Plan(t.Context(), fleet, []*unstructured.Unstructured{tmpl}, nil)

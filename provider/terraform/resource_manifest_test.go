@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
@@ -226,9 +227,14 @@ func TestAccManifestLifecycle(t *testing.T) {
 			{
 				// Drift: kubectl changes the image in west; the plan shows it and apply restores it.
 				PreConfig: func() {
-					d := m.deployment(t, "west", "shop", "web")
-					d.Spec.Template.Spec.Containers[0].Image = "nginx:hacked"
-					if _, err := m.clients["west"].AppsV1().Deployments("shop").Update(context.Background(), d, metav1.UpdateOptions{FieldManager: "kubectl-edit"}); err != nil {
+					// The deployment controller writes the object too, so retry on a conflict as kubectl edit would.
+					err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+						d := m.deployment(t, "west", "shop", "web")
+						d.Spec.Template.Spec.Containers[0].Image = "nginx:hacked"
+						_, err := m.clients["west"].AppsV1().Deployments("shop").Update(context.Background(), d, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
+						return err
+					})
+					if err != nil {
 						t.Fatal(err)
 					}
 				},
