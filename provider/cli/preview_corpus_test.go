@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// corpusDir holds preview's bad-input corpus, one case per file. The first
+// corpusDir holds the bad-input corpus, one case per file, shared with the
+// host apiserver test in controlplane/webhook. The first
 // line says what preview must do with it:
 //
 //	# want: SUBSTRING                 refused: exit 2, the JSON error contains SUBSTRING
@@ -17,7 +18,7 @@ import (
 //
 // A gap is pinned on purpose: fixing it makes this test fail until the case
 // is turned into a "want". No case may panic or print anything but JSON.
-const corpusDir = "testdata/bad"
+const corpusDir = "../../testdata/badinput"
 
 // corpusCase is one parsed corpus file.
 type corpusCase struct {

@@ -1,0 +1,127 @@
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	admissionac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+	certutil "k8s.io/client-go/util/cert"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+)
+
+// ConfigurationName is the name of the ValidatingWebhookConfiguration.
+const ConfigurationName = "flotilla-validating"
+
+// FieldManager is the server-side apply field manager of Install.
+const FieldManager = "flotilla-controlplane"
+
+// Config says how the host apiserver reaches the webhook.
+type Config struct {
+	// URL is the webhook server's base address, https://host:port; each
+	// kind's path is appended to it.
+	URL string
+	// CABundle is the PEM bundle the host trusts the serving certificate with.
+	CABundle []byte
+	// FailurePolicy is what the host does when the webhook cannot be reached.
+	// Fail (the default, as Karmada's) refuses writes of Clusters and
+	// policies while no control plane process serves the webhook.
+	FailurePolicy admissionv1.FailurePolicyType
+}
+
+type hook struct {
+	name, path, group, resource string
+	scope                       admissionv1.ScopeType
+}
+
+var hooks = []hook{
+	{"cluster", PathCluster, clusterv1.GroupVersion.Group, "clusters", admissionv1.ClusterScope},
+	{"propagationpolicy", PathPropagationPolicy, policyv1.GroupVersion.Group, "propagationpolicies", admissionv1.NamespacedScope},
+	{"clusterpropagationpolicy", PathClusterPropagationPolicy, policyv1.GroupVersion.Group, "clusterpropagationpolicies", admissionv1.ClusterScope},
+	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionv1.NamespacedScope},
+	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionv1.ClusterScope},
+}
+
+// Install server-side applies the ValidatingWebhookConfiguration that sends
+// creates and updates of Clusters and policies to the webhook at cfg.URL.
+// Applying again with the same configuration writes nothing.
+func Install(ctx context.Context, c client.Client, cfg Config) error {
+	base, err := url.Parse(cfg.URL)
+	if err != nil || base.Scheme != "https" || base.Host == "" {
+		return fmt.Errorf("webhook url %q: must be an absolute https URL", cfg.URL)
+	}
+	if len(cfg.CABundle) == 0 {
+		return fmt.Errorf("webhook ca bundle: must not be empty")
+	}
+	failure := cfg.FailurePolicy
+	if failure == "" {
+		failure = admissionv1.Fail
+	}
+	vwc := admissionac.ValidatingWebhookConfiguration(ConfigurationName)
+	for _, h := range hooks {
+		u := strings.TrimSuffix(cfg.URL, "/") + h.path
+		vwc.WithWebhooks(admissionac.ValidatingWebhook().
+			WithName(h.name + ".flotilla.io").
+			WithClientConfig(admissionac.WebhookClientConfig().WithURL(u).WithCABundle(cfg.CABundle...)).
+			WithRules(admissionac.RuleWithOperations().
+				WithOperations(admissionv1.Create, admissionv1.Update).
+				WithAPIGroups(h.group).WithAPIVersions("*").WithResources(h.resource).WithScope(h.scope)).
+			WithFailurePolicy(failure).
+			WithMatchPolicy(admissionv1.Equivalent).
+			WithSideEffects(admissionv1.SideEffectClassNone).
+			WithAdmissionReviewVersions("v1").
+			WithTimeoutSeconds(10))
+	}
+	if err := c.Apply(ctx, vwc, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("apply validating webhook configuration %s: %w", ConfigurationName, err)
+	}
+	return nil
+}
+
+// ServingCertificate makes a self-signed serving certificate for the
+// host or IP of a webhook URL and returns it with the PEM CA bundle that
+// trusts it. A process generates a fresh one at start, so no key is ever
+// written to disk.
+func ServingCertificate(webhookURL string) (tls.Certificate, []byte, error) {
+	u, err := url.Parse(webhookURL)
+	if err != nil || u.Hostname() == "" {
+		return tls.Certificate{}, nil, fmt.Errorf("webhook url %q: no host", webhookURL)
+	}
+	host := u.Hostname()
+	var ips []net.IP
+	var names []string
+	if ip := net.ParseIP(host); ip != nil {
+		ips = append(ips, ip)
+	} else {
+		names = append(names, host)
+	}
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey(host, ips, names)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("generate webhook serving certificate for %s: %w", host, err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("load webhook serving certificate: %w", err)
+	}
+	// The generated chain is the serving certificate followed by the CA
+	// that signed it; the CA is what the host must trust.
+	var ca []byte
+	rest := certPEM
+	for {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		ca = pem.EncodeToMemory(block)
+	}
+	return cert, ca, nil
+}

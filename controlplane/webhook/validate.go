@@ -1,0 +1,114 @@
+// Package webhook is the continuous control plane's validating admission
+// webhook: it refuses Clusters and policies that the engine would refuse, at
+// `kubectl apply` time, with the same field paths and messages as `preview`
+// and the Terraform provider, because all three call controlplane/api's
+// validation. It plays the part of karmada-webhook. It owns the webhook's
+// handlers, its serving certificate and its ValidatingWebhookConfiguration;
+// it must not import provider/.
+package webhook
+
+import (
+	"context"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+)
+
+// Paths the handlers are served on, one per kind.
+const (
+	PathCluster                  = "/validate-cluster"
+	PathPropagationPolicy        = "/validate-propagationpolicy"
+	PathClusterPropagationPolicy = "/validate-clusterpropagationpolicy"
+	PathOverridePolicy           = "/validate-overridepolicy"
+	PathClusterOverridePolicy    = "/validate-clusteroverridepolicy"
+)
+
+// Server is where the handlers are registered: the manager's webhook server.
+type Server interface {
+	Register(path string, hook http.Handler)
+}
+
+// validator adapts one engine validation function to admission: create and
+// update are checked, delete never is. The object is validated after
+// Karmada's defaults are applied to a copy, as Karmada's mutating webhook
+// would have applied them first.
+type validator[T any] struct {
+	gk       schema.GroupKind
+	validate func(T) field.ErrorList
+	name     func(T) string
+}
+
+func (v validator[T]) check(obj T) (admission.Warnings, error) {
+	if errs := v.validate(obj); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(v.gk, v.name(obj), errs)
+	}
+	return nil, nil
+}
+
+func (v validator[T]) ValidateCreate(_ context.Context, obj T) (admission.Warnings, error) {
+	return v.check(obj)
+}
+
+func (v validator[T]) ValidateUpdate(_ context.Context, _, obj T) (admission.Warnings, error) {
+	return v.check(obj)
+}
+
+func (v validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// Register adds one validating handler per kind to the server.
+func Register(srv Server, scheme *runtime.Scheme) {
+	srv.Register(PathCluster, admission.WithValidator(scheme, validator[*clusterv1.Cluster]{
+		gk:   clusterv1.GroupVersion.WithKind("Cluster").GroupKind(),
+		name: func(c *clusterv1.Cluster) string { return c.Name },
+		validate: func(c *clusterv1.Cluster) field.ErrorList {
+			e := c.Engine()
+			return api.ValidateCluster(&e)
+		},
+	}))
+	srv.Register(PathPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.PropagationPolicy]{
+		gk:   policyv1.GroupVersion.WithKind("PropagationPolicy").GroupKind(),
+		name: func(p *policyv1.PropagationPolicy) string { return p.Name },
+		validate: func(p *policyv1.PropagationPolicy) field.ErrorList {
+			e := api.PropagationPolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
+			api.DefaultPropagationPolicy(&e)
+			return api.ValidatePropagationPolicy(&e)
+		},
+	}))
+	srv.Register(PathClusterPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterPropagationPolicy]{
+		gk:   policyv1.GroupVersion.WithKind("ClusterPropagationPolicy").GroupKind(),
+		name: func(p *policyv1.ClusterPropagationPolicy) string { return p.Name },
+		validate: func(p *policyv1.ClusterPropagationPolicy) field.ErrorList {
+			e := api.ClusterPropagationPolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
+			api.DefaultClusterPropagationPolicy(&e)
+			return api.ValidateClusterPropagationPolicy(&e)
+		},
+	}))
+	srv.Register(PathOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.OverridePolicy]{
+		gk:   policyv1.GroupVersion.WithKind("OverridePolicy").GroupKind(),
+		name: func(p *policyv1.OverridePolicy) string { return p.Name },
+		validate: func(p *policyv1.OverridePolicy) field.ErrorList {
+			e := api.OverridePolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
+			api.DefaultOverridePolicy(&e)
+			return api.ValidateOverridePolicy(&e)
+		},
+	}))
+	srv.Register(PathClusterOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterOverridePolicy]{
+		gk:   policyv1.GroupVersion.WithKind("ClusterOverridePolicy").GroupKind(),
+		name: func(p *policyv1.ClusterOverridePolicy) string { return p.Name },
+		validate: func(p *policyv1.ClusterOverridePolicy) field.ErrorList {
+			e := api.ClusterOverridePolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
+			api.DefaultClusterOverridePolicy(&e)
+			return api.ValidateClusterOverridePolicy(&e)
+		},
+	}))
+}
