@@ -34,9 +34,17 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fleet := fs.String("fleet", controller.DefaultFleet, "fleet name written into the ownership labels of member objects")
 	leaderElect := fs.Bool("leader-elect", true, "elect one active process among replicas (a Lease in --leader-election-namespace)")
 	leaderNamespace := fs.String("leader-election-namespace", "kube-system", "namespace of the leader election Lease")
+	var leases leaseTiming
+	fs.DurationVar(&leases.duration, "leader-election-lease-duration", 15*time.Second, "how long a standby waits after the last renewal before it takes the lease over")
+	fs.DurationVar(&leases.renewDeadline, "leader-election-renew-deadline", 10*time.Second, "how long the leader keeps retrying to renew before it steps down")
+	fs.DurationVar(&leases.retryPeriod, "leader-election-retry-period", 2*time.Second, "how often candidates try to acquire or renew the lease")
 	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 turns it off")
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
+	var hook webhookConfig
+	fs.StringVar(&hook.url, "webhook-url", "", "https `URL` at which the host apiserver reaches this process' validating webhook; empty turns the webhook off")
+	fs.StringVar(&hook.bindAddress, "webhook-bind-address", ":9443", "host:port the validating webhook listens on")
+	fs.StringVar(&hook.failurePolicy, "webhook-failure-policy", "Fail", "what the host does when the webhook cannot be reached: Fail or Ignore")
 	var opts controller.Options
 	fs.DurationVar(&opts.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed; 0 means the default")
 	fs.DurationVar(&opts.FailureThreshold, "cluster-failure-threshold", 0, "how long a member must fail its probe before it is NotReady; 0 means the default")
@@ -65,8 +73,8 @@ func Controlplane(args []string, stderr io.Writer) int {
 	defer stop()
 	if err := runControlplane(ctx, controlplaneConfig{
 		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
-		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace,
-		metricsAddr: *metricsAddr, probeAddr: *probeAddr, options: opts,
+		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace, leases: leases,
+		metricsAddr: *metricsAddr, probeAddr: *probeAddr, options: opts, webhook: hook,
 	}); err != nil {
 		logger.Error("controlplane stopped", "error", err)
 		return 1
@@ -78,8 +86,16 @@ type controlplaneConfig struct {
 	kubeconfig, context, fleet string
 	leaderElect                bool
 	leaderNamespace            string
+	leases                     leaseTiming
 	metricsAddr, probeAddr     string
 	options                    controller.Options
+	webhook                    webhookConfig
+}
+
+// leaseTiming is the leader election timing; Kubernetes' defaults are
+// 15 s, 10 s and 2 s.
+type leaseTiming struct {
+	duration, renewDeadline, retryPeriod time.Duration
 }
 
 func runControlplane(ctx context.Context, c controlplaneConfig) error {
@@ -101,11 +117,19 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 	if err := crd.Install(ctx, direct, time.Minute); err != nil {
 		return fmt.Errorf("install crds: %w", err)
 	}
+	hookServer, ca, err := c.webhook.webhookServer()
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		WebhookServer:           hookServer,
 		Scheme:                  scheme,
 		LeaderElection:          c.leaderElect,
 		LeaderElectionID:        "flotilla-controlplane",
 		LeaderElectionNamespace: c.leaderNamespace,
+		LeaseDuration:           &c.leases.duration,
+		RenewDeadline:           &c.leases.renewDeadline,
+		RetryPeriod:             &c.leases.retryPeriod,
 		// Step down at once on shutdown, so a standby takes over without waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
 		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
@@ -119,6 +143,11 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 	}
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return fmt.Errorf("add readyz: %w", err)
+	}
+	if hookServer != nil {
+		if err := c.webhook.addWebhook(mgr, direct, ca); err != nil {
+			return err
+		}
 	}
 	opts := c.options
 	opts.Fleet = c.fleet
