@@ -36,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return cli.Preview(args[1:], os.Stdin, stdout, stderr)
 		case "controlplane":
 			return cli.Controlplane(args[1:], stderr)
+		case "crossplane":
+			return cli.Crossplane(args[1:], stderr)
 		case "help", "-h", "--help":
 			usage(stdout)
 			return 0
@@ -93,6 +95,8 @@ Usage:
                                          dry-run Karmada YAML: placement and rendered manifests per cluster
   terraform-provider-flotilla controlplane --kubeconfig HOST
                                          run the continuous control plane against a host apiserver
+  terraform-provider-flotilla crossplane [--kubeconfig MGMT]
+                                         run the Crossplane provider's managed resource controllers
   terraform-provider-flotilla version    print the version
 `)
 }

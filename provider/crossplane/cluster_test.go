@@ -1,0 +1,135 @@
+package crossplane
+
+import (
+	"strings"
+	"testing"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
+)
+
+func TestClusterSpec(t *testing.T) {
+	user := corev1.Taint{Key: "role", Value: "dr", Effect: corev1.TaintEffectNoSchedule}
+	notReady := corev1.Taint{Key: controller.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}
+	unreachable := corev1.Taint{Key: controller.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}
+	foreign := corev1.Taint{Key: "someone-else", Effect: corev1.TaintEffectNoSchedule}
+	mg := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "east", Annotations: map[string]string{"crossplane.io/external-name": "east-1"}}}
+	mg.Spec.ForProvider = v1alpha1.ClusterParameters{
+		APIEndpoint: "https://east", Provider: "aws", Region: "us-east-1", Zones: []string{"a", "b"},
+		Taints: []corev1.Taint{user}, CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: "east-kubeconfig"},
+	}
+	base := api.ClusterSpec{
+		SyncMode: api.Push, APIEndpoint: "https://east", Provider: "aws", Region: "us-east-1", Zones: []string{"a", "b"},
+		SecretRef: &api.LocalSecretReference{Namespace: CredentialsNamespace, Name: "east-1"},
+	}
+	tests := []struct {
+		name  string
+		live  []corev1.Taint
+		taint []corev1.Taint
+	}{
+		{name: "own taints only", live: nil, taint: []corev1.Taint{user}},
+		{name: "the control plane's taints are kept", live: []corev1.Taint{user, notReady, unreachable}, taint: []corev1.Taint{user, notReady, unreachable}},
+		{name: "a taint of someone else is dropped", live: []corev1.Taint{foreign, notReady}, taint: []corev1.Taint{user, notReady}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := base
+			want.Taints = tc.taint
+			if diff := cmp.Diff(want, clusterSpec(mg, tc.live)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	noCreds := mg.DeepCopy()
+	noCreds.Spec.ForProvider.CredentialsSecretRef, noCreds.Spec.ForProvider.Taints = nil, nil
+	if got := clusterSpec(noCreds, nil); got.SecretRef != nil || got.Taints != nil {
+		t.Errorf("without credentials or taints: %+v", got)
+	}
+}
+
+func TestClusterReadiness(t *testing.T) {
+	tests := []struct {
+		name    string
+		conds   []metav1.Condition
+		reason  xpv2.ConditionReason
+		message string
+	}{
+		{name: "not probed yet", reason: xpv2.ReasonCreating, message: "waiting for the control plane"},
+		{name: "ready", conds: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionTrue}}, reason: xpv2.ReasonAvailable},
+		{name: "not ready", conds: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: "ClusterNotReachable", Message: "connection refused"}}, reason: xpv2.ReasonUnavailable, message: "ClusterNotReachable: connection refused"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := clusterReadiness(api.ClusterStatus{Conditions: tc.conds})
+			if got.Reason != tc.reason || !strings.Contains(got.Message, tc.message) {
+				t.Errorf("got %s %q, want %s containing %q", got.Reason, got.Message, tc.reason, tc.message)
+			}
+		})
+	}
+}
+
+func TestOwnership(t *testing.T) {
+	mine := &v1alpha1.Manifest{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web"}}
+	deleting := mine.DeepCopy()
+	now := metav1.Now()
+	deleting.DeletionTimestamp = &now
+	observer := mine.DeepCopy()
+	observer.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+	live := func(owner string) *metav1.ObjectMeta {
+		m := &metav1.ObjectMeta{}
+		if owner != "" {
+			m.Annotations = map[string]string{AnnotationOwner: owner}
+		}
+		return m
+	}
+	tests := []struct {
+		name     string
+		mg       *v1alpha1.Manifest
+		owner    string
+		wantDone bool
+		wantErr  bool
+	}{
+		{name: "own object", mg: mine, owner: "Manifest a/web"},
+		{name: "unowned object is adopted", mg: mine},
+		{name: "another namespace's object is refused", mg: mine, owner: "Manifest b/web", wantErr: true},
+		{name: "another kind's object is refused", mg: mine, owner: "Cluster a/web", wantErr: true},
+		{name: "observe-only reads anything", mg: observer, owner: "Manifest b/web"},
+		{name: "a deleted resource lets another's object be", mg: deleting, owner: "Manifest b/web", wantDone: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			done, err := ownedOrGone(live(tc.owner), "Deployment a/web", kindManifest, tc.mg)
+			if done != tc.wantDone || (err != nil) != tc.wantErr {
+				t.Errorf("done %v err %v, want done %v err %v", done, err, tc.wantDone, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "Deployment a/web in the host is managed by "+tc.owner) {
+				t.Errorf("error does not name the object and its owner: %v", err)
+			}
+		})
+	}
+}
+
+func TestObserveOnly(t *testing.T) {
+	tests := []struct {
+		p    xpv2.ManagementPolicies
+		want bool
+	}{
+		{nil, false},
+		{xpv2.ManagementPolicies{xpv2.ManagementActionAll}, false},
+		{xpv2.ManagementPolicies{xpv2.ManagementActionObserve}, true},
+		{xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate}, false},
+	}
+	for _, tc := range tests {
+		mg := &v1alpha1.Manifest{}
+		mg.Spec.ManagementPolicies = tc.p
+		if got := observeOnly(mg); got != tc.want {
+			t.Errorf("%v: got %v", tc.p, got)
+		}
+	}
+}

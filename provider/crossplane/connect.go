@@ -1,0 +1,146 @@
+package crossplane
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
+)
+
+// Error messages of the connector; wrapped once with the object's name.
+const (
+	errTrackUsage      = "track provider config usage"
+	errNoConfigRef     = "spec.providerConfigRef is not set"
+	errUnknownPCKind   = "spec.providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
+	errNoSecretRef     = "spec.credentials.secretRef is required when spec.credentials.source is Secret"
+	errSecretNamespace = "spec.credentials.secretRef.namespace must be the ProviderConfig's own namespace"
+)
+
+// host is a connection to the flotilla host apiserver, with the settings of
+// the provider config it came from.
+type host struct {
+	client client.Client
+	fleet  string
+}
+
+// hostConnector resolves a managed resource's provider config into a host
+// client, tracking the usage first, as crossplane-runtime asks. Host clients
+// are cached by the content of their kubeconfig, so a reconcile does not
+// rediscover the host's API.
+type hostConnector struct {
+	kube     client.Client
+	usage    resource.ModernTracker
+	scheme   *runtime.Scheme
+	injected *rest.Config
+
+	mu      sync.Mutex
+	clients map[[sha256.Size]byte]client.Client
+}
+
+func newHostConnector(kube client.Client, scheme *runtime.Scheme, injected *rest.Config) *hostConnector {
+	return &hostConnector{
+		kube:     kube,
+		usage:    resource.NewProviderConfigUsageTracker(kube, &v1alpha1.ProviderConfigUsage{}),
+		scheme:   scheme,
+		injected: injected,
+		clients:  map[[sha256.Size]byte]client.Client{},
+	}
+}
+
+// connect returns the host of mg's provider config.
+func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) (*host, error) {
+	if err := c.usage.Track(ctx, mg); err != nil {
+		return nil, fmt.Errorf("%s: %w", errTrackUsage, err)
+	}
+	ref := mg.GetProviderConfigReference()
+	if ref == nil {
+		return nil, errors.New(errNoConfigRef)
+	}
+	var spec v1alpha1.ProviderConfigSpec
+	switch ref.Kind {
+	case v1alpha1.ProviderConfigKind:
+		var pc v1alpha1.ProviderConfig
+		if err := c.kube.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: ref.Name}, &pc); err != nil {
+			return nil, fmt.Errorf("read ProviderConfig %s/%s: %w", mg.GetNamespace(), ref.Name, err)
+		}
+		if s := pc.Spec.Credentials.SecretRef; s != nil && s.Namespace != pc.Namespace {
+			return nil, fmt.Errorf("ProviderConfig %s/%s: %s", pc.Namespace, pc.Name, errSecretNamespace)
+		}
+		spec = pc.Spec
+	case v1alpha1.ClusterProviderConfigKind:
+		var pc v1alpha1.ClusterProviderConfig
+		if err := c.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, &pc); err != nil {
+			return nil, fmt.Errorf("read ClusterProviderConfig %s: %w", ref.Name, err)
+		}
+		spec = pc.Spec
+	default:
+		return nil, fmt.Errorf("%s, not %q", errUnknownPCKind, ref.Kind)
+	}
+	hc, err := c.hostClient(ctx, spec.Credentials)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", ref.Kind, ref.Name, err)
+	}
+	fleet := spec.Fleet
+	if fleet == "" {
+		fleet = v1alpha1.DefaultFleet
+	}
+	return &host{client: hc, fleet: fleet}, nil
+}
+
+// hostClient returns the cached client of the credentials.
+func (c *hostConnector) hostClient(ctx context.Context, creds v1alpha1.ProviderCredentials) (client.Client, error) {
+	var kubeconfig []byte
+	switch creds.Source {
+	case xpv2.CredentialsSourceInjectedIdentity:
+		// The key cannot collide with a kubeconfig's hash.
+	case xpv2.CredentialsSourceSecret:
+		ref := creds.SecretRef
+		if ref == nil {
+			return nil, errors.New(errNoSecretRef)
+		}
+		var s corev1.Secret
+		if err := c.kube.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, &s); err != nil {
+			return nil, fmt.Errorf("read credentials secret %s/%s: %w", ref.Namespace, ref.Name, err)
+		}
+		kubeconfig = s.Data[ref.Key]
+		if len(kubeconfig) == 0 {
+			return nil, fmt.Errorf("credentials secret %s/%s has no key %q", ref.Namespace, ref.Name, ref.Key)
+		}
+	default:
+		return nil, fmt.Errorf("spec.credentials.source %q is not supported: use Secret or InjectedIdentity", creds.Source)
+	}
+	key := sha256.Sum256(append([]byte(creds.Source+"\x00"), kubeconfig...))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hc, ok := c.clients[key]; ok {
+		return hc, nil
+	}
+	cfg := c.injected
+	if kubeconfig != nil {
+		var err error
+		// The error names no credential: clientcmd reports syntax, not values.
+		if cfg, err = clientcmd.RESTConfigFromKubeConfig(kubeconfig); err != nil {
+			return nil, fmt.Errorf("parse host kubeconfig: %w", err)
+		}
+	}
+	if cfg == nil {
+		return nil, errors.New("spec.credentials.source InjectedIdentity: the provider has no identity of its own to inject")
+	}
+	hc, err := client.New(rest.CopyConfig(cfg), client.Options{Scheme: c.scheme})
+	if err != nil {
+		return nil, fmt.Errorf("connect to host: %w", err)
+	}
+	c.clients[key] = hc
+	return hc, nil
+}

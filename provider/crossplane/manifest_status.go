@@ -1,0 +1,210 @@
+package crossplane
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
+)
+
+// Health values of status.atProvider, the control plane's own.
+const (
+	healthHealthy   = string(api.ResourceHealthy)
+	healthUnhealthy = string(api.ResourceUnhealthy)
+	healthUnknown   = string(api.ResourceUnknown)
+)
+
+// manifestObservation maps the template's binding, its aggregated .status
+// and the per-cluster rendered hashes onto status.atProvider.
+func manifestObservation(rb *workv1.ResourceBinding, status map[string]any, hashes map[string]string) v1alpha1.ManifestObservation {
+	var obs v1alpha1.ManifestObservation
+	if len(status) > 0 {
+		if raw, err := json.Marshal(status); err == nil {
+			obs.Status = &runtime.RawExtension{Raw: raw}
+		}
+	}
+	if rb == nil {
+		obs.Message = "no PropagationPolicy claims the template yet"
+		return obs
+	}
+	if kind, name, ok := strings.Cut(rb.Labels[controller.LabelPolicy], "."); ok {
+		obs.Policy = kind + "/" + name
+	}
+	obs.AffinityTerm = rb.Status.SchedulerObservedAffinityName
+	if c := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
+		obs.Message = c.Message
+	}
+	reported := make(map[string]api.AggregatedStatusItem, len(rb.Status.AggregatedStatus))
+	for _, item := range rb.Status.AggregatedStatus {
+		reported[item.ClusterName] = item
+	}
+	placed := map[string]bool{}
+	for _, tc := range rb.Spec.Clusters {
+		if obs.Placement == nil {
+			obs.Placement = map[string]int32{}
+		}
+		obs.Placement[tc.Name] = tc.Replicas
+		placed[tc.Name] = true
+		c := v1alpha1.ManifestClusterObservation{Name: tc.Name, Replicas: tc.Replicas, RenderedHash: hashes[tc.Name], Health: healthUnknown}
+		if item, ok := reported[tc.Name]; ok {
+			c.Applied, c.Message = item.Applied, item.AppliedMessage
+			if item.Health != "" {
+				c.Health = string(item.Health)
+			}
+		}
+		obs.Clusters = append(obs.Clusters, c)
+	}
+	// Clusters the template is leaving (pending removal, graceful eviction).
+	for _, item := range rb.Status.AggregatedStatus {
+		if !placed[item.ClusterName] {
+			obs.Clusters = append(obs.Clusters, v1alpha1.ManifestClusterObservation{Name: item.ClusterName, Applied: item.Applied, Health: string(item.Health), Message: item.AppliedMessage})
+		}
+	}
+	sort.Slice(obs.Clusters, func(i, j int) bool { return obs.Clusters[i].Name < obs.Clusters[j].Name })
+	obs.Health = placementHealth(obs.Clusters, placed)
+	return obs
+}
+
+// placementHealth is Healthy when every placed cluster is, Unhealthy when
+// one is, otherwise Unknown; empty without a placement.
+func placementHealth(clusters []v1alpha1.ManifestClusterObservation, placed map[string]bool) string {
+	if len(placed) == 0 {
+		return ""
+	}
+	health := healthHealthy
+	for _, c := range clusters {
+		if !placed[c.Name] {
+			continue
+		}
+		switch c.Health {
+		case healthHealthy:
+		case healthUnhealthy:
+			return healthUnhealthy
+		default:
+			health = healthUnknown
+		}
+	}
+	return health
+}
+
+// manifestReadiness is the Manifest's Ready condition: Available when the
+// binding is fully applied at its current generation and every cluster it
+// is placed on reports Healthy.
+func manifestReadiness(rb *workv1.ResourceBinding) xpv2.Condition {
+	if rb == nil {
+		return xpv2.Unavailable().WithMessage("no PropagationPolicy claims the template yet")
+	}
+	if c := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
+		return xpv2.Unavailable().WithMessage("not scheduled: " + c.Message)
+	}
+	applied := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionFullyApplied)
+	switch {
+	case applied == nil || applied.ObservedGeneration < rb.Generation:
+		return xpv2.Creating().WithMessage("waiting for the control plane to apply the template to its clusters")
+	case applied.Status != metav1.ConditionTrue:
+		return xpv2.Unavailable().WithMessage(fmt.Sprintf("not applied: %s: %s", applied.Reason, applied.Message))
+	}
+	health := map[string]api.ResourceHealth{}
+	for _, item := range rb.Status.AggregatedStatus {
+		health[item.ClusterName] = item.Health
+	}
+	var unhealthy, pending []string
+	for _, tc := range rb.Spec.Clusters {
+		switch health[tc.Name] {
+		case api.ResourceHealthy:
+		case api.ResourceUnhealthy:
+			unhealthy = append(unhealthy, tc.Name)
+		default:
+			pending = append(pending, tc.Name)
+		}
+	}
+	switch {
+	case len(unhealthy) > 0:
+		return xpv2.Unavailable().WithMessage("unhealthy in " + strings.Join(unhealthy, ", "))
+	case len(pending) > 0:
+		return xpv2.Creating().WithMessage("not yet healthy in " + strings.Join(pending, ", "))
+	}
+	return xpv2.Available()
+}
+
+// renderedHashes renders the template for the binding's clusters exactly as
+// the control plane's execution does (controlplane/render with the matching
+// override policies and the host's fleet name), and returns each cluster's
+// flotilla.io/rendered-hash. A template that cannot be rendered has no
+// hashes; the binding's FullyApplied condition says why.
+func (m *manifestClient) renderedHashes(ctx context.Context, tmpl *unstructured.Unstructured, rb *workv1.ResourceBinding) (map[string]string, error) {
+	ops, cops, err := listOverridePolicies(ctx, m.host.client, tmpl.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	targets := make([]render.Target, 0, len(rb.Spec.Clusters))
+	for _, tc := range rb.Spec.Clusters {
+		var cl clusterv1.Cluster
+		if err := m.host.client.Get(ctx, client.ObjectKey{Name: tc.Name}, &cl); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue // leaving the fleet; the scheduler moves the template
+			}
+			return nil, fmt.Errorf("read cluster %s in the host: %w", tc.Name, err)
+		}
+		c := cl.Engine()
+		targets = append(targets, render.Target{Cluster: &c, Replicas: tc.Replicas})
+	}
+	scheduling := api.ReplicaSchedulingTypeDuplicated
+	if p := rb.Spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
+		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
+	}
+	works, err := render.Render(render.Input{
+		Template:          tmpl,
+		Clusters:          targets,
+		Overrides:         policy.MatchOverrides(tmpl, ops, cops),
+		Fleet:             m.host.fleet,
+		ReplicaScheduling: scheduling,
+	})
+	if err != nil {
+		return nil, nil //nolint:nilerr // reported by the binding's FullyApplied condition
+	}
+	hashes := make(map[string]string, len(works))
+	for name, w := range works {
+		hashes[name] = w.Hash
+	}
+	return hashes, nil
+}
+
+// listOverridePolicies lists the host's override policies that may apply in namespace.
+func listOverridePolicies(ctx context.Context, c client.Client, namespace string) ([]api.OverridePolicy, []api.ClusterOverridePolicy, error) {
+	var ops policyv1.OverridePolicyList
+	if err := c.List(ctx, &ops, client.InNamespace(namespace)); err != nil {
+		return nil, nil, fmt.Errorf("list override policies in the host: %w", err)
+	}
+	var cops policyv1.ClusterOverridePolicyList
+	if err := c.List(ctx, &cops); err != nil {
+		return nil, nil, fmt.Errorf("list cluster override policies in the host: %w", err)
+	}
+	op := make([]api.OverridePolicy, len(ops.Items))
+	for i, p := range ops.Items {
+		op[i] = api.OverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+	}
+	cop := make([]api.ClusterOverridePolicy, len(cops.Items))
+	for i, p := range cops.Items {
+		cop[i] = api.ClusterOverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+	}
+	return op, cop, nil
+}

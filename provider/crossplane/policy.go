@@ -1,0 +1,174 @@
+package crossplane
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
+)
+
+// specObject describes how one managed resource kind maps onto a host kind
+// that is all spec: a policy. M is the managed resource, H the host object.
+type specObject[M resource.ModernManaged, H client.Object] struct {
+	kind     string
+	newHost  func() H
+	desired  func(M) any
+	liveSpec func(H) any
+	// observe fills the managed resource's status.atProvider.
+	observe func(ctx context.Context, h *host, mg M, live H) error
+}
+
+// specClient is the external client of a specObject kind.
+type specClient[M resource.ModernManaged, H client.Object] struct {
+	specObject[M, H]
+	host *host
+}
+
+func (s *specClient[M, H]) key(mg M) client.ObjectKey {
+	return client.ObjectKey{Namespace: mg.GetNamespace(), Name: externalName(mg)}
+}
+
+func (s *specClient[M, H]) what(mg M) string {
+	return fmt.Sprintf("%s %s", s.kind, s.key(mg))
+}
+
+// desiredObject is the host object as the provider applies it.
+func (s *specClient[M, H]) desiredObject(mg M) (*unstructured.Unstructured, error) {
+	spec, err := toUnstructured(s.desired(mg))
+	if err != nil {
+		return nil, fmt.Errorf("encode spec.forProvider of %s: %w", s.what(mg), err)
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetGroupVersionKind(policyv1.GroupVersion.WithKind(s.kind))
+	key := s.key(mg)
+	u.SetNamespace(key.Namespace)
+	u.SetName(key.Name)
+	if err := stamp(u, s.kind, mg); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// Observe reads the host object: it exists, is owned by mg and is up to
+// date when its spec equals spec.forProvider and it carries the hash of
+// what mg would apply.
+func (s *specClient[M, H]) Observe(ctx context.Context, mg M) (managed.ExternalObservation, error) {
+	live := s.newHost()
+	if err := s.host.client.Get(ctx, s.key(mg), live); err != nil {
+		if apierrors.IsNotFound(err) {
+			return managed.ExternalObservation{}, nil
+		}
+		return managed.ExternalObservation{}, fmt.Errorf("read %s in the host: %w", s.what(mg), err)
+	}
+	if done, err := ownedOrGone(live, s.what(mg), s.kind, mg); done || err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	if s.observe != nil {
+		if err := s.observe(ctx, s.host, mg, live); err != nil {
+			return managed.ExternalObservation{}, err
+		}
+	}
+	desired, err := s.desiredObject(mg)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	mg.SetConditions(xpv2.Available())
+	upToDate := live.GetAnnotations()[AnnotationDesiredHash] == desired.GetAnnotations()[AnnotationDesiredHash] &&
+		equality.Semantic.DeepEqual(s.desired(mg), s.liveSpec(live))
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: upToDate}, nil
+}
+
+// Create applies the host object.
+func (s *specClient[M, H]) Create(ctx context.Context, mg M) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, s.apply(ctx, mg)
+}
+
+// Update applies the host object.
+func (s *specClient[M, H]) Update(ctx context.Context, mg M) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, s.apply(ctx, mg)
+}
+
+func (s *specClient[M, H]) apply(ctx context.Context, mg M) error {
+	desired, err := s.desiredObject(mg)
+	if err != nil {
+		return err
+	}
+	mg.SetConditions(xpv2.Creating())
+	if err := apply(ctx, s.host.client, desired); err != nil {
+		return fmt.Errorf("apply %s to the host: %w", s.what(mg), err)
+	}
+	return nil
+}
+
+// Delete deletes the host object; Observe has checked that mg owns it.
+func (s *specClient[M, H]) Delete(ctx context.Context, mg M) (managed.ExternalDelete, error) {
+	mg.SetConditions(xpv2.Deleting())
+	live := s.newHost()
+	live.SetNamespace(s.key(mg).Namespace)
+	live.SetName(s.key(mg).Name)
+	if err := s.host.client.Delete(ctx, live); err != nil && !apierrors.IsNotFound(err) {
+		return managed.ExternalDelete{}, fmt.Errorf("delete %s from the host: %w", s.what(mg), err)
+	}
+	return managed.ExternalDelete{}, nil
+}
+
+// Disconnect is a no-op: host clients are cached and shared.
+func (s *specClient[M, H]) Disconnect(context.Context) error { return nil }
+
+// propagationPolicyKind maps PropagationPolicy managed resources onto the
+// host's policy.flotilla.io PropagationPolicy.
+var propagationPolicyKind = specObject[*v1alpha1.PropagationPolicy, *policyv1.PropagationPolicy]{
+	kind:     "PropagationPolicy",
+	newHost:  func() *policyv1.PropagationPolicy { return &policyv1.PropagationPolicy{} },
+	desired:  func(mg *v1alpha1.PropagationPolicy) any { return mg.Spec.ForProvider },
+	liveSpec: func(h *policyv1.PropagationPolicy) any { return h.Spec },
+	observe: func(ctx context.Context, h *host, mg *v1alpha1.PropagationPolicy, live *policyv1.PropagationPolicy) error {
+		templates, err := claimedTemplates(ctx, h.client, live.Namespace, "PropagationPolicy."+live.Name)
+		if err != nil {
+			return err
+		}
+		mg.Status.AtProvider.Templates = templates
+		return nil
+	},
+}
+
+// overridePolicyKind maps OverridePolicy managed resources onto the host's
+// policy.flotilla.io OverridePolicy.
+var overridePolicyKind = specObject[*v1alpha1.OverridePolicy, *policyv1.OverridePolicy]{
+	kind:     "OverridePolicy",
+	newHost:  func() *policyv1.OverridePolicy { return &policyv1.OverridePolicy{} },
+	desired:  func(mg *v1alpha1.OverridePolicy) any { return mg.Spec.ForProvider },
+	liveSpec: func(h *policyv1.OverridePolicy) any { return h.Spec },
+	observe: func(_ context.Context, _ *host, mg *v1alpha1.OverridePolicy, live *policyv1.OverridePolicy) error {
+		mg.Status.AtProvider.Rules = len(live.Spec.OverrideRules)
+		return nil
+	},
+}
+
+// claimedTemplates lists, as "<kind>/<name>", the templates whose binding in
+// namespace the policy (controller.LabelPolicy value) claims.
+func claimedTemplates(ctx context.Context, c client.Client, namespace, policy string) ([]string, error) {
+	var list workv1.ResourceBindingList
+	if err := c.List(ctx, &list, client.InNamespace(namespace), client.MatchingLabels{controller.LabelPolicy: policy}); err != nil {
+		return nil, fmt.Errorf("list bindings of %s in namespace %s: %w", strings.Replace(policy, ".", " ", 1), namespace, err)
+	}
+	out := make([]string, 0, len(list.Items))
+	for _, rb := range list.Items {
+		out = append(out, rb.Spec.Resource.Kind+"/"+rb.Spec.Resource.Name)
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,88 @@
+package crossplane
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
+)
+
+// preview computes, without writing anything, what the control plane would
+// do with the template: the same claim, schedule and render the detector,
+// scheduler and execution run (controlplane/plan over the host's Clusters
+// and policies). The template has no UID yet, so a Divided tie between
+// equally weighted clusters may break the other way once it is created.
+func (m *manifestClient) preview(ctx context.Context, tmpl *unstructured.Unstructured) (v1alpha1.ManifestObservation, error) {
+	fleet, err := m.fleet(ctx, tmpl.GetNamespace())
+	if err != nil {
+		return v1alpha1.ManifestObservation{}, err
+	}
+	results := plan.Plan(fleet, []*unstructured.Unstructured{tmpl})
+	return previewObservation(results[0]), nil
+}
+
+// fleet is the host's snapshot for a template in namespace.
+func (m *manifestClient) fleet(ctx context.Context, namespace string) (plan.Fleet, error) {
+	c := m.host.client
+	var clusters clusterv1.ClusterList
+	if err := c.List(ctx, &clusters); err != nil {
+		return plan.Fleet{}, fmt.Errorf("list clusters in the host: %w", err)
+	}
+	var pps policyv1.PropagationPolicyList
+	if err := c.List(ctx, &pps, client.InNamespace(namespace)); err != nil {
+		return plan.Fleet{}, fmt.Errorf("list propagation policies in the host: %w", err)
+	}
+	var cpps policyv1.ClusterPropagationPolicyList
+	if err := c.List(ctx, &cpps); err != nil {
+		return plan.Fleet{}, fmt.Errorf("list cluster propagation policies in the host: %w", err)
+	}
+	ops, cops, err := listOverridePolicies(ctx, c, namespace)
+	if err != nil {
+		return plan.Fleet{}, err
+	}
+	f := plan.Fleet{Name: m.host.fleet, OverridePolicies: ops, ClusterOverridePolicies: cops}
+	for i := range clusters.Items {
+		f.Clusters = append(f.Clusters, clusters.Items[i].Engine())
+	}
+	for _, p := range pps.Items {
+		f.PropagationPolicies = append(f.PropagationPolicies, api.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
+	}
+	for _, p := range cpps.Items {
+		f.ClusterPropagationPolicies = append(f.ClusterPropagationPolicies, api.ClusterPropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
+	}
+	return f, nil
+}
+
+// previewObservation maps one plan result onto status.atProvider.
+func previewObservation(res plan.Result) v1alpha1.ManifestObservation {
+	obs := v1alpha1.ManifestObservation{Preview: true, AffinityTerm: res.AffinityTerm}
+	if res.Policy != nil {
+		obs.Policy = res.Policy.Kind + "/" + res.Policy.Name
+	}
+	switch {
+	case res.Err != nil:
+		obs.Message = res.Err.Error()
+	case res.Policy == nil:
+		obs.Message = "no PropagationPolicy claims the template"
+	}
+	if len(res.Reasons) > 0 {
+		obs.Reasons = res.Reasons
+	}
+	for _, tc := range res.Placement {
+		if obs.Placement == nil {
+			obs.Placement = map[string]int32{}
+		}
+		obs.Placement[tc.Name] = tc.Replicas
+		obs.Clusters = append(obs.Clusters, v1alpha1.ManifestClusterObservation{Name: tc.Name, Replicas: tc.Replicas, RenderedHash: res.Works[tc.Name].Hash})
+	}
+	sort.Slice(obs.Clusters, func(i, j int) bool { return obs.Clusters[i].Name < obs.Clusters[j].Name })
+	return obs
+}
