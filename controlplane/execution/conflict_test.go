@@ -25,7 +25,7 @@ func testConflict(t *testing.T, e *env) {
 	if diff := cmp.Diff(want, actions(res)); diff != "" {
 		t.Fatalf("abort (-want +got):\n%s", diff)
 	}
-	wantMsg := `cluster member1: ConfigMap conflict/cfg exists and is not managed by flotilla fleet "prod"; set conflict_resolution = "Overwrite" to adopt it`
+	wantMsg := `cluster member1: ConfigMap conflict/cfg exists and is not managed by flotilla fleet "prod"; set the propagation policy's conflictResolution (conflict_resolution in Terraform) to Overwrite to adopt it`
 	if err := res.Err(); err == nil || err.Error() != wantMsg || !errors.Is(err, ErrConflict) {
 		t.Errorf("abort error:\n got %v\nwant %s (and errors.Is ErrConflict)", err, wantMsg)
 	}

@@ -79,7 +79,7 @@ func (e *ConflictError) Error() string {
 		return fmt.Sprintf("cluster %s: %s belongs to flotilla fleet %q, not %q; flotilla never adopts objects across fleets",
 			e.Cluster, describe(e.Object), e.OtherFleet, e.Fleet)
 	}
-	return fmt.Sprintf("cluster %s: %s exists and is not managed by flotilla fleet %q; set conflict_resolution = \"Overwrite\" to adopt it",
+	return fmt.Sprintf("cluster %s: %s exists and is not managed by flotilla fleet %q; set the propagation policy's conflictResolution (conflict_resolution in Terraform) to Overwrite to adopt it",
 		e.Cluster, describe(e.Object), e.Fleet)
 }
 
