@@ -6,7 +6,10 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,90 +23,108 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
-// FinalizerExecution holds a binding until its objects are removed from members.
+// FinalizerExecution holds a binding until its Works are gone, and a Work
+// until its objects are removed from (or released in) its member.
 const FinalizerExecution = "flotilla.io/execution"
 
-// ConditionFullyApplied is the binding condition the execution reconciler sets.
+// ConditionFullyApplied is the binding condition the binding controller
+// sets from its Works: True when every scheduled cluster's Work is applied.
 const ConditionFullyApplied = "FullyApplied"
 
-// executionReconciler renders a binding, applies it to its clusters, prunes
-// the clusters it left and reports health.
-type executionReconciler struct {
-	client   client.Client
-	executor *execution.Executor
-	opts     Options
-	now      func() time.Time
+// bindingReconciler renders a binding into one Work per scheduled cluster,
+// deletes the Works of clusters it left, and aggregates the Works' status
+// into the binding's and the template's status. It never reaches a member:
+// the Works are the durable record of where the template is, written before
+// the execution controller applies anything.
+type bindingReconciler struct {
+	client client.Client
+	opts   Options
+	now    func() time.Time
 }
 
-func (e *executionReconciler) setup(mgr ctrl.Manager) error {
-	b := ctrl.NewControllerManagedBy(mgr).Named("execution").
+func (b *bindingReconciler) setup(mgr ctrl.Manager) error {
+	bld := ctrl.NewControllerManagedBy(mgr).Named("binding").
 		For(&workv1.ResourceBinding{}).
-		Watches(&policyv1.OverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(e.client))).
-		Watches(&policyv1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(e.client)))
-	for _, gvk := range e.opts.TemplateKinds {
+		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+			if key, ok := bindingOfWork(obj); ok {
+				return []reconcile.Request{{NamespacedName: key}}
+			}
+			return nil
+		})).
+		Watches(&policyv1.OverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(b.client))).
+		Watches(&policyv1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(b.client)))
+	for _, gvk := range b.opts.TemplateKinds {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		kind := gvk.Kind
-		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		bld = bld.Watches(u, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: BindingName(kind, obj.GetName())}}}
 		}))
 	}
-	return b.Complete(e)
+	return bld.Complete(b)
 }
 
-// Reconcile makes the members match one binding.
-func (e *executionReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+// Reconcile makes one binding's Works match its schedule and reports them.
+func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var rb workv1.ResourceBinding
-	if err := e.client.Get(ctx, req.NamespacedName, &rb); err != nil {
+	if err := b.client.Get(ctx, req.NamespacedName, &rb); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !rb.DeletionTimestamp.IsZero() {
-		return e.remove(ctx, &rb)
+		return b.remove(ctx, &rb)
 	}
 	if controllerutil.AddFinalizer(&rb, FinalizerExecution) {
-		if err := e.client.Update(ctx, &rb); err != nil {
+		if err := b.client.Update(ctx, &rb); err != nil {
 			return reconcile.Result{}, fmt.Errorf("add finalizer to binding %s: %w", req, err)
 		}
 	}
-	tmpl, err := e.template(ctx, &rb)
+	tmpl, err := b.template(ctx, &rb)
 	if err != nil || tmpl == nil {
 		return reconcile.Result{}, err
 	}
-	works, err := e.render(ctx, &rb, tmpl)
+	rendered, err := b.render(ctx, &rb, tmpl)
 	if err != nil {
-		return e.renderFailed(ctx, &rb, fmt.Errorf("render: %w", err))
+		return b.renderFailed(ctx, &rb, fmt.Errorf("render: %w", err))
 	}
-	ref := render.TemplateRefOf(tmpl)
-	applyReq := execution.ApplyRequest{
-		Template:                    ref,
-		Objects:                     make(map[string]*unstructured.Unstructured, len(works)),
-		ConflictResolution:          rb.Spec.ConflictResolution,
-		PreserveResourcesOnDeletion: rb.Spec.PreserveResourcesOnDeletion != nil && *rb.Spec.PreserveResourcesOnDeletion,
+	desired := make(map[string]*workv1.Work, len(rendered))
+	for cluster, r := range rendered {
+		w, err := newWork(&rb, r, tmpl.GetGeneration())
+		if err != nil {
+			return b.renderFailed(ctx, &rb, err)
+		}
+		desired[cluster] = w
 	}
-	for cluster, w := range works {
-		applyReq.Objects[cluster] = w.Object
+	existing, err := b.works(ctx, &rb, desired)
+	if err != nil {
+		return reconcile.Result{}, err
 	}
-	var kept []string
-	for _, cluster := range appliedClusters(&rb) {
-		_, placed := applyReq.Objects[cluster]
-		switch {
-		case placed:
-		case evicting(&rb, cluster):
-			// Graceful eviction: the old copy stays, untouched, until its
-			// task is over.
-			kept = append(kept, cluster)
-		default:
-			applyReq.Prune = append(applyReq.Prune, cluster)
+	plan := planWorks(desired, existing, func(cluster string) bool { return evicting(&rb, cluster) })
+	current := make(map[string]*workv1.Work, len(existing))
+	for i := range existing {
+		if cluster, ok := clusterOfNamespace(existing[i].Namespace); ok && desired[cluster] != nil && existing[i].Name == desired[cluster].Name {
+			current[cluster] = &existing[i]
 		}
 	}
-	result := e.executor.Apply(ctx, applyReq)
-	return e.writeStatus(ctx, &rb, tmpl, applyReq, result, kept)
+	for _, w := range plan.write {
+		written, err := b.writeWork(ctx, w)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if cluster, ok := clusterOfNamespace(w.Namespace); ok && desired[cluster] != nil && written != nil {
+			current[cluster] = written
+		}
+	}
+	for _, w := range plan.remove {
+		if err := b.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("delete work %s/%s of binding %s: %w", w.Namespace, w.Name, req, err)
+		}
+	}
+	return b.writeStatus(ctx, &rb, tmpl, current, plan)
 }
 
 // evicting reports whether the binding has a graceful eviction task for cluster.
@@ -111,13 +132,67 @@ func evicting(rb *workv1.ResourceBinding, cluster string) bool {
 	return slices.ContainsFunc(rb.Spec.GracefulEvictionTasks, func(t api.GracefulEvictionTask) bool { return t.FromCluster == cluster })
 }
 
+// works lists the binding's Works, by label, plus any Work that already
+// holds one of the desired names.
+func (b *bindingReconciler) works(ctx context.Context, rb *workv1.ResourceBinding, desired map[string]*workv1.Work) ([]workv1.Work, error) {
+	var list workv1.WorkList
+	if err := b.client.List(ctx, &list, client.MatchingLabels{LabelBindingPermanentID: string(rb.UID)}); err != nil {
+		return nil, fmt.Errorf("list works of binding %s: %w", client.ObjectKeyFromObject(rb), err)
+	}
+	out := list.Items
+	for _, want := range desired {
+		key := client.ObjectKeyFromObject(want)
+		if slices.ContainsFunc(out, func(w workv1.Work) bool { return client.ObjectKeyFromObject(&w) == key }) {
+			continue
+		}
+		var w workv1.Work
+		err := b.client.Get(ctx, key, &w)
+		switch {
+		case err == nil:
+			out = append(out, w)
+		case !isNotFound(err):
+			return nil, fmt.Errorf("read work %s: %w", key, err)
+		}
+	}
+	return out, nil
+}
+
+// writeWork creates or updates a Work, creating its execution namespace on
+// demand. It returns the Work as stored, or nil when a Create found the
+// name taken (the informer cache lagged); the Work's own event brings the
+// binding back.
+func (b *bindingReconciler) writeWork(ctx context.Context, w *workv1.Work) (*workv1.Work, error) {
+	if w.ResourceVersion != "" {
+		if err := b.client.Update(ctx, w); err != nil {
+			return nil, fmt.Errorf("update work %s/%s: %w", w.Namespace, w.Name, err)
+		}
+		return w, nil
+	}
+	err := b.client.Create(ctx, w)
+	if isNotFound(err) {
+		cluster, _ := clusterOfNamespace(w.Namespace)
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.Namespace, Labels: map[string]string{LabelExecutionSpace: cluster}}}
+		if err := b.client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("create execution namespace %s for cluster %s: %w", w.Namespace, cluster, err)
+		}
+		err = b.client.Create(ctx, w)
+	}
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("create work %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	return w, nil
+}
+
 // template reads the binding's template; nil when it is gone (the detector
 // then deletes the binding).
-func (e *executionReconciler) template(ctx context.Context, rb *workv1.ResourceBinding) (*unstructured.Unstructured, error) {
+func (b *bindingReconciler) template(ctx context.Context, rb *workv1.ResourceBinding) (*unstructured.Unstructured, error) {
 	r := rb.Spec.Resource
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
-	if err := e.client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, u); err != nil {
+	if err := b.client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, u); err != nil {
 		if isNotFound(err) {
 			return nil, nil
 		}
@@ -128,16 +203,16 @@ func (e *executionReconciler) template(ctx context.Context, rb *workv1.ResourceB
 
 // render renders the template for each scheduled cluster, with the override
 // policies that match it.
-func (e *executionReconciler) render(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (map[string]render.Work, error) {
+func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (map[string]render.Work, error) {
 	if len(rb.Spec.Clusters) == 0 {
 		return nil, nil
 	}
 	var ops policyv1.OverridePolicyList
-	if err := e.client.List(ctx, &ops, client.InNamespace(tmpl.GetNamespace())); err != nil {
+	if err := b.client.List(ctx, &ops, client.InNamespace(tmpl.GetNamespace())); err != nil {
 		return nil, fmt.Errorf("list override policies: %w", err)
 	}
 	var cops policyv1.ClusterOverridePolicyList
-	if err := e.client.List(ctx, &cops); err != nil {
+	if err := b.client.List(ctx, &cops); err != nil {
 		return nil, fmt.Errorf("list cluster override policies: %w", err)
 	}
 	op := make([]api.OverridePolicy, len(ops.Items))
@@ -151,7 +226,7 @@ func (e *executionReconciler) render(ctx context.Context, rb *workv1.ResourceBin
 	targets := make([]render.Target, 0, len(rb.Spec.Clusters))
 	for _, tc := range rb.Spec.Clusters {
 		var cl clusterv1.Cluster
-		if err := e.client.Get(ctx, client.ObjectKey{Name: tc.Name}, &cl); err != nil {
+		if err := b.client.Get(ctx, client.ObjectKey{Name: tc.Name}, &cl); err != nil {
 			return nil, fmt.Errorf("read cluster %s: %w", tc.Name, err)
 		}
 		c := cl.Engine()
@@ -165,42 +240,38 @@ func (e *executionReconciler) render(ctx context.Context, rb *workv1.ResourceBin
 		Template:          tmpl,
 		Clusters:          targets,
 		Overrides:         policy.MatchOverrides(tmpl, op, cop),
-		Fleet:             e.opts.Fleet,
+		Fleet:             b.opts.Fleet,
 		ReplicaScheduling: scheduling,
 	})
 }
 
-// appliedClusters are the clusters where the binding's object may exist:
-// every cluster its status reports on. It is the record pruning works from.
-func appliedClusters(rb *workv1.ResourceBinding) []string {
-	var out []string
-	for _, item := range rb.Status.AggregatedStatus {
-		out = append(out, item.ClusterName)
-	}
-	return out
-}
-
-// remove deletes (or releases) the binding's objects in every cluster it
-// reached, then lets the binding go.
-func (e *executionReconciler) remove(ctx context.Context, rb *workv1.ResourceBinding) (reconcile.Result, error) {
+// remove deletes the binding's Works and lets the binding go once they are
+// gone, that is once the execution controller has removed (or released)
+// their objects in the members.
+func (b *bindingReconciler) remove(ctx context.Context, rb *workv1.ResourceBinding) (reconcile.Result, error) {
 	if !controllerutil.ContainsFinalizer(rb, FinalizerExecution) {
 		return reconcile.Result{}, nil
 	}
-	if clusters := appliedClusters(rb); len(clusters) > 0 {
-		r := rb.Spec.Resource
-		ref := render.TemplateRef{Group: schema.FromAPIVersionAndKind(r.APIVersion, r.Kind).Group, Version: schema.FromAPIVersionAndKind(r.APIVersion, r.Kind).Version, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-		result := e.executor.Delete(ctx, execution.DeleteRequest{
-			Template:                    ref,
-			Clusters:                    clusters,
-			PreserveResourcesOnDeletion: rb.Spec.PreserveResourcesOnDeletion != nil && *rb.Spec.PreserveResourcesOnDeletion,
-		})
-		if err := result.Err(); err != nil {
-			ctrl.LoggerFrom(ctx).Info("removal from members incomplete; retrying", "binding", client.ObjectKeyFromObject(rb).String(), "reason", err.Error())
-			return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
+	var list workv1.WorkList
+	if err := b.client.List(ctx, &list, client.MatchingLabels{LabelBindingPermanentID: string(rb.UID)}); err != nil {
+		return reconcile.Result{}, fmt.Errorf("list works of binding %s: %w", client.ObjectKeyFromObject(rb), err)
+	}
+	for i := range list.Items {
+		w := &list.Items[i]
+		if !w.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if err := b.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("delete work %s/%s of binding %s: %w", w.Namespace, w.Name, client.ObjectKeyFromObject(rb), err)
 		}
 	}
+	if len(list.Items) > 0 {
+		// Each Work's deletion brings the binding back; the resync is a
+		// safety net.
+		return reconcile.Result{RequeueAfter: b.opts.Resync}, nil
+	}
 	controllerutil.RemoveFinalizer(rb, FinalizerExecution)
-	if err := e.client.Update(ctx, rb); err != nil && !isNotFound(err) {
+	if err := b.client.Update(ctx, rb); err != nil && !isNotFound(err) {
 		return reconcile.Result{}, fmt.Errorf("remove finalizer from binding %s: %w", client.ObjectKeyFromObject(rb), err)
 	}
 	return reconcile.Result{}, nil
@@ -208,7 +279,7 @@ func (e *executionReconciler) remove(ctx context.Context, rb *workv1.ResourceBin
 
 // reflect writes the aggregated status into the template's .status, as
 // Karmada does for the kinds it aggregates (Deployments among them).
-func (e *executionReconciler) reflect(ctx context.Context, tmpl *unstructured.Unstructured, agg health.Aggregated) error {
+func (b *bindingReconciler) reflect(ctx context.Context, tmpl *unstructured.Unstructured, agg health.Aggregated) error {
 	if agg.Status == nil {
 		return nil
 	}
@@ -219,7 +290,7 @@ func (e *executionReconciler) reflect(ctx context.Context, tmpl *unstructured.Un
 	}
 	updated := tmpl.DeepCopy()
 	updated.Object["status"] = want
-	if err := e.client.Status().Update(ctx, updated); err != nil {
+	if err := b.client.Status().Update(ctx, updated); err != nil {
 		return fmt.Errorf("write status of template %s: %w", render.TemplateRefOf(tmpl), err)
 	}
 	return nil

@@ -13,12 +13,34 @@
 //     It plays Karmada's taint manager too: a cluster left because of an
 //     untolerated NoExecute taint gets a GracefulEvictionTask in the same
 //     write. spec.rescheduleTriggeredAt asks for one schedule from scratch;
-//   - execution: renders the binding with controlplane/render, applies it to
-//     members with controlplane/execution, prunes clusters it left, and
-//     aggregates health into the binding's and the template's status. A
-//     cluster under graceful eviction keeps its copy until every scheduled
-//     cluster reports Healthy or the grace period ends; then the task is
-//     dropped and the next pass prunes the copy.
+//   - binding: renders the binding with controlplane/render (override
+//     policies included) into one Work per scheduled cluster, in the
+//     cluster's execution namespace flotilla-es-<cluster> (created on
+//     demand), named <template>-<hash> and tied to the binding by the
+//     resourcebinding.flotilla.io/permanent-id label (the binding's UID)
+//     and namespace/name annotations. It deletes the Works of clusters the
+//     binding left. The Works are written before anything reaches a
+//     member, so they are the durable record of where the template is.
+//     A cluster under graceful eviction keeps its Work, with
+//     spec.suspendDispatching set, until every scheduled cluster reports
+//     Healthy or the grace period ends; then the task is dropped and the
+//     next pass deletes the Work. A deleted binding deletes its Works and
+//     keeps its finalizer until they are gone;
+//   - execution: one Work at a time, applies its manifests to the member
+//     with controlplane/execution (server-side apply, ownership labels,
+//     conflict refusal) and sets the Work's Applied condition; a deleted
+//     Work has its objects removed (or released) before its finalizer
+//     goes. An unready member is retried after Options.Resync without
+//     holding up other Works; the Work of a Cluster that no longer exists
+//     is deleted from the host;
+//   - work status: reads each applied Work's objects back from the member
+//     into status.manifestStatuses (controlplane/health's reflected status
+//     and health) and the Available condition, every Options.Resync. An
+//     object found missing brings the execution controller back at once;
+//   - binding status aggregation (in the binding controller): one
+//     aggregatedStatus item per cluster (applied, health, status) and the
+//     FullyApplied condition, from the Works; the aggregated status goes
+//     into the template's .status, as Karmada does for Deployments.
 //
 // Decisions are made by the pure engine packages; this package only reads,
 // calls and writes. It must not import provider/.

@@ -45,7 +45,8 @@ type Options struct {
 	// gets the NoExecute effect and its replicas are moved elsewhere
 	// (Karmada's --failover-eviction-timeout).
 	NoExecuteAfter time.Duration
-	// Resync is how often a binding's member status is read again.
+	// Resync is how often each Work is applied again and its member status
+	// read again, and how long an unready member waits before a retry.
 	Resync time.Duration
 	// GracefulEvictionTimeout is how long the copy on a cluster the template
 	// failed over from is kept while the new clusters are not yet healthy

@@ -6,6 +6,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -45,12 +46,28 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return fmt.Errorf("set up detector for %s: %w", gvk, err)
 		}
 	}
+	kinds := make(map[schema.GroupVersionKind]bool, len(opts.TemplateKinds))
+	for _, gvk := range opts.TemplateKinds {
+		kinds[gvk] = true
+	}
+	if err := (&orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}).setup(mgr); err != nil {
+		return fmt.Errorf("set up binding orphan collector: %w", err)
+	}
 	if err := (&schedulerReconciler{client: c, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
+	if err := (&applicationFailoverReconciler{client: c, now: now}).setup(mgr); err != nil {
+		return fmt.Errorf("set up application failover controller: %w", err)
+	}
+	if err := (&bindingReconciler{client: c, opts: opts, now: now}).setup(mgr); err != nil {
+		return fmt.Errorf("set up binding controller: %w", err)
+	}
 	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet}
-	if err := (&executionReconciler{client: c, executor: exec, opts: opts, now: now}).setup(mgr); err != nil {
+	if err := (&workExecution{client: c, executor: exec, opts: opts, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up execution controller: %w", err)
+	}
+	if err := (&workStatus{client: c, executor: exec, members: ms, opts: opts, now: now}).setup(mgr); err != nil {
+		return fmt.Errorf("set up work status controller: %w", err)
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,139 +14,255 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
-// renderFailed records a render failure in the binding's condition. Nothing
-// was applied or pruned, so the per-cluster record is kept as it is, and a
+// statusGeneration is the key under which the work status controller keeps
+// the member object's metadata.generation in a manifest status, as Karmada
+// does for its workloads. Aggregation needs it for the observedGeneration
+// rule and drops it from the binding's aggregatedStatus.
+const statusGeneration = "generation"
+
+// Messages of the binding's per-cluster items that no Work condition gives.
+const (
+	msgEvictionKept   = "graceful eviction: kept until the new clusters are healthy or the grace period ends"
+	msgPendingRemoval = "pending removal"
+)
+
+// renderFailed records a render failure in the binding's condition. No Work
+// was written or deleted, so the per-cluster record is kept as it is, and a
 // bad template waits for a change rather than for backoff.
-func (e *executionReconciler) renderFailed(ctx context.Context, rb *workv1.ResourceBinding, renderErr error) (reconcile.Result, error) {
+func (b *bindingReconciler) renderFailed(ctx context.Context, rb *workv1.ResourceBinding, renderErr error) (reconcile.Result, error) {
 	orig := rb.DeepCopy()
 	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
 		Type: ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: "RenderFailed", Message: renderErr.Error(),
-		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(e.now()),
+		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
 	})
-	if err := e.patchStatus(ctx, orig, rb); err != nil {
+	if err := b.patchStatus(ctx, orig, rb); err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
+	return reconcile.Result{RequeueAfter: b.opts.Resync}, nil
 }
 
-// writeStatus reads the applied objects back, aggregates their health into
-// the binding's status and the template's .status, writes both when they
-// changed, and ends the graceful eviction tasks that are over. kept are the
-// clusters whose old copy a task holds.
-func (e *executionReconciler) writeStatus(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, req execution.ApplyRequest, result execution.Result, kept []string) (reconcile.Result, error) {
-	placed := make([]string, 0, len(req.Objects))
-	for cluster := range req.Objects {
-		placed = append(placed, cluster)
-	}
-	sort.Strings(placed)
-	observeReqs := make([]execution.ObserveRequest, len(placed))
-	for i, cluster := range placed {
-		observeReqs[i] = execution.ObserveRequest{Cluster: cluster, Object: req.Objects[cluster]}
-	}
-	observations := e.executor.ObserveLive(ctx, observeReqs)
-	items := make([]health.ClusterStatus, len(placed))
-	var failures []string
-	for i, obs := range observations {
-		var live *unstructured.Unstructured
-		if obs.Err == nil && !obs.NotFound {
-			live = obs.Live
-		}
-		items[i] = health.Observe(obs.Cluster, live, tmpl.GetGeneration())
-		if o, ok := result.Find(obs.Cluster, req.Template); ok && o.Err != nil {
-			items[i].Applied, items[i].AppliedMessage = false, o.Err.Error()
-			failures = append(failures, o.Err.Error())
-		} else if obs.Err != nil {
-			items[i].AppliedMessage = obs.Err.Error()
-		}
+// writeStatus aggregates the Works into the binding's status (one item per
+// cluster that holds or may hold the object, and the FullyApplied
+// condition) and the template's .status, writes both when they changed, and
+// ends the graceful eviction tasks that are over. current holds the Work of
+// each scheduled cluster as last written or read.
+func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, current map[string]*workv1.Work, plan workPlan) (reconcile.Result, error) {
+	ref := render.TemplateRefOf(tmpl)
+	placed := make([]string, len(rb.Spec.Clusters))
+	items := make([]health.ClusterStatus, len(rb.Spec.Clusters))
+	for i, tc := range rb.Spec.Clusters {
+		placed[i] = tc.Name
+		items[i] = workClusterStatus(tc.Name, current[tc.Name], ref)
 	}
 	agg := health.Aggregate(tmpl, items)
 
 	orig := rb.DeepCopy()
-	status := make([]api.AggregatedStatusItem, 0, len(items)+len(req.Prune)+len(kept))
+	status := make([]api.AggregatedStatusItem, 0, len(items)+len(plan.kept)+len(plan.remove)+len(plan.removing))
 	for _, it := range items {
-		item := api.AggregatedStatusItem{ClusterName: it.Cluster, Applied: it.Applied, AppliedMessage: it.AppliedMessage, Health: api.ResourceHealth(it.Health)}
-		if it.Status != nil {
-			raw, err := json.Marshal(it.Status)
-			if err == nil {
-				item.Status = &runtime.RawExtension{Raw: raw}
-			}
-		}
-		status = append(status, item)
+		status = append(status, aggregatedItem(it))
 	}
-	// A pruned cluster whose removal failed stays on record, so that it is pruned later.
-	for _, cluster := range req.Prune {
-		if o, ok := result.Find(cluster, req.Template); ok && o.Action == execution.ActionFailed {
-			status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: "pending removal: " + o.Err.Error(), Health: api.ResourceUnknown})
-		}
+	// A cluster under graceful eviction keeps its copy, which is removed
+	// when its task is over; so does a cluster whose Work is being deleted
+	// until its object is gone. Both stay on record meanwhile.
+	for _, cluster := range plan.kept {
+		status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: msgEvictionKept, Health: api.ResourceUnknown})
 	}
-	// So does a cluster under graceful eviction, whose copy is removed when its task is over.
-	for _, cluster := range kept {
-		status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: "graceful eviction: kept until the new clusters are healthy or the grace period ends", Health: api.ResourceUnknown})
+	for _, w := range slices.Concat(plan.remove, plan.removing) {
+		cluster, _ := clusterOfNamespace(w.Namespace)
+		if slices.Contains(placed, cluster) {
+			continue
+		}
+		msg := msgPendingRemoval
+		if c := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied); c != nil && c.Reason == reasonRemovalFailed {
+			msg += ": " + c.Message
+		}
+		status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: msg, Health: api.ResourceUnknown})
 	}
 	slices.SortFunc(status, func(a, b api.AggregatedStatusItem) int { return strings.Compare(a.ClusterName, b.ClusterName) })
 	rb.Status.AggregatedStatus = status
 
-	cond := metav1.Condition{Type: ConditionFullyApplied, Status: metav1.ConditionTrue, Reason: "FullyAppliedSuccess", Message: "all works are applied", ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(e.now())}
-	switch {
-	case len(failures) > 0:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "FullyAppliedFailed", strings.Join(failures, "; ")
-	case len(placed) == 0:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "NotScheduled", "the binding has no clusters"
-	}
+	cond := fullyApplied(placed, current)
+	cond.ObservedGeneration, cond.LastTransitionTime = rb.Generation, metav1.NewTime(b.now())
 	meta.SetStatusCondition(&rb.Status.Conditions, cond)
-	if err := e.patchStatus(ctx, orig, rb); err != nil {
+	if err := b.patchStatus(ctx, orig, rb); err != nil {
 		return reconcile.Result{}, err
 	}
-	if err := e.reflect(ctx, tmpl, agg); err != nil {
+	if err := b.reflect(ctx, tmpl, agg); err != nil {
 		return reconcile.Result{}, err
 	}
-	wait, err := e.endEvictions(ctx, rb)
+	wait, err := b.endEvictions(ctx, rb)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	after := e.opts.Resync
+	after := b.opts.Resync
 	if wait > 0 && wait < after {
 		after = wait
 	}
 	return reconcile.Result{RequeueAfter: after}, nil
 }
 
+// workClusterStatus reads what a scheduled cluster's Work says about the
+// template's object there, in the terms of today's aggregation: Applied is
+// true when the object was applied and was last seen to exist; otherwise
+// AppliedMessage says why not (the apply error, "not found", an unreachable
+// member). ResourceTemplateGeneration is set only when the Work's current
+// spec was applied and observed since, so a status read before an apply is
+// never taken for the new generation's.
+func workClusterStatus(cluster string, w *workv1.Work, ref render.TemplateRef) health.ClusterStatus {
+	cs := health.ClusterStatus{Cluster: cluster, Health: health.Unknown}
+	if w == nil {
+		cs.AppliedMessage = fmt.Sprintf("work %s/%s is not created yet", ExecutionNamespace(cluster), WorkName(ref))
+		return cs
+	}
+	if !w.DeletionTimestamp.IsZero() {
+		cs.AppliedMessage = fmt.Sprintf("work %s/%s is being deleted; it is created again once gone", w.Namespace, w.Name)
+		return cs
+	}
+	applied := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
+	available := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkAvailable)
+	switch {
+	case applied == nil:
+		cs.AppliedMessage = fmt.Sprintf("waiting for work %s/%s to be applied", w.Namespace, w.Name)
+		return cs
+	case applied.Status != metav1.ConditionTrue:
+		cs.AppliedMessage = applied.Message
+		return cs
+	case available != nil && available.Status == metav1.ConditionFalse:
+		cs.AppliedMessage = available.Message
+		return cs
+	}
+	cs.Applied = true
+	if available == nil || available.Status != metav1.ConditionTrue {
+		return cs
+	}
+	if ms := manifestStatusOf(w.Status.ManifestStatuses, ref); ms != nil {
+		cs.Health = health.Health(ms.Health)
+		if cs.Health == "" {
+			cs.Health = health.Unknown
+		}
+		cs.Status, cs.Generation, cs.ObservedGeneration = splitStatus(ms.Status)
+	}
+	if applied.ObservedGeneration == w.Generation && available.ObservedGeneration == w.Generation {
+		cs.ResourceTemplateGeneration, _ = strconv.ParseInt(w.Annotations[AnnotationTemplateGeneration], 10, 64)
+	}
+	return cs
+}
+
+// manifestStatusOf finds the status of the template's object in a Work.
+func manifestStatusOf(statuses []api.ManifestStatus, ref render.TemplateRef) *api.ManifestStatus {
+	for i, ms := range statuses {
+		id := ms.Identifier
+		if id.Group == ref.Group && id.Kind == ref.Kind && id.Namespace == ref.Namespace && id.Name == ref.Name {
+			return &statuses[i]
+		}
+	}
+	return nil
+}
+
+// splitStatus decodes a manifest status into the reflected status, without
+// the member generation the work status controller adds, and the two
+// generations.
+func splitStatus(raw *runtime.RawExtension) (status map[string]any, generation, observed int64) {
+	if raw == nil || len(raw.Raw) == 0 {
+		return nil, 0, 0
+	}
+	var m map[string]any
+	if err := utiljson.Unmarshal(raw.Raw, &m); err != nil {
+		return nil, 0, 0
+	}
+	generation, _ = m[statusGeneration].(int64)
+	observed, _ = m["observedGeneration"].(int64)
+	delete(m, statusGeneration)
+	if len(m) == 0 {
+		return nil, generation, observed
+	}
+	return m, generation, observed
+}
+
+// aggregatedItem is a cluster's entry in binding.status.aggregatedStatus.
+func aggregatedItem(it health.ClusterStatus) api.AggregatedStatusItem {
+	item := api.AggregatedStatusItem{ClusterName: it.Cluster, Applied: it.Applied, AppliedMessage: it.AppliedMessage, Health: api.ResourceHealth(it.Health)}
+	if it.Status != nil {
+		if raw, err := json.Marshal(it.Status); err == nil {
+			item.Status = &runtime.RawExtension{Raw: raw}
+		}
+	}
+	return item
+}
+
+// fullyApplied is the binding's FullyApplied condition (without its
+// generation and time): True when the Work of every scheduled cluster has
+// its current spec applied; False with the failures, or with the clusters
+// still waiting, otherwise.
+func fullyApplied(placed []string, works map[string]*workv1.Work) metav1.Condition {
+	cond := metav1.Condition{Type: ConditionFullyApplied, Status: metav1.ConditionFalse}
+	if len(placed) == 0 {
+		cond.Reason, cond.Message = "NotScheduled", "the binding has no clusters"
+		return cond
+	}
+	var failures, waiting []string
+	for _, cluster := range placed {
+		w := works[cluster]
+		if w == nil || !w.DeletionTimestamp.IsZero() {
+			waiting = append(waiting, cluster)
+			continue
+		}
+		c := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
+		switch {
+		case c != nil && c.Status == metav1.ConditionFalse:
+			failures = append(failures, c.Message)
+		case c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation:
+			waiting = append(waiting, cluster)
+		}
+	}
+	switch {
+	case len(failures) > 0:
+		cond.Reason, cond.Message = "FullyAppliedFailed", strings.Join(failures, "; ")
+	case len(waiting) > 0:
+		cond.Reason, cond.Message = "Applying", "waiting for the works of cluster "+strings.Join(waiting, ", ")+" to be applied"
+	default:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "FullyAppliedSuccess", "all works are applied"
+	}
+	return cond
+}
+
 // endEvictions drops the graceful eviction tasks that are over, judged on
-// the status just observed; the spec change brings the binding back, and
-// that pass prunes the clusters they held. Tasks wait for a schedule of the
+// the status just aggregated; the spec change brings the binding back, and
+// that pass deletes the Works they kept. Tasks wait for a schedule of the
 // current generation, so that a health report from before the move is not
 // read as the replacement's. It returns how long until the next deadline.
-func (e *executionReconciler) endEvictions(ctx context.Context, rb *workv1.ResourceBinding) (time.Duration, error) {
+func (b *bindingReconciler) endEvictions(ctx context.Context, rb *workv1.ResourceBinding) (time.Duration, error) {
 	if len(rb.Spec.GracefulEvictionTasks) == 0 || rb.Status.SchedulerObservedGeneration != rb.Generation {
 		return 0, nil
 	}
-	kept, done, wait := assessEvictions(rb.Spec.GracefulEvictionTasks, rb.Spec.Clusters, rb.Status.AggregatedStatus, e.now(), e.opts.GracefulEvictionTimeout)
+	kept, done, wait := assessEvictions(rb.Spec.GracefulEvictionTasks, rb.Spec.Clusters, rb.Status.AggregatedStatus, b.now(), b.opts.GracefulEvictionTimeout)
 	if len(done) == 0 {
 		return wait, nil
 	}
 	orig := rb.DeepCopy()
 	rb.Spec.GracefulEvictionTasks = kept
 	// The scheduler adds tasks concurrently: a lost update would forget one.
-	if err := e.client.Patch(ctx, rb, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := b.client.Patch(ctx, rb, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return 0, fmt.Errorf("end graceful eviction from %s for binding %s: %w", strings.Join(done, ", "), client.ObjectKeyFromObject(rb), err)
 	}
 	return wait, nil
 }
 
-func (e *executionReconciler) patchStatus(ctx context.Context, orig, rb *workv1.ResourceBinding) error {
+func (b *bindingReconciler) patchStatus(ctx context.Context, orig, rb *workv1.ResourceBinding) error {
 	if equality.Semantic.DeepEqual(orig.Status, rb.Status) {
 		return nil
 	}
-	if err := e.client.Status().Patch(ctx, rb, client.MergeFrom(orig)); err != nil {
+	if err := b.client.Status().Patch(ctx, rb, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("write status of binding %s: %w", client.ObjectKeyFromObject(rb), err)
 	}
 	return nil

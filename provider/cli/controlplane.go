@@ -41,6 +41,9 @@ func Controlplane(args []string, stderr io.Writer) int {
 	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 turns it off")
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
+	var limits apiLimits
+	fs.Float64Var(&limits.qps, "kube-api-qps", 40, "queries per second to the host apiserver, shared by every reconciler (Karmada's default)")
+	fs.IntVar(&limits.burst, "kube-api-burst", 60, "burst of queries to the host apiserver above --kube-api-qps (Karmada's default)")
 	var hook webhookConfig
 	fs.StringVar(&hook.url, "webhook-url", "", "https `URL` at which the host apiserver reaches this process' validating webhook; empty turns the webhook off")
 	fs.StringVar(&hook.bindAddress, "webhook-bind-address", ":9443", "host:port the validating webhook listens on")
@@ -74,7 +77,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if err := runControlplane(ctx, controlplaneConfig{
 		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace, leases: leases,
-		metricsAddr: *metricsAddr, probeAddr: *probeAddr, options: opts, webhook: hook,
+		metricsAddr: *metricsAddr, probeAddr: *probeAddr, options: opts, webhook: hook, api: limits,
 	}); err != nil {
 		logger.Error("controlplane stopped", "error", err)
 		return 1
@@ -90,6 +93,15 @@ type controlplaneConfig struct {
 	metricsAddr, probeAddr     string
 	options                    controller.Options
 	webhook                    webhookConfig
+	api                        apiLimits
+}
+
+// apiLimits is the client-side rate limit towards the host apiserver.
+// client-go's own default (5 QPS, burst 10) throttles a control plane with
+// thousands of objects to about one binding a second.
+type apiLimits struct {
+	qps   float64
+	burst int
 }
 
 // leaseTiming is the leader election timing; Kubernetes' defaults are
@@ -106,6 +118,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 	if err != nil {
 		return fmt.Errorf("load host kubeconfig %s: %w", c.kubeconfig, err)
 	}
+	cfg.QPS, cfg.Burst = float32(c.api.qps), c.api.burst
 	scheme, err := controller.NewScheme()
 	if err != nil {
 		return err

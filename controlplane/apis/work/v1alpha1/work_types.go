@@ -44,11 +44,18 @@ func (b *ResourceBinding) Engine() api.ResourceBinding {
 	return api.ResourceBinding{ObjectMeta: b.ObjectMeta, Spec: b.Spec, Status: b.Status}
 }
 
-// Work is the rendered objects for one member cluster; Karmada's spec.
+// Work is the rendered objects for one member cluster; Karmada's spec. The
+// binding controller writes one per scheduled cluster in the cluster's
+// execution namespace (flotilla-es-<cluster>); the execution controller
+// applies it and sets Applied, the work status controller reads the objects
+// back and sets Available and the manifest statuses.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=flotilla
+// +kubebuilder:printcolumn:name="Applied",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Work struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

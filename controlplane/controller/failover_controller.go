@@ -1,0 +1,92 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+)
+
+// applicationFailoverReconciler is Karmada's application failover controller
+// for ResourceBindings: it watches the per-cluster health the execution side
+// reports in status.aggregatedStatus and evicts a cluster where the template
+// stays Unhealthy past decisionConditions.tolerationSeconds.
+type applicationFailoverReconciler struct {
+	client client.Client
+	now    func() time.Time
+}
+
+func (r *applicationFailoverReconciler) setup(mgr ctrl.Manager) error {
+	// Bindings without application failover are skipped, unless they still
+	// carry a record to clean up after the policy dropped it.
+	relevant := predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		rb, ok := obj.(*workv1.ResourceBinding)
+		if !ok {
+			return false
+		}
+		_, recorded := rb.Annotations[AnnotationUnhealthySince]
+		return applicationFailover(&rb.Spec) != nil || recorded
+	})
+	return ctrl.NewControllerManagedBy(mgr).Named("application-failover").
+		For(&workv1.ResourceBinding{}, builder.WithPredicates(relevant)).
+		Complete(r)
+}
+
+// Reconcile looks at one binding's health, keeps the unhealthy-since record
+// and evicts the clusters whose toleration ran out, in one write.
+func (r *applicationFailoverReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var rb workv1.ResourceBinding
+	if err := r.client.Get(ctx, req.NamespacedName, &rb); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !rb.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil
+	}
+	log := ctrl.LoggerFrom(ctx)
+	since, err := parseUnhealthySince(rb.Annotations)
+	if err != nil {
+		// Starting the clocks again only delays a failover; the value is
+		// rewritten below.
+		log.Info("unreadable unhealthy-since record; starting again", "binding", req.String(), "reason", err.Error())
+	}
+	now := r.now()
+	d := decideApplicationFailover(&rb.Spec, rb.Status.AggregatedStatus, since, now)
+
+	orig := rb.DeepCopy()
+	for _, cluster := range d.evict {
+		gracefulEvictCluster(&rb.Spec, cluster, now)
+	}
+	if v := formatUnhealthySince(d.since); v != "" {
+		if rb.Annotations == nil {
+			rb.Annotations = map[string]string{}
+		}
+		rb.Annotations[AnnotationUnhealthySince] = v
+	} else {
+		delete(rb.Annotations, AnnotationUnhealthySince)
+	}
+	if equality.Semantic.DeepEqual(orig.Spec, rb.Spec) && equality.Semantic.DeepEqual(orig.Annotations, rb.Annotations) {
+		return reconcile.Result{RequeueAfter: d.wait}, nil
+	}
+	// The scheduler and the execution side write spec.clusters and the
+	// tasks too: a lost update would resurrect or forget a cluster.
+	if err := r.client.Patch(ctx, &rb, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		if len(d.evict) > 0 {
+			return reconcile.Result{}, fmt.Errorf("evict binding %s from %s: %w", req, strings.Join(d.evict, ", "), err)
+		}
+		return reconcile.Result{}, fmt.Errorf("record unhealthy clusters of binding %s: %w", req, err)
+	}
+	for _, cluster := range d.evict {
+		log.Info("application failover: evicting the template from a cluster where it stayed unhealthy",
+			"binding", req.String(), "cluster", cluster, "toleration", toleration(applicationFailover(&orig.Spec)).String())
+	}
+	return reconcile.Result{RequeueAfter: d.wait}, nil
+}

@@ -1,0 +1,190 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+// TestApplicationFailover makes the template's Deployment Unhealthy on the
+// primary member while the member itself stays Ready: after the toleration
+// the binding gets an ApplicationFailure eviction task, the replicas come up
+// on the backup member, and the old copy goes once the backup is healthy.
+func TestApplicationFailover(t *testing.T) {
+	env := startControlPlane(t)
+	hub, memberClients, names := env.hub, env.members, env.names
+	ctx := t.Context()
+	primary, backup := names[0], names[1]
+	both := map[string]client.Client{primary: memberClients[primary], backup: memberClients[backup]}
+
+	// APIServerOnly members run no deployment controller: play it, with a
+	// switch for the primary's health.
+	primaryHealthy := &atomic.Bool{}
+	primaryHealthy.Store(true)
+	backupHealthy := &atomic.Bool{}
+	backupHealthy.Store(true)
+	playDeploymentController(t, memberClients[primary], primaryHealthy)
+	playDeploymentController(t, memberClients[backup], backupHealthy)
+
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	mustYAML(t, pp, `
+spec:
+  propagateDeps: true
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  placement:
+    clusterAffinities:
+    - affinityName: primary
+      clusterNames: [%s]
+    - affinityName: backup
+      clusterNames: [%s]
+  failover:
+    application:
+      decisionConditions:
+        tolerationSeconds: 2
+      purgeMode: Gracefully
+      gracePeriodSeconds: 60
+`, primary, backup)
+	mustCreate(t, hub, pp)
+	mustCreate(t, hub, deployment(4))
+	waitReplicas(t, both, map[string]int32{primary: 4, backup: -1})
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName("Deployment", "web")}
+	var rb workv1.ResourceBinding
+	poll(t, "the primary reports Healthy", func() (bool, string) {
+		if err := hub.Get(ctx, rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		return healthOf(&rb, primary) == api.ResourceHealthy && rb.Annotations[controller.AnnotationUnhealthySince] == "",
+			fmt.Sprintf("status %+v, annotations %v", rb.Status.AggregatedStatus, rb.Annotations)
+	})
+
+	t.Log("the Deployment on the primary turns Unhealthy (0 of 4 replicas available)")
+	start := time.Now()
+	primaryHealthy.Store(false)
+	var task *api.GracefulEvictionTask
+	var recorded string
+	fastPoll(t, "an ApplicationFailure eviction task for the primary", func() (bool, string) {
+		if err := hub.Get(ctx, rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		if v := rb.Annotations[controller.AnnotationUnhealthySince]; v != "" {
+			recorded = v
+		}
+		for i := range rb.Spec.GracefulEvictionTasks {
+			if rb.Spec.GracefulEvictionTasks[i].FromCluster == primary {
+				task = rb.Spec.GracefulEvictionTasks[i].DeepCopy()
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("clusters %v, tasks %+v, status %+v", rb.Spec.Clusters, rb.Spec.GracefulEvictionTasks, rb.Status.AggregatedStatus)
+	})
+	evicted := time.Since(start)
+	if recorded == "" {
+		t.Errorf("the unhealthy-since record never showed on the binding")
+	}
+	if task.Reason != controller.EvictionReasonApplicationFailure || task.Producer != controller.EvictionProducerApplicationFailover ||
+		task.PurgeMode != api.PurgeModeGracefully || ptr.Deref(task.GracePeriodSeconds, 0) != 60 || ptr.Deref(task.Replicas, 0) != 4 ||
+		task.CreationTimestamp == nil || !equality.Semantic.DeepEqual(task.ClustersBeforeFailover, []string{primary}) {
+		t.Errorf("eviction task = %+v", *task)
+	}
+	if evicted < 2*time.Second {
+		t.Errorf("evicted %v after the template turned unhealthy, before the 2s toleration", evicted)
+	}
+
+	waitReplicas(t, both, map[string]int32{backup: 4})
+	placed := time.Since(start)
+	waitReplicas(t, both, map[string]int32{primary: -1, backup: 4})
+	pruned := time.Since(start)
+	t.Logf("application failover: task after %v, 4 replicas on %s after %v, old copy on %s removed after %v (toleration 2s, resync 1s)",
+		evicted.Round(10*time.Millisecond), backup, placed.Round(10*time.Millisecond), primary, pruned.Round(10*time.Millisecond))
+
+	poll(t, "the task is over and the record is empty", func() (bool, string) {
+		if err := hub.Get(ctx, rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		return len(rb.Spec.GracefulEvictionTasks) == 0 && rb.Annotations[controller.AnnotationUnhealthySince] == "" && rb.Status.SchedulerObservedAffinityName == "backup",
+			fmt.Sprintf("tasks %+v, annotations %v, affinity %q", rb.Spec.GracefulEvictionTasks, rb.Annotations, rb.Status.SchedulerObservedAffinityName)
+	})
+	t.Log("the template stays on the backup once the task is over")
+	time.Sleep(3 * time.Second)
+	waitReplicas(t, both, map[string]int32{primary: -1, backup: 4})
+}
+
+// healthOf is the health a binding reports for cluster.
+func healthOf(rb *workv1.ResourceBinding, cluster string) api.ResourceHealth {
+	for _, it := range rb.Status.AggregatedStatus {
+		if it.ClusterName == cluster {
+			return it.Health
+		}
+	}
+	return ""
+}
+
+// playDeploymentController writes the status of Deployment default/web in an
+// APIServerOnly member until the test ends, as its deployment controller
+// would: every replica available while healthy is set, none otherwise.
+func playDeploymentController(t *testing.T, c client.Client, healthy *atomic.Bool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			var d appsv1.Deployment
+			if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+				continue
+			}
+			n := ptr.Deref(d.Spec.Replicas, 1)
+			want := appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n}
+			if !healthy.Load() {
+				want.ReadyReplicas, want.AvailableReplicas, want.UnavailableReplicas = 0, 0, n
+			}
+			if equality.Semantic.DeepEqual(d.Status, want) {
+				continue
+			}
+			d.Status = want
+			// A conflict or an outage is retried on the next tick.
+			_ = c.Status().Update(ctx, &d)
+		}
+	}()
+}
+
+// fastPoll is poll at a 50 ms period, for states that may last only a
+// resync or two.
+func fastPoll(t *testing.T, what string, f func() (bool, string)) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	last := ""
+	for time.Now().Before(end) {
+		ok, why := f()
+		if ok {
+			return
+		}
+		last = why
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
+}

@@ -1,0 +1,71 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+)
+
+// orphanCollector deletes the ResourceBindings whose template is gone. The
+// detector deletes a binding when its template's delete event arrives, but a
+// template deleted while no control plane ran leaves no event behind, and
+// the detector, which is driven by templates, never hears of it again. Every
+// binding is looked at once when the control plane starts (and on each spec
+// change), so such a binding is found then; its deletion runs the usual
+// removal from the members.
+type orphanCollector struct {
+	client client.Client
+	// reader reads the host directly, to confirm a template the cache
+	// does not hold before its binding is deleted.
+	reader client.Reader
+	kinds  map[schema.GroupVersionKind]bool
+}
+
+func (o *orphanCollector) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("binding-orphans").
+		For(&workv1.ResourceBinding{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Complete(o)
+}
+
+// Reconcile deletes one binding if its template no longer exists. Bindings
+// of kinds the detector does not watch are left alone: nothing here can tell
+// whether they are wanted.
+func (o *orphanCollector) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var rb workv1.ResourceBinding
+	if err := o.client.Get(ctx, req.NamespacedName, &rb); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	r := rb.Spec.Resource
+	gvk := schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
+	if !rb.DeletionTimestamp.IsZero() || !o.kinds[gvk] {
+		return reconcile.Result{}, nil
+	}
+	key := client.ObjectKey{Namespace: r.Namespace, Name: r.Name}
+	for _, reader := range []client.Reader{o.client, o.reader} {
+		tmpl := &unstructured.Unstructured{}
+		tmpl.SetGroupVersionKind(gvk)
+		err := reader.Get(ctx, key, tmpl)
+		if err == nil {
+			return reconcile.Result{}, nil
+		}
+		if !isNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("read template %s %s of binding %s: %w", r.Kind, key, req, err)
+		}
+	}
+	// The UID precondition keeps a binding the detector has just created
+	// again, for a template of the same name, from being taken with it.
+	if err := o.client.Delete(ctx, &rb, client.Preconditions{UID: &rb.UID}); err != nil && !isNotFound(err) {
+		return reconcile.Result{}, fmt.Errorf("delete binding %s of the deleted template %s %s: %w", req, r.Kind, key, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("deleted the binding of a template that no longer exists", "binding", req.String(), "template", r.Kind+" "+key.String())
+	return reconcile.Result{}, nil
+}

@@ -1,0 +1,377 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+// TestHostRestartLosesNothing stops the host apiserver under running
+// reconcilers and starts it again: the bindings and the member objects are
+// the same objects as before (same UIDs, no duplicates), and a change made
+// after the restart still reaches the members.
+func TestHostRestartLosesNothing(t *testing.T) {
+	env := startFleet(t)
+	env.startManager(t)
+	env.propagate(t)
+	before := env.snapshot(t)
+
+	t.Log("the host apiserver stops for 3 s while the reconcilers keep running")
+	env.host.StopAPIServer()
+	time.Sleep(3 * time.Second)
+	start := time.Now()
+	if err := env.host.StartAPIServer(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("host apiserver ready again after %v", time.Since(start).Round(10*time.Millisecond))
+
+	t.Log("a change after the restart propagates")
+	env.scale(t, 9)
+	waitReplicas(t, env.members, map[string]int32{env.names[0]: 3, env.names[1]: 3, env.names[2]: 3})
+	t.Logf("scale to 9 propagated %v after the host came back", time.Since(start).Round(10*time.Millisecond))
+	after := env.snapshot(t)
+	env.sameObjects(t, before, after, false)
+}
+
+// TestControlplaneRestartLosesNothing stops the control plane (the manager)
+// and starts a new one, as a process restart would: nothing is lost or
+// re-created, member objects are not even rewritten, a template deleted
+// while it was down is removed from the members, and a change made after it
+// came back propagates.
+func TestControlplaneRestartLosesNothing(t *testing.T) {
+	env := startFleet(t)
+	stop := env.startManager(t)
+	env.propagate(t)
+	// Several resyncs pass before the snapshot, so a reconciler that
+	// rewrote members on every pass would show in the resourceVersions.
+	time.Sleep(3 * time.Second)
+	before := env.snapshot(t)
+
+	t.Log("the control plane stops; meanwhile the ConfigMap template is deleted")
+	stop()
+	if err := env.hub.Delete(t.Context(), settings()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	for name, c := range env.members {
+		if err := c.Get(t.Context(), client.ObjectKeyFromObject(settings()), &corev1.ConfigMap{}); err != nil {
+			t.Fatalf("ConfigMap on %s went while no control plane ran: %v", name, err)
+		}
+	}
+
+	t.Log("a new control plane starts")
+	start := time.Now()
+	env.startManager(t)
+	poll(t, "the deleted template's ConfigMap leaves every member", func() (bool, string) {
+		for name, c := range env.members {
+			err := c.Get(t.Context(), client.ObjectKeyFromObject(settings()), &corev1.ConfigMap{})
+			if !apierrors.IsNotFound(err) {
+				return false, fmt.Sprintf("%s: %v", name, err)
+			}
+		}
+		return true, ""
+	})
+	t.Logf("deleted template removed from members %v after the restart", time.Since(start).Round(10*time.Millisecond))
+	poll(t, "the deleted template's binding is gone", func() (bool, string) {
+		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: controller.BindingName("ConfigMap", "settings")}, &workv1.ResourceBinding{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+
+	t.Log("unchanged objects are left alone: same UID and resourceVersion after several resyncs")
+	time.Sleep(3 * time.Second)
+	after := env.snapshot(t)
+	delete(before.members, "ConfigMap")
+	delete(before.bindings, controller.BindingName("ConfigMap", "settings"))
+	// The deleted template's Works, one per member, went with its binding;
+	// the others must stay.
+	gone := 0
+	for name := range before.works {
+		if _, ok := after.works[name]; !ok {
+			delete(before.works, name)
+			gone++
+		}
+	}
+	if gone != len(env.names) {
+		t.Errorf("%d Works went with the deleted template, want one per member (%d); left: %v", gone, len(env.names), after.works)
+	}
+	env.sameObjects(t, before, after, true)
+
+	t.Log("a change after the restart propagates")
+	env.scale(t, 9)
+	waitReplicas(t, env.members, map[string]int32{env.names[0]: 3, env.names[1]: 3, env.names[2]: 3})
+	env.sameObjects(t, before, env.snapshot(t), false)
+}
+
+// fleetEnv is a host and three members with the CRDs installed and the
+// members registered, whose control plane the test starts and stops.
+type fleetEnv struct {
+	host    *testenv.Cluster
+	hub     client.Client
+	members map[string]client.Client
+	names   []string
+}
+
+// startFleet starts a host and three APIServerOnly members, installs the
+// CRDs and registers the members as Clusters; no control plane runs yet.
+func startFleet(t *testing.T) fleetEnv {
+	t.Helper()
+	fleet := testenv.Start(t, testenv.Options{Clusters: 4, Mode: testenv.APIServerOnly})
+	host, members := fleet.Clusters[0], fleet.Clusters[1:]
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crd.Install(t.Context(), hub, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	env := fleetEnv{host: host, hub: hub, members: map[string]client.Client{}}
+	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
+	for _, m := range members {
+		mustCreate(t, hub, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
+			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
+		})
+		mustCreate(t, hub, &clusterv1.Cluster{
+			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
+			Spec:       api.ClusterSpec{APIEndpoint: m.Host, SecretRef: &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name}},
+		})
+		c, err := client.New(m.RESTConfig(), client.Options{Scheme: scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.members[m.Name] = c
+		env.names = append(env.names, m.Name)
+	}
+	return env
+}
+
+// startManager runs a new control plane with short periods. The returned
+// function stops it and waits until it has stopped; it also runs at the end
+// of the test.
+func (e fleetEnv) startManager(t *testing.T) (stop func()) {
+	t.Helper()
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(e.host.RESTConfig(), ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controller.Setup(mgr, controller.Options{
+		Fleet:            "test",
+		ProbeInterval:    300 * time.Millisecond,
+		FailureThreshold: time.Second,
+		SuccessThreshold: time.Second,
+		NoExecuteAfter:   2 * time.Second,
+		Resync:           time.Second,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				// A runnable that did not stop is still running: show where.
+				var stacks strings.Builder
+				_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+				t.Errorf("manager: %v\ngoroutines:\n%s", err, stacks.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// propagate creates a policy and two templates, a Deployment divided over
+// the three members and a ConfigMap that goes to each, and waits for them.
+func (e fleetEnv) propagate(t *testing.T) {
+	t.Helper()
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	mustYAML(t, pp, `
+spec:
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  - apiVersion: v1
+    kind: ConfigMap
+    name: settings
+  placement:
+    clusterAffinity:
+      clusterNames: [%s, %s, %s]
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+`, e.names[0], e.names[1], e.names[2])
+	mustCreate(t, e.hub, pp)
+	mustCreate(t, e.hub, deployment(6))
+	mustCreate(t, e.hub, settings())
+	waitReplicas(t, e.members, map[string]int32{e.names[0]: 2, e.names[1]: 2, e.names[2]: 2})
+	poll(t, "the ConfigMap on every member", func() (bool, string) {
+		for name, c := range e.members {
+			if err := c.Get(t.Context(), client.ObjectKeyFromObject(settings()), &corev1.ConfigMap{}); err != nil {
+				return false, fmt.Sprintf("%s: %v", name, err)
+			}
+		}
+		return true, ""
+	})
+}
+
+func settings() *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"mode": "active"}}
+}
+
+// scale sets the Deployment template's replicas.
+func (e fleetEnv) scale(t *testing.T, replicas int32) {
+	t.Helper()
+	var d appsv1.Deployment
+	if err := e.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+		t.Fatal(err)
+	}
+	orig := d.DeepCopy()
+	d.Spec.Replicas = ptr.To(replicas)
+	if err := e.hub.Patch(t.Context(), &d, client.MergeFrom(orig)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// objectID identifies one stored version of an object.
+type objectID struct {
+	UID             types.UID
+	ResourceVersion string
+}
+
+// fleetSnapshot is what exists: bindings by name, and per kind and member
+// the flotilla objects there.
+type fleetSnapshot struct {
+	bindings map[string]objectID
+	works    map[string]objectID            // namespace/name → Work
+	members  map[string]map[string]objectID // kind → member → object
+}
+
+// snapshot lists the bindings on the host and the Deployments and
+// ConfigMaps in every member's default namespace; it fails on a duplicate
+// (a second object of the kind besides the template's).
+func (e fleetEnv) snapshot(t *testing.T) fleetSnapshot {
+	t.Helper()
+	s := fleetSnapshot{bindings: map[string]objectID{}, works: map[string]objectID{}, members: map[string]map[string]objectID{"Deployment": {}, "ConfigMap": {}}}
+	var rbs workv1.ResourceBindingList
+	if err := e.hub.List(t.Context(), &rbs); err != nil {
+		t.Fatal(err)
+	}
+	for _, rb := range rbs.Items {
+		s.bindings[rb.Name] = objectID{rb.UID, rb.ResourceVersion}
+	}
+	var works workv1.WorkList
+	if err := e.hub.List(t.Context(), &works); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range works.Items {
+		s.works[w.Namespace+"/"+w.Name] = objectID{w.UID, w.ResourceVersion}
+	}
+	for name, c := range e.members {
+		var ds appsv1.DeploymentList
+		if err := c.List(t.Context(), &ds, client.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds.Items {
+			if d.Name != "web" {
+				t.Errorf("unexpected Deployment %s on %s", d.Name, name)
+				continue
+			}
+			s.members["Deployment"][name] = objectID{d.UID, d.ResourceVersion}
+		}
+		var cms corev1.ConfigMapList
+		if err := c.List(t.Context(), &cms, client.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		for _, cm := range cms.Items {
+			if cm.Name == "kube-root-ca.crt" {
+				continue
+			}
+			if cm.Name != "settings" {
+				t.Errorf("unexpected ConfigMap %s on %s", cm.Name, name)
+				continue
+			}
+			s.members["ConfigMap"][name] = objectID{cm.UID, cm.ResourceVersion}
+		}
+	}
+	return s
+}
+
+// sameObjects fails unless after holds the same bindings, Works and member
+// objects (by UID) as before; with unchanged, also the same resourceVersions
+// of the member objects. Bindings' and Works' resourceVersions move with
+// their status.
+func (e fleetEnv) sameObjects(t *testing.T, before, after fleetSnapshot, unchanged bool) {
+	t.Helper()
+	if len(before.works) == 0 || len(after.works) != len(before.works) {
+		t.Errorf("works before %v, after %v", before.works, after.works)
+	}
+	for name, b := range before.works {
+		if a, ok := after.works[name]; !ok || a.UID != b.UID {
+			t.Errorf("work %s: before %v, after %v (present %v)", name, b, a, ok)
+		}
+	}
+	if len(after.bindings) != len(before.bindings) {
+		t.Errorf("bindings before %v, after %v", before.bindings, after.bindings)
+	}
+	for name, b := range before.bindings {
+		if a, ok := after.bindings[name]; !ok || a.UID != b.UID {
+			t.Errorf("binding %s: before %v, after %v (present %v)", name, b, a, ok)
+		}
+	}
+	for kind, byMember := range before.members {
+		if len(byMember) != len(e.names) {
+			t.Errorf("%s before: on %d members, want %d", kind, len(byMember), len(e.names))
+		}
+		for member, b := range byMember {
+			a, ok := after.members[kind][member]
+			switch {
+			case !ok:
+				t.Errorf("%s on %s is gone", kind, member)
+			case a.UID != b.UID:
+				t.Errorf("%s on %s was re-created: UID %s → %s", kind, member, b.UID, a.UID)
+			case unchanged && a.ResourceVersion != b.ResourceVersion:
+				t.Errorf("%s on %s was rewritten with nothing changed: resourceVersion %s → %s", kind, member, b.ResourceVersion, a.ResourceVersion)
+			}
+		}
+	}
+}

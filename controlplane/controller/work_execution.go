@@ -1,0 +1,241 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// Reasons of the Work conditions.
+const (
+	reasonApplied         = "AppliedSuccessful"
+	reasonApplyFailed     = "AppliedFailed"
+	reasonClusterNotReady = "ClusterNotReady"
+	reasonRemovalFailed   = "RemovalFailed"
+	reasonAvailable       = "ManifestsAvailable"
+	reasonNotFound        = "NotFound"
+	reasonObserveFailed   = "ObserveFailed"
+)
+
+// workConcurrency is how many Works each Work controller handles at once,
+// so that a slow or unreachable member does not hold up the others.
+const workConcurrency = 4
+
+// workExecution applies each Work's manifests to its member and removes
+// them when the Work is deleted. It is the only controller that writes to
+// members.
+type workExecution struct {
+	client   client.Client
+	executor *execution.Executor
+	opts     Options
+	now      func() time.Time
+}
+
+func (e *workExecution) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("execution").
+		For(&workv1.Work{}, builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(ev event.UpdateEvent) bool {
+				oldW, ok1 := ev.ObjectOld.(*workv1.Work)
+				newW, ok2 := ev.ObjectNew.(*workv1.Work)
+				return !ok1 || !ok2 || executionTrigger(oldW, newW)
+			},
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workConcurrency}).
+		Complete(e)
+}
+
+// executionTrigger says whether a Work update needs the execution
+// controller: a new spec, a deletion, a missing finalizer, or the work
+// status controller finding an object gone from the member. Status updates
+// otherwise (member health changing) need no apply.
+func executionTrigger(oldW, newW *workv1.Work) bool {
+	if oldW.Generation != newW.Generation || !newW.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(newW, FinalizerExecution) {
+		return true
+	}
+	was := meta.FindStatusCondition(oldW.Status.Conditions, ConditionWorkAvailable)
+	is := meta.FindStatusCondition(newW.Status.Conditions, ConditionWorkAvailable)
+	return is != nil && is.Reason == reasonNotFound && (was == nil || was.Reason != reasonNotFound)
+}
+
+// Reconcile applies or removes one Work.
+func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cluster, ok := clusterOfNamespace(req.Namespace)
+	if !ok {
+		return reconcile.Result{}, nil
+	}
+	var w workv1.Work
+	if err := e.client.Get(ctx, req.NamespacedName, &w); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	var cl clusterv1.Cluster
+	err := e.client.Get(ctx, client.ObjectKey{Name: cluster}, &cl)
+	switch {
+	case isNotFound(err):
+		return reconcile.Result{}, e.orphaned(ctx, &w, cluster)
+	case err != nil:
+		return reconcile.Result{}, fmt.Errorf("read cluster %s of work %s: %w", cluster, req, err)
+	}
+	if !w.DeletionTimestamp.IsZero() {
+		return e.remove(ctx, &w, &cl)
+	}
+	if controllerutil.AddFinalizer(&w, FinalizerExecution) {
+		if err := e.client.Update(ctx, &w); err != nil {
+			return reconcile.Result{}, fmt.Errorf("add finalizer to work %s: %w", req, err)
+		}
+	}
+	if d := w.Spec.SuspendDispatching; d != nil && *d {
+		return reconcile.Result{}, nil
+	}
+	orig := w.DeepCopy()
+	cond := metav1.Condition{Type: ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
+	if notReady := clusterNotReady(&cl); notReady != "" {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonClusterNotReady, notReady
+	} else if err := e.apply(ctx, &w, cluster); err != nil {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonApplyFailed, err.Error()
+	} else {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, reasonApplied, "manifests are applied to cluster "+cluster
+	}
+	meta.SetStatusCondition(&w.Status.Conditions, cond)
+	if err := patchWorkStatus(ctx, e.client, orig, &w); err != nil {
+		return reconcile.Result{}, err
+	}
+	// The resync applies again: a field changed by hand in the member is
+	// taken back, as the server-side apply forces flotilla's fields.
+	return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
+}
+
+// clusterNotReady says why a member should not be written to now, or "".
+// Only a Ready condition that is False counts: a cluster not probed yet is
+// tried.
+func clusterNotReady(cl *clusterv1.Cluster) string {
+	c := meta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
+	if c == nil || c.Status != metav1.ConditionFalse {
+		return ""
+	}
+	return fmt.Sprintf("cluster %s is not ready: %s", cl.Name, c.Message)
+}
+
+// apply applies every manifest of the Work to its cluster.
+func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster string) error {
+	objs, err := manifests(w)
+	if err != nil {
+		return err
+	}
+	conflict := api.ConflictResolution(w.Annotations[AnnotationConflictResolution])
+	if conflict == "" {
+		conflict = api.ConflictAbort
+	}
+	var errs []error
+	for _, obj := range objs {
+		ref := render.TemplateRefOf(obj)
+		result := e.executor.Apply(ctx, execution.ApplyRequest{
+			Template:           ref,
+			Objects:            map[string]*unstructured.Unstructured{cluster: obj},
+			ConflictResolution: conflict,
+		})
+		if err := result.Err(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// remove deletes (or, with preserveResourcesOnDeletion, releases) the
+// Work's objects in its member, then lets the Work go. A member that cannot
+// be reached is tried again after the resync; other Works go on meanwhile.
+func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv1.Cluster) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(w, FinalizerExecution) {
+		return reconcile.Result{}, nil
+	}
+	failure := clusterNotReady(cl)
+	if failure == "" {
+		failure = e.delete(ctx, w, cl.Name)
+	}
+	if failure != "" {
+		orig := w.DeepCopy()
+		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{
+			Type: ConditionWorkApplied, Status: metav1.ConditionFalse, Reason: reasonRemovalFailed, Message: failure,
+			ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now()),
+		})
+		if err := patchWorkStatus(ctx, e.client, orig, w); err != nil && !isNotFound(err) {
+			return reconcile.Result{}, err
+		}
+		return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
+	}
+	return reconcile.Result{}, e.dropFinalizer(ctx, w)
+}
+
+// delete removes the Work's objects from cluster; it returns why not, or "".
+func (e *workExecution) delete(ctx context.Context, w *workv1.Work, cluster string) string {
+	objs, err := manifests(w)
+	if err != nil {
+		// Nothing can be removed from a manifest that cannot be read;
+		// holding the Work forever would not help.
+		ctrl.LoggerFrom(ctx).Info("work manifests cannot be decoded; nothing to remove", "work", client.ObjectKeyFromObject(w).String(), "reason", err.Error())
+		return ""
+	}
+	preserve := w.Spec.PreserveResourcesOnDeletion != nil && *w.Spec.PreserveResourcesOnDeletion
+	reqs := make([]execution.DeleteRequest, len(objs))
+	for i, obj := range objs {
+		reqs[i] = execution.DeleteRequest{Template: render.TemplateRefOf(obj), Clusters: []string{cluster}, PreserveResourcesOnDeletion: preserve}
+	}
+	if err := e.executor.Delete(ctx, reqs...).Err(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// orphaned cleans a Work whose Cluster no longer exists from the host:
+// there is no member left to remove anything from.
+func (e *workExecution) orphaned(ctx context.Context, w *workv1.Work, cluster string) error {
+	if w.DeletionTimestamp.IsZero() {
+		if err := e.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
+			return fmt.Errorf("delete work %s/%s of removed cluster %s: %w", w.Namespace, w.Name, cluster, err)
+		}
+		return nil
+	}
+	return e.dropFinalizer(ctx, w)
+}
+
+func (e *workExecution) dropFinalizer(ctx context.Context, w *workv1.Work) error {
+	if !controllerutil.RemoveFinalizer(w, FinalizerExecution) {
+		return nil
+	}
+	if err := e.client.Update(ctx, w); err != nil && !isNotFound(err) {
+		return fmt.Errorf("remove finalizer from work %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	return nil
+}
+
+// patchWorkStatus writes a Work's status when it changed. The execution
+// and work status controllers write different conditions of the same list,
+// so the patch is a compare-and-swap: a lost update would drop the other's.
+func patchWorkStatus(ctx context.Context, c client.Client, orig, w *workv1.Work) error {
+	if equality.Semantic.DeepEqual(orig.Status, w.Status) {
+		return nil
+	}
+	if err := c.Status().Patch(ctx, w, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("write status of work %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	return nil
+}

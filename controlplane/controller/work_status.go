@@ -1,0 +1,164 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// workStatus reads each applied Work's objects back from its member into
+// status.manifestStatuses (reflected status and health, per Karmada's
+// interpretation in controlplane/health) and the Available condition, every
+// Options.Resync.
+type workStatus struct {
+	client   client.Client
+	executor *execution.Executor
+	members  execution.Connector
+	opts     Options
+	now      func() time.Time
+}
+
+func (s *workStatus) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("work-status").
+		For(&workv1.Work{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workConcurrency}).
+		Complete(s)
+}
+
+// Reconcile observes one Work's objects in its member. A Work is observed
+// only once its current spec is applied, so what it reports is never the
+// object as it was before the apply.
+func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cluster, ok := clusterOfNamespace(req.Namespace)
+	if !ok {
+		return reconcile.Result{}, nil
+	}
+	var w workv1.Work
+	if err := s.client.Get(ctx, req.NamespacedName, &w); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !w.DeletionTimestamp.IsZero() || (w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching) {
+		return reconcile.Result{}, nil
+	}
+	applied := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
+	if applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != w.Generation {
+		// The execution controller's next status write brings the Work back.
+		return reconcile.Result{}, nil
+	}
+	var cl clusterv1.Cluster
+	if err := s.client.Get(ctx, client.ObjectKey{Name: cluster}, &cl); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	orig := w.DeepCopy()
+	cond := metav1.Condition{Type: ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
+	objs, decodeErr := manifests(&w)
+	if notReady := clusterNotReady(&cl); notReady != "" {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonClusterNotReady, notReady
+	} else if decodeErr != nil {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonObserveFailed, decodeErr.Error()
+	} else {
+		var statuses []api.ManifestStatus
+		statuses, cond.Status, cond.Reason, cond.Message = s.observe(ctx, cluster, objs)
+		if cond.Reason != reasonObserveFailed {
+			// An object that could not be read keeps its last report.
+			w.Status.ManifestStatuses = statuses
+		}
+	}
+	meta.SetStatusCondition(&w.Status.Conditions, cond)
+	if err := patchWorkStatus(ctx, s.client, orig, &w); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: s.opts.Resync}, nil
+}
+
+// observe reads the objects back and returns their statuses and the
+// Available condition's status, reason and message.
+func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstructured.Unstructured) ([]api.ManifestStatus, metav1.ConditionStatus, string, string) {
+	reqs := make([]execution.ObserveRequest, len(objs))
+	for i, obj := range objs {
+		reqs[i] = execution.ObserveRequest{Cluster: cluster, Object: obj}
+	}
+	var statuses []api.ManifestStatus
+	var missing, failures []string
+	for i, obs := range s.executor.ObserveLive(ctx, reqs) {
+		ref := render.TemplateRefOf(objs[i])
+		switch {
+		case obs.Err != nil:
+			failures = append(failures, obs.Err.Error())
+		case obs.NotFound:
+			missing = append(missing, fmt.Sprintf("%s not found in cluster %s", describeRef(ref), cluster))
+		default:
+			statuses = append(statuses, s.manifestStatus(ctx, cluster, i, ref, obs.Live))
+		}
+	}
+	switch {
+	case len(failures) > 0:
+		return statuses, metav1.ConditionFalse, reasonObserveFailed, strings.Join(failures, "; ")
+	case len(missing) > 0:
+		return statuses, metav1.ConditionFalse, reasonNotFound, strings.Join(missing, "; ")
+	}
+	return statuses, metav1.ConditionTrue, reasonAvailable, "manifests exist in cluster " + cluster
+}
+
+// manifestStatus is one object's entry in status.manifestStatuses. The
+// status is what controlplane/health reflects; for kinds whose status
+// carries observedGeneration, the member object's generation is added (as
+// Karmada does) so aggregation can tell when the member caught up.
+func (s *workStatus) manifestStatus(ctx context.Context, cluster string, ordinal int, ref render.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
+	h, _ := health.Interpret(live)
+	ms := api.ManifestStatus{
+		Identifier: api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: s.resource(ctx, cluster, ref)},
+		Health:     api.ResourceHealth(h),
+	}
+	status := health.ReflectStatus(live)
+	if _, ok := status["observedGeneration"]; ok {
+		status[statusGeneration] = live.GetGeneration()
+	}
+	if status != nil {
+		if raw, err := json.Marshal(status); err == nil {
+			ms.Status = &runtime.RawExtension{Raw: raw}
+		}
+	}
+	return ms
+}
+
+// resource is the plural resource name of ref in cluster; empty when the
+// member's mapper cannot tell.
+func (s *workStatus) resource(ctx context.Context, cluster string, ref render.TemplateRef) string {
+	target, err := s.members.Connect(ctx, cluster)
+	if err != nil {
+		return ""
+	}
+	m, err := target.Mapper.RESTMapping(schema.GroupKind{Group: ref.Group, Kind: ref.Kind}, ref.Version)
+	if err != nil {
+		return ""
+	}
+	return m.Resource.Resource
+}
+
+// describeRef names an object in messages: "Deployment default/web".
+func describeRef(ref render.TemplateRef) string {
+	if ref.Namespace == "" {
+		return ref.Kind + " " + ref.Name
+	}
+	return ref.Kind + " " + ref.Namespace + "/" + ref.Name
+}

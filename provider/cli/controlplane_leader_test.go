@@ -1,0 +1,319 @@
+//go:build linux
+
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+const leaderDeadline = 90 * time.Second
+
+// TestControlplaneLeaderElection runs two real `controlplane` processes
+// against one host with --leader-elect: both answer /healthz and /readyz,
+// exactly one holds the Lease and runs the reconcilers, and when it is
+// killed the other takes the Lease over and propagates a new template.
+func TestControlplaneLeaderElection(t *testing.T) {
+	bin := buildBinary(t)
+	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
+	host, member := fleet.Clusters[0], fleet.Clusters[1]
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	memberClient, err := client.New(member.RESTConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	procs := []*controlplaneProcess{
+		startControlplane(t, bin, host.KubeconfigPath, "a"),
+		startControlplane(t, bin, host.KubeconfigPath, "b"),
+	}
+	for _, p := range procs {
+		for _, path := range []string{"/healthz", "/readyz"} {
+			p.waitEndpoint(t, path)
+		}
+	}
+
+	leaseKey := client.ObjectKey{Namespace: "kube-system", Name: "flotilla-controlplane"}
+	var lease coordinationv1.Lease
+	waitFor(t, "a lease holder", func() (bool, string) {
+		if err := hub.Get(t.Context(), leaseKey, &lease); err != nil {
+			return false, err.Error()
+		}
+		return lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "", fmt.Sprintf("lease %+v", lease.Spec)
+	})
+	firstHolder := *lease.Spec.HolderIdentity
+	var leader, standby *controlplaneProcess
+	waitFor(t, "one process reports the lease", func() (bool, string) {
+		a, b := procs[0].leads(), procs[1].leads()
+		switch {
+		case a && b:
+			t.Fatalf("both processes acquired the lease:\n%s\n%s", procs[0].log(), procs[1].log())
+		case a:
+			leader, standby = procs[0], procs[1]
+		case b:
+			leader, standby = procs[1], procs[0]
+		}
+		return leader != nil, "neither log says so yet"
+	})
+	t.Logf("leader: process %s (pid %d), lease holder %s", leader.name, leader.cmd.Process.Pid, firstHolder)
+
+	// The CRDs are installed by the processes themselves.
+	registerMember(t, hub, member)
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "config"}}
+	if err := yaml.Unmarshal([]byte(`
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+`), pp); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Create(t.Context(), pp); err != nil {
+		t.Fatal(err)
+	}
+	createConfigMap(t, hub, "before")
+	waitConfigMap(t, memberClient, "before")
+	if standby.runsControllers() {
+		t.Fatalf("the standby runs reconcilers:\n%s", standby.log())
+	}
+	if !leader.runsControllers() {
+		t.Fatalf("the leader runs no reconcilers:\n%s", leader.log())
+	}
+
+	t.Log("the leader is killed")
+	killed := time.Now()
+	leader.kill(t)
+	waitFor(t, "the standby takes the lease over", func() (bool, string) {
+		if err := hub.Get(t.Context(), leaseKey, &lease); err != nil {
+			return false, err.Error()
+		}
+		h := ""
+		if lease.Spec.HolderIdentity != nil {
+			h = *lease.Spec.HolderIdentity
+		}
+		return h != "" && h != firstHolder && standby.leads(), "holder " + h
+	})
+	takeover := time.Since(killed)
+	createConfigMap(t, hub, "after")
+	waitConfigMap(t, memberClient, "after")
+	t.Logf("leader takeover: lease held by the standby %v after the kill, new template on the member %v after the kill (lease 3s, renew 2s, retry 500ms)",
+		takeover.Round(10*time.Millisecond), time.Since(killed).Round(10*time.Millisecond))
+	standby.waitEndpoint(t, "/readyz")
+}
+
+// buildBinary builds terraform-provider-flotilla from the repository root.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "flotilla")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// controlplaneProcess is one running `controlplane` process.
+type controlplaneProcess struct {
+	name      string
+	cmd       *exec.Cmd
+	probeAddr string
+	out       *syncBuffer
+	exited    chan struct{}
+}
+
+func startControlplane(t *testing.T, bin, kubeconfig, name string) *controlplaneProcess {
+	t.Helper()
+	p := &controlplaneProcess{name: name, probeAddr: freeAddr(t), out: &syncBuffer{}, exited: make(chan struct{})}
+	p.cmd = exec.Command(bin, "controlplane", "--kubeconfig", kubeconfig, "--fleet", "test",
+		"--leader-elect", "--leader-election-namespace", "kube-system",
+		"--leader-election-lease-duration", "3s", "--leader-election-renew-deadline", "2s", "--leader-election-retry-period", "500ms",
+		"--metrics-bind-address", "0", "--health-probe-bind-address", p.probeAddr,
+		"--cluster-probe-interval", "300ms")
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	// Killed with the test binary, should it die first.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		p.kill(t)
+		if t.Failed() {
+			t.Logf("controlplane %s log:\n%s", p.name, p.log())
+		}
+	})
+	return p
+}
+
+// kill sends SIGKILL to the process, by PID, and waits for it: a crash, so
+// the lease is not released and must expire.
+func (p *controlplaneProcess) kill(t *testing.T) {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Logf("kill controlplane %s: %v", p.name, err)
+	}
+	<-p.exited
+}
+
+func (p *controlplaneProcess) log() string { return p.out.String() }
+
+// leads reports whether the process has logged that it acquired the lease.
+func (p *controlplaneProcess) leads() bool {
+	return strings.Contains(strings.ToLower(p.log()), "successfully acquired lease")
+}
+
+// runsControllers reports whether the process has started reconcilers,
+// which controller-runtime does only once it leads.
+func (p *controlplaneProcess) runsControllers() bool {
+	return strings.Contains(p.log(), "Starting workers")
+}
+
+// waitEndpoint waits until the health endpoint at path answers 200.
+func (p *controlplaneProcess) waitEndpoint(t *testing.T, path string) {
+	t.Helper()
+	url := "http://" + p.probeAddr + path
+	waitFor(t, fmt.Sprintf("controlplane %s %s", p.name, path), func() (bool, string) {
+		select {
+		case <-p.exited:
+			t.Fatalf("controlplane %s exited:\n%s", p.name, p.log())
+		default:
+		}
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, err.Error()
+		}
+		defer func() { _ = resp.Body.Close() }()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	})
+}
+
+// registerMember stores the member's credentials and its Cluster on the host.
+func registerMember(t *testing.T, hub client.Client, m *testenv.Cluster) {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
+		Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
+	}
+	cl := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: m.Name},
+		Spec:       api.ClusterSpec{APIEndpoint: m.Host, SecretRef: &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name}},
+	}
+	for _, obj := range []client.Object{ns, secret} {
+		if err := hub.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The CRD is installed by whichever process starts first; wait for it.
+	waitFor(t, "the Cluster CRD", func() (bool, string) {
+		err := hub.Create(t.Context(), cl.DeepCopy())
+		return err == nil, fmt.Sprint(err)
+	})
+}
+
+func createConfigMap(t *testing.T, hub client.Client, name string) {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"k": name}}
+	if err := hub.Create(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitConfigMap(t *testing.T, member client.Client, name string) {
+	t.Helper()
+	waitFor(t, "ConfigMap "+name+" on the member", func() (bool, string) {
+		var cm corev1.ConfigMap
+		err := member.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: name}, &cm)
+		return err == nil && cm.Data["k"] == name, fmt.Sprint(err)
+	})
+}
+
+func waitFor(t *testing.T, what string, f func() (bool, string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), leaderDeadline)
+	defer cancel()
+	last := ""
+	for ctx.Err() == nil {
+		ok, why := f()
+		if ok {
+			return
+		}
+		last = why
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s: not reached within %v: %s", what, leaderDeadline, last)
+}
+
+// freeAddr is a loopback address with a port free at the time of the call.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// syncBuffer is a bytes.Buffer safe for a process writing while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
