@@ -41,6 +41,16 @@
 //     aggregatedStatus item per cluster (applied, health, status) and the
 //     FullyApplied condition, from the Works; the aggregated status goes
 //     into the template's .status, as Karmada does for Deployments.
+//   - application failover: a scheduled cluster whose aggregated health
+//     stays Unhealthy longer than the policy's
+//     failover.application.decisionConditions.tolerationSeconds is evicted
+//     from the binding with a GracefulEvictionTask (reason
+//     ApplicationFailure, the policy's purge mode), and the scheduler
+//     places the replicas elsewhere. The unhealthy-since times live in the
+//     binding annotation failover.flotilla.io/unhealthy-since, so a restart
+//     or a new leader does not reset them;
+//   - orphan collector: deletes a ResourceBinding whose template is gone,
+//     which covers a template deleted while no control plane ran.
 //
 // Decisions are made by the pure engine packages; this package only reads,
 // calls and writes. It must not import provider/.
