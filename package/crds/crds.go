@@ -9,16 +9,12 @@ package crds
 import (
 	"context"
 	"embed"
-	"fmt"
-	"io/fs"
-	"sort"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 )
 
 //go:embed *.yaml
@@ -29,24 +25,7 @@ const FieldManager = "flotilla-crossplane"
 
 // Definitions returns the embedded CRDs, sorted by file name.
 func Definitions() ([]*unstructured.Unstructured, error) {
-	names, err := fs.Glob(manifests, "*.yaml")
-	if err != nil {
-		return nil, fmt.Errorf("list embedded crds: %w", err)
-	}
-	sort.Strings(names)
-	out := make([]*unstructured.Unstructured, 0, len(names))
-	for _, name := range names {
-		data, err := manifests.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("read embedded crd %s: %w", name, err)
-		}
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(data, &u.Object); err != nil {
-			return nil, fmt.Errorf("decode embedded crd %s: %w", name, err)
-		}
-		out = append(out, u)
-	}
-	return out, nil
+	return crd.DefinitionsFrom(manifests)
 }
 
 // Install server-side applies every CRD and waits until each is
@@ -56,28 +35,5 @@ func Install(ctx context.Context, c client.Client, timeout time.Duration) error 
 	if err != nil {
 		return err
 	}
-	for _, d := range defs {
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(d), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-			return fmt.Errorf("apply crd %s: %w", d.GetName(), err)
-		}
-	}
-	for _, d := range defs {
-		name := d.GetName()
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
-				return false, nil //nolint:nilerr // a transient read error is retried until the timeout
-			}
-			for _, cond := range crd.Status.Conditions {
-				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return fmt.Errorf("wait for crd %s to be established: %w", name, err)
-		}
-	}
-	return nil
+	return crd.Apply(ctx, c, defs, FieldManager, timeout)
 }

@@ -10,13 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/hashicorp/go-hclog"
-	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
@@ -67,10 +62,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	logger := hclog.New(&hclog.LoggerOptions{Name: "flotilla", Level: hclog.LevelFromString(*logLevel), Output: stderr})
-	log := logr.New(&hclogSink{logger: logger})
-	ctrl.SetLogger(log)
-	klog.SetLogger(log)
+	logger := processLogger("flotilla", *logLevel, stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -111,10 +103,7 @@ type leaseTiming struct {
 }
 
 func runControlplane(ctx context.Context, c controlplaneConfig) error {
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: c.kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: c.context},
-	).ClientConfig()
+	cfg, err := loadKubeconfig(c.kubeconfig, c.context)
 	if err != nil {
 		return fmt.Errorf("load host kubeconfig %s: %w", c.kubeconfig, err)
 	}
@@ -151,11 +140,8 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("add healthz: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("add readyz: %w", err)
+	if err := addHealthChecks(mgr); err != nil {
+		return err
 	}
 	if hookServer != nil {
 		if err := c.webhook.addWebhook(mgr, direct, ca); err != nil {
@@ -171,50 +157,4 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		return fmt.Errorf("run manager: %w", err)
 	}
 	return nil
-}
-
-// hclogSink is a logr.LogSink writing to go-hclog, so controller-runtime and
-// client-go log through the same logger as the rest of the process. logr's
-// V-levels map to hclog levels: 0 is Info, 1 Debug, 2 and above Trace.
-type hclogSink struct {
-	logger hclog.Logger
-}
-
-// Init is part of logr.LogSink; hclog needs no call-depth information.
-func (s *hclogSink) Init(logr.RuntimeInfo) {}
-
-// Enabled reports whether messages at a V-level are logged.
-func (s *hclogSink) Enabled(level int) bool {
-	return s.logger.GetLevel() <= hclogLevel(level)
-}
-
-// Info logs a message at the hclog level of its V-level.
-func (s *hclogSink) Info(level int, msg string, kv ...any) {
-	s.logger.Log(hclogLevel(level), msg, kv...)
-}
-
-// Error logs a message with its error at hclog's Error level.
-func (s *hclogSink) Error(err error, msg string, kv ...any) {
-	s.logger.Error(msg, append([]any{"error", err}, kv...)...)
-}
-
-// WithValues returns a sink whose messages carry kv.
-func (s *hclogSink) WithValues(kv ...any) logr.LogSink {
-	return &hclogSink{logger: s.logger.With(kv...)}
-}
-
-// WithName returns a sink whose logger name has name appended.
-func (s *hclogSink) WithName(name string) logr.LogSink {
-	return &hclogSink{logger: s.logger.Named(name)}
-}
-
-func hclogLevel(v int) hclog.Level {
-	switch {
-	case v <= 0:
-		return hclog.Info
-	case v == 1:
-		return hclog.Debug
-	default:
-		return hclog.Trace
-	}
 }

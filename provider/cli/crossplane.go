@@ -10,14 +10,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/hashicorp/go-hclog"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/package/crds"
@@ -56,10 +51,7 @@ func Crossplane(args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	logger := hclog.New(&hclog.LoggerOptions{Name: "flotilla-crossplane", Level: hclog.LevelFromString(*logLevel), Output: stderr})
-	log := logr.New(&hclogSink{logger: logger})
-	ctrl.SetLogger(log)
-	klog.SetLogger(log)
+	logger := processLogger("flotilla-crossplane", *logLevel, stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -93,11 +85,7 @@ func runCrossplane(ctx context.Context, c crossplaneConfig) error {
 			return fmt.Errorf("no --kubeconfig and no in-cluster identity: %w", err)
 		}
 	} else {
-		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-			&clientcmd.ClientConfigLoadingRules{ExplicitPath: c.kubeconfig},
-			&clientcmd.ConfigOverrides{CurrentContext: c.context},
-		).ClientConfig()
-		if err != nil {
+		if cfg, err = loadKubeconfig(c.kubeconfig, c.context); err != nil {
 			return fmt.Errorf("load management kubeconfig %s: %w", c.kubeconfig, err)
 		}
 	}
@@ -126,11 +114,8 @@ func runCrossplane(ctx context.Context, c crossplaneConfig) error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("add healthz: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("add readyz: %w", err)
+	if err := addHealthChecks(mgr); err != nil {
+		return err
 	}
 	opts := c.options
 	opts.InjectedIdentity = cfg

@@ -26,14 +26,20 @@ const FieldManager = "flotilla-controlplane"
 
 // Definitions returns the embedded CRDs, sorted by name.
 func Definitions() ([]*unstructured.Unstructured, error) {
-	names, err := fs.Glob(manifests, "*.yaml")
+	return DefinitionsFrom(manifests)
+}
+
+// DefinitionsFrom returns the CRDs in the *.yaml files at the root of fsys,
+// sorted by file name. The Crossplane provider's package embeds its own.
+func DefinitionsFrom(fsys fs.FS) ([]*unstructured.Unstructured, error) {
+	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
 		return nil, fmt.Errorf("list embedded crds: %w", err)
 	}
 	sort.Strings(names)
 	out := make([]*unstructured.Unstructured, 0, len(names))
 	for _, name := range names {
-		data, err := manifests.ReadFile(name)
+		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, fmt.Errorf("read embedded crd %s: %w", name, err)
 		}
@@ -54,8 +60,14 @@ func Install(ctx context.Context, c client.Client, timeout time.Duration) error 
 	if err != nil {
 		return err
 	}
+	return Apply(ctx, c, defs, FieldManager, timeout)
+}
+
+// Apply server-side applies defs as fieldManager and waits until each is
+// Established.
+func Apply(ctx context.Context, c client.Client, defs []*unstructured.Unstructured, fieldManager string, timeout time.Duration) error {
 	for _, d := range defs {
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(d), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(d), client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
 			return fmt.Errorf("apply crd %s: %w", d.GetName(), err)
 		}
 	}
