@@ -5,7 +5,11 @@
 # policy and a per-cluster image override. Prints wall time and peak RSS of
 # each terraform command; the provider runs as a child that terraform waits
 # for, so the peak RSS is the larger of the two. Set BENCH_TF_RESULTS=FILE to also get
-# tab-separated figures for scripts/bench.sh. Usage: scripts/bench-terraform.sh [CLUSTERS] [APPS]
+# tab-separated figures for scripts/bench.sh. The CPU column is user + system
+# time of terraform and the provider together, which is less noisy than wall
+# time on a shared machine. BENCH_TF_PROFILE=DIR writes each provider
+# process' CPU profile to DIR/<step>.<pid> (go tool pprof). Usage:
+# scripts/bench-terraform.sh [CLUSTERS] [APPS]
 set -euo pipefail
 clusters=${1:-10}
 apps=${2:-100}
@@ -103,14 +107,19 @@ measure() {
   local name=$1; shift
   local log="$work/$name.time"
   local start end
+  if [ -n "${BENCH_TF_PROFILE:-}" ]; then
+    mkdir -p "$BENCH_TF_PROFILE"
+    export FLOTILLA_CPUPROFILE="$BENCH_TF_PROFILE/${name// /-}"
+  fi
   start=$(date +%s.%N)
   if ! /usr/bin/time -v -o "$log" "$@" >"$work/$name.out" 2>&1; then
     echo "bench: $name failed:" >&2; tail -30 "$work/$name.out" >&2; exit 1
   fi
   end=$(date +%s.%N)
   local rss; rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
+  local cpu; cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.1f", s}' "$log")
   local wall; wall=$(echo "$end - $start" | bc)
-  results+=("$(printf '| %s | %.1f s | %d MB |' "$name" "$wall" "$(( rss / 1024 ))")")
+  results+=("$(printf '| %s | %.1f s | %s s | %d MB |' "$name" "$wall" "$cpu" "$(( rss / 1024 ))")")
   # BENCH_TF_RESULTS names a file that gets one "name<TAB>seconds<TAB>MB" line
   # per step, for scripts/bench.sh.
   if [ -n "${BENCH_TF_RESULTS:-}" ]; then
@@ -128,6 +137,6 @@ measure "apply" terraform apply -auto-approve -parallelism=10 plan.tfplan
 measure "no-change plan" terraform plan -detailed-exitcode -parallelism=10
 echo
 echo "terraform, $clusters members x $apps apps ($(nproc) cores, $(terraform version | head -1)); peak RSS is the largest of terraform and the provider"
-echo "| step | wall | peak RSS |"
-echo "|---|---|---|"
+echo "| step | wall | CPU (user+sys) | peak RSS |"
+echo "|---|---|---|---|"
 printf '%s\n' "${results[@]}"

@@ -313,8 +313,8 @@ func outcomeSummary(a engine.Applied) string {
 	return strings.Join(lines, "\n")
 }
 
-// statusValue is the status attribute for an aggregated status.
-func statusValue(agg health.Aggregated, diags *diag.Diagnostics) types.Dynamic {
+// statusJSON is the status attribute for an aggregated status, as JSON.
+func statusJSON(agg health.Aggregated) map[string]any {
 	clusters := map[string]any{}
 	for _, c := range agg.Clusters {
 		clusters[c.Cluster] = map[string]any{"health": string(c.Health), "message": c.Message}
@@ -323,7 +323,12 @@ func statusValue(agg health.Aggregated, diags *diag.Diagnostics) types.Dynamic {
 	if aggregated == nil {
 		aggregated = map[string]any{}
 	}
-	v, err := valueFromJSON(map[string]any{"health": string(agg.Health), "clusters": clusters, "aggregated": aggregated})
+	return map[string]any{"health": string(agg.Health), "clusters": clusters, "aggregated": aggregated}
+}
+
+// statusValue is the status attribute for an aggregated status.
+func statusValue(agg health.Aggregated, diags *diag.Diagnostics) types.Dynamic {
+	v, err := valueFromJSON(statusJSON(agg))
 	if err != nil {
 		diags.AddError("Cannot record the status", err.Error())
 		return types.DynamicNull()

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -34,17 +35,38 @@ type manifestInputs struct {
 // expandManifest turns the model into engine input. A nil template with no
 // error diagnostics means the template itself is not known yet.
 func expandManifest(ctx context.Context, m *manifestModel) (manifestInputs, diag.Diagnostics) {
+	attrs := map[string]tftypes.Value{}
+	for name, v := range map[string]attr.Value{
+		attrManifest: m.Manifest, attrDependencies: m.Dependencies, attrClusters: m.Clusters,
+		attrPropagationPolicies: m.PropagationPolicies, attrOverridePolicies: m.OverridePolicies,
+	} {
+		tv, err := v.ToTerraformValue(ctx)
+		if err != nil {
+			var diags diag.Diagnostics
+			diags.AddAttributeError(path.Root(name), "Invalid "+name, err.Error())
+			return manifestInputs{}, diags
+		}
+		attrs[name] = tv
+	}
+	return expandRaw(attrs)
+}
+
+// expandRaw is expandManifest for the raw attributes of flotilla_manifest.
+// The fleet (clusters and policies) is decoded once per distinct value
+// in the provider process: a configuration of a hundred manifests passes
+// the same clusters to each.
+func expandRaw(attrs map[string]tftypes.Value) (manifestInputs, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	in := manifestInputs{known: true}
-	tmpl, known, d := templateFromValue(ctx, m.Manifest)
+	tmpl, known, d := templateFromRaw(attrs[attrManifest])
 	diags.Append(d...)
 	in.template, in.known = tmpl, known
-	deps, known, d := dependenciesFromValue(ctx, m.Dependencies)
+	deps, known, d := dependenciesFromRaw(attrs[attrDependencies])
 	diags.Append(d...)
 	in.dependencies = deps
 	in.known = in.known && known
 
-	members, known, d := membersFromValue(ctx, m.Clusters)
+	members, known, d := fleetDecoder.members(attrs[attrClusters])
 	diags.Append(d...)
 	in.fleet.Members = members
 	in.known = in.known && known
@@ -52,16 +74,16 @@ func expandManifest(ctx context.Context, m *manifestModel) (manifestInputs, diag
 	var pf plan.Fleet
 	for _, field := range []struct {
 		name  string
-		value types.Dynamic
 		kinds []string
 	}{
-		{"propagation_policies", m.PropagationPolicies, []string{api.KindPropagationPolicy, api.KindClusterPropagationPolicy}},
-		{"override_policies", m.OverridePolicies, []string{api.KindOverridePolicy, api.KindClusterOverridePolicy}},
+		{attrPropagationPolicies, []string{api.KindPropagationPolicy, api.KindClusterPropagationPolicy}},
+		{attrOverridePolicies, []string{api.KindOverridePolicy, api.KindClusterOverridePolicy}},
 	} {
-		if field.value.IsNull() {
+		value := attrs[field.name]
+		if value.IsNull() {
 			continue
 		}
-		policies, known, d := policiesFromValue(ctx, field.value, path.Root(field.name))
+		policies, known, d := fleetDecoder.policies(value, field.name)
 		diags.Append(d...)
 		in.known = in.known && known
 		for i, p := range policies {
@@ -80,13 +102,10 @@ func expandManifest(ctx context.Context, m *manifestModel) (manifestInputs, diag
 	return in, diags
 }
 
-// templateFromValue decodes the manifest attribute. known is false while
+// templateFromRaw decodes the manifest attribute. known is false while
 // any part of it is unknown.
-func templateFromValue(ctx context.Context, v types.Dynamic) (*unstructured.Unstructured, bool, diag.Diagnostics) {
-	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
-		return nil, false, nil
-	}
-	raw, err := jsonFromValue(ctx, v)
+func templateFromRaw(v tftypes.Value) (*unstructured.Unstructured, bool, diag.Diagnostics) {
+	raw, err := jsonFromTerraform(v)
 	if errors.Is(err, errUnknown) {
 		return nil, false, nil
 	}
@@ -99,18 +118,26 @@ func templateFromValue(ctx context.Context, v types.Dynamic) (*unstructured.Unst
 	return tmpl, true, d
 }
 
-// dependenciesFromValue decodes the dependencies attribute: a list of
-// manifests. known is false while any part of it is unknown.
+// dependenciesFromValue decodes the dependencies attribute of a model.
 func dependenciesFromValue(ctx context.Context, v types.Dynamic) ([]*unstructured.Unstructured, bool, diag.Diagnostics) {
+	tv, err := v.ToTerraformValue(ctx)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddAttributeError(path.Root("dependencies"), "Invalid dependencies", err.Error())
+		return nil, true, diags
+	}
+	return dependenciesFromRaw(tv)
+}
+
+// dependenciesFromRaw decodes the dependencies attribute: a list of
+// manifests. known is false while any part of it is unknown.
+func dependenciesFromRaw(v tftypes.Value) ([]*unstructured.Unstructured, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	at := path.Root("dependencies")
 	if v.IsNull() {
 		return nil, true, nil
 	}
-	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
-		return nil, false, nil
-	}
-	raw, err := jsonFromValue(ctx, v)
+	raw, err := jsonFromTerraform(v)
 	if errors.Is(err, errUnknown) {
 		return nil, false, nil
 	}
@@ -160,20 +187,20 @@ func templateFromJSON(raw any, at path.Path) (*unstructured.Unstructured, diag.D
 	return tmpl, diags
 }
 
-// membersFromValue decodes the clusters attribute: a list or tuple of
+// membersFromRaw decodes the clusters attribute: a list or tuple of
 // flotilla_cluster values. known is false while a cluster's facts (not its
 // connection) are unknown.
-func membersFromValue(ctx context.Context, v types.Dynamic) ([]engine.Member, bool, diag.Diagnostics) {
+func membersFromRaw(v tftypes.Value) ([]engine.Member, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	at := path.Root("clusters")
 	if v.IsNull() {
 		return nil, true, nil
 	}
-	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
+	if !v.IsKnown() {
 		return nil, false, nil
 	}
-	elems, ok := elementsOf(v.UnderlyingValue())
-	if !ok {
+	var elems []tftypes.Value
+	if !v.Type().Is(tftypes.List{}) && !v.Type().Is(tftypes.Tuple{}) && !v.Type().Is(tftypes.Set{}) || v.As(&elems) != nil {
 		diags.AddAttributeError(at, "Invalid clusters", "Expected a list of flotilla_cluster resources, e.g. [flotilla_cluster.east, flotilla_cluster.west].")
 		return nil, true, diags
 	}
@@ -181,7 +208,7 @@ func membersFromValue(ctx context.Context, v types.Dynamic) ([]engine.Member, bo
 	seen := map[string]int{}
 	members := make([]engine.Member, 0, len(elems))
 	for i, e := range elems {
-		m, _, factsKnown, d := memberFromValue(ctx, e)
+		m, _, factsKnown, d := memberFromTerraform(context.Background(), e, path.Empty())
 		for _, dd := range d {
 			diags.AddAttributeError(at.AtListIndex(i), dd.Summary(), dd.Detail())
 		}
@@ -200,29 +227,12 @@ func membersFromValue(ctx context.Context, v types.Dynamic) ([]engine.Member, bo
 	return members, known, diags
 }
 
-// elementsOf returns the elements of a list, tuple or set value.
-func elementsOf(v attr.Value) ([]attr.Value, bool) {
-	switch t := v.(type) {
-	case types.Tuple:
-		return t.Elements(), true
-	case types.List:
-		return t.Elements(), true
-	case types.Set:
-		return t.Elements(), true
-	}
-	return nil, false
-}
-
 // previousBindings turns the placement and affinity term recorded in state
 // into the previous scheduling result, so placements stay sticky (a template
 // that fell back to a later clusterAffinities term stays there, as in
 // Karmada) and scaling steady.
-func previousBindings(ctx context.Context, tmpl *unstructured.Unstructured, placement types.Map, affinityTerm types.String) []api.ResourceBinding {
-	if placement.IsNull() || placement.IsUnknown() || tmpl == nil {
-		return nil
-	}
-	counts := map[string]int64{}
-	if placement.ElementsAs(ctx, &counts, false).HasError() || len(counts) == 0 {
+func previousBindings(tmpl *unstructured.Unstructured, counts map[string]int64, affinityTerm string) []api.ResourceBinding {
+	if len(counts) == 0 || tmpl == nil {
 		return nil
 	}
 	rb := api.ResourceBinding{Spec: api.ResourceBindingSpec{Resource: api.ObjectReference{
@@ -231,26 +241,50 @@ func previousBindings(ctx context.Context, tmpl *unstructured.Unstructured, plac
 	for _, name := range sortedKeys(counts) {
 		rb.Spec.Clusters = append(rb.Spec.Clusters, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
 	}
-	rb.Status.SchedulerObservedAffinityName = affinityTerm.ValueString()
+	rb.Status.SchedulerObservedAffinityName = affinityTerm
 	return []api.ResourceBinding{rb}
+}
+
+// placementCounts is a plan result's placement: cluster → replicas.
+func placementCounts(r plan.Result) map[string]int64 {
+	out := make(map[string]int64, len(r.Placement))
+	for _, tc := range r.Placement {
+		out[tc.Name] = int64(tc.Replicas)
+	}
+	return out
 }
 
 // flattenPlacement is the placement attribute of a plan result.
 func flattenPlacement(r plan.Result) types.Map {
 	elems := make(map[string]attr.Value, len(r.Placement))
-	for _, tc := range r.Placement {
-		elems[tc.Name] = types.Int64Value(int64(tc.Replicas))
+	for name, n := range placementCounts(r) {
+		elems[name] = types.Int64Value(n)
 	}
 	return types.MapValueMust(types.Int64Type, elems)
 }
 
-// flattenRendered is the rendered attribute: an object keyed by cluster.
-func flattenRendered(works map[string]render.Work) (types.Dynamic, error) {
+// renderedJSON is the rendered attribute as JSON: an object keyed by cluster.
+func renderedJSON(works map[string]render.Work) map[string]any {
 	obj := make(map[string]any, len(works))
 	for cluster, w := range works {
 		obj[cluster] = w.Object.Object
 	}
-	v, err := valueFromJSON(obj)
+	return obj
+}
+
+// renderedListJSON is the dependencies_rendered attribute as JSON: one
+// object keyed by cluster per dependency, in order.
+func renderedListJSON(works []map[string]render.Work) []any {
+	list := make([]any, len(works))
+	for i, ws := range works {
+		list[i] = renderedJSON(ws)
+	}
+	return list
+}
+
+// flattenRendered is the rendered attribute: an object keyed by cluster.
+func flattenRendered(works map[string]render.Work) (types.Dynamic, error) {
+	v, err := valueFromJSON(renderedJSON(works))
 	if err != nil {
 		return types.DynamicNull(), err
 	}
@@ -286,24 +320,6 @@ func objectsByCluster(raw any, what string) (map[string]*unstructured.Unstructur
 	return out, nil
 }
 
-// flattenRenderedList is the dependencies_rendered attribute: one object
-// keyed by cluster per dependency, in order.
-func flattenRenderedList(works []map[string]render.Work) (types.Dynamic, error) {
-	list := make([]any, len(works))
-	for i, ws := range works {
-		obj := make(map[string]any, len(ws))
-		for cluster, w := range ws {
-			obj[cluster] = w.Object.Object
-		}
-		list[i] = obj
-	}
-	v, err := valueFromJSON(list)
-	if err != nil {
-		return types.DynamicNull(), err
-	}
-	return types.DynamicValue(v), nil
-}
-
 // renderedList decodes dependencies_rendered back into objects by cluster.
 func renderedList(ctx context.Context, v types.Dynamic) ([]map[string]*unstructured.Unstructured, error) {
 	if v.IsNull() || v.IsUnknown() {
@@ -313,6 +329,12 @@ func renderedList(ctx context.Context, v types.Dynamic) ([]map[string]*unstructu
 	if err != nil {
 		return nil, err
 	}
+	return renderedListFromJSON(raw)
+}
+
+// renderedListFromJSON reads dependencies_rendered as JSON.
+func renderedListFromJSON(raw any) ([]map[string]*unstructured.Unstructured, error) {
+	var err error
 	list, ok := raw.([]any)
 	if !ok {
 		return nil, fmt.Errorf("dependencies_rendered is not a list")

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -15,60 +15,83 @@ import (
 
 // ValidateConfig checks what can be checked without the engine: the shape
 // of the manifest and that clusters and policies are flotilla resources.
-func (r *manifestResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m manifestModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+func (r *manifestResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	attrs, err := rawAttributes(req.Config.Raw)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the configuration", err.Error())
 		return
 	}
-	_, d := expandManifest(ctx, &m)
+	_, d := expandRaw(attrs)
 	resp.Diagnostics.Append(d...)
 }
 
 // ModifyPlan computes placement and rendered, so the plan shows per cluster
 // what apply will do. They are unknown only when an input they depend on is.
+// It reads and writes the raw plan (see manifest_raw.go).
 func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return // destroy, or the provider is not configured yet
 	}
-	var planned, state manifestModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &planned)...)
-	hasState := !req.State.Raw.IsNull()
-	if hasState {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
+	planned, err := rawAttributes(resp.Plan.Raw)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
 		return
 	}
-	in, d := expandManifest(ctx, &planned)
+	hasState := !req.State.Raw.IsNull()
+	state := map[string]tftypes.Value{}
+	if hasState {
+		if state, err = rawAttributes(req.State.Raw); err != nil {
+			resp.Diagnostics.AddError("Cannot read the state", err.Error())
+			return
+		}
+	}
+	in, d := expandRaw(planned)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	set := map[string]tftypes.Value{}
+	defer func() {
+		if resp.Diagnostics.HasError() || len(set) == 0 {
+			return
+		}
+		v, err := withAttributes(resp.Plan.Raw, set)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot record the plan", err.Error())
+			return
+		}
+		resp.Plan.Raw = v
+	}()
+	stateID := rawString(state[attrID])
 	if in.template != nil {
-		planned.ID = types.StringValue(render.TemplateRefOf(in.template).String())
-		if hasState && !state.ID.IsNull() && state.ID.ValueString() != planned.ID.ValueString() && sameIdentityChanged(state.ID.ValueString(), in.template) {
+		id := render.TemplateRefOf(in.template).String()
+		set[attrID] = tftypes.NewValue(tftypes.String, id)
+		if hasState && stateID != "" && stateID != id && sameIdentityChanged(stateID, in.template) {
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("manifest"))
 		}
 	}
 	if !in.known {
-		planned.Placement = types.MapUnknown(types.Int64Type)
-		planned.Rendered = types.DynamicUnknown()
-		planned.Policy = types.StringUnknown()
-		planned.AffinityTerm = types.StringUnknown()
-		planned.Status = types.DynamicUnknown()
-		planned.DependenciesRendered = types.DynamicUnknown()
-		if planned.Dependencies.IsNull() {
-			planned.DependenciesRendered = types.DynamicNull()
+		set[attrPlacement] = tftypes.NewValue(placementType, tftypes.UnknownValue)
+		set[attrRendered] = dynamicUnknown
+		set[attrPolicy] = stringUnknown
+		set[attrAffinityTerm] = stringUnknown
+		set[attrStatus] = dynamicUnknown
+		set[attrDependenciesRendered] = dynamicUnknown
+		if planned[attrDependencies].IsNull() {
+			set[attrDependenciesRendered] = dynamicNull
 		}
 		if in.template == nil {
-			planned.ID = types.StringUnknown()
+			set[attrID] = stringUnknown
 		}
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
 		return
 	}
-	previous := previousBindings(ctx, in.template, state.Placement, state.AffinityTerm)
-	if hasState && !planned.RescheduleTrigger.Equal(state.RescheduleTrigger) {
+	counts, err := rawPlacement(state[attrPlacement])
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("placement"), "Cannot read the recorded placement", err.Error())
+		return
+	}
+	previous := previousBindings(in.template, counts, rawString(state[attrAffinityTerm]))
+	if hasState && !planned[attrRescheduleTrigger].Equal(state[attrRescheduleTrigger]) {
 		previous = nil // schedule from scratch, as Karmada's rescheduleTriggeredAt asks
 	}
 	templates := append([]*unstructured.Unstructured{in.template}, in.dependencies...)
@@ -82,26 +105,24 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot place "+res.Template.String(), res.Err.Error())
 		return
 	}
+	set[attrPolicy] = stringNull
 	if res.Policy == nil {
 		resp.Diagnostics.AddAttributeWarning(path.Root("propagation_policies"), "No propagation policy claims "+res.Template.String(),
 			"It will not be applied to any cluster. Add a flotilla_propagation_policy whose resource_selectors match it.")
-		planned.Policy = types.StringNull()
 	} else {
-		planned.Policy = types.StringValue(res.Policy.String())
+		set[attrPolicy] = tftypes.NewValue(tftypes.String, res.Policy.String())
 	}
-	planned.AffinityTerm = types.StringNull()
+	set[attrAffinityTerm] = stringNull
 	if res.AffinityTerm != "" {
-		planned.AffinityTerm = types.StringValue(res.AffinityTerm)
+		set[attrAffinityTerm] = tftypes.NewValue(tftypes.String, res.AffinityTerm)
 	}
-	planned.Placement = flattenPlacement(res)
-	rendered, err := flattenRendered(res.Works)
-	if err != nil {
+	set[attrPlacement] = placementValue(placementCounts(res))
+	if set[attrRendered], err = rawFromJSON(renderedJSON(res.Works)); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
 		return
 	}
-	planned.Rendered = rendered
-	planned.DependenciesRendered = types.DynamicNull()
-	if !planned.Dependencies.IsNull() {
+	set[attrDependenciesRendered] = dynamicNull
+	if !planned[attrDependencies].IsNull() {
 		works := make([]map[string]render.Work, 0, len(in.dependencies))
 		for i, dep := range results[1:] {
 			at := path.Root("dependencies").AtListIndex(i)
@@ -117,19 +138,17 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if planned.DependenciesRendered, err = flattenRenderedList(works); err != nil {
+		if set[attrDependenciesRendered], err = rawFromJSON(renderedListJSON(works)); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("dependencies"), "Cannot show the rendered objects", err.Error())
 			return
 		}
 	}
-	if hasState && planned.Placement.Equal(state.Placement) && planned.Rendered.Equal(state.Rendered) &&
-		planned.DependenciesRendered.Equal(state.DependenciesRendered) && !state.Status.IsNull() {
-		planned.Status = state.Status
-	} else {
-		planned.Status = types.DynamicUnknown()
+	set[attrStatus] = dynamicUnknown
+	if hasState && set[attrPlacement].Equal(state[attrPlacement]) && set[attrRendered].Equal(state[attrRendered]) &&
+		set[attrDependenciesRendered].Equal(state[attrDependenciesRendered]) && !state[attrStatus].IsNull() {
+		set[attrStatus] = state[attrStatus]
 	}
 	tflog.Debug(ctx, "planned manifest", map[string]any{"template": res.Template.String(), "clusters": len(res.Placement)})
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
 }
 
 // sameIdentityChanged reports whether the template's group, kind, namespace

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
@@ -21,17 +21,27 @@ import (
 // other controllers own) are ignored. An unreachable member keeps its last
 // known value, with a warning.
 func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m manifestModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || r.data == nil || m.Clusters.IsNull() {
+	if r.data == nil || req.State.Raw.IsNull() {
+		return
+	}
+	state, err := rawAttributes(req.State.Raw)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the state", err.Error())
+		return
+	}
+	if state[attrClusters].IsNull() {
 		return // imported: nothing to read until the next apply records the clusters
 	}
-	in, d := expandManifest(ctx, &m)
+	in, d := expandRaw(state)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() || in.template == nil {
 		return
 	}
-	objects, err := renderedObjects(ctx, m.Rendered)
+	raw, err := jsonFromTerraform(state[attrRendered])
+	var objects map[string]*unstructured.Unstructured
+	if err == nil && raw != nil {
+		objects, err = objectsByCluster(raw, "rendered")
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("rendered"), "Cannot read the recorded objects", err.Error())
 		return
@@ -42,16 +52,23 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		objects = map[string]*unstructured.Unstructured{}
 	}
 	addPendingPrunes(objects, in.template, prior.Applied)
+	set := map[string]tftypes.Value{}
 	observed, items := r.observe(ctx, in, objects, path.Root("rendered"), &resp.Diagnostics)
-	if v, err := valueFromJSON(observed); err == nil {
-		if rendered := types.DynamicValue(v); !rendered.Equal(m.Rendered) {
-			m.Rendered = rendered
-		}
+	if v, err := rawFromJSON(observed); err == nil && !v.Equal(state[attrRendered]) {
+		set[attrRendered] = v
 	}
 	if len(items) > 0 {
-		m.Status = statusValue(health.Aggregate(in.template, items), &resp.Diagnostics)
+		if v, err := rawFromJSON(statusJSON(health.Aggregate(in.template, items))); err != nil {
+			resp.Diagnostics.AddError("Cannot record the status", err.Error())
+		} else if !v.Equal(state[attrStatus]) {
+			set[attrStatus] = v
+		}
 	}
-	deps, err := renderedList(ctx, m.DependenciesRendered)
+	raw, err = jsonFromTerraform(state[attrDependenciesRendered])
+	var deps []map[string]*unstructured.Unstructured
+	if err == nil && raw != nil {
+		deps, err = renderedListFromJSON(raw)
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("dependencies_rendered"), "Cannot read the recorded objects", err.Error())
 		return
@@ -64,13 +81,19 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 			}
 			list[i], _ = r.observe(ctx, in, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
 		}
-		if v, err := valueFromJSON(list); err == nil {
-			if rendered := types.DynamicValue(v); !rendered.Equal(m.DependenciesRendered) {
-				m.DependenciesRendered = rendered
-			}
+		if v, err := rawFromJSON(list); err == nil && !v.Equal(state[attrDependenciesRendered]) {
+			set[attrDependenciesRendered] = v
 		}
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	if len(set) == 0 {
+		return // the state stands as it is
+	}
+	v, err := withAttributes(req.State.Raw, set)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot record the refreshed state", err.Error())
+		return
+	}
+	resp.State.Raw = v
 }
 
 // observe reads objects back from their clusters and returns, per cluster,

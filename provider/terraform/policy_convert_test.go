@@ -19,7 +19,7 @@ import (
 
 // policySpecValue is the resource value for a Karmada spec, built the way import
 // builds it: the spec marshalled to JSON, then converted attribute by attribute.
-func policySpecValue(t *testing.T, k policyKind, namespace, name string, spec any) tftypes.Value {
+func policySpecValue(t testing.TB, k policyKind, namespace, name string, spec any) tftypes.Value {
 	t.Helper()
 	b, err := json.Marshal(spec)
 	if err != nil {

@@ -60,6 +60,11 @@ func policiesFromValue(ctx context.Context, v attr.Value, at path.Path) (ps []*p
 		diags.AddAttributeError(at, "Invalid policies", err.Error())
 		return nil, false, diags
 	}
+	return policiesFromTerraform(tv, at)
+}
+
+// policiesFromTerraform is policiesFromValue for a Terraform value.
+func policiesFromTerraform(tv tftypes.Value, at path.Path) (ps []*policyValue, known bool, diags diag.Diagnostics) {
 	if !tv.IsKnown() {
 		return nil, false, nil
 	}
