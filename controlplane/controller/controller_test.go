@@ -1,7 +1,6 @@
 package controller_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -13,18 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
 const deadline = 30 * time.Second
@@ -108,82 +102,15 @@ spec:
 
 // controlPlane is a running control plane over a real host apiserver and
 // three real member apiservers registered as Clusters.
-type controlPlane struct {
-	hub     client.Client
-	members map[string]client.Client
-	fleet   []*testenv.Cluster
-	names   []string
-}
+type controlPlane = fleetEnv
 
 // startControlPlane starts a host and three members, installs the CRDs,
-// runs the reconcilers with short periods, and registers the members.
+// registers the members and runs the reconcilers with short periods.
 func startControlPlane(t *testing.T) controlPlane {
 	t.Helper()
-	fleet := testenv.Start(t, testenv.Options{Clusters: 4, Mode: testenv.APIServerOnly})
-	host, members := fleet.Clusters[0], fleet.Clusters[1:]
-	ctx := t.Context()
-
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(ctx, hub, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := ctrl.NewManager(host.RESTConfig(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := controller.Setup(mgr, controller.Options{
-		Fleet:            "test",
-		ProbeInterval:    300 * time.Millisecond,
-		FailureThreshold: time.Second,
-		SuccessThreshold: time.Second,
-		NoExecuteAfter:   2 * time.Second,
-		Resync:           time.Second,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	mctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
-	memberClients := map[string]client.Client{}
-	for _, m := range members {
-		mustCreate(t, hub, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
-			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
-		})
-		mustCreate(t, hub, &clusterv1.Cluster{
-			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
-			Spec: api.ClusterSpec{
-				APIEndpoint: m.Host,
-				SecretRef:   &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name},
-			},
-		})
-		c, err := client.New(m.RESTConfig(), client.Options{Scheme: scheme})
-		if err != nil {
-			t.Fatal(err)
-		}
-		memberClients[m.Name] = c
-	}
-	return controlPlane{hub: hub, members: memberClients, fleet: members, names: []string{members[0].Name, members[1].Name, members[2].Name}}
+	env := startFleet(t)
+	env.startManager(t)
+	return env
 }
 
 func deployment(replicas int32) *appsv1.Deployment {

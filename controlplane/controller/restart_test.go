@@ -131,7 +131,9 @@ type fleetEnv struct {
 	host    *testenv.Cluster
 	hub     client.Client
 	members map[string]client.Client
-	names   []string
+	// fleet holds the members' processes, for fault tests.
+	fleet []*testenv.Cluster
+	names []string
 }
 
 // startFleet starts a host and three APIServerOnly members, installs the
@@ -151,7 +153,7 @@ func startFleet(t *testing.T) fleetEnv {
 	if err := crd.Install(t.Context(), hub, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	env := fleetEnv{host: host, hub: hub, members: map[string]client.Client{}}
+	env := fleetEnv{host: host, hub: hub, members: map[string]client.Client{}, fleet: members}
 	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
 	for _, m := range members {
 		mustCreate(t, hub, &corev1.Secret{
