@@ -66,8 +66,22 @@ func (d *detector) templates(ctx context.Context, namespace string) []reconcile.
 	return out
 }
 
+// SystemNamespace holds flotilla's own objects in the host, such as
+// member credentials; like the execution namespaces, it never holds templates.
+const SystemNamespace = "flotilla-system"
+
+// reservedNamespace reports namespaces whose objects are never templates:
+// flotilla's own and Kubernetes' (kube-*), as Karmada skips karmada-system,
+// karmada-es-* and, by default, kube-*.
+func reservedNamespace(ns string) bool {
+	return ns == SystemNamespace || strings.HasPrefix(ns, ExecutionNamespacePrefix) || strings.HasPrefix(ns, "kube-")
+}
+
 // Reconcile claims one template and creates, updates or deletes its binding.
 func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if reservedNamespace(req.Namespace) {
+		return reconcile.Result{}, nil
+	}
 	tmpl := d.newTemplate()
 	err := d.client.Get(ctx, req.NamespacedName, tmpl)
 	if err != nil && !isNotFound(err) {
@@ -96,6 +110,9 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		if rb.Labels == nil {
 			rb.Labels = map[string]string{}
 		}
+		// A policy now claims a dependency that was attached: it is the
+		// template's own binding from here on.
+		detach(rb)
 		rb.Labels[LabelPolicy] = claim.Kind + "." + claim.Name
 		s := &rb.Spec
 		s.Resource = api.ObjectReference{APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), UID: tmpl.GetUID()}
@@ -139,8 +156,18 @@ func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured) (
 	return claim, ok, nil
 }
 
+// deleteBinding deletes the binding of an unclaimed template, unless it is
+// an attached binding: the dependencies distributor owns those.
 func (d *detector) deleteBinding(ctx context.Context, key client.ObjectKey) error {
 	rb := &workv1.ResourceBinding{}
+	// A binding the cache does not hold yet is deleted by name all the
+	// same; were it attached, the distributor writes it again.
+	if err := d.client.Get(ctx, key, rb); err != nil && !isNotFound(err) {
+		return fmt.Errorf("read binding %s: %w", key, err)
+	}
+	if attached(rb) {
+		return nil
+	}
 	rb.Namespace, rb.Name = key.Namespace, key.Name
 	if err := d.client.Delete(ctx, rb); err != nil && !isNotFound(err) {
 		return fmt.Errorf("delete binding %s: %w", key, err)

@@ -9,6 +9,17 @@
 //     (NoSchedule at once, NoExecute after Options.NoExecuteAfter);
 //   - detector: one per template kind; claims templates with
 //     controlplane/policy and keeps one ResourceBinding per claimed template;
+//   - dependencies distributor (Karmada's): for a binding with
+//     propagateDeps, each ConfigMap, Secret, ServiceAccount or PVC its
+//     template refers to (controlplane/plan.Dependencies) and the host
+//     holds gets an attached binding <name>-<kind>, labelled
+//     resourcebinding.flotilla.io/dependencies-distributor, whose
+//     requiredBy lists the workload bindings (with their clusters and the
+//     clusters they are gracefully evicted from) and whose clusters are
+//     their union. It has no placement, so the scheduler leaves it alone;
+//     a workload that stops needing it is removed from requiredBy, and an
+//     empty requiredBy deletes it. A dependency claimed by a policy of its
+//     own keeps its own binding and is never attached;
 //   - scheduler: ResourceBinding → controlplane/scheduler → spec.clusters.
 //     It plays Karmada's taint manager too: a cluster left because of an
 //     untolerated NoExecute taint gets a GracefulEvictionTask in the same

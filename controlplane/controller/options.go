@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,10 +21,53 @@ const (
 	DefaultGracefulEvictionTimeout = 10 * time.Minute
 )
 
-// DefaultTemplateKinds are the template kinds detected when Options names none.
+// DefaultTemplateKinds are the template kinds detected when Options names
+// none: the common namespaced workload, network and config kinds.
 var DefaultTemplateKinds = []schema.GroupVersionKind{
 	{Group: "apps", Version: "v1", Kind: "Deployment"},
+	{Group: "apps", Version: "v1", Kind: "StatefulSet"},
+	{Group: "apps", Version: "v1", Kind: "DaemonSet"},
+	{Group: "batch", Version: "v1", Kind: "Job"},
+	{Group: "batch", Version: "v1", Kind: "CronJob"},
+	{Version: "v1", Kind: "Service"},
 	{Version: "v1", Kind: "ConfigMap"},
+	{Version: "v1", Kind: "Secret"},
+	{Version: "v1", Kind: "ServiceAccount"},
+	{Version: "v1", Kind: "PersistentVolumeClaim"},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"},
+	{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
+	{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"},
+}
+
+// ParseTemplateKinds reads a comma-separated list of kinds written as
+// "group/version/Kind", or "version/Kind" for the core group, such as
+// "apps/v1/Deployment,v1/ConfigMap,example.com/v1/Widget".
+func ParseTemplateKinds(list string) ([]schema.GroupVersionKind, error) {
+	var out []schema.GroupVersionKind
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, "/")
+		var gvk schema.GroupVersionKind
+		switch len(parts) {
+		case 2:
+			gvk = schema.GroupVersionKind{Version: parts[0], Kind: parts[1]}
+		case 3:
+			gvk = schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]}
+		default:
+			return nil, fmt.Errorf("template kind %q: want group/version/Kind, or version/Kind for the core group", item)
+		}
+		if gvk.Version == "" || gvk.Kind == "" || (len(parts) == 3 && gvk.Group == "") {
+			return nil, fmt.Errorf("template kind %q: want group/version/Kind, or version/Kind for the core group", item)
+		}
+		out = append(out, gvk)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("template kinds %q: name at least one kind", list)
+	}
+	return out, nil
 }
 
 // Options configures the reconcilers. Zero fields take the defaults above.

@@ -61,6 +61,8 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	if err := s.client.Get(ctx, req.NamespacedName, &rb); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	// An attached binding (a dependency, see deps.go) has no placement of
+	// its own: the dependencies distributor writes its clusters.
 	if !rb.DeletionTimestamp.IsZero() || rb.Spec.Placement == nil {
 		return reconcile.Result{}, nil
 	}

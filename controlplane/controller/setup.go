@@ -5,6 +5,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -35,6 +36,11 @@ func NewScheme() (*runtime.Scheme, error) {
 // member.Cache, the single owner of member connections.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	opts = opts.withDefaults()
+	for _, gvk := range opts.TemplateKinds {
+		if err := namespacedKind(mgr.GetRESTMapper(), gvk); err != nil {
+			return err
+		}
+	}
 	c := mgr.GetClient()
 	ms := &members{reader: c, cache: member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout})}
 	now := time.Now
@@ -53,6 +59,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}).setup(mgr); err != nil {
 		return fmt.Errorf("set up binding orphan collector: %w", err)
 	}
+	if err := (&dependenciesDistributor{client: c}).setup(mgr); err != nil {
+		return fmt.Errorf("set up dependencies distributor: %w", err)
+	}
 	if err := (&schedulerReconciler{client: c, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
@@ -68,6 +77,20 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := (&workStatus{client: c, executor: exec, members: ms, opts: opts, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
+	}
+	return nil
+}
+
+// namespacedKind refuses a template kind the host does not serve, or serves
+// cluster-scoped: templates are namespaced here (there is no
+// ClusterResourceBinding yet).
+func namespacedKind(mapper meta.RESTMapper, gvk schema.GroupVersionKind) error {
+	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return fmt.Errorf("template kind %s: the host does not serve it: %w", gvk, err)
+	}
+	if m.Scope.Name() != meta.RESTScopeNameNamespace {
+		return fmt.Errorf("template kind %s is cluster-scoped; only namespaced templates are supported", gvk)
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.StringVar(&hook.bindAddress, "webhook-bind-address", ":9443", "host:port the validating webhook listens on")
 	fs.StringVar(&hook.failurePolicy, "webhook-failure-policy", "Fail", "what the host does when the webhook cannot be reached: Fail or Ignore")
 	var opts controller.Options
+	templateKinds := fs.String("template-kinds", "", "comma-separated namespaced `kinds` the detector watches, as group/version/Kind or version/Kind (CRD instances too); default: the common workload, network and config kinds")
 	fs.DurationVar(&opts.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed; 0 means the default")
 	fs.DurationVar(&opts.FailureThreshold, "cluster-failure-threshold", 0, "how long a member must fail its probe before it is NotReady; 0 means the default")
 	fs.DurationVar(&opts.SuccessThreshold, "cluster-success-threshold", 0, "how long a member must pass its probe before it is Ready again; 0 means the default")
@@ -61,6 +62,14 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if *kubeconfig == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return 2
+	}
+	if *templateKinds != "" {
+		kinds, err := controller.ParseTemplateKinds(*templateKinds)
+		if err != nil {
+			fmt.Fprintf(stderr, "--template-kinds: %v\n", err)
+			return 2
+		}
+		opts.TemplateKinds = kinds
 	}
 	logger := processLogger("flotilla", *logLevel, stderr)
 
