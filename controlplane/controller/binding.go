@@ -20,11 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -201,48 +199,9 @@ func (b *bindingReconciler) template(ctx context.Context, rb *workv1.ResourceBin
 	return u, nil
 }
 
-// render renders the template for each scheduled cluster, with the override
-// policies that match it.
+// render renders the template for each scheduled cluster.
 func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (map[string]render.Work, error) {
-	if len(rb.Spec.Clusters) == 0 {
-		return nil, nil
-	}
-	var ops policyv1.OverridePolicyList
-	if err := b.client.List(ctx, &ops, client.InNamespace(tmpl.GetNamespace())); err != nil {
-		return nil, fmt.Errorf("list override policies: %w", err)
-	}
-	var cops policyv1.ClusterOverridePolicyList
-	if err := b.client.List(ctx, &cops); err != nil {
-		return nil, fmt.Errorf("list cluster override policies: %w", err)
-	}
-	op := make([]api.OverridePolicy, len(ops.Items))
-	for i, p := range ops.Items {
-		op[i] = api.OverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
-	}
-	cop := make([]api.ClusterOverridePolicy, len(cops.Items))
-	for i, p := range cops.Items {
-		cop[i] = api.ClusterOverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
-	}
-	targets := make([]render.Target, 0, len(rb.Spec.Clusters))
-	for _, tc := range rb.Spec.Clusters {
-		var cl clusterv1.Cluster
-		if err := b.client.Get(ctx, client.ObjectKey{Name: tc.Name}, &cl); err != nil {
-			return nil, fmt.Errorf("read cluster %s: %w", tc.Name, err)
-		}
-		c := cl.Engine()
-		targets = append(targets, render.Target{Cluster: &c, Replicas: tc.Replicas})
-	}
-	scheduling := api.ReplicaSchedulingTypeDuplicated
-	if p := rb.Spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
-		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
-	}
-	return render.Render(render.Input{
-		Template:          tmpl,
-		Clusters:          targets,
-		Overrides:         policy.MatchOverrides(tmpl, op, cop),
-		Fleet:             b.opts.Fleet,
-		ReplicaScheduling: scheduling,
-	})
+	return RenderBinding(ctx, b.client, rb, tmpl, b.opts.Fleet)
 }
 
 // remove deletes the binding's Works and lets the binding go once they are

@@ -136,21 +136,9 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 const LabelPolicy = "propagationpolicy.flotilla.io/claimed-by"
 
 func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured) (policy.Claim, bool, error) {
-	var pps policyv1.PropagationPolicyList
-	if err := d.client.List(ctx, &pps, client.InNamespace(tmpl.GetNamespace())); err != nil {
-		return policy.Claim{}, false, fmt.Errorf("list propagation policies: %w", err)
-	}
-	var cpps policyv1.ClusterPropagationPolicyList
-	if err := d.client.List(ctx, &cpps); err != nil {
-		return policy.Claim{}, false, fmt.Errorf("list cluster propagation policies: %w", err)
-	}
-	pp := make([]api.PropagationPolicy, len(pps.Items))
-	for i, p := range pps.Items {
-		pp[i] = api.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
-	}
-	cpp := make([]api.ClusterPropagationPolicy, len(cpps.Items))
-	for i, p := range cpps.Items {
-		cpp[i] = api.ClusterPropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+	pp, cpp, err := PropagationPolicies(ctx, d.client, tmpl.GetNamespace())
+	if err != nil {
+		return policy.Claim{}, false, err
 	}
 	claim, ok := policy.ClaimPropagation(tmpl, pp, cpp)
 	return claim, ok, nil

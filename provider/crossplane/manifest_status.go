@@ -8,20 +8,14 @@ import (
 	"strings"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
@@ -151,34 +145,10 @@ func manifestReadiness(rb *workv1.ResourceBinding) xpv2.Condition {
 // flotilla.io/rendered-hash. A template that cannot be rendered has no
 // hashes; the binding's FullyApplied condition says why.
 func (m *manifestClient) renderedHashes(ctx context.Context, tmpl *unstructured.Unstructured, rb *workv1.ResourceBinding) (map[string]string, error) {
-	ops, cops, err := listOverridePolicies(ctx, m.host.client, tmpl.GetNamespace())
+	works, err := controller.RenderBinding(ctx, m.host.client, rb, tmpl, m.host.fleet)
 	if err != nil {
-		return nil, err
-	}
-	targets := make([]render.Target, 0, len(rb.Spec.Clusters))
-	for _, tc := range rb.Spec.Clusters {
-		var cl clusterv1.Cluster
-		if err := m.host.client.Get(ctx, client.ObjectKey{Name: tc.Name}, &cl); err != nil {
-			if apierrors.IsNotFound(err) {
-				continue // leaving the fleet; the scheduler moves the template
-			}
-			return nil, fmt.Errorf("read cluster %s in the host: %w", tc.Name, err)
-		}
-		c := cl.Engine()
-		targets = append(targets, render.Target{Cluster: &c, Replicas: tc.Replicas})
-	}
-	scheduling := api.ReplicaSchedulingTypeDuplicated
-	if p := rb.Spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
-		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
-	}
-	works, err := render.Render(render.Input{
-		Template:          tmpl,
-		Clusters:          targets,
-		Overrides:         policy.MatchOverrides(tmpl, ops, cops),
-		Fleet:             m.host.fleet,
-		ReplicaScheduling: scheduling,
-	})
-	if err != nil {
+		// A cluster leaving the fleet, or a template the engine refuses:
+		// the binding's FullyApplied condition says why; no hashes meanwhile.
 		return nil, nil //nolint:nilerr // reported by the binding's FullyApplied condition
 	}
 	hashes := make(map[string]string, len(works))
@@ -186,25 +156,4 @@ func (m *manifestClient) renderedHashes(ctx context.Context, tmpl *unstructured.
 		hashes[name] = w.Hash
 	}
 	return hashes, nil
-}
-
-// listOverridePolicies lists the host's override policies that may apply in namespace.
-func listOverridePolicies(ctx context.Context, c client.Client, namespace string) ([]api.OverridePolicy, []api.ClusterOverridePolicy, error) {
-	var ops policyv1.OverridePolicyList
-	if err := c.List(ctx, &ops, client.InNamespace(namespace)); err != nil {
-		return nil, nil, fmt.Errorf("list override policies in the host: %w", err)
-	}
-	var cops policyv1.ClusterOverridePolicyList
-	if err := c.List(ctx, &cops); err != nil {
-		return nil, nil, fmt.Errorf("list cluster override policies in the host: %w", err)
-	}
-	op := make([]api.OverridePolicy, len(ops.Items))
-	for i, p := range ops.Items {
-		op[i] = api.OverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
-	}
-	cop := make([]api.ClusterOverridePolicy, len(cops.Items))
-	for i, p := range cops.Items {
-		cop[i] = api.ClusterOverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
-	}
-	return op, cop, nil
 }

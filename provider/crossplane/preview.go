@@ -6,11 +6,9 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
@@ -36,27 +34,17 @@ func (m *manifestClient) fleet(ctx context.Context, namespace string) (plan.Flee
 	if err := c.List(ctx, &clusters); err != nil {
 		return plan.Fleet{}, fmt.Errorf("list clusters in the host: %w", err)
 	}
-	var pps policyv1.PropagationPolicyList
-	if err := c.List(ctx, &pps, client.InNamespace(namespace)); err != nil {
-		return plan.Fleet{}, fmt.Errorf("list propagation policies in the host: %w", err)
-	}
-	var cpps policyv1.ClusterPropagationPolicyList
-	if err := c.List(ctx, &cpps); err != nil {
-		return plan.Fleet{}, fmt.Errorf("list cluster propagation policies in the host: %w", err)
-	}
-	ops, cops, err := listOverridePolicies(ctx, c, namespace)
+	pps, cpps, err := controller.PropagationPolicies(ctx, c, namespace)
 	if err != nil {
-		return plan.Fleet{}, err
+		return plan.Fleet{}, fmt.Errorf("read the host: %w", err)
 	}
-	f := plan.Fleet{Name: m.host.fleet, OverridePolicies: ops, ClusterOverridePolicies: cops}
+	ops, cops, err := controller.OverridePolicies(ctx, c, namespace)
+	if err != nil {
+		return plan.Fleet{}, fmt.Errorf("read the host: %w", err)
+	}
+	f := plan.Fleet{Name: m.host.fleet, PropagationPolicies: pps, ClusterPropagationPolicies: cpps, OverridePolicies: ops, ClusterOverridePolicies: cops}
 	for i := range clusters.Items {
 		f.Clusters = append(f.Clusters, clusters.Items[i].Engine())
-	}
-	for _, p := range pps.Items {
-		f.PropagationPolicies = append(f.PropagationPolicies, api.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
-	}
-	for _, p := range cpps.Items {
-		f.ClusterPropagationPolicies = append(f.ClusterPropagationPolicies, api.ClusterPropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
 	}
 	return f, nil
 }
