@@ -8,11 +8,23 @@
 #   scheduling   BenchmarkScheduleLatency (pure scheduler, no I/O)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
 #   terraform    scripts/bench-terraform.sh (apiserver-only members)
+#   kubernetes   scripts/bench-kubernetes.sh: the same fleet and apps with
+#                hashicorp/kubernetes 3.2.1, side by side with terraform
+#   continuous   BenchmarkContinuousScale (full resync and peak RSS of the
+#                `controlplane` process) and BenchmarkContinuousFailover
+#                (member apiserver stopped -> replicas ready elsewhere)
 #
 # Environment:
-#   BENCH_LARGE=1         also run terraform at 20 clusters x 200 apps (slow)
+#   BENCH_LARGE=1         terraform also at 20 clusters x 200 apps, and the
+#                         continuous resync at 1,000 clusters x 10,000
+#                         templates instead of 200 x 2,000 (slow)
 #   BENCH_SCHED_SAMPLES   decisions sampled per scheduling case (default 1000)
-#   BENCH_SKIP_TERRAFORM=1 leave the terraform rows out (quick runs)
+#   BENCH_SKIP_TERRAFORM=1 leave the flotilla terraform rows out (quick runs)
+#   BENCH_SKIP_KUBERNETES=1 leave the hashicorp/kubernetes rows out
+#   BENCH_KUBERNETES_TIMEOUT cap of each hashicorp/kubernetes command in s (default 600)
+#   BENCH_SKIP_CONTINUOUS=1 leave the continuous-mode rows out
+#   BENCH_SCALE=CxT       continuous resync size, e.g. 1000x10000 (overrides BENCH_LARGE)
+#   BENCH_FAILOVER_RUNS   member kills measured (default 3)
 #   BENCH_OUT             where to write the results (default bench/results.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +33,18 @@ samples=${BENCH_SCHED_SAMPLES:-1000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
+
+scale_clusters=200 scale_templates=2000
+if [ -n "${BENCH_LARGE:-}" ]; then
+  scale_clusters=1000 scale_templates=10000
+fi
+if [ -n "${BENCH_SCALE:-}" ]; then
+  scale_clusters=${BENCH_SCALE%x*} scale_templates=${BENCH_SCALE#*x}
+fi
+failover_runs=${BENCH_FAILOVER_RUNS:-3}
+kubernetes_cap=${BENCH_KUBERNETES_TIMEOUT:-600}
+export BENCH_KUBERNETES_TIMEOUT=$kubernetes_cap
+notes=()
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -84,7 +108,7 @@ terraform_rows() {
     return
   fi
   local name wall rss goal
-  while IFS=$'\t' read -r name wall rss; do
+  while IFS=$'\t' read -r name wall rss _; do
     goal="—"
     if [ "$clusters" = 10 ] && [ "$apps" = 100 ]; then
       case $name in
@@ -93,13 +117,110 @@ terraform_rows() {
         "no-change plan") goal="≤ 6 s: $(verdict "$wall" 6) (hashicorp/kubernetes: 194 s, 3.2 GB)" ;;
       esac
     fi
-    row "terraform $name" "$clusters clusters × $apps apps" "$wall s (wall)" "$rss MB (peak RSS)" "$goal"
+    step_row "$name" "terraform $name" "$clusters clusters × $apps apps" "$wall s (wall)" "$rss MB (peak RSS)" "$goal"
   done <"$tsv"
 }
+# step_row STEP CELLS...: a terraform row. While pairing is set, rows are held
+# per step so that flotilla's and hashicorp/kubernetes' figures for the same
+# step end up next to each other; flush_steps writes them.
+pairing=
+declare -A held=()
+step_row() {
+  local step=$1; shift
+  if [ -z "$pairing" ]; then row "$@"; return; fi
+  held[$step]+="| $1 | $2 | $3 | $4 | $5 |"$'\n'
+}
+flush_steps() {
+  local step line
+  for step in plan apply "no-change plan"; do
+    while IFS= read -r line; do
+      [ -n "$line" ] && rows+=("$line")
+    done <<<"${held[$step]:-}"
+  done
+  held=() pairing=
+}
+# kubernetes_rows CLUSTERS APPS: runs bench-kubernetes.sh (hashicorp/kubernetes
+# on the same fleet and apps) and adds its three rows.
+kubernetes_rows() {
+  local clusters=$1 apps=$2 tsv="$work/k8s-$1x$2.tsv" log="$work/k8s-$1x$2.log"
+  echo "== bench: hashicorp/kubernetes at $clusters clusters x $apps apps (each step capped at $kubernetes_cap s)" >&2
+  if ! BENCH_TF_RESULTS="$tsv" bash scripts/bench-kubernetes.sh "$clusters" "$apps" >"$log" 2>&1; then
+    echo "bench: hashicorp/kubernetes benchmark at ${clusters}x${apps} failed:" >&2; tail -30 "$log" >&2
+    row "hashicorp/kubernetes 3.2.1" "$clusters clusters × $apps apps" "failed" "failed" "—"
+    status=1
+    return
+  fi
+  local name wall rss goal shown
+  while IFS=$'\t' read -r name wall rss _; do
+    case $name in
+      plan) goal="comparison (issue 9 measured 65 s)" ;;
+      apply) goal="comparison (issue 9 measured > 600 s)" ;;
+      *) goal="comparison (issue 9 measured 194 s, 3.2 GB)" ;;
+    esac
+    case $wall in
+      ">"*) shown="> ${wall#>} s (wall, capped)" ;;
+      -) shown="not run" ;;
+      *) shown="$wall s (wall)" ;;
+    esac
+    if [ "$rss" = - ]; then rss="—"; else rss="$rss MB (peak RSS)"; fi
+    step_row "$name" "hashicorp/kubernetes 3.2.1 $name" "$clusters clusters × $apps apps" "$shown" "$rss" "$goal"
+  done <"$tsv"
+}
+pairing=1
 if [ -z "${BENCH_SKIP_TERRAFORM:-}" ]; then
   terraform_rows 10 100
-  if [ -n "${BENCH_LARGE:-}" ]; then
-    terraform_rows 20 200
+fi
+if [ -z "${BENCH_SKIP_KUBERNETES:-}" ]; then
+  kubernetes_rows 10 100
+fi
+flush_steps
+if [ -z "${BENCH_SKIP_KUBERNETES:-}" ]; then
+  notes+=("- hashicorp/kubernetes: terraform-provider-kubernetes 3.2.1 (\`v1.13.4-0.20260821094251-3a33fb6cc605\` from the Go module proxy, built into ~/.cache/flotilla/tools, loaded with dev_overrides), one provider alias per member, a \`kubernetes_namespace_v1\` per member and a \`kubernetes_deployment_v1\` per app per member that gets replicas, with the replicas and images flotilla's preview computes for the same policies; \`wait_for_rollout = false\`. Each command is capped at $kubernetes_cap s; the no-change plan is not run after a capped apply.")
+fi
+if [ -z "${BENCH_SKIP_TERRAFORM:-}" ] && [ -n "${BENCH_LARGE:-}" ]; then
+  terraform_rows 20 200
+fi
+
+# --- continuous mode ----------------------------------------------------------
+# The benchmarks run the `controlplane` subcommand of this binary as a process.
+bench_bin="$work/bin/terraform-provider-flotilla"
+if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
+  go build -o "$bench_bin" .
+  # metric NAME FILE: the value printed before NAME on the benchmark line.
+  metric() { awk -v m="$1" '$1 ~ /^Benchmark/ { for (i = 3; i <= NF; i++) if ($i == m) v = $(i-1) } END { print (v == "") ? "?" : v }' "$2"; }
+
+  echo "== bench: continuous full resync ($scale_clusters clusters x $scale_templates templates)" >&2
+  scale="$work/scale.txt"
+  if FLOTILLA_BENCH_BINARY="$bench_bin" FLOTILLA_BENCH_CLUSTERS=$scale_clusters FLOTILLA_BENCH_TEMPLATES=$scale_templates FLOTILLA_BENCH_TIMEOUT=110m \
+    go test -run '^$' -bench '^BenchmarkContinuousScale$' -benchtime=1x -count=1 -timeout 120m \
+    ./controlplane/controller/ >"$scale" 2>&1; then
+    resync=$(metric resync-s "$scale") peak=$(metric peak-rss-MB "$scale") setup=$(metric setup-s "$scale") works=$(metric works "$scale")
+    row "continuous full resync: process start → every binding scheduled" "$scale_clusters clusters × $scale_templates templates" \
+      "$(printf '%.1f' "$resync") s (wall)" "$(printf '%.0f' "$peak") MB (peak RSS)" \
+      "RSS ≤ 1 GB: $(verdict "$peak" 1024) (Karmada #4738: > 1 GB for 2,000 Deployments)"
+    notes+=("- continuous resync: $scale_clusters Cluster objects whose status the harness writes (Ready, CompleteAPIEnablements, 10 nodes, resource summary) and no member behind them, $scale_templates Deployments in 5 namespaces, one PropagationPolicy per namespace (dynamic weights over 2 regions, static weights 2:1 between 2 regions, Duplicated to 3 named clusters, region+cluster spread, dynamic weights over all clusters), all in an apiserver-only host. Created in parallel by the harness in $(printf '%.0f' "$setup") s, before the control plane starts. The figure is the time from starting the \`controlplane\` process (CRD check, cache sync, bindings created and scheduled) until every template's binding is Scheduled for its generation with spec.clusters set; execution cannot reach members that do not exist, so it stops there. Flags: defaults (--kube-api-qps=40, --kube-api-burst=60) plus --cluster-failure-threshold=24h, because a Cluster without credentials fails its probe at once and would otherwise turn NotReady after 30 s. Peak RSS is VmHWM of that process after 60 s more, in which the binding and execution controllers keep writing Works ($(printf '%.0f' "$works") at the end) and retrying unreachable members.")
+  else
+    echo "bench: continuous resync benchmark failed:" >&2; tail -30 "$scale" >&2
+    row "continuous full resync" "$scale_clusters clusters × $scale_templates templates" "failed" "failed" "RSS ≤ 1 GB"
+    status=1
+  fi
+
+  echo "== bench: continuous failover ($failover_runs runs, 3 full members)" >&2
+  failover="$work/failover.txt"
+  if FLOTILLA_BENCH_BINARY="$bench_bin" FLOTILLA_BENCH_FAILOVER_RUNS=$failover_runs \
+    go test -run '^$' -bench '^BenchmarkContinuousFailover$' -benchtime=1x -count=1 -timeout 30m \
+    ./controlplane/controller/ >"$failover" 2>&1; then
+    p50=$(metric failover-p50-s "$failover") max=$(metric failover-max-s "$failover")
+    runs=$(awk '$1 ~ /^BenchmarkContinuousFailover/ { for (i = 3; i <= NF; i++) if ($i ~ /^failover-run[0-9]+-s$/) { n = $i; gsub(/[^0-9]/, "", n); n += 0; v[n] = $(i-1); if (n > max) max = n } }
+      END { for (k = 1; k <= max; k++) printf "%s%.1f", (k > 1 ? ", " : ""), v[k] }' "$failover")
+    row "continuous failover: member apiserver stopped → replicas ready elsewhere" "3 members, 6 replicas, $failover_runs runs" \
+      "$(printf '%.1f' "$p50") s (p50)" "$(printf '%.1f' "$max") s (max; runs: $runs)" \
+      "≤ 30 s: $(verdict "$p50" 30) (probe 2 s, failure threshold 10 s, NoExecute after 10 s)"
+    notes+=("- continuous failover: a host apiserver and 3 full members (kube-controller-manager, kube-scheduler and kwok run the pods), a Deployment of 6 replicas divided 2/2/2; each run stops one member's kube-apiserver and measures until readyReplicas on the two others sum to 6 (a fresh Deployment and the next member each run; the stopped member is restarted and Ready again in between). Flags: --cluster-probe-interval=2s --cluster-failure-threshold=10s --cluster-success-threshold=10s --no-execute-after=10s. Why these: failover can be no faster than the failure threshold plus the NoExecute delay, so a 30 s goal needs their sum well under 30 s. Karmada's defaults (probe 10 s, failure threshold 30 s, failover eviction after 5 min) would measure about 5.5 min by design. 10 s + 10 s still needs 20 s of continuous probe failure before anything moves, longer than an apiserver restart, so one lost probe or a restart moves nothing. A probe every 2 s is one GET /readyz per member. Expected: about 20 s of waiting plus detection (≤ 2 s), rescheduling, apply and pod start.")
+  else
+    echo "bench: continuous failover benchmark failed:" >&2; tail -30 "$failover" >&2
+    row "continuous failover" "3 members" "failed" "failed" "≤ 30 s"
+    status=1
   fi
 fi
 
@@ -124,6 +245,12 @@ tfv=$(terraform version 2>/dev/null | head -1 || echo "terraform not found")
   echo "| measure | size | p50 / wall | p99 / peak RSS | goal (issue 9) |"
   echo "|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
+  if [ "${#notes[@]}" -gt 0 ]; then
+    echo
+    echo "## How the rows were measured"
+    echo
+    printf '%s\n' "${notes[@]}"
+  fi
 } >"$work/results.md"
 mkdir -p "$(dirname "$out")"
 cp "$work/results.md" "$out"
