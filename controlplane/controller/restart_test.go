@@ -184,6 +184,7 @@ func (e fleetEnv) startManager(t *testing.T) (stop func()) {
 		t.Fatal(err)
 	}
 	mgr, err := ctrl.NewManager(e.host.RESTConfig(), ctrl.Options{
+		Client:                 controller.ClientOptions(),
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

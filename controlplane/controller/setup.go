@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
@@ -93,4 +94,11 @@ func namespacedKind(mapper meta.RESTMapper, gvk schema.GroupVersionKind) error {
 		return fmt.Errorf("template kind %s is cluster-scoped; only namespaced templates are supported", gvk)
 	}
 	return nil
+}
+
+// ClientOptions are the manager client options the reconcilers expect:
+// templates, which they read as unstructured objects, come from the
+// informers the detectors already run instead of one host request per read.
+func ClientOptions() client.Options {
+	return client.Options{Cache: &client.CacheOptions{Unstructured: true}}
 }

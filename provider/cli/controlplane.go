@@ -12,6 +12,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
@@ -95,6 +96,9 @@ type controlplaneConfig struct {
 	options                    controller.Options
 	webhook                    webhookConfig
 	api                        apiLimits
+	// inProcess is set by tests that run several control planes in one
+	// process: controller names are then allowed to repeat.
+	inProcess bool
 }
 
 // apiLimits is the client-side rate limit towards the host apiserver.
@@ -133,6 +137,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		return err
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Client:                  controller.ClientOptions(),
 		WebhookServer:           hookServer,
 		Scheme:                  scheme,
 		LeaderElection:          c.leaderElect,
@@ -145,6 +150,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		LeaderElectionReleaseOnCancel: true,
 		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
 		HealthProbeBindAddress:        c.probeAddr,
+		Controller:                    config.Controller{SkipNameValidation: &c.inProcess},
 	})
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)

@@ -36,7 +36,7 @@ func TestControlplaneRefusesKindsItCannotDetect(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			err := runControlplane(t.Context(), controlplaneConfig{
-				kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0",
+				kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
 				options: controller.Options{TemplateKinds: []schema.GroupVersionKind{{Group: "apps", Version: "v1", Kind: "Deployment"}, tc.kind}},
 			})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {

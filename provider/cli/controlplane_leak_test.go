@@ -52,7 +52,7 @@ func TestControlplaneLogsNoCredentials(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- runControlplane(ctx, controlplaneConfig{
-			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0",
+			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
 			options: controller.Options{ProbeInterval: 300 * time.Millisecond, Resync: time.Second},
 		})
 	}()

@@ -61,7 +61,7 @@ func TestControlplaneServesWebhook(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- runControlplane(ctx, controlplaneConfig{
-			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0",
+			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
 			webhook: webhookConfig{url: fmt.Sprintf("https://127.0.0.1:%d", port), bindAddress: fmt.Sprintf("127.0.0.1:%d", port), failurePolicy: "Fail"},
 		})
 	}()

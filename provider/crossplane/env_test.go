@@ -66,6 +66,7 @@ func startEnv(t *testing.T) env {
 		t.Fatal(err)
 	}
 	mgr, err := ctrl.NewManager(mgmtCluster.RESTConfig(), ctrl.Options{
+		Client:                 controller.ClientOptions(),
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
