@@ -52,7 +52,8 @@ func newTFDriver(t *testing.T) *tfDriver {
 	}
 	tf, err := exec.LookPath("terraform")
 	if err != nil {
-		t.Skipf("terraform is not on PATH: %v", err)
+		// TF_ACC asks for the real terraform: its absence is a failure, not a skip.
+		t.Fatalf("terraform is not on PATH: %v", err)
 	}
 	root := t.TempDir()
 	bin := filepath.Join(root, "bin")
