@@ -26,10 +26,10 @@ tf_flags=()
 
 section "Checking tools"
 command -v terraform >/dev/null 2>&1 ||
-  die "terraform is not on PATH: install Terraform 1.8 or newer (https://developer.hashicorp.com/terraform/install)"
+  die "terraform is not on PATH: install Terraform 1.11 or newer (https://developer.hashicorp.com/terraform/install)"
 tf_version=$(terraform version -json 2>/dev/null | sed -n 's/.*"terraform_version": *"\([0-9.]*\)".*/\1/p')
 case $tf_version in
-  0.* | 1.[0-7] | 1.[0-7].*) die "terraform $tf_version is too old: provider functions need 1.8 or newer" ;;
+  0.* | 1.[0-9] | 1.[0-9].* | 1.10 | 1.10.*) die "terraform $tf_version is too old: flotilla_manifest's write-only attributes need 1.11 or newer" ;;
 esac
 echo "terraform $tf_version"
 [ -x "$bin_dir/terraform-provider-flotilla" ] ||

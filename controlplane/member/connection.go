@@ -31,40 +31,42 @@ import (
 //
 // Token, ClientKey, Exec.Env values, the password of ProxyURL and everything
 // in Kubeconfig are secret: String redacts them and no error of this package
-// contains them.
+// contains them. The JSON form, with the snake_case names, is what the
+// Terraform provider records so that refresh and destroy can reach members
+// (it is stored as a sensitive value).
 type Connection struct {
 	// KubeconfigPath (kubeconfig_path) is a kubeconfig file; a leading "~/"
 	// is the user's home directory. Only this file is read, never $KUBECONFIG.
-	KubeconfigPath string
+	KubeconfigPath string `json:"kubeconfig_path,omitempty"`
 	// Kubeconfig (kubeconfig) is a whole kubeconfig, inline.
-	Kubeconfig []byte
+	Kubeconfig []byte `json:"kubeconfig,omitempty"`
 	// Context (context) picks a context of the kubeconfig; empty means its
 	// current-context.
-	Context string
+	Context string `json:"context,omitempty"`
 
 	// Host (host) is the apiserver URL. "https://" is assumed when the
 	// scheme is missing; plain http is refused because it would expose the
 	// credentials.
-	Host string
+	Host string `json:"host,omitempty"`
 	// Token (token) is a bearer token.
-	Token string
+	Token string `json:"token,omitempty"`
 	// ClientCertificate (client_certificate) is a PEM client certificate.
-	ClientCertificate []byte
+	ClientCertificate []byte `json:"client_certificate,omitempty"`
 	// ClientKey (client_key) is the PEM private key of ClientCertificate.
-	ClientKey []byte
+	ClientKey []byte `json:"client_key,omitempty"`
 	// Exec (exec) runs a credential plugin, as a kubeconfig's user.exec does.
-	Exec *ExecConfig
+	Exec *ExecConfig `json:"exec,omitempty"`
 	// ClusterCACertificate (cluster_ca_certificate) is the PEM CA bundle that
 	// signed the apiserver's serving certificate.
-	ClusterCACertificate []byte
+	ClusterCACertificate []byte `json:"cluster_ca_certificate,omitempty"`
 
 	// Insecure (insecure) turns off verification of the serving certificate.
-	Insecure bool
+	Insecure bool `json:"insecure,omitempty"`
 	// TLSServerName (tls_server_name) is the name the serving certificate is
 	// checked against, when it differs from the host.
-	TLSServerName string
+	TLSServerName string `json:"tls_server_name,omitempty"`
 	// ProxyURL (proxy_url) is an http, https or socks5 proxy.
-	ProxyURL string
+	ProxyURL string `json:"proxy_url,omitempty"`
 }
 
 // ExecConfig runs a credential plugin that prints an ExecCredential, with
@@ -73,14 +75,14 @@ type Connection struct {
 type ExecConfig struct {
 	// APIVersion (exec.api_version) is the ExecCredential version the plugin
 	// speaks: client.authentication.k8s.io/v1 (the default) or v1beta1.
-	APIVersion string
+	APIVersion string `json:"api_version,omitempty"`
 	// Command (exec.command) is the executable; a leading "~/" is the user's
 	// home directory, a bare name is looked up in $PATH.
-	Command string
+	Command string `json:"command,omitempty"`
 	// Args (exec.args) are its arguments.
-	Args []string
+	Args []string `json:"args,omitempty"`
 	// Env (exec.env) is added to the plugin's environment. Values are secret.
-	Env map[string]string
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Exec credential API versions client-go understands.

@@ -14,7 +14,7 @@ output "images" {
   description = "The web container's image in each cluster, after overrides."
   value = {
     for cluster, obj in flotilla_manifest.web.rendered :
-    cluster => obj.spec.template.spec.containers[0].image
+    cluster => jsondecode(obj).spec.template.spec.containers[0].image
   }
 }
 

@@ -1,6 +1,6 @@
 terraform {
-  # Provider functions (provider::flotilla::decode_manifests) need Terraform 1.8.
-  required_version = ">= 1.8"
+  # flotilla_manifest's write-only fleet inputs need Terraform 1.11.
+  required_version = ">= 1.11"
 
   required_providers {
     flotilla = {

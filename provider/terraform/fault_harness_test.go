@@ -165,9 +165,7 @@ func (d *tfDriver) manifests() map[string]recordedManifest {
 							} `json:"metadata"`
 						} `json:"value"`
 					} `json:"manifest"`
-					Rendered struct {
-						Value map[string]json.RawMessage `json:"value"`
-					} `json:"rendered"`
+					Rendered map[string]string `json:"rendered"`
 				} `json:"attributes"`
 			} `json:"instances"`
 		} `json:"resources"`
@@ -181,7 +179,7 @@ func (d *tfDriver) manifests() map[string]recordedManifest {
 			continue
 		}
 		for _, in := range r.Instances {
-			rec := recordedManifest{Rendered: sortedKeys(in.Attributes.Rendered.Value), Tainted: in.Status == "tainted"}
+			rec := recordedManifest{Rendered: sortedKeys(in.Attributes.Rendered), Tainted: in.Status == "tainted"}
 			rec.Applied = privateApplied(d.t, in.Private)
 			out[in.Attributes.Manifest.Value.Metadata.Name] = rec
 		}

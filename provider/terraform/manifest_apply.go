@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -37,6 +38,9 @@ type manifestPrivate struct {
 	Dependencies map[string][]string `json:"dependencies,omitempty"`
 	// Preserve is the claiming policy's preserveResourcesOnDeletion.
 	Preserve bool `json:"preserve,omitempty"`
+	// Connections are the connections attribute's elements in state before
+	// an update, for clusters no longer configured; never stored here.
+	Connections map[string]tftypes.Value `json:"-"`
 }
 
 // privateGetter and privateSetter are what the framework's private state offers.
@@ -75,6 +79,7 @@ func writePrivate(ctx context.Context, p privateSetter, v manifestPrivate) diag.
 func (r *manifestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m manifestModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(writeOnlyFrom(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -86,6 +91,7 @@ func (r *manifestResource) Create(ctx context.Context, req resource.CreateReques
 func (r *manifestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var m manifestModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(writeOnlyFrom(ctx, req.Config, &m)...)
 	prior, d := readPrivate(ctx, req.Private)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
@@ -105,7 +111,40 @@ func (r *manifestResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	timeout, d := m.Timeouts.Update(ctx, r.data.RolloutTimeout)
 	resp.Diagnostics.Append(d...)
+	var recorded types.Map
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(attrConnections), &recorded)...)
+	connections, err := recorded.ToTerraformValue(ctx)
+	if err == nil {
+		prior.Connections, err = rawConnections(connections)
+	}
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root(attrConnections), "Cannot read the recorded connections", err.Error())
+		return
+	}
 	r.apply(ctx, &m, prior, timeout, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// configGetter is what Create and Update requests offer to read the configuration.
+type configGetter interface {
+	GetAttribute(ctx context.Context, p path.Path, target any) diag.Diagnostics
+}
+
+// writeOnlyFrom copies the write-only fleet inputs from the configuration
+// into m: the plan holds them as null. The state gets them as null too,
+// as the framework nulls write-only attributes in what it records.
+func writeOnlyFrom(ctx context.Context, config configGetter, m *manifestModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.Append(config.GetAttribute(ctx, path.Root(attrClusters), &m.Clusters)...)
+	diags.Append(config.GetAttribute(ctx, path.Root(attrPropagationPolicies), &m.PropagationPolicies)...)
+	diags.Append(config.GetAttribute(ctx, path.Root(attrOverridePolicies), &m.OverridePolicies)...)
+	return diags
+}
+
+// recorded is m as state records it: the write-only inputs null.
+func (m *manifestModel) recorded() manifestModel {
+	out := *m
+	out.Clusters, out.PropagationPolicies, out.OverridePolicies = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
+	return out
 }
 
 // stateSetter is what Create and Update responses offer to record state.
@@ -155,11 +194,11 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 			diags.AddError("Cannot record the rendered dependencies", err.Error())
 			return
 		}
-		kept := make([]any, len(deps))
+		kept := make([]map[string]map[string]any, len(deps))
 		for i, dep := range out[1:] {
 			record.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()] = dep.Clusters
 			okDep := appliedOK(dep)
-			byCluster := map[string]any{}
+			byCluster := map[string]map[string]any{}
 			for cluster, obj := range deps[i] {
 				if okDep[cluster] {
 					byCluster[cluster] = obj.Object
@@ -170,17 +209,18 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 				failed = append(failed, dep)
 			}
 		}
-		v, err := valueFromJSON(kept)
-		if err != nil {
+		if m.DependenciesRendered, err = renderedListModel(ctx, kept); err != nil {
 			diags.AddError("Cannot record the rendered dependencies", err.Error())
 			return
 		}
-		m.DependenciesRendered = types.DynamicValue(v)
 	}
 	if err := r.pruneDependencies(ctx, in, prior, &record); err != nil {
 		diags.AddAttributeError(path.Root("dependencies"), "Cannot remove a dependency that is no longer listed", err.Error())
 	}
 	diags.Append(writePrivate(ctx, private, record)...)
+	if m.Connections, err = appliedConnections(ctx, in.fleet.Members, out, prior.Connections); err != nil {
+		diags.AddAttributeError(path.Root("connections"), "Cannot record the connections", err.Error())
+	}
 	m.Status = statusValue(health.Aggregated{Health: health.Unknown}, diags)
 	if len(failed) > 0 {
 		var summaries []string
@@ -189,7 +229,7 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 		}
 		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.String()+" failed in some clusters",
 			strings.Join(summaries, "\n")+"\n\nThe clusters that succeeded are recorded; run apply again to retry the others.")
-		diags.Append(state.Set(ctx, m)...)
+		diags.Append(state.Set(ctx, m.recorded())...)
 		return
 	}
 	if m.WaitForRollout.ValueBool() && len(ok) > 0 {
@@ -203,7 +243,7 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 	} else if len(ok) > 0 {
 		m.Status = statusValue(health.Aggregate(in.template, nil), diags)
 	}
-	diags.Append(state.Set(ctx, m)...)
+	diags.Append(state.Set(ctx, m.recorded())...)
 }
 
 // plannedFrom reads what the plan showed: the placement and rendered
@@ -279,24 +319,49 @@ func appliedOK(a engine.Applied) map[string]bool {
 
 // keepApplied keeps in a rendered value only the clusters that were
 // applied, so the others show as a change in the next plan.
-func keepApplied(ctx context.Context, rendered types.Dynamic, ok map[string]bool, diags *diag.Diagnostics) types.Dynamic {
+func keepApplied(ctx context.Context, rendered types.Map, ok map[string]bool, diags *diag.Diagnostics) types.Map {
 	objects, err := renderedObjects(ctx, rendered)
 	if err != nil {
 		diags.AddError("Cannot record the rendered objects", err.Error())
 		return rendered
 	}
-	kept := map[string]any{}
+	kept := map[string]map[string]any{}
 	for cluster, obj := range objects {
 		if ok[cluster] {
 			kept[cluster] = obj.Object
 		}
 	}
-	v, err := valueFromJSON(kept)
+	v, err := renderedModel(ctx, kept)
 	if err != nil {
 		diags.AddError("Cannot record the rendered objects", err.Error())
 		return rendered
 	}
-	return types.DynamicValue(v)
+	return v
+}
+
+// appliedConnections is the connections attribute after apply: every
+// cluster the object or a dependency may now be in (placed, or left by a
+// prune that failed), each connection from the configuration or, for a
+// cluster no longer configured, as recorded before.
+func appliedConnections(ctx context.Context, members []engine.Member, out []engine.Applied, recorded map[string]tftypes.Value) (types.Map, error) {
+	names := map[string]bool{}
+	for _, a := range out {
+		for _, tc := range a.Result.Placement {
+			names[tc.Name] = true
+		}
+		for _, c := range a.Clusters {
+			names[c] = true
+		}
+	}
+	v, err := connectionsValue(members, names, recorded)
+	if err != nil {
+		return types.MapNull(types.StringType), err
+	}
+	av, err := types.MapType{ElemType: types.StringType}.ValueFromTerraform(ctx, v)
+	if err != nil {
+		return types.MapNull(types.StringType), err
+	}
+	return av.(types.Map), nil
 }
 
 func outcomeSummary(a engine.Applied) string {
@@ -347,6 +412,14 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	in, d := expandManifest(ctx, &m)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() || in.template == nil {
+		return
+	}
+	connections, err := m.Connections.ToTerraformValue(ctx)
+	if err == nil {
+		in.fleet.Members, err = membersFromConnections(connections)
+	}
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
 		return
 	}
 	objects, _ := renderedObjects(ctx, m.Rendered)

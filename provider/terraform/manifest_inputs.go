@@ -263,7 +263,8 @@ func flattenPlacement(r plan.Result) types.Map {
 	return types.MapValueMust(types.Int64Type, elems)
 }
 
-// renderedJSON is the rendered attribute as JSON: an object keyed by cluster.
+// renderedJSON is the placement data source's rendered attribute as JSON:
+// an object keyed by cluster.
 func renderedJSON(works map[string]render.Work) map[string]any {
 	obj := make(map[string]any, len(works))
 	for cluster, w := range works {
@@ -272,80 +273,14 @@ func renderedJSON(works map[string]render.Work) map[string]any {
 	return obj
 }
 
-// renderedListJSON is the dependencies_rendered attribute as JSON: one
-// object keyed by cluster per dependency, in order.
-func renderedListJSON(works []map[string]render.Work) []any {
-	list := make([]any, len(works))
-	for i, ws := range works {
-		list[i] = renderedJSON(ws)
-	}
-	return list
-}
-
-// flattenRendered is the rendered attribute: an object keyed by cluster.
+// flattenRendered is the placement data source's rendered attribute: an
+// object keyed by cluster.
 func flattenRendered(works map[string]render.Work) (types.Dynamic, error) {
 	v, err := valueFromJSON(renderedJSON(works))
 	if err != nil {
 		return types.DynamicNull(), err
 	}
 	return types.DynamicValue(v), nil
-}
-
-// renderedObjects decodes the rendered attribute back into objects by cluster.
-func renderedObjects(ctx context.Context, v types.Dynamic) (map[string]*unstructured.Unstructured, error) {
-	if v.IsNull() || v.IsUnknown() {
-		return nil, nil
-	}
-	raw, err := jsonFromValue(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	return objectsByCluster(raw, "rendered")
-}
-
-// objectsByCluster reads a JSON object keyed by cluster whose values are objects.
-func objectsByCluster(raw any, what string) (map[string]*unstructured.Unstructured, error) {
-	byCluster, ok := raw.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s is not an object keyed by cluster", what)
-	}
-	out := make(map[string]*unstructured.Unstructured, len(byCluster))
-	for cluster, o := range byCluster {
-		obj, ok := o.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%s[%q] is not an object", what, cluster)
-		}
-		out[cluster] = &unstructured.Unstructured{Object: obj}
-	}
-	return out, nil
-}
-
-// renderedList decodes dependencies_rendered back into objects by cluster.
-func renderedList(ctx context.Context, v types.Dynamic) ([]map[string]*unstructured.Unstructured, error) {
-	if v.IsNull() || v.IsUnknown() {
-		return nil, nil
-	}
-	raw, err := jsonFromValue(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	return renderedListFromJSON(raw)
-}
-
-// renderedListFromJSON reads dependencies_rendered as JSON.
-func renderedListFromJSON(raw any) ([]map[string]*unstructured.Unstructured, error) {
-	var err error
-	list, ok := raw.([]any)
-	if !ok {
-		return nil, fmt.Errorf("dependencies_rendered is not a list")
-	}
-	out := make([]map[string]*unstructured.Unstructured, len(list))
-	for i, e := range list {
-		if out[i], err = objectsByCluster(e, fmt.Sprintf("dependencies_rendered[%d]", i)); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // templateFromImportID accepts the identity flotilla_manifest's id shows:

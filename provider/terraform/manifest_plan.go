@@ -45,7 +45,12 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return
 		}
 	}
-	in, d := expandRaw(planned)
+	config, err := rawAttributes(req.Config.Raw)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the configuration", err.Error())
+		return
+	}
+	in, d := expandRaw(withWriteOnly(planned, config))
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -76,9 +81,10 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		set[attrPolicy] = stringUnknown
 		set[attrAffinityTerm] = stringUnknown
 		set[attrStatus] = dynamicUnknown
-		set[attrDependenciesRendered] = dynamicUnknown
+		set[attrConnections] = tftypes.NewValue(connectionsType, tftypes.UnknownValue)
+		set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, tftypes.UnknownValue)
 		if planned[attrDependencies].IsNull() {
-			set[attrDependenciesRendered] = dynamicNull
+			set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, nil)
 		}
 		if in.template == nil {
 			set[attrID] = stringUnknown
@@ -117,13 +123,17 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		set[attrAffinityTerm] = tftypes.NewValue(tftypes.String, res.AffinityTerm)
 	}
 	set[attrPlacement] = placementValue(placementCounts(res))
-	if set[attrRendered], err = rawFromJSON(renderedJSON(res.Works)); err != nil {
+	if set[attrRendered], err = renderedValue(worksObjects(res.Works)); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
 		return
 	}
-	set[attrDependenciesRendered] = dynamicNull
+	where := map[string]bool{}
+	for cluster := range res.Works {
+		where[cluster] = true
+	}
+	set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, nil)
 	if !planned[attrDependencies].IsNull() {
-		works := make([]map[string]render.Work, 0, len(in.dependencies))
+		works := make([]map[string]map[string]any, 0, len(in.dependencies))
 		for i, dep := range results[1:] {
 			at := path.Root("dependencies").AtListIndex(i)
 			switch {
@@ -133,13 +143,33 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 				resp.Diagnostics.AddAttributeWarning(at, dep.Template.String()+" goes to no cluster",
 					"No propagation policy claims it, and it follows the workload only when the workload's pod template refers to it and the claiming policy has propagate_deps = true.")
 			}
-			works = append(works, dep.Works)
+			works = append(works, worksObjects(dep.Works))
+			for cluster := range dep.Works {
+				where[cluster] = true
+			}
 		}
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if set[attrDependenciesRendered], err = rawFromJSON(renderedListJSON(works)); err != nil {
+		if set[attrDependenciesRendered], err = renderedListValue(works); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("dependencies"), "Cannot show the rendered objects", err.Error())
+			return
+		}
+	}
+	// connections records the placed clusters. While an earlier apply left
+	// the object or a dependency in a cluster it no longer goes to, apply
+	// prunes it there and records that cluster only if the prune fails, so
+	// connections is known only after apply.
+	prior, d := readPrivate(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	pending := false
+	for _, cluster := range recordedClusters(state, prior) {
+		pending = pending || !where[cluster]
+	}
+	set[attrConnections] = tftypes.NewValue(connectionsType, tftypes.UnknownValue)
+	if !pending {
+		if set[attrConnections], err = connectionsValue(in.fleet.Members, where, nil); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot record the connections", err.Error())
 			return
 		}
 	}
@@ -149,6 +179,37 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		set[attrStatus] = state[attrStatus]
 	}
 	tflog.Debug(ctx, "planned manifest", map[string]any{"template": res.Template.String(), "clusters": len(res.Placement)})
+}
+
+// withWriteOnly is the planned attributes with the write-only fleet inputs
+// taken from the configuration, since Terraform plans them as null.
+func withWriteOnly(planned, config map[string]tftypes.Value) map[string]tftypes.Value {
+	out := make(map[string]tftypes.Value, len(planned))
+	for k, v := range planned {
+		out[k] = v
+	}
+	for _, k := range []string{attrClusters, attrPropagationPolicies, attrOverridePolicies} {
+		out[k] = config[k]
+	}
+	return out
+}
+
+// recordedClusters lists every cluster the state or private state says
+// the object or one of its dependencies may be in.
+func recordedClusters(state map[string]tftypes.Value, prior manifestPrivate) []string {
+	out := append([]string(nil), prior.Applied...)
+	for _, where := range prior.Dependencies {
+		out = append(out, where...)
+	}
+	if objects, err := renderedFromRaw(state[attrRendered], "rendered"); err == nil {
+		out = append(out, sortedKeys(objects)...)
+	}
+	if deps, err := renderedListFromRaw(state[attrDependenciesRendered]); err == nil {
+		for _, objects := range deps {
+			out = append(out, sortedKeys(objects)...)
+		}
+	}
+	return out
 }
 
 // sameIdentityChanged reports whether the template's group, kind, namespace

@@ -29,19 +29,19 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddError("Cannot read the state", err.Error())
 		return
 	}
-	if state[attrClusters].IsNull() {
-		return // imported: nothing to read until the next apply records the clusters
+	if state[attrConnections].IsNull() {
+		return // imported: nothing to read until the next apply records the connections
 	}
 	in, d := expandRaw(state)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() || in.template == nil {
 		return
 	}
-	raw, err := jsonFromTerraform(state[attrRendered])
-	var objects map[string]*unstructured.Unstructured
-	if err == nil && raw != nil {
-		objects, err = objectsByCluster(raw, "rendered")
+	if in.fleet.Members, err = membersFromConnections(state[attrConnections]); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
+		return
 	}
+	objects, err := renderedFromRaw(state[attrRendered], "rendered")
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("rendered"), "Cannot read the recorded objects", err.Error())
 		return
@@ -54,7 +54,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	addPendingPrunes(objects, in.template, prior.Applied)
 	set := map[string]tftypes.Value{}
 	observed, items := r.observe(ctx, in, objects, path.Root("rendered"), &resp.Diagnostics)
-	if v, err := rawFromJSON(observed); err == nil && !v.Equal(state[attrRendered]) {
+	if v, err := renderedValue(observed); err == nil && !v.Equal(state[attrRendered]) {
 		set[attrRendered] = v
 	}
 	if len(items) > 0 {
@@ -64,24 +64,20 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 			set[attrStatus] = v
 		}
 	}
-	raw, err = jsonFromTerraform(state[attrDependenciesRendered])
-	var deps []map[string]*unstructured.Unstructured
-	if err == nil && raw != nil {
-		deps, err = renderedListFromJSON(raw)
-	}
+	deps, err := renderedListFromRaw(state[attrDependenciesRendered])
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("dependencies_rendered"), "Cannot read the recorded objects", err.Error())
 		return
 	}
 	if len(deps) > 0 {
-		list := make([]any, len(deps))
+		list := make([]map[string]map[string]any, len(deps))
 		for i, objects := range deps {
 			if i < len(in.dependencies) && objects != nil {
 				addPendingPrunes(objects, in.dependencies[i], prior.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()])
 			}
 			list[i], _ = r.observe(ctx, in, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
 		}
-		if v, err := rawFromJSON(list); err == nil && !v.Equal(state[attrDependenciesRendered]) {
+		if v, err := renderedListValue(list); err == nil && !v.Equal(state[attrDependenciesRendered]) {
 			set[attrDependenciesRendered] = v
 		}
 	}
@@ -98,8 +94,8 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 
 // observe reads objects back from their clusters and returns, per cluster,
 // what to record (see Read) and the health of each object found.
-func (r *manifestResource) observe(ctx context.Context, in manifestInputs, objects map[string]*unstructured.Unstructured, at path.Path, diags *diag.Diagnostics) (map[string]any, []health.ClusterStatus) {
-	observed := map[string]any{}
+func (r *manifestResource) observe(ctx context.Context, in manifestInputs, objects map[string]*unstructured.Unstructured, at path.Path, diags *diag.Diagnostics) (map[string]map[string]any, []health.ClusterStatus) {
+	observed := map[string]map[string]any{}
 	var items []health.ClusterStatus
 	if len(objects) == 0 {
 		return observed, nil

@@ -38,13 +38,14 @@ type manifestModel struct {
 	Clusters             types.Dynamic  `tfsdk:"clusters"`
 	PropagationPolicies  types.Dynamic  `tfsdk:"propagation_policies"`
 	OverridePolicies     types.Dynamic  `tfsdk:"override_policies"`
+	Connections          types.Map      `tfsdk:"connections"`
 	Dependencies         types.Dynamic  `tfsdk:"dependencies"`
 	WaitForRollout       types.Bool     `tfsdk:"wait_for_rollout"`
 	RescheduleTrigger    types.String   `tfsdk:"reschedule_trigger"`
 	Timeouts             timeouts.Value `tfsdk:"timeouts"`
 	Placement            types.Map      `tfsdk:"placement"`
-	Rendered             types.Dynamic  `tfsdk:"rendered"`
-	DependenciesRendered types.Dynamic  `tfsdk:"dependencies_rendered"`
+	Rendered             types.Map      `tfsdk:"rendered"`
+	DependenciesRendered types.List     `tfsdk:"dependencies_rendered"`
 	Policy               types.String   `tfsdk:"policy"`
 	AffinityTerm         types.String   `tfsdk:"affinity_term"`
 	Status               types.Dynamic  `tfsdk:"status"`
@@ -65,7 +66,9 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"`rendered` object per cluster before anything rolls out; `terraform apply` applies exactly that " +
 			"with server-side apply, prunes clusters the template left, and waits until it is healthy.\n\n" +
 			"The fleet is passed by value: `clusters`, `propagation_policies` and `override_policies` take the " +
-			"flotilla resources themselves, so Terraform orders and plans every input.",
+			"flotilla resources themselves, so Terraform orders and plans every input. They are write-only (Terraform 1.11 or later): " +
+			"Terraform hands them to plan and apply but stores them nowhere, and a change to them shows in the plan as what it changes " +
+			"(`placement`, `rendered`, `connections`), not as a change of the inputs.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The template's identity: `<group>/<version>, Kind=<kind>, <namespace>/<name>`.",
@@ -80,20 +83,23 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			},
 			"clusters": schema.DynamicAttribute{
 				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources, e.g. `[flotilla_cluster.east, flotilla_cluster.west]`. " +
-					"It carries their connections, so it is sensitive.",
+					"Write-only: it carries their connections, and only the connections of the clusters the object is placed in are recorded, in `connections`.",
 				Required:  true,
 				Sensitive: true,
+				WriteOnly: true,
 			},
 			"propagation_policies": schema.DynamicAttribute{
 				MarkdownDescription: "Candidate propagation policies: a list of `flotilla_propagation_policy` and `flotilla_cluster_propagation_policy` resources. " +
 					"The one that claims the template is chosen as Karmada does: a namespaced policy before a cluster-wide one, then the higher priority, then the more specific selector (name, then label selector, then kind), then the lower name. " +
-					"A template no policy claims is applied nowhere.",
-				Optional: true,
+					"A template no policy claims is applied nowhere. Write-only.",
+				Optional:  true,
+				WriteOnly: true,
 			},
 			"override_policies": schema.DynamicAttribute{
 				MarkdownDescription: "Candidate override policies: a list of `flotilla_override_policy` and `flotilla_cluster_override_policy` resources. " +
-					"Every one whose selectors match applies, cluster-wide ones first, each set by specificity then name.",
-				Optional: true,
+					"Every one whose selectors match applies, cluster-wide ones first, each set by specificity then name. Write-only.",
+				Optional:  true,
+				WriteOnly: true,
 			},
 			"dependencies": schema.DynamicAttribute{
 				MarkdownDescription: "Objects the workload's pods use, such as ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims, as a list of manifests. " +
@@ -117,14 +123,24 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				ElementType:         types.Int64Type,
 				Computed:            true,
 			},
-			"rendered": schema.DynamicAttribute{
-				MarkdownDescription: "Cluster → the exact object applied there, after replica division, overrides and ownership labels. " +
+			"rendered": schema.MapAttribute{
+				MarkdownDescription: "Cluster → the exact object applied there, after replica division, overrides and ownership labels, as JSON: " +
+					"the plan shows a change as a per-field diff (`jsonencode({ ~ spec = { ~ replicas = 1 -> 2 } })`), and `jsondecode(rendered[\"east\"])` reads it. " +
 					"After a refresh it holds what runs in each member for the fields flotilla manages, so drift shows in the next plan.",
-				Computed: true,
+				ElementType: types.StringType,
+				Computed:    true,
 			},
-			"dependencies_rendered": schema.DynamicAttribute{
-				MarkdownDescription: "For each element of `dependencies`, in order: cluster → the exact object applied there.",
+			"dependencies_rendered": schema.ListAttribute{
+				MarkdownDescription: "For each element of `dependencies`, in order: cluster → the exact object applied there, as JSON.",
+				ElementType:         types.MapType{ElemType: types.StringType},
 				Computed:            true,
+			},
+			"connections": schema.MapAttribute{
+				MarkdownDescription: "Cluster → how flotilla reaches it, for each cluster the object is or was placed in: what refresh and destroy use, as they get no configuration. " +
+					"Taken from `clusters` at plan time, so a changed connection (a rotated token) shows as a change here.",
+				ElementType: types.StringType,
+				Computed:    true,
+				Sensitive:   true,
 			},
 			"policy": schema.StringAttribute{
 				MarkdownDescription: "The propagation policy that claims the template, e.g. `PropagationPolicy default/web`; null when none does.",

@@ -77,8 +77,8 @@ resource "flotilla_manifest" "web" {
 				Config: config("[local.config]"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue("flotilla_manifest.web",
-						tfjsonpath.New("dependencies_rendered").AtSliceIndex(0).AtMapKey("west").AtMapKey("data").AtMapKey("mode"),
-						knownvalue.StringExact("fast")),
+						tfjsonpath.New("dependencies_rendered").AtSliceIndex(0).AtMapKey("west"),
+						jsonAt([]any{"data", "mode"}, knownvalue.StringExact("fast"))),
 				}},
 				Check: configMapIn(true),
 			},

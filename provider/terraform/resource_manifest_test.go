@@ -155,11 +155,6 @@ func (m *members) webConfigOn(clusterNames string, eastWeight, westWeight int, i
 		fmt.Sprintf(webPolicies, clusterNames, eastWeight, westWeight) + fmt.Sprintf(webManifest, image)
 }
 
-func renderedImage(cluster string) tfjsonpath.Path {
-	return tfjsonpath.New("rendered").AtMapKey(cluster).AtMapKey("spec").AtMapKey("template").AtMapKey("spec").
-		AtMapKey("containers").AtSliceIndex(0).AtMapKey("image")
-}
-
 // TestAccManifestLifecycle is Terraform's contract for flotilla_manifest:
 // the plan shows placement and per-cluster objects before apply, apply
 // honours it, the next plan is empty, updates move replicas and prune, and
@@ -176,8 +171,8 @@ func TestAccManifestLifecycle(t *testing.T) {
 					plancheck.ExpectKnownValue("flotilla_manifest.web", tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{
 						"east": knownvalue.Int64Exact(1), "west": knownvalue.Int64Exact(2),
 					})),
-					plancheck.ExpectKnownValue("flotilla_manifest.web", renderedImage("east"), knownvalue.StringExact("nginx:1.27")),
-					plancheck.ExpectKnownValue("flotilla_manifest.web", renderedImage("west"), knownvalue.StringExact("registry.eu.example.com/nginx:1.27")),
+					expectRenderedImage("flotilla_manifest.web", "east", "nginx:1.27"),
+					expectRenderedImage("flotilla_manifest.web", "west", "registry.eu.example.com/nginx:1.27"),
 					plancheck.ExpectKnownValue("flotilla_manifest.web", tfjsonpath.New("policy"), knownvalue.StringExact("PropagationPolicy shop/web")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -198,7 +193,7 @@ func TestAccManifestLifecycle(t *testing.T) {
 				Config: m.webConfig(1, 2, "nginx:1.28"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("flotilla_manifest.web", plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue("flotilla_manifest.web", renderedImage("west"), knownvalue.StringExact("registry.eu.example.com/nginx:1.28")),
+					expectRenderedImage("flotilla_manifest.web", "west", "registry.eu.example.com/nginx:1.28"),
 				}},
 				Check: m.checkReplicas(t, "shop", "web", map[string]int32{"east": 1, "west": 2},
 					map[string]string{"east": "nginx:1.28", "west": "registry.eu.example.com/nginx:1.28"}),
@@ -251,7 +246,7 @@ func TestAccManifestLifecycle(t *testing.T) {
 				ImportStateVerify: true,
 				// Import records the template's identity; the fleet it runs in is passed by value and
 				// comes back with the next apply, which adopts the objects flotilla already owns.
-				ImportStateVerifyIgnore: []string{"clusters", "propagation_policies", "override_policies", "placement", "rendered", "policy", "affinity_term", "status", "manifest"},
+				ImportStateVerifyIgnore: []string{"clusters", "connections", "propagation_policies", "override_policies", "placement", "rendered", "policy", "affinity_term", "status", "manifest"},
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {
@@ -363,7 +358,7 @@ resource "flotilla_propagation_policy" "web" {
 				plancheck.ExpectKnownValue("flotilla_manifest.web", tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{
 					"east": knownvalue.Int64Exact(3),
 				})),
-				plancheck.ExpectKnownValue("flotilla_manifest.web", renderedImage("east"), knownvalue.StringExact("nginx:1.27")),
+				expectRenderedImage("flotilla_manifest.web", "east", "nginx:1.27"),
 			}},
 			Check: m.checkReplicas(t, "shop", "web", map[string]int32{"east": 3}, map[string]string{"east": "nginx:1.27"}),
 		}},

@@ -29,7 +29,7 @@ func TestAccScenarioActiveActive(t *testing.T) {
 		}))
 	}
 	image := func(cluster, want string) plancheck.PlanCheck {
-		return plancheck.ExpectKnownValue(deployment, firstContainerImage(cluster), knownvalue.StringExact(want))
+		return expectRenderedImage(deployment, cluster, want)
 	}
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},

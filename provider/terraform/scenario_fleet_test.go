@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	appsv1 "k8s.io/api/apps/v1"
@@ -175,9 +178,55 @@ func (f *scenarioFleet) expectNoDeployment(namespace, name string) resource.Test
 	return f.expectDeployments(namespace, name, nil, nil)
 }
 
-// firstContainerImage is the path of the first container's image in a
-// cluster's rendered object.
-func firstContainerImage(cluster string) tfjsonpath.Path {
-	return tfjsonpath.New("rendered").AtMapKey(cluster).AtMapKey("spec").AtMapKey("template").AtMapKey("spec").
-		AtMapKey("containers").AtSliceIndex(0).AtMapKey("image")
+// expectRenderedImage checks the first container's image in a cluster's
+// rendered object.
+func expectRenderedImage(addr, cluster, want string) plancheck.PlanCheck {
+	return plancheck.ExpectKnownValue(addr, tfjsonpath.New("rendered").AtMapKey(cluster),
+		jsonAt([]any{"spec", "template", "spec", "containers", 0, "image"}, knownvalue.StringExact(want)))
 }
+
+// jsonAt checks the field at path (map keys and slice indexes) of a JSON
+// string value, as rendered holds each cluster's object.
+func jsonAt(path []any, want knownvalue.Check) knownvalue.Check {
+	return jsonField{path: path, want: want}
+}
+
+type jsonField struct {
+	path []any
+	want knownvalue.Check
+}
+
+func (c jsonField) CheckValue(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("expected a JSON string, got %T", v)
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var cur any
+	if err := dec.Decode(&cur); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	for _, step := range c.path {
+		switch k := step.(type) {
+		case string:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return fmt.Errorf("no field %q in %v", k, cur)
+			}
+			cur = m[k]
+		case int:
+			l, ok := cur.([]any)
+			if !ok || k >= len(l) {
+				return fmt.Errorf("no element %d in %v", k, cur)
+			}
+			cur = l[k]
+		}
+	}
+	if err := c.want.CheckValue(cur); err != nil {
+		return fmt.Errorf("%v: %w", c.path, err)
+	}
+	return nil
+}
+
+func (c jsonField) String() string { return fmt.Sprintf("%v: %s", c.path, c.want) }

@@ -44,7 +44,7 @@ func TestAccScenarioManifestResourceExample(t *testing.T) {
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{
 						"east": knownvalue.Int64Exact(1), "west": knownvalue.Int64Exact(2),
 					})),
-					plancheck.ExpectKnownValue(addr, firstContainerImage("west"), knownvalue.StringExact("registry.eu.example.com/nginx:1.27")),
+					expectRenderedImage(addr, "west", "registry.eu.example.com/nginx:1.27"),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(id)),
@@ -62,7 +62,7 @@ func TestAccScenarioManifestResourceExample(t *testing.T) {
 				ImportStateVerify: true,
 				// Import records the template's identity; the fleet comes back
 				// with the next apply (see TestAccManifestLifecycle).
-				ImportStateVerifyIgnore: []string{"clusters", "propagation_policies", "override_policies", "placement", "rendered",
+				ImportStateVerifyIgnore: []string{"clusters", "connections", "propagation_policies", "override_policies", "placement", "rendered",
 					"policy", "affinity_term", "status", "manifest", "dependencies", "dependencies_rendered", "timeouts"},
 			},
 		},
