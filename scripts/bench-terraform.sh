@@ -120,10 +120,10 @@ measure() {
   local cpu; cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.1f", s}' "$log")
   local wall; wall=$(echo "$end - $start" | bc)
   results+=("$(printf '| %s | %.1f s | %s s | %d MB |' "$name" "$wall" "$cpu" "$(( rss / 1024 ))")")
-  # BENCH_TF_RESULTS names a file that gets one "name<TAB>seconds<TAB>MB" line
-  # per step, for scripts/bench.sh.
+  # BENCH_TF_RESULTS names a file that gets one "name<TAB>seconds<TAB>MB<TAB>CPU
+  # seconds" line per step, for scripts/bench.sh.
   if [ -n "${BENCH_TF_RESULTS:-}" ]; then
-    printf '%s\t%.1f\t%d\n' "$name" "$wall" "$(( rss / 1024 ))" >>"$BENCH_TF_RESULTS"
+    printf '%s\t%.1f\t%d\t%s\n' "$name" "$wall" "$(( rss / 1024 ))" "$cpu" >>"$BENCH_TF_RESULTS"
   fi
   echo "bench: $name done"
 }

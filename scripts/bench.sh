@@ -107,8 +107,8 @@ terraform_rows() {
     status=1
     return
   fi
-  local name wall rss goal
-  while IFS=$'\t' read -r name wall rss _; do
+  local name wall rss cpu goal
+  while IFS=$'\t' read -r name wall rss cpu; do
     goal="—"
     if [ "$clusters" = 10 ] && [ "$apps" = 100 ]; then
       case $name in
@@ -117,7 +117,7 @@ terraform_rows() {
         "no-change plan") goal="≤ 6 s: $(verdict "$wall" 6) (hashicorp/kubernetes: 194 s, 3.2 GB)" ;;
       esac
     fi
-    step_row "$name" "terraform $name" "$clusters clusters × $apps apps" "$wall s (wall)" "$rss MB (peak RSS)" "$goal"
+    step_row "$name" "terraform $name" "$clusters clusters × $apps apps" "$wall s (wall; CPU $cpu s)" "$rss MB (peak RSS)" "$goal"
   done <"$tsv"
 }
 # step_row STEP CELLS...: a terraform row. While pairing is set, rows are held
@@ -168,6 +168,7 @@ kubernetes_rows() {
 }
 pairing=1
 if [ -z "${BENCH_SKIP_TERRAFORM:-}" ]; then
+  notes+=("- terraform (flotilla): apiserver-only members sharing one etcd, one Deployment per app with its own weighted propagation policy and image override policy (scripts/bench-terraform.sh), \`-parallelism=10\`. CPU is user + system time of terraform and the provider together: on a shared machine it moves less than wall time, so compare it across runs. The members' apiservers run on the same machine and are not in it.")
   terraform_rows 10 100
 fi
 if [ -z "${BENCH_SKIP_KUBERNETES:-}" ]; then
