@@ -31,7 +31,9 @@ provider_dir=${FLOTILLA_TOOLS_DIR:-$HOME/.cache/flotilla/tools}/kubernetes-$vers
 work=$(mktemp -d)
 fleet_dir="$work/fleet"
 cleanup() {
-  go run "$root/internal/testenv/cmd/fleet" down -dir "$fleet_dir" >/dev/null 2>&1 || true
+  # From the module root: the script works in another directory, where
+  # go run fails, and the members would be left running.
+  (cd "$root" && go run ./internal/testenv/cmd/fleet down -dir "$fleet_dir") >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT

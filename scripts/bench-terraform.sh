@@ -17,7 +17,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 fleet_dir="$work/fleet"
 cleanup() {
-  go run "$root/internal/testenv/cmd/fleet" down -dir "$fleet_dir" >/dev/null 2>&1 || true
+  # From the module root: the script works in another directory, where
+  # go run fails, and the members would be left running.
+  (cd "$root" && go run ./internal/testenv/cmd/fleet down -dir "$fleet_dir") >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
