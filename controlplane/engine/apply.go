@@ -96,6 +96,7 @@ func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]A
 	for i, r := range results {
 		reqs[i] = applyRequest(planned[i], r)
 	}
+	defer e.reads.Reset()
 	outcome := e.executor(fleet.Members).ApplyBatch(ctx, reqs)
 	out := make([]Applied, len(results))
 	var errs []error

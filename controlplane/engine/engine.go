@@ -67,7 +67,8 @@ type Options struct {
 	FieldManager string
 	// Parallelism bounds how many members are written to at once; default 8.
 	Parallelism int
-	// StatusTTL is how long collected member status is reused; default DefaultStatusTTL.
+	// StatusTTL is how long collected member status, and the lists Observe
+	// reads objects from, are reused; default DefaultStatusTTL.
 	StatusTTL time.Duration
 }
 
@@ -75,6 +76,9 @@ type Options struct {
 type Engine struct {
 	opts  Options
 	cache *member.Cache
+	// reads serves Observe from one LIST per member, kind and namespace;
+	// every write through the engine resets it.
+	reads *execution.ReadCache
 
 	mu      sync.Mutex
 	status  map[string]statusEntry
@@ -102,7 +106,10 @@ func New(opts Options) (*Engine, error) {
 	if opts.StatusTTL <= 0 {
 		opts.StatusTTL = DefaultStatusTTL
 	}
-	return &Engine{opts: opts, cache: member.NewCache(member.CacheOptions{}), status: map[string]statusEntry{}}, nil
+	return &Engine{
+		opts: opts, cache: member.NewCache(member.CacheOptions{}), status: map[string]statusEntry{},
+		reads: execution.NewReadCache(opts.StatusTTL),
+	}, nil
 }
 
 // Members returns the cache that owns every member connection, for front
@@ -261,6 +268,7 @@ func (e *Engine) executor(members []Member) *execution.Executor {
 		Fleet:        e.opts.Fleet,
 		FieldManager: e.opts.FieldManager,
 		Concurrency:  e.opts.Parallelism,
+		Reads:        e.reads,
 	}
 }
 

@@ -17,7 +17,9 @@ import (
 // Observe reads each rendered object back from its cluster: the live
 // object and the view of the fields flotilla manages, for drift. objects
 // maps a cluster to the object flotilla applied there (or at least its
-// kind, namespace and name).
+// kind, namespace and name). Objects are read from one LIST per member,
+// kind and namespace, shared by every Observe until the engine next writes
+// or StatusTTL passes (see execution.ReadCache).
 func (e *Engine) Observe(ctx context.Context, members []Member, objects map[string]*unstructured.Unstructured) []execution.Observation {
 	reqs := make([]execution.ObserveRequest, 0, len(objects))
 	for _, cluster := range sortedKeys(objects) {
@@ -30,6 +32,7 @@ func (e *Engine) Observe(ctx context.Context, members []Member, objects map[stri
 // releases them when preserve is set. Only objects this fleet owns for this
 // template are touched.
 func (e *Engine) Delete(ctx context.Context, members []Member, template *unstructured.Unstructured, clusters []string, preserve bool) execution.Result {
+	defer e.reads.Reset()
 	return e.executor(members).Delete(ctx, execution.DeleteRequest{
 		Template:                    render.TemplateRefOf(template),
 		Clusters:                    clusters,

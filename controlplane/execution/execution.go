@@ -78,6 +78,8 @@ type Executor struct {
 	// EstablishTimeout bounds the wait for a CustomResourceDefinition to be
 	// Established; default 30 s.
 	EstablishTimeout time.Duration
+	// Reads, when set, answers ObserveLive from cached lists (see ReadCache).
+	Reads *ReadCache
 }
 
 // ApplyRequest is one template's desired state across the fleet.

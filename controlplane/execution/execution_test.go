@@ -22,6 +22,7 @@ func TestExecution(t *testing.T) {
 		{"a missing namespace is created and never pruned", testNamespaceSync},
 		{"preserveResourcesOnDeletion releases instead of deleting", testPreserve},
 		{"the managed view shows drift but not server defaults", testManagedView},
+		{"cached reads: one list per kind and namespace, the same observations", testReadCache},
 		{"an unreachable member fails alone and a retry converges", testOutage},
 	}
 	for _, c := range checks {

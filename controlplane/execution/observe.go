@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -115,14 +116,22 @@ func (c *clusterRun) observe(ctx context.Context, desired *unstructured.Unstruct
 		fail(err)
 		return
 	}
-	live, err := client.Get(ctx, obs.Object.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		obs.NotFound = true
-		return
+	var live *unstructured.Unstructured
+	if c.e.Reads != nil {
+		ref := obs.Object
+		key := readKey{cluster: c.name, kind: schema.GroupVersionKind{Group: ref.Group, Version: ref.Version, Kind: ref.Kind}, namespace: ref.Namespace}
+		live, _ = c.e.Reads.get(ctx, key, client, c.e.Fleet, ref.Name)
 	}
-	if err != nil {
-		fail(err)
-		return
+	if live == nil {
+		live, err = client.Get(ctx, obs.Object.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			obs.NotFound = true
+			return
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
 	}
 	managed, err := ManagedView(live, c.e.fieldManager(), desired)
 	if err != nil {
