@@ -78,18 +78,10 @@ func valueFromJSON(v any) (attr.Value, error) {
 // errUnknown is returned by jsonFromTerraform for a value that is not known yet.
 var errUnknown = errors.New("value is not known yet")
 
-// jsonFromValue converts a Terraform value (an object, list, tuple, map,
-// string, number, bool or null, possibly inside a Dynamic) into the JSON
-// shape that Kubernetes objects have. Integral numbers become int64, others
-// float64. It fails with errUnknown while any part is unknown.
-func jsonFromValue(ctx context.Context, v attr.Value) (any, error) {
-	tv, err := v.ToTerraformValue(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return jsonFromTerraform(tv)
-}
-
+// jsonFromTerraform converts a Terraform value (an object, list, tuple,
+// map, string, number, bool or null, possibly inside a Dynamic) into the
+// JSON shape that Kubernetes objects have. Integral numbers become int64,
+// others float64. It fails with errUnknown while any part is unknown.
 func jsonFromTerraform(tv tftypes.Value) (any, error) {
 	if !tv.IsKnown() {
 		return nil, errUnknown

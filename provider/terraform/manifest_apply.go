@@ -357,11 +357,7 @@ func appliedConnections(ctx context.Context, members []engine.Member, out []engi
 	if err != nil {
 		return types.MapNull(types.StringType), err
 	}
-	av, err := types.MapType{ElemType: types.StringType}.ValueFromTerraform(ctx, v)
-	if err != nil {
-		return types.MapNull(types.StringType), err
-	}
-	return av.(types.Map), nil
+	return stringMapModel(ctx, v)
 }
 
 func outcomeSummary(a engine.Applied) string {

@@ -37,7 +37,6 @@ const (
 // Raw values of flotilla_manifest's computed attributes' types.
 var (
 	placementType  = tftypes.Map{ElementType: tftypes.Number}
-	dynamicNull    = tftypes.NewValue(tftypes.DynamicPseudoType, nil)
 	dynamicUnknown = tftypes.NewValue(tftypes.DynamicPseudoType, tftypes.UnknownValue)
 	stringNull     = tftypes.NewValue(tftypes.String, nil)
 	stringUnknown  = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)

@@ -130,6 +130,11 @@ func renderedModel(ctx context.Context, objects map[string]map[string]any) (type
 	if err != nil {
 		return types.MapNull(types.StringType), err
 	}
+	return stringMapModel(ctx, v)
+}
+
+// stringMapModel is a raw map of strings as the model's type.
+func stringMapModel(ctx context.Context, v tftypes.Value) (types.Map, error) {
 	av, err := types.MapType{ElemType: types.StringType}.ValueFromTerraform(ctx, v)
 	if err != nil {
 		return types.MapNull(types.StringType), err
@@ -149,13 +154,4 @@ func renderedListModel(ctx context.Context, list []map[string]map[string]any) (t
 		return types.ListNull(elemType), err
 	}
 	return av.(types.List), nil
-}
-
-// objectsOf is the decoded form of rendered objects, for re-encoding.
-func objectsOf(objects map[string]*unstructured.Unstructured) map[string]map[string]any {
-	out := make(map[string]map[string]any, len(objects))
-	for cluster, o := range objects {
-		out[cluster] = o.Object
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -359,30 +360,10 @@ func specObjectAttrType(fields []*specField) types.ObjectType {
 // tfType is the Terraform type of f's values; it equals what the framework
 // derives from f.attribute(), which a test checks.
 func (f *specField) tfType() tftypes.Type {
-	switch f.kind {
-	case fieldString, fieldJSONText:
-		return tftypes.String
-	case fieldBool:
-		return tftypes.Bool
-	case fieldInt:
-		return tftypes.Number
-	case fieldStringList:
-		return tftypes.List{ElementType: tftypes.String}
-	case fieldStringMap:
-		return tftypes.Map{ElementType: tftypes.String}
-	case fieldObject:
-		return specObjectType(f.fields)
-	case fieldObjectList:
-		return tftypes.List{ElementType: specObjectType(f.fields)}
-	}
-	panic(fmt.Sprintf("field %s has no kind", f.key))
+	return f.attrType().TerraformType(context.Background())
 }
 
 // specObjectType is the Terraform object type with fields as attributes.
 func specObjectType(fields []*specField) tftypes.Object {
-	attrs := make(map[string]tftypes.Type, len(fields))
-	for _, f := range fields {
-		attrs[f.name] = f.tfType()
-	}
-	return tftypes.Object{AttributeTypes: attrs}
+	return specObjectAttrType(fields).TerraformType(context.Background()).(tftypes.Object)
 }
