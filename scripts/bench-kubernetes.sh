@@ -28,15 +28,8 @@ cap=${BENCH_KUBERNETES_TIMEOUT:-600}
 version=v1.13.4-0.20260821094251-3a33fb6cc605 # github.com/hashicorp/terraform-provider-kubernetes 3.2.1
 root=$(cd "$(dirname "$0")/.." && pwd)
 provider_dir=${FLOTILLA_TOOLS_DIR:-$HOME/.cache/flotilla/tools}/kubernetes-$version
-work=$(mktemp -d)
-fleet_dir="$work/fleet"
-cleanup() {
-  # From the module root: the script works in another directory, where
-  # go run fails, and the members would be left running.
-  (cd "$root" && go run ./internal/testenv/cmd/fleet down -dir "$fleet_dir") >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/bench-fleet.sh
+source "$root/scripts/bench-fleet.sh"
 
 if [ ! -x "$provider_dir/terraform-provider-kubernetes" ]; then
   echo "== bench: building terraform-provider-kubernetes $version (3.2.1) into $provider_dir"
@@ -123,7 +116,7 @@ if [ ! -s "$work/placement.tsv" ]; then
 fi
 
 echo "== bench: starting $clusters apiserver-only members"
-go run "$root/internal/testenv/cmd/fleet" up -n "$clusters" -mode apiserver-only -dir "$fleet_dir" >/dev/null
+fleet_up "$clusters"
 
 mkdir -p "$work/tf"
 {

@@ -14,15 +14,8 @@ set -euo pipefail
 clusters=${1:-10}
 apps=${2:-100}
 root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-fleet_dir="$work/fleet"
-cleanup() {
-  # From the module root: the script works in another directory, where
-  # go run fails, and the members would be left running.
-  (cd "$root" && go run ./internal/testenv/cmd/fleet down -dir "$fleet_dir") >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/bench-fleet.sh
+source "$root/scripts/bench-fleet.sh"
 
 echo "== bench: building the provider"
 (cd "$root" && go build -o "$work/bin/terraform-provider-flotilla" .)
@@ -35,7 +28,7 @@ RC
 export TF_CLI_CONFIG_FILE="$work/terraformrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 
 echo "== bench: starting $clusters apiserver-only members"
-go run "$root/internal/testenv/cmd/fleet" up -n "$clusters" -mode apiserver-only -dir "$fleet_dir" >/dev/null
+fleet_up "$clusters"
 
 mkdir -p "$work/tf"
 {

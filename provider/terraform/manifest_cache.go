@@ -27,63 +27,55 @@ const maxDecoded = 512
 var fleetDecoder = &decodeCache{}
 
 type decodeCache struct {
-	mu          sync.Mutex
-	memberTable map[[sha256.Size]byte]decodedMembers
-	policyTable map[[sha256.Size]byte]decodedPolicies
+	memberTable decodeTable[engine.Member]
+	policyTable decodeTable[*policyValue]
 }
 
-type decodedMembers struct {
-	members []engine.Member
-	known   bool
-	diags   diag.Diagnostics
+// decodeTable is one table of the cache: a decoded list per content key.
+type decodeTable[T any] struct {
+	mu      sync.Mutex
+	entries map[[sha256.Size]byte]decoded[T]
 }
 
-type decodedPolicies struct {
-	policies []*policyValue
-	known    bool
-	diags    diag.Diagnostics
+type decoded[T any] struct {
+	items []T
+	known bool
+	diags diag.Diagnostics
+}
+
+// get returns decode(v), decoding it only the first time this content is
+// seen under prefix. The slices it returns are the caller's; their
+// elements are shared.
+func (t *decodeTable[T]) get(prefix string, v tftypes.Value, decode func(tftypes.Value) ([]T, bool, diag.Diagnostics)) ([]T, bool, diag.Diagnostics) {
+	key, err := contentKey(prefix, v)
+	if err != nil {
+		return decode(v)
+	}
+	t.mu.Lock()
+	hit, ok := t.entries[key]
+	t.mu.Unlock()
+	if !ok {
+		hit.items, hit.known, hit.diags = decode(v)
+		t.mu.Lock()
+		if t.entries == nil || len(t.entries) >= maxDecoded {
+			t.entries = map[[sha256.Size]byte]decoded[T]{}
+		}
+		t.entries[key] = hit
+		t.mu.Unlock()
+	}
+	return slices.Clone(hit.items), hit.known, slices.Clone(hit.diags)
 }
 
 // members is membersFromRaw, cached. Callers must not modify what it
 // returns beyond the slice itself, which is theirs.
 func (c *decodeCache) members(v tftypes.Value) ([]engine.Member, bool, diag.Diagnostics) {
-	key, err := contentKey(attrClusters, v)
-	if err != nil {
-		return membersFromRaw(v)
-	}
-	c.mu.Lock()
-	hit, ok := c.memberTable[key]
-	c.mu.Unlock()
-	if !ok {
-		hit.members, hit.known, hit.diags = membersFromRaw(v)
-		c.mu.Lock()
-		if c.memberTable == nil || len(c.memberTable) >= maxDecoded {
-			c.memberTable = map[[sha256.Size]byte]decodedMembers{}
-		}
-		c.memberTable[key] = hit
-		c.mu.Unlock()
-	}
-	return slices.Clone(hit.members), hit.known, slices.Clone(hit.diags)
+	return c.memberTable.get(attrClusters, v, membersFromRaw)
 }
 
 // policies is policiesFromTerraform for the attribute called name, cached.
 // The policies it returns are shared: callers must not modify them.
 func (c *decodeCache) policies(v tftypes.Value, name string) ([]*policyValue, bool, diag.Diagnostics) {
-	key, err := contentKey(name, v)
-	if err != nil {
+	return c.policyTable.get(name, v, func(v tftypes.Value) ([]*policyValue, bool, diag.Diagnostics) {
 		return policiesFromTerraform(v, path.Root(name))
-	}
-	c.mu.Lock()
-	hit, ok := c.policyTable[key]
-	c.mu.Unlock()
-	if !ok {
-		hit.policies, hit.known, hit.diags = policiesFromTerraform(v, path.Root(name))
-		c.mu.Lock()
-		if c.policyTable == nil || len(c.policyTable) >= maxDecoded {
-			c.policyTable = map[[sha256.Size]byte]decodedPolicies{}
-		}
-		c.policyTable[key] = hit
-		c.mu.Unlock()
-	}
-	return slices.Clone(hit.policies), hit.known, slices.Clone(hit.diags)
+	})
 }

@@ -72,7 +72,7 @@ func TestDecodeCache(t *testing.T) {
 	if len(m3) != 2 {
 		t.Errorf("a different value gave %d members, want 2", len(m3))
 	}
-	if n := len(c.memberTable); n != 2 {
+	if n := len(c.memberTable.entries); n != 2 {
 		t.Errorf("cache holds %d entries, want 2", n)
 	}
 
@@ -83,8 +83,8 @@ func TestDecodeCache(t *testing.T) {
 	}
 	// The same value under another attribute is decoded for that attribute,
 	// so its diagnostics name the right path.
-	if _, _, _ = c.policies(pp, attrOverridePolicies); len(c.policyTable) != 2 {
-		t.Errorf("cache holds %d policy entries, want 2", len(c.policyTable))
+	if _, _, _ = c.policies(pp, attrOverridePolicies); len(c.policyTable.entries) != 2 {
+		t.Errorf("cache holds %d policy entries, want 2", len(c.policyTable.entries))
 	}
 }
 
