@@ -17,6 +17,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -37,18 +38,7 @@ func TestControlplaneLeaderElection(t *testing.T) {
 	bin := buildBinary(t)
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, member := fleet.Clusters[0], fleet.Clusters[1]
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	memberClient, err := client.New(member.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub, memberClient := apiClient(t, host.RESTConfig()), apiClient(t, member.RESTConfig())
 
 	procs := []*controlplaneProcess{
 		startControlplane(t, bin, host.KubeconfigPath, "a"),
@@ -129,6 +119,20 @@ spec:
 }
 
 // buildBinary builds terraform-provider-flotilla from the repository root.
+// apiClient is a client of flotilla's and the built-in kinds for one apiserver.
+func apiClient(t *testing.T, cfg *rest.Config) client.Client {
+	t.Helper()
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "flotilla")

@@ -68,14 +68,7 @@ func TestControlplaneLogsNoCredentials(t *testing.T) {
 	}
 	t.Cleanup(stop)
 
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub := apiClient(t, host.RESTConfig())
 	// The CRDs are installed by the control plane as it starts.
 	create := func(obj client.Object) {
 		t.Helper()
@@ -104,11 +97,8 @@ func TestControlplaneLogsNoCredentials(t *testing.T) {
 	})
 	create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"mode": "fast"}})
 
-	mc, err := client.New(member.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+	mc := apiClient(t, member.RESTConfig())
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		return mc.Get(ctx, client.ObjectKey{Namespace: "default", Name: "settings"}, &corev1.ConfigMap{}) == nil, nil
 	})
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -72,14 +71,7 @@ func TestControlplaneServesWebhook(t *testing.T) {
 		}
 	})
 
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub := apiClient(t, host.RESTConfig())
 	policy := func(weight int64) *policyv1.PropagationPolicy {
 		return &policyv1.PropagationPolicy{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
