@@ -169,7 +169,14 @@ func waitReplicas(t *testing.T, clients map[string]client.Client, want map[strin
 	})
 }
 
+// poll waits until f reports true, checking every 200 ms, and fails the
+// test with f's last reason at the deadline.
 func poll(t *testing.T, what string, f func() (bool, string)) {
+	t.Helper()
+	pollEvery(t, 200*time.Millisecond, what, f)
+}
+
+func pollEvery(t *testing.T, period time.Duration, what string, f func() (bool, string)) {
 	t.Helper()
 	end := time.Now().Add(deadline)
 	last := ""
@@ -179,7 +186,7 @@ func poll(t *testing.T, what string, f func() (bool, string)) {
 			return
 		}
 		last = why
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(period)
 	}
 	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
 }

@@ -176,15 +176,5 @@ func playDeploymentController(t *testing.T, c client.Client, healthy *atomic.Boo
 // resync or two.
 func fastPoll(t *testing.T, what string, f func() (bool, string)) {
 	t.Helper()
-	end := time.Now().Add(deadline)
-	last := ""
-	for time.Now().Before(end) {
-		ok, why := f()
-		if ok {
-			return
-		}
-		last = why
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
+	pollEvery(t, 50*time.Millisecond, what, f)
 }
