@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -274,7 +275,10 @@ func testDeleteNotOwned(t *testing.T, e env) {
 	if err := e.mgmt.Delete(ctx, mg); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, e.mgmt, mg)
+	// The manifest created its template moments ago, so crossplane-runtime
+	// trusts "does not exist" only after its 30 s creation grace period,
+	// then retries with backoff.
+	goneWithin(t, e.mgmt, mg, 2*time.Minute)
 	var after corev1.ConfigMap
 	if err := e.mgmt.Get(ctx, client.ObjectKeyFromObject(&cm), &after); err != nil || after.ResourceVersion != cm.ResourceVersion || after.Data["k"] != "admin" {
 		t.Errorf("the administrator's ConfigMap changed when the manifest went: %v %v", after.Data, err)
