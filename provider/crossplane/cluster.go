@@ -3,6 +3,7 @@ package crossplane
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -28,6 +29,13 @@ const CredentialsNamespace = "flotilla-system"
 
 const kindCluster = "Cluster"
 
+// errClusterNotAdopted refuses a host Cluster, or its credentials Secret,
+// that no managed resource owns. Host Clusters are cluster-scoped and
+// their Secrets live in the control plane's namespace: adopting one from a
+// namespaced managed resource would let whoever may write Clusters in one
+// namespace rewrite an administrator's member (endpoint and credentials).
+var errClusterNotAdopted = errors.New("a Cluster managed resource never adopts host objects it did not create; give it another external name (crossplane.io/external-name), or have the fleet administrator delete the host object first")
+
 // clusterClient is the external client of Cluster managed resources: a
 // host cluster.flotilla.io Cluster and its credentials Secret.
 type clusterClient struct {
@@ -48,7 +56,7 @@ func (c *clusterClient) Observe(ctx context.Context, mg *v1alpha1.Cluster) (mana
 		}
 		return managed.ExternalObservation{}, fmt.Errorf("read %s in the host: %w", c.what(mg), err)
 	}
-	if done, err := ownedOrGone(&live, c.what(mg), kindCluster, mg); done || err != nil {
+	if done, err := ownedOrGone(&live, c.what(mg), kindCluster, mg, errClusterNotAdopted); done || err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	mg.Status.AtProvider = clusterObservation(live)
@@ -71,20 +79,31 @@ func (c *clusterClient) Observe(ctx context.Context, mg *v1alpha1.Cluster) (mana
 // Create writes the credentials Secret and the host Cluster.
 func (c *clusterClient) Create(ctx context.Context, mg *v1alpha1.Cluster) (managed.ExternalCreation, error) {
 	mg.SetConditions(xpv2.Creating())
-	return managed.ExternalCreation{}, c.apply(ctx, mg, nil)
+	return managed.ExternalCreation{}, c.apply(ctx, mg)
 }
 
 // Update writes the credentials Secret and the host Cluster, keeping the
 // taints the control plane's cluster status controller manages.
 func (c *clusterClient) Update(ctx context.Context, mg *v1alpha1.Cluster) (managed.ExternalUpdate, error) {
-	var live clusterv1.Cluster
-	if err := c.host.client.Get(ctx, client.ObjectKey{Name: externalName(mg)}, &live); err != nil {
-		return managed.ExternalUpdate{}, fmt.Errorf("read %s in the host: %w", c.what(mg), err)
-	}
-	return managed.ExternalUpdate{}, c.apply(ctx, mg, &live)
+	return managed.ExternalUpdate{}, c.apply(ctx, mg)
 }
 
-func (c *clusterClient) apply(ctx context.Context, mg *v1alpha1.Cluster, live *clusterv1.Cluster) error {
+// apply writes the credentials Secret and the host Cluster. Both must be
+// absent or this managed resource's: it reads them right before writing,
+// as Observe's check may be a poll old, and writes the Cluster at the
+// resourceVersion it checked.
+func (c *clusterClient) apply(ctx context.Context, mg *v1alpha1.Cluster) error {
+	var live *clusterv1.Cluster
+	var cl clusterv1.Cluster
+	switch err := c.host.client.Get(ctx, client.ObjectKey{Name: externalName(mg)}, &cl); {
+	case err == nil:
+		if err := checkOwner(&cl, c.what(mg), kindCluster, mg, errClusterNotAdopted); err != nil {
+			return err
+		}
+		live = &cl
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("read %s in the host: %w", c.what(mg), err)
+	}
 	if ref := mg.Spec.ForProvider.CredentialsSecretRef; ref != nil {
 		kubeconfig, err := c.credentials(ctx, mg)
 		if err != nil {
@@ -113,29 +132,16 @@ func (c *clusterClient) apply(ctx context.Context, mg *v1alpha1.Cluster, live *c
 	return nil
 }
 
-// Delete removes the host Cluster and its credentials Secret.
+// Delete removes the host Cluster and its credentials Secret, each only if
+// this managed resource owns it.
 func (c *clusterClient) Delete(ctx context.Context, mg *v1alpha1.Cluster) (managed.ExternalDelete, error) {
 	mg.SetConditions(xpv2.Deleting())
 	name := externalName(mg)
-	cl := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if err := c.host.client.Delete(ctx, cl); err != nil && !apierrors.IsNotFound(err) {
-		return managed.ExternalDelete{}, fmt.Errorf("delete %s from the host: %w", c.what(mg), err)
+	if err := deleteOwned(ctx, c.host.client, client.ObjectKey{Name: name}, &clusterv1.Cluster{}, c.what(mg), kindCluster, mg); err != nil {
+		return managed.ExternalDelete{}, err
 	}
-	var s corev1.Secret
 	key := client.ObjectKey{Namespace: CredentialsNamespace, Name: name}
-	err := c.host.client.Get(ctx, key, &s)
-	switch {
-	case apierrors.IsNotFound(err):
-		return managed.ExternalDelete{}, nil
-	case err != nil:
-		return managed.ExternalDelete{}, fmt.Errorf("read credentials secret %s of %s in the host: %w", key, c.what(mg), err)
-	case s.Annotations[AnnotationOwner] != ownerOf(kindCluster, mg):
-		return managed.ExternalDelete{}, nil // not ours: left alone
-	}
-	if err := c.host.client.Delete(ctx, &s); err != nil && !apierrors.IsNotFound(err) {
-		return managed.ExternalDelete{}, fmt.Errorf("delete credentials secret %s of %s from the host: %w", key, c.what(mg), err)
-	}
-	return managed.ExternalDelete{}, nil
+	return managed.ExternalDelete{}, deleteOwned(ctx, c.host.client, key, &corev1.Secret{}, "credentials secret "+key.String()+" of "+c.what(mg), kindCluster, mg)
 }
 
 // Disconnect is a no-op: host clients are cached and shared.
@@ -255,18 +261,18 @@ func (c *clusterClient) credentialsUpToDate(ctx context.Context, mg *v1alpha1.Cl
 		}
 		return false, fmt.Errorf("read credentials secret %s of %s in the host: %w", key, c.what(mg), err)
 	}
-	return bytes.Equal(s.Data[clusterv1.SecretKeyKubeconfig], want) && s.Annotations[AnnotationOwner] == ownerOf(kindCluster, mg), nil
+	return bytes.Equal(s.Data[clusterv1.SecretKeyKubeconfig], want) && ownershipOf(&s, kindCluster, mg) == ownedBySelf, nil
 }
 
 // applySecret writes the host credentials Secret, creating its namespace
-// when needed and refusing a Secret another managed resource owns.
+// when needed and refusing a Secret this managed resource does not own.
 func (c *clusterClient) applySecret(ctx context.Context, mg *v1alpha1.Cluster, kubeconfig []byte) error {
 	key := client.ObjectKey{Namespace: CredentialsNamespace, Name: externalName(mg)}
 	var live corev1.Secret
 	err := c.host.client.Get(ctx, key, &live)
 	switch {
 	case err == nil:
-		if err := checkOwner(&live, "credentials secret "+key.String(), kindCluster, mg); err != nil {
+		if err := checkOwner(&live, "credentials secret "+key.String(), kindCluster, mg, errClusterNotAdopted); err != nil {
 			return err
 		}
 	case !apierrors.IsNotFound(err):
@@ -288,7 +294,7 @@ func (c *clusterClient) applySecret(ctx context.Context, mg *v1alpha1.Cluster, k
 	s.SetKind("Secret")
 	s.SetNamespace(key.Namespace)
 	s.SetName(key.Name)
-	s.SetAnnotations(map[string]string{AnnotationOwner: ownerOf(kindCluster, mg)})
+	s.SetAnnotations(map[string]string{AnnotationOwner: ownerOf(kindCluster, mg), AnnotationOwnerUID: string(mg.GetUID())})
 	if err := apply(ctx, c.host.client, s); err != nil {
 		return fmt.Errorf("apply credentials secret %s of %s to the host: %w", key, c.what(mg), err)
 	}

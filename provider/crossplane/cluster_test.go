@@ -1,6 +1,7 @@
 package crossplane
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -75,41 +76,55 @@ func TestClusterReadiness(t *testing.T) {
 }
 
 func TestOwnership(t *testing.T) {
-	mine := &v1alpha1.Manifest{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web"}}
+	mine := &v1alpha1.Manifest{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web", UID: "u1"}}
 	deleting := mine.DeepCopy()
 	now := metav1.Now()
 	deleting.DeletionTimestamp = &now
 	observer := mine.DeepCopy()
 	observer.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
-	live := func(owner string) *metav1.ObjectMeta {
-		m := &metav1.ObjectMeta{}
+	live := func(owner, uid string) *metav1.ObjectMeta {
+		m := &metav1.ObjectMeta{Annotations: map[string]string{}}
 		if owner != "" {
-			m.Annotations = map[string]string{AnnotationOwner: owner}
+			m.Annotations[AnnotationOwner] = owner
+		}
+		if uid != "" {
+			m.Annotations[AnnotationOwnerUID] = uid
 		}
 		return m
 	}
+	refuse := errors.New("set adopt")
 	tests := []struct {
 		name     string
 		mg       *v1alpha1.Manifest
 		owner    string
+		uid      string
+		refuse   error
 		wantDone bool
-		wantErr  bool
+		wantErr  string
 	}{
-		{name: "own object", mg: mine, owner: "Manifest a/web"},
-		{name: "unowned object is adopted", mg: mine},
-		{name: "another namespace's object is refused", mg: mine, owner: "Manifest b/web", wantErr: true},
-		{name: "another kind's object is refused", mg: mine, owner: "Cluster a/web", wantErr: true},
-		{name: "observe-only reads anything", mg: observer, owner: "Manifest b/web"},
+		{name: "own object", mg: mine, owner: "Manifest a/web", uid: "u1"},
+		{name: "unowned object is adopted where allowed", mg: mine},
+		{name: "unowned object is refused where adoption is not allowed", mg: mine, refuse: refuse, wantErr: "Deployment a/web already exists in the host and this Manifest a/web does not own it: set adopt"},
+		{name: "a name claim without UID is no proof of ownership", mg: mine, owner: "Manifest a/web", refuse: refuse, wantErr: "does not own it: set adopt"},
+		{name: "an earlier namesake's object is refused", mg: mine, owner: "Manifest a/web", uid: "u0", wantErr: "managed by Manifest a/web (UID u0, an earlier resource of this name)"},
+		{name: "another namespace's object is refused", mg: mine, owner: "Manifest b/web", uid: "u9", wantErr: "Deployment a/web in the host is managed by Manifest b/web"},
+		{name: "another kind's object is refused", mg: mine, owner: "Cluster a/web", uid: "u1", wantErr: "managed by Cluster a/web"},
+		{name: "observe-only reads anything", mg: observer, owner: "Manifest b/web", refuse: refuse},
 		{name: "a deleted resource lets another's object be", mg: deleting, owner: "Manifest b/web", wantDone: true},
+		{name: "a deleted resource lets an unowned object be", mg: deleting, wantDone: true},
+		{name: "a deleted resource still sees its own object", mg: deleting, owner: "Manifest a/web", uid: "u1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			done, err := ownedOrGone(live(tc.owner), "Deployment a/web", kindManifest, tc.mg)
-			if done != tc.wantDone || (err != nil) != tc.wantErr {
-				t.Errorf("done %v err %v, want done %v err %v", done, err, tc.wantDone, tc.wantErr)
+			done, err := ownedOrGone(live(tc.owner, tc.uid), "Deployment a/web", kindManifest, tc.mg, tc.refuse)
+			if done != tc.wantDone {
+				t.Errorf("done %v, want %v", done, tc.wantDone)
 			}
-			if err != nil && !strings.Contains(err.Error(), "Deployment a/web in the host is managed by "+tc.owner) {
-				t.Errorf("error does not name the object and its owner: %v", err)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("err = %v, want it to contain %q", err, tc.wantErr)
 			}
 		})
 	}

@@ -33,9 +33,16 @@
 //     message. If the host already has the template, Observe-only shows its
 //     real placement.
 //
-// Host objects carry the annotation fleet.m.flotilla.io/owner naming their
-// managed resource; one owned by another managed resource is refused, one
-// with no owner is adopted. A hash of the applied object
+// Host objects carry the annotations fleet.m.flotilla.io/owner and
+// owner-uid naming their managed resource; one owned by another managed
+// resource is refused, and Delete deletes only what the managed resource
+// owns. An object with no owner is adopted by a policy, by a Manifest only
+// with spec.forProvider.adopt, and never by a Cluster (host Clusters are
+// cluster-scoped; Cluster rights equal fleet-admin rights). A Manifest
+// applies only kinds namespaced in the host, never *.flotilla.io,
+// *.karmada.io, *.crossplane.io, RBAC or service-account-token Secrets
+// (manifest_kind.go), because it applies with the provider's identity.
+// A hash of the applied object
 // (fleet.m.flotilla.io/desired-hash) tells Observe whether the host is up
 // to date; policies and Clusters are also compared field by field.
 //

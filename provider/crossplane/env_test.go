@@ -47,7 +47,14 @@ type env struct {
 
 func startEnv(t *testing.T) env {
 	t.Helper()
-	fleet := testenv.Start(t, testenv.Options{Clusters: 4, Mode: testenv.APIServerOnly})
+	return startEnvWith(t, 3)
+}
+
+// startEnvWith is startEnv with the given number of members; tests of the
+// host side alone need none.
+func startEnvWith(t *testing.T, n int) env {
+	t.Helper()
+	fleet := testenv.Start(t, testenv.Options{Clusters: 1 + n, Mode: testenv.APIServerOnly})
 	mgmtCluster, members := fleet.Clusters[0], fleet.Clusters[1:]
 	ctx := t.Context()
 
@@ -155,6 +162,12 @@ func mustYAML(t *testing.T, into runtime.Object, format string, args ...any) {
 // poll waits until f reports true; its last explanation is in the failure.
 func poll(t *testing.T, what string, f func() (bool, string)) {
 	t.Helper()
+	pollFor(t, what, deadline, f)
+}
+
+// pollFor is poll with its own deadline.
+func pollFor(t *testing.T, what string, deadline time.Duration, f func() (bool, string)) {
+	t.Helper()
 	end := time.Now().Add(deadline)
 	last := ""
 	for time.Now().Before(end) {
@@ -171,7 +184,13 @@ func poll(t *testing.T, what string, f func() (bool, string)) {
 // gone waits until obj no longer exists in c.
 func gone(t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
-	poll(t, fmt.Sprintf("%T %s gone", obj, obj.GetName()), func() (bool, string) {
+	goneWithin(t, c, obj, deadline)
+}
+
+// goneWithin is gone with its own deadline.
+func goneWithin(t *testing.T, c client.Client, obj client.Object, deadline time.Duration) {
+	t.Helper()
+	pollFor(t, fmt.Sprintf("%T %s gone", obj, obj.GetName()), deadline, func() (bool, string) {
 		err := c.Get(t.Context(), client.ObjectKeyFromObject(obj), obj)
 		if apierrors.IsNotFound(err) {
 			return true, ""

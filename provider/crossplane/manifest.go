@@ -11,7 +11,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -35,8 +34,12 @@ type manifestClient struct {
 // from every member. With managementPolicies [Observe] and no template in
 // the host, it previews the placement instead.
 func (m *manifestClient) Observe(ctx context.Context, mg *v1alpha1.Manifest) (managed.ExternalObservation, error) {
-	desired, err := desiredTemplate(mg)
-	if err != nil {
+	desired, err := m.desired(mg)
+	switch {
+	case isKindRefusal(err) && meta.WasDeleted(mg):
+		// Never written, so nothing to wait for.
+		return managed.ExternalObservation{}, nil
+	case err != nil:
 		return managed.ExternalObservation{}, err
 	}
 	what := templateName(desired)
@@ -44,14 +47,12 @@ func (m *manifestClient) Observe(ctx context.Context, mg *v1alpha1.Manifest) (ma
 	live.SetGroupVersionKind(desired.GroupVersionKind())
 	err = m.host.client.Get(ctx, client.ObjectKeyFromObject(desired), live)
 	switch {
-	case apimeta.IsNoMatchError(err):
-		return managed.ExternalObservation{}, fmt.Errorf("spec.forProvider.manifest: the host does not serve %s: %w", desired.GroupVersionKind(), err)
 	case apierrors.IsNotFound(err):
 		return m.observeAbsent(ctx, mg, desired)
 	case err != nil:
 		return managed.ExternalObservation{}, fmt.Errorf("read %s in the host: %w", what, err)
 	}
-	if done, err := ownedOrGone(live, what, kindManifest, mg); done || err != nil {
+	if done, err := ownedOrGone(live, what, kindManifest, mg, refuseUnownedTemplate(mg)); done || err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	rb, err := m.binding(ctx, desired)
@@ -105,29 +106,47 @@ func (m *manifestClient) Update(ctx context.Context, mg *v1alpha1.Manifest) (man
 	return managed.ExternalUpdate{}, m.apply(ctx, mg)
 }
 
+// apply server-side applies the template after checking, right before,
+// that the host object is absent or this Manifest's (or, with
+// spec.forProvider.adopt, no one's): Observe's check may be a poll old.
 func (m *manifestClient) apply(ctx context.Context, mg *v1alpha1.Manifest) error {
-	desired, err := desiredTemplate(mg)
+	desired, err := m.desired(mg)
 	if err != nil {
 		return err
 	}
+	what := templateName(desired)
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(desired.GroupVersionKind())
+	switch err := m.host.client.Get(ctx, client.ObjectKeyFromObject(desired), live); {
+	case err == nil:
+		if err := checkOwner(live, what, kindManifest, mg, refuseUnownedTemplate(mg)); err != nil {
+			return err
+		}
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("read %s in the host: %w", what, err)
+	}
 	if err := apply(ctx, m.host.client, desired); err != nil {
-		return fmt.Errorf("apply %s to the host: %w", templateName(desired), err)
+		return fmt.Errorf("apply %s to the host: %w", what, err)
 	}
 	return nil
 }
 
-// Delete deletes the template from the host; the control plane then deletes
-// its binding and, through the binding's finalizer, its member objects.
+// Delete deletes the template from the host if this Manifest owns it; the
+// control plane then deletes its binding and, through the binding's
+// finalizer, its member objects. A template of a refused kind was never
+// written, and one the Manifest does not own is left alone.
 func (m *manifestClient) Delete(ctx context.Context, mg *v1alpha1.Manifest) (managed.ExternalDelete, error) {
 	mg.SetConditions(xpv2.Deleting())
-	desired, err := desiredTemplate(mg)
-	if err != nil {
+	desired, err := m.desired(mg)
+	switch {
+	case isKindRefusal(err):
+		return managed.ExternalDelete{}, nil
+	case err != nil:
 		return managed.ExternalDelete{}, err
 	}
-	if err := m.host.client.Delete(ctx, desired); err != nil && !apierrors.IsNotFound(err) {
-		return managed.ExternalDelete{}, fmt.Errorf("delete %s from the host: %w", templateName(desired), err)
-	}
-	return managed.ExternalDelete{}, nil
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(desired.GroupVersionKind())
+	return managed.ExternalDelete{}, deleteOwned(ctx, m.host.client, client.ObjectKeyFromObject(desired), live, templateName(desired), kindManifest, mg)
 }
 
 // Disconnect is a no-op: host clients are cached and shared.
@@ -144,6 +163,28 @@ func (m *manifestClient) binding(ctx context.Context, tmpl *unstructured.Unstruc
 		return nil, fmt.Errorf("read binding %s of %s in the host: %w", key, templateName(tmpl), err)
 	}
 	return &rb, nil
+}
+
+// desired is the template as the provider applies it, once the host has
+// confirmed that a Manifest may apply its kind (checkTemplateKind).
+func (m *manifestClient) desired(mg *v1alpha1.Manifest) (*unstructured.Unstructured, error) {
+	u, err := desiredTemplate(mg)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTemplateKind(m.host.client.RESTMapper(), u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// refuseUnownedTemplate is the refusal of a template no managed resource
+// owns: nil, so adopting it, only with spec.forProvider.adopt.
+func refuseUnownedTemplate(mg *v1alpha1.Manifest) error {
+	if mg.Spec.ForProvider.Adopt {
+		return nil
+	}
+	return errors.New("set spec.forProvider.adopt: true to adopt it (the Manifest then owns it, and deleting the Manifest deletes it)")
 }
 
 // desiredTemplate is the template as the provider applies it: the manifest

@@ -73,7 +73,9 @@ func (s *specClient[M, H]) Observe(ctx context.Context, mg M) (managed.ExternalO
 		}
 		return managed.ExternalObservation{}, fmt.Errorf("read %s in the host: %w", s.what(mg), err)
 	}
-	if done, err := ownedOrGone(live, s.what(mg), s.kind, mg); done || err != nil {
+	// A policy sits in the managed resource's own namespace, where its
+	// author may write policies anyway: an unowned one is adopted.
+	if done, err := ownedOrGone(live, s.what(mg), s.kind, mg, nil); done || err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	if s.observe != nil {
@@ -113,16 +115,10 @@ func (s *specClient[M, H]) apply(ctx context.Context, mg M) error {
 	return nil
 }
 
-// Delete deletes the host object; Observe has checked that mg owns it.
+// Delete deletes the host object if mg owns it.
 func (s *specClient[M, H]) Delete(ctx context.Context, mg M) (managed.ExternalDelete, error) {
 	mg.SetConditions(xpv2.Deleting())
-	live := s.newHost()
-	live.SetNamespace(s.key(mg).Namespace)
-	live.SetName(s.key(mg).Name)
-	if err := s.host.client.Delete(ctx, live); err != nil && !apierrors.IsNotFound(err) {
-		return managed.ExternalDelete{}, fmt.Errorf("delete %s from the host: %w", s.what(mg), err)
-	}
-	return managed.ExternalDelete{}, nil
+	return managed.ExternalDelete{}, deleteOwned(ctx, s.host.client, s.key(mg), s.newHost(), s.what(mg), s.kind, mg)
 }
 
 // Disconnect is a no-op: host clients are cached and shared.

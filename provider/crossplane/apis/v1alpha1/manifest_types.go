@@ -11,10 +11,23 @@ type ManifestParameters struct {
 	// Manifest is one Kubernetes object, the resource template. It is
 	// server-side applied to the host in this resource's namespace
 	// (metadata.namespace defaults to it and may not name another), where the
-	// control plane's policies claim it, as in Karmada.
+	// control plane's policies claim it, as in Karmada. Only kinds that are
+	// namespaced in the host are accepted, and never those of flotilla's,
+	// Karmada's or Crossplane's API groups, RBAC kinds or
+	// service-account-token Secrets: the provider applies with its own
+	// identity, not its author's.
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:EmbeddedResource
 	Manifest runtime.RawExtension `json:"manifest"`
+
+	// Adopt lets this Manifest take over a template that already exists in
+	// the host and that no managed resource owns. Without it such a
+	// template is left untouched and the Manifest reports Synced=False.
+	// Once adopted, the template is this Manifest's: deleting the Manifest
+	// deletes it, unless deletionPolicy is Orphan. A template owned by
+	// another managed resource is never taken over.
+	// +optional
+	Adopt bool `json:"adopt,omitempty"`
 }
 
 // ManifestClusterObservation is the template in one member cluster.
