@@ -97,7 +97,7 @@ func (r *clusterReconciler) collect(ctx context.Context, cl *clusterv1.Cluster) 
 	if err != nil {
 		return api.ClusterStatus{Conditions: []metav1.Condition{{
 			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-			Reason: member.ReasonClusterNotReachable, Message: err.Error(),
+			Reason: connectReason(err), Message: err.Error(),
 		}}}, err
 	}
 	return member.CollectStatus(ctx, c)

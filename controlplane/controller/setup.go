@@ -43,7 +43,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	c := mgr.GetClient()
-	ms := &members{reader: c, cache: member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout})}
+	ms := &members{reader: c, cache: member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout}), allowExecAndFiles: opts.AllowKubeconfigExecAndFiles}
 	now := time.Now
 	if err := (&clusterReconciler{client: c, members: ms, opts: opts, now: now, streaks: map[string]probeStreak{}}).setup(mgr); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)
