@@ -47,7 +47,13 @@ type env struct {
 
 func startEnv(t *testing.T) env {
 	t.Helper()
-	fleet := testenv.Start(t, testenv.Options{Clusters: 4, Mode: testenv.APIServerOnly})
+	return startEnvWith(t, 3)
+}
+
+// startEnvWith is startEnv with n members.
+func startEnvWith(t *testing.T, n int) env {
+	t.Helper()
+	fleet := testenv.Start(t, testenv.Options{Clusters: 1 + n, Mode: testenv.APIServerOnly})
 	mgmtCluster, members := fleet.Clusters[0], fleet.Clusters[1:]
 	ctx := t.Context()
 
