@@ -99,6 +99,10 @@ type members struct {
 	cache  *member.Cache
 	// allowExecAndFiles is Options.AllowKubeconfigExecAndFiles.
 	allowExecAndFiles bool
+	// claims is the membership of each member: nothing is applied to a
+	// member that carries another Cluster's, fleet's or control plane's
+	// marker.
+	claims *claims
 }
 
 // client returns the cached client of a Cluster.
@@ -110,7 +114,9 @@ func (m *members) client(ctx context.Context, cl *clusterv1.Cluster) (*member.Cl
 	return m.cache.Get(ctx, cl.Name, conn)
 }
 
-// Connect returns the execution target of the named cluster.
+// Connect returns the execution target of the named cluster, once the
+// member is claimed for it: a member registered elsewhere is never written
+// to, nor pruned.
 func (m *members) Connect(ctx context.Context, name string) (execution.Target, error) {
 	var cl clusterv1.Cluster
 	if err := m.reader.Get(ctx, client.ObjectKey{Name: name}, &cl); err != nil {
@@ -119,6 +125,9 @@ func (m *members) Connect(ctx context.Context, name string) (execution.Target, e
 	c, err := m.client(ctx, &cl)
 	if err != nil {
 		return execution.Target{}, err
+	}
+	if err := m.claims.ensure(ctx, &cl, c); err != nil {
+		return execution.Target{}, fmt.Errorf("cluster %s: %w", name, err)
 	}
 	return execution.Target{Dynamic: c.Dynamic, Mapper: resettable{c.Mapper}}, nil
 }
