@@ -127,7 +127,7 @@ func (m *members) Connect(ctx context.Context, name string) (execution.Target, e
 		return execution.Target{}, err
 	}
 	if err := m.claims.ensure(ctx, &cl, c); err != nil {
-		return execution.Target{}, fmt.Errorf("cluster %s: %w", name, err)
+		return execution.Target{}, err
 	}
 	return execution.Target{Dynamic: c.Dynamic, Mapper: resettable{c.Mapper}}, nil
 }

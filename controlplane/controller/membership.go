@@ -55,7 +55,7 @@ func (m *claims) ownerID(ctx context.Context) (string, error) {
 // claim registers the member in the fleet under the Cluster's name for
 // this control plane (member.RegisterOwned), as Terraform registers a
 // flotilla_cluster. A member registered otherwise is refused with an error
-// wrapping member.ErrAlreadyRegistered.
+// wrapping member.ErrAlreadyRegistered. Errors name the Cluster.
 func (m *claims) claim(ctx context.Context, cl *clusterv1.Cluster, c *member.Client) error {
 	owner, err := m.ownerID(ctx)
 	if err != nil {
@@ -66,10 +66,10 @@ func (m *claims) claim(ctx context.Context, cl *clusterv1.Cluster, c *member.Cli
 		delete(m.claimed, cl.Name)
 		m.mu.Unlock()
 		if errors.Is(err, member.ErrAlreadyRegistered) {
-			return fmt.Errorf("%w; remove ConfigMap %s/%s from the member if it no longer belongs there",
-				err, member.MembershipNamespace, member.MembershipName)
+			return fmt.Errorf("cluster %s: %w; remove ConfigMap %s/%s from the member if it no longer belongs there",
+				cl.Name, err, member.MembershipNamespace, member.MembershipName)
 		}
-		return err
+		return fmt.Errorf("cluster %s: %w", cl.Name, err)
 	}
 	m.mu.Lock()
 	m.claimed[cl.Name] = c
