@@ -74,7 +74,7 @@ func TestTenantCredentialsRefused(t *testing.T) {
 	ctx := t.Context()
 	ns := "tenant-a"
 	mustCreate(t, e.mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-	mgmtKubeconfig := e.fleet[0].KubeconfigPath // any real kubeconfig of this machine's test clusters
+	mgmtKubeconfig := e.fleet[0].KubeconfigPath // a real kubeconfig: refused before it is used
 	marker := filepath.Join(t.TempDir(), "exec-ran")
 	execUser := func(u *clientcmdapi.AuthInfo) {
 		u.Token, u.ClientCertificateData, u.ClientKeyData = "", nil, nil
@@ -137,13 +137,13 @@ spec:
 	t.Log("a Cluster managed resource's member kubeconfig may not read a token file")
 	mustCreate(t, e.mgmt, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "member-kubeconfig"},
-		Data: map[string][]byte{"kubeconfig": tenantKubeconfig(t, e.fleet[1].KubeconfigPath, func(u *clientcmdapi.AuthInfo) {
+		Data: map[string][]byte{"kubeconfig": tenantKubeconfig(t, e.fleet[0].KubeconfigPath, func(u *clientcmdapi.AuthInfo) {
 			u.Token, u.TokenFile = "", "/var/run/secrets/kubernetes.io/serviceaccount/token"
 		})},
 	})
 	cl := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stolen-token"}}
 	cl.Spec.ForProvider = v1alpha1.ClusterParameters{
-		APIEndpoint:          e.fleet[1].Host,
+		APIEndpoint:          e.fleet[0].Host,
 		CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: "member-kubeconfig"},
 	}
 	mustCreate(t, e.mgmt, cl)
