@@ -16,7 +16,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
 // Karmada's taints for clusters that are not ready or not reachable.
@@ -88,19 +87,13 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	return ctrl.Result{RequeueAfter: after}, nil
 }
 
-// collect probes the member; a Cluster whose credentials cannot be read is
-// reported not reachable.
+// collect probes the member (members.probe): a Cluster whose credentials
+// are refused or cannot be read, or whose member is registered elsewhere,
+// is reported not Ready.
 func (r *clusterReconciler) collect(ctx context.Context, cl *clusterv1.Cluster) (api.ClusterStatus, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.ProbeTimeout)
 	defer cancel()
-	c, err := r.members.client(ctx, cl)
-	if err != nil {
-		return api.ClusterStatus{Conditions: []metav1.Condition{{
-			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-			Reason: member.ReasonClusterNotReachable, Message: err.Error(),
-		}}}, err
-	}
-	return member.CollectStatus(ctx, c)
+	return r.members.probe(ctx, cl)
 }
 
 // streak records a probe result and returns the run it belongs to.

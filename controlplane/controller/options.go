@@ -98,6 +98,14 @@ type Options struct {
 	// (Karmada's --graceful-eviction-timeout). A task's gracePeriodSeconds
 	// overrides it.
 	GracefulEvictionTimeout time.Duration
+	// AllowKubeconfigExecAndFiles lets the kubeconfigs of Cluster
+	// credentials Secrets (all in SystemNamespace) run exec plugins and
+	// auth providers and read files of the control plane's machine
+	// (tokenFile, certificate paths). Off, only inline credentials are
+	// accepted: an exec plugin would run with the control plane's identity,
+	// and a tokenFile pointing at its service account token would send that
+	// token to the kubeconfig's server.
+	AllowKubeconfigExecAndFiles bool
 }
 
 func (o Options) withDefaults() Options {

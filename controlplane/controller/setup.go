@@ -43,7 +43,13 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	c := mgr.GetClient()
-	ms := &members{reader: c, cache: member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout})}
+	ms := &members{
+		reader: c, cache: member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout}),
+		allowExecAndFiles: opts.AllowKubeconfigExecAndFiles,
+		// The host's kube-system is read once, directly: a cached read
+		// would watch every namespace.
+		claims: &claims{host: mgr.GetAPIReader(), fleet: opts.Fleet, claimed: map[string]*member.Client{}},
+	}
 	now := time.Now
 	if err := (&clusterReconciler{client: c, members: ms, opts: opts, now: now, streaks: map[string]probeStreak{}}).setup(mgr); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)

@@ -90,6 +90,11 @@ func (c Connection) cacheKey() [sha256.Size]byte {
 	// Connection holds only strings, byte slices, a bool and a pointer to
 	// a struct of the same, all of which encoding/json handles.
 	_ = json.NewEncoder(h).Encode(c)
+	// InlineOnly is not in the JSON form; a client built without it must
+	// not be handed out once it is set.
+	if c.InlineOnly {
+		h.Write([]byte("\x00inline-only"))
+	}
 	if c.KubeconfigPath != "" {
 		if path, err := expandHome(c.KubeconfigPath); err == nil {
 			// A file that cannot be read hashes as empty; building the

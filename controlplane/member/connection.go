@@ -67,6 +67,17 @@ type Connection struct {
 	TLSServerName string `json:"tls_server_name,omitempty"`
 	// ProxyURL (proxy_url) is an http, https or socks5 proxy.
 	ProxyURL string `json:"proxy_url,omitempty"`
+
+	// InlineOnly refuses everything that would run a command or read a file
+	// of the process' machine: KubeconfigPath, Exec, and in a kubeconfig a
+	// user's exec, auth-provider, tokenFile, client-certificate and
+	// client-key paths and a cluster's certificate-authority path. Set it
+	// when the connection comes from someone other than the operator of the
+	// process (continuous mode and Crossplane), where an exec plugin would
+	// run with the process' identity and a tokenFile would send the
+	// process' own token to the connection's server. Who wrote a connection
+	// is the caller's knowledge, so it is not part of the JSON form.
+	InlineOnly bool `json:"-"`
 }
 
 // ExecConfig runs a credential plugin that prints an ExecCredential, with
@@ -139,6 +150,9 @@ func (c Connection) Validate() error {
 	if err := validateProxyURL(c.ProxyURL); err != nil {
 		return err
 	}
+	if err := c.checkInline(); err != nil {
+		return err
+	}
 	if c.Host == "" {
 		return c.validateKubeconfig()
 	}
@@ -181,6 +195,11 @@ func (c Connection) validateKubeconfig() error {
 	if err != nil {
 		// The parser's message may quote the input; say only where it failed.
 		return invalid("kubeconfig", "is not a valid kubeconfig")
+	}
+	if c.InlineOnly {
+		if err := inlineKubeconfig(cfg); err != nil {
+			return err
+		}
 	}
 	name := c.Context
 	if name == "" {

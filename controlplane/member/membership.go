@@ -26,6 +26,11 @@ const (
 	MembershipFleetKey = "fleet"
 	// MembershipMemberKey is the data key holding the member name.
 	MembershipMemberKey = "member"
+	// MembershipOwnerKey is the data key holding who in the fleet manages
+	// the member, when it is not Terraform: a continuous control plane
+	// writes "controlplane/<its host's ID>", so two control planes with the
+	// same fleet name never both claim a member. Terraform writes no owner.
+	MembershipOwnerKey = "owner"
 	// MembershipFactsAnnotation holds the member's declared Facts as JSON.
 	// It is an annotation because a ConfigMap's annotations stay mutable
 	// when its data is immutable: facts change in place, membership never.
@@ -78,13 +83,28 @@ type AlreadyRegisteredError struct {
 	Fleet, Member string
 	// WantFleet and WantMember are what Register was asked for.
 	WantFleet, WantMember string
+	// Owner and WantOwner are the marker's owner and the one asked for
+	// (RegisterOwned); empty is Terraform.
+	Owner, WantOwner string
 }
 
 // Error reads `cluster at https://… is already registered as "east" in fleet
 // "prod"; refusing to register it as "west" in fleet "dev"`.
 func (e *AlreadyRegisteredError) Error() string {
+	if e.Fleet == e.WantFleet && e.Member == e.WantMember {
+		return fmt.Sprintf("cluster at %s is already registered as %q in fleet %q by %s; refusing to register it for %s",
+			e.Host, e.Member, e.Fleet, ownerName(e.Owner), ownerName(e.WantOwner))
+	}
 	return fmt.Sprintf("cluster at %s is already registered as %q in fleet %q; refusing to register it as %q in fleet %q",
 		e.Host, e.Member, e.Fleet, e.WantMember, e.WantFleet)
+}
+
+// ownerName describes a marker's owner for a message.
+func ownerName(owner string) string {
+	if owner == "" {
+		return "Terraform"
+	}
+	return owner
 }
 
 // Unwrap returns ErrAlreadyRegistered.
@@ -102,7 +122,17 @@ func (e *AlreadyRegisteredError) Unwrap() error { return ErrAlreadyRegistered }
 // Register leaves the facts of an existing marker alone; RegisterWithFacts
 // records them.
 func Register(ctx context.Context, c *Client, fleet, member string) error {
-	return register(ctx, c, fleet, member, nil)
+	return register(ctx, c, fleet, member, "", nil)
+}
+
+// RegisterOwned is Register for a front end that is not Terraform: the
+// marker also records owner (MembershipOwnerKey), and a marker with the same
+// fleet and member but another owner (or none) is refused like one of
+// another fleet. The continuous control plane registers with its own
+// identity, so that two control planes of the same fleet name, or Terraform
+// and a control plane, never prune each other's objects in one member.
+func RegisterOwned(ctx context.Context, c *Client, fleet, member, owner string) error {
+	return register(ctx, c, fleet, member, owner, nil)
 }
 
 // RegisterWithFacts is Register that also records facts in the marker's
@@ -116,12 +146,12 @@ func RegisterWithFacts(ctx context.Context, c *Client, fleet, member string, fac
 		return fmt.Errorf("register cluster %s: encode facts: %w", c.Name, err)
 	}
 	encoded := string(data)
-	return register(ctx, c, fleet, member, &encoded)
+	return register(ctx, c, fleet, member, "", &encoded)
 }
 
-// register applies the marker, with the facts annotation when facts is not
-// nil.
-func register(ctx context.Context, c *Client, fleet, member string, facts *string) error {
+// register applies the marker, with the owner when not empty and the facts
+// annotation when facts is not nil.
+func register(ctx context.Context, c *Client, fleet, member, owner string, facts *string) error {
 	if fleet == "" || member == "" {
 		return fmt.Errorf("register cluster %s: fleet and member name must not be empty", c.Name)
 	}
@@ -136,8 +166,11 @@ func register(ctx context.Context, c *Client, fleet, member string, facts *strin
 			if err := c.ensureNamespace(ctx); err != nil {
 				return fmt.Errorf("register cluster %s: %w", c.Name, err)
 			}
-		case cm.Data[MembershipFleetKey] != fleet || cm.Data[MembershipMemberKey] != member:
-			return &AlreadyRegisteredError{Host: c.Host, Fleet: cm.Data[MembershipFleetKey], Member: cm.Data[MembershipMemberKey], WantFleet: fleet, WantMember: member}
+		case cm.Data[MembershipFleetKey] != fleet || cm.Data[MembershipMemberKey] != member || cm.Data[MembershipOwnerKey] != owner:
+			return &AlreadyRegisteredError{
+				Host: c.Host, Fleet: cm.Data[MembershipFleetKey], Member: cm.Data[MembershipMemberKey], Owner: cm.Data[MembershipOwnerKey],
+				WantFleet: fleet, WantMember: member, WantOwner: owner,
+			}
 		case facts == nil:
 			return nil
 		default:
@@ -148,7 +181,7 @@ func register(ctx context.Context, c *Client, fleet, member string, facts *strin
 			// apply fail rather than rewrite a marker replaced since.
 			resourceVersion = cm.ResourceVersion
 		}
-		err = c.applyMarker(ctx, fleet, member, facts, resourceVersion)
+		err = c.applyMarker(ctx, fleet, member, owner, facts, resourceVersion)
 		if err == nil {
 			return nil
 		}
@@ -162,17 +195,18 @@ func register(ctx context.Context, c *Client, fleet, member string, facts *strin
 	}
 }
 
-// Unregister removes the marker if it records fleet and member, with
-// preconditions so that a marker rewritten in between is left alone. A
-// missing marker, or one that records anything else (it belongs to whoever
-// registered the cluster since), is left as it is and is not an error.
+// Unregister removes the marker if it records fleet and member and no
+// owner (Terraform's), with preconditions so that a marker rewritten in
+// between is left alone. A missing marker, or one that records anything else
+// (it belongs to whoever registered the cluster since), is left as it is and
+// is not an error.
 func Unregister(ctx context.Context, c *Client, fleet, member string) error {
 	for attempt := 1; ; attempt++ {
 		cm, err := c.readMarker(ctx)
 		if err != nil {
 			return fmt.Errorf("unregister cluster %s: %w", c.Name, err)
 		}
-		if cm == nil || cm.Data[MembershipFleetKey] != fleet || cm.Data[MembershipMemberKey] != member {
+		if cm == nil || cm.Data[MembershipFleetKey] != fleet || cm.Data[MembershipMemberKey] != member || cm.Data[MembershipOwnerKey] != "" {
 			return nil
 		}
 		err = c.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Delete(ctx, MembershipName, metav1.DeleteOptions{
@@ -275,10 +309,14 @@ func (c *Client) ensureNamespace(ctx context.Context) error {
 // applyMarker server-side applies the marker. facts, when not nil, is the
 // annotation's value; resourceVersion, when set, makes the apply
 // conditional on the marker being unchanged since it was read.
-func (c *Client) applyMarker(ctx context.Context, fleet, member string, facts *string, resourceVersion string) error {
+func (c *Client) applyMarker(ctx context.Context, fleet, member, owner string, facts *string, resourceVersion string) error {
+	data := map[string]string{MembershipFleetKey: fleet, MembershipMemberKey: member}
+	if owner != "" {
+		data[MembershipOwnerKey] = owner
+	}
 	cm := corev1ac.ConfigMap(MembershipName, MembershipNamespace).
 		WithLabels(map[string]string{render.LabelManagedBy: render.ManagedByFlotilla}).
-		WithData(map[string]string{MembershipFleetKey: fleet, MembershipMemberKey: member}).
+		WithData(data).
 		WithImmutable(true)
 	if facts != nil {
 		cm.WithAnnotations(map[string]string{MembershipFactsAnnotation: *facts})

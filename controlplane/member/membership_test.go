@@ -123,6 +123,7 @@ func testMembership(t *testing.T, m *testenv.Cluster) {
 
 	// Facts run here, not in a parallel subtest: they share the one marker.
 	testMembershipFacts(t, east, west)
+	testMembershipOwner(t, east, west, m.Host)
 
 	t.Run("two fleets registering at once: exactly one wins", func(t *testing.T) {
 		for round := range 5 {
@@ -246,7 +247,7 @@ func testMembershipFacts(t *testing.T, east, west *Client) {
 	// The conditional write: a resourceVersion read before the last change
 	// must not win.
 	stale := `{"region":"stale"}`
-	err = east.applyMarker(ctx, "prod", "east", &stale, first.ResourceVersion)
+	err = east.applyMarker(ctx, "prod", "east", "", &stale, first.ResourceVersion)
 	if !apierrors.IsConflict(err) {
 		t.Errorf("apply with a stale resourceVersion = %v, want a conflict", err)
 	}
@@ -284,5 +285,39 @@ func testMembershipFacts(t *testing.T, east, west *Client) {
 	}
 	if diff := cmp.Diff(Registration{Fleet: "prod", Member: "east", Facts: &facts}, registration()); diff != "" {
 		t.Errorf("registration after repairing the facts (-want +got):\n%s", diff)
+	}
+}
+
+// testMembershipOwner: a control plane's marker (RegisterOwned) is refused
+// to another control plane of the same fleet and name, and to Terraform,
+// and Terraform's Unregister leaves it. east and west are two names for
+// one cluster that carries no marker.
+func testMembershipOwner(t *testing.T, east, west *Client, host string) {
+	ctx := t.Context()
+	if err := RegisterOwned(ctx, east, "flotilla", "east", "controlplane/host-a"); err != nil {
+		t.Fatalf("RegisterOwned: %v", err)
+	}
+	if err := RegisterOwned(ctx, west, "flotilla", "east", "controlplane/host-a"); err != nil {
+		t.Errorf("RegisterOwned again by the same owner: %v", err)
+	}
+	for _, owner := range []string{"controlplane/host-b", ""} {
+		err := RegisterOwned(ctx, west, "flotilla", "east", owner)
+		want := fmt.Sprintf(`cluster at %s is already registered as "east" in fleet "flotilla" by controlplane/host-a; refusing to register it for %s`, host, ownerName(owner))
+		if !errors.Is(err, ErrAlreadyRegistered) || err.Error() != want {
+			t.Errorf("RegisterOwned by %q = %v, want %q", owner, err, want)
+		}
+	}
+	if err := Register(ctx, west, "flotilla", "east"); !errors.Is(err, ErrAlreadyRegistered) {
+		t.Errorf("Terraform's Register over a control plane's marker = %v, want ErrAlreadyRegistered", err)
+	}
+	if err := Unregister(ctx, west, "flotilla", "east"); err != nil {
+		t.Errorf("Unregister: %v", err)
+	}
+	if diff := cmp.Diff(membership{"flotilla", "east", true}, readMembership(t, east)); diff != "" {
+		t.Errorf("Terraform's Unregister removed a control plane's marker (-want +got):\n%s", diff)
+	}
+	// Clean up for the next checks, as an operator would.
+	if err := east.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Delete(ctx, MembershipName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -54,6 +54,13 @@ func (c Connection) restConfig() (*rest.Config, secrets, error) {
 		return nil, s, s.scrub(err)
 	}
 	s = append(s, kubeconfigSecrets(raw)...)
+	if c.InlineOnly {
+		// Validate checked already; this is the last check before clientcmd
+		// could run or read anything.
+		if err := inlineKubeconfig(raw); err != nil {
+			return nil, s, err
+		}
+	}
 	overrides := &clientcmd.ConfigOverrides{ClusterInfo: clientcmdapi.Cluster{
 		TLSServerName:         c.TLSServerName,
 		ProxyURL:              c.ProxyURL,

@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 )
 
@@ -66,15 +65,8 @@ func (v validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, er
 }
 
 // Register adds one validating handler per kind to the server.
-func Register(srv Server, scheme *runtime.Scheme) {
-	srv.Register(PathCluster, admission.WithValidator(scheme, validator[*clusterv1.Cluster]{
-		gk:   clusterv1.GroupVersion.WithKind("Cluster").GroupKind(),
-		name: func(c *clusterv1.Cluster) string { return c.Name },
-		validate: func(c *clusterv1.Cluster) field.ErrorList {
-			e := c.Engine()
-			return api.ValidateCluster(&e)
-		},
-	}))
+func Register(srv Server, scheme *runtime.Scheme, opts Options) {
+	srv.Register(PathCluster, admission.WithValidator(scheme, clusterValidator{opts: opts}))
 	srv.Register(PathPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.PropagationPolicy]{
 		gk:   policyv1.GroupVersion.WithKind("PropagationPolicy").GroupKind(),
 		name: func(p *policyv1.PropagationPolicy) string { return p.Name },

@@ -69,7 +69,7 @@ func startHost(t *testing.T) client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	webhook.Register(mgr.GetWebhookServer(), scheme)
+	webhook.Register(mgr.GetWebhookServer(), scheme, webhook.Options{Secrets: hub})
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()

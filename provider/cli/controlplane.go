@@ -51,6 +51,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.SuccessThreshold, "cluster-success-threshold", 0, "how long a member must pass its probe before it is Ready again; 0 means the default")
 	fs.DurationVar(&opts.NoExecuteAfter, "no-execute-after", 0, "how long a member stays NotReady before its NoExecute taint evicts replicas; 0 means the default")
 	fs.DurationVar(&opts.GracefulEvictionTimeout, "graceful-eviction-timeout", 0, "how long an evicted copy is kept while its replacement becomes healthy; 0 means the default")
+	fs.BoolVar(&opts.AllowKubeconfigExecAndFiles, "allow-kubeconfig-exec-and-files", false, "let the kubeconfigs of Cluster credentials Secrets (in flotilla-system) run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; off, only inline credentials are accepted")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
 			"Runs flotilla's continuous control plane: installs its CRDs into the host apiserver and\n"+
@@ -159,7 +160,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		return err
 	}
 	if hookServer != nil {
-		if err := c.webhook.addWebhook(mgr, direct, ca); err != nil {
+		if err := c.webhook.addWebhook(mgr, direct, ca, c.options.AllowKubeconfigExecAndFiles); err != nil {
 			return err
 		}
 	}

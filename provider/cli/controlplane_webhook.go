@@ -62,8 +62,9 @@ func (c webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 // addWebhook registers the handlers on the manager's webhook server and,
 // once this process leads, points the host's ValidatingWebhookConfiguration
 // at it: every replica serves, the leader is the one the host calls.
-func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []byte) error {
-	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme())
+func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []byte, allowExecAndFiles bool) error {
+	// Secrets are read directly: the manager's cache would watch every Secret of the host.
+	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), webhook.Options{Secrets: direct, AllowKubeconfigExecAndFiles: allowExecAndFiles})
 	install := manager.RunnableFunc(func(ctx context.Context) error {
 		return webhook.Install(ctx, direct, webhook.Config{
 			URL: c.url, CABundle: ca, FailurePolicy: admissionv1.FailurePolicyType(c.failurePolicy),

@@ -37,6 +37,7 @@ func Crossplane(args []string, stderr io.Writer) int {
 	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 turns it off")
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
+	allowExec := fs.Bool("allow-kubeconfig-exec-and-files", false, "let the host kubeconfig of a ClusterProviderConfig run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; namespaced ProviderConfigs and Cluster managed resources never may")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla crossplane [--kubeconfig MGMT] [flags]\n\n"+
 			"Runs flotilla's Crossplane provider: reconciles the fleet.m.flotilla.io managed resources\n"+
@@ -59,7 +60,7 @@ func Crossplane(args []string, stderr io.Writer) int {
 		kubeconfig: *kubeconfig, context: *kubeContext,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace,
 		installCRDs: *installCRDs, metricsAddr: *metricsAddr, probeAddr: *probeAddr,
-		options: crossplane.Options{PollInterval: *poll, PendingPollInterval: *pendingPoll, MaxReconcileRate: *maxRate},
+		options: crossplane.Options{PollInterval: *poll, PendingPollInterval: *pendingPoll, MaxReconcileRate: *maxRate, AllowKubeconfigExecAndFiles: *allowExec},
 	})
 	if err != nil {
 		logger.Error("crossplane provider stopped", "error", err)

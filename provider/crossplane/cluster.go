@@ -244,6 +244,9 @@ func (c *clusterClient) credentials(ctx context.Context, mg *v1alpha1.Cluster) (
 	if len(kubeconfig) == 0 {
 		return nil, fmt.Errorf("spec.forProvider.credentialsSecretRef: secret %s/%s has no key %q", mg.Namespace, ref.Name, key)
 	}
+	if err := checkMemberKubeconfig(kubeconfig); err != nil {
+		return nil, fmt.Errorf("spec.forProvider.credentialsSecretRef: secret %s/%s key %q: %w", mg.Namespace, ref.Name, key, err)
+	}
 	return kubeconfig, nil
 }
 

@@ -15,8 +15,17 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
+
+// checkMemberKubeconfig refuses a member kubeconfig, from a Cluster managed
+// resource's Secret, that would run a command or read a local file in the
+// control plane: a Cluster managed resource is namespaced, so its writer is
+// a tenant, and no operator option lifts this.
+func checkMemberKubeconfig(kubeconfig []byte) error {
+	return member.Connection{Kubeconfig: kubeconfig, InlineOnly: true}.Validate()
+}
 
 // Error messages of the connector; wrapped once with the object's name.
 const (
@@ -25,6 +34,8 @@ const (
 	errUnknownPCKind   = "spec.providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
 	errNoSecretRef     = "spec.credentials.secretRef is required when spec.credentials.source is Secret"
 	errSecretNamespace = "spec.credentials.secretRef.namespace must be the ProviderConfig's own namespace"
+	errInjectedInNS    = "spec.credentials.source InjectedIdentity is only allowed in a ClusterProviderConfig: " +
+		"a namespaced ProviderConfig would hand the provider's own identity to whoever writes in its namespace"
 )
 
 // host is a connection to the flotilla host apiserver, with the settings of
@@ -43,18 +54,22 @@ type hostConnector struct {
 	usage    resource.ModernTracker
 	scheme   *runtime.Scheme
 	injected *rest.Config
+	// allowExecAndFiles is Options.AllowKubeconfigExecAndFiles: it applies
+	// to ClusterProviderConfigs only.
+	allowExecAndFiles bool
 
 	mu      sync.Mutex
 	clients map[[sha256.Size]byte]client.Client
 }
 
-func newHostConnector(kube client.Client, scheme *runtime.Scheme, injected *rest.Config) *hostConnector {
+func newHostConnector(kube client.Client, scheme *runtime.Scheme, injected *rest.Config, allowExecAndFiles bool) *hostConnector {
 	return &hostConnector{
-		kube:     kube,
-		usage:    resource.NewProviderConfigUsageTracker(kube, &v1alpha1.ProviderConfigUsage{}),
-		scheme:   scheme,
-		injected: injected,
-		clients:  map[[sha256.Size]byte]client.Client{},
+		kube:              kube,
+		usage:             resource.NewProviderConfigUsageTracker(kube, &v1alpha1.ProviderConfigUsage{}),
+		scheme:            scheme,
+		injected:          injected,
+		allowExecAndFiles: allowExecAndFiles,
+		clients:           map[[sha256.Size]byte]client.Client{},
 	}
 }
 
@@ -68,6 +83,9 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 		return nil, errors.New(errNoConfigRef)
 	}
 	var spec v1alpha1.ProviderConfigSpec
+	// Only a cluster-scoped ClusterProviderConfig is the administrator's:
+	// a namespaced ProviderConfig is written by the namespace's tenants.
+	admin := false
 	switch ref.Kind {
 	case v1alpha1.ProviderConfigKind:
 		var pc v1alpha1.ProviderConfig
@@ -77,6 +95,9 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 		if s := pc.Spec.Credentials.SecretRef; s != nil && s.Namespace != pc.Namespace {
 			return nil, fmt.Errorf("ProviderConfig %s/%s: %s", pc.Namespace, pc.Name, errSecretNamespace)
 		}
+		if pc.Spec.Credentials.Source == xpv2.CredentialsSourceInjectedIdentity {
+			return nil, fmt.Errorf("ProviderConfig %s/%s: %s", pc.Namespace, pc.Name, errInjectedInNS)
+		}
 		spec = pc.Spec
 	case v1alpha1.ClusterProviderConfigKind:
 		var pc v1alpha1.ClusterProviderConfig
@@ -84,10 +105,11 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 			return nil, fmt.Errorf("read ClusterProviderConfig %s: %w", ref.Name, err)
 		}
 		spec = pc.Spec
+		admin = true
 	default:
 		return nil, fmt.Errorf("%s, not %q", errUnknownPCKind, ref.Kind)
 	}
-	hc, err := c.hostClient(ctx, spec.Credentials)
+	hc, err := c.hostClient(ctx, spec.Credentials, admin && c.allowExecAndFiles)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", ref.Kind, ref.Name, err)
 	}
@@ -98,8 +120,10 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 	return &host{client: hc, fleet: fleet}, nil
 }
 
-// hostClient returns the cached client of the credentials.
-func (c *hostConnector) hostClient(ctx context.Context, creds v1alpha1.ProviderCredentials) (client.Client, error) {
+// hostClient returns the cached client of the credentials. The kubeconfig
+// of a Secret may run exec plugins or read local files only when
+// allowExecAndFiles; it is checked before the cache is consulted.
+func (c *hostConnector) hostClient(ctx context.Context, creds v1alpha1.ProviderCredentials, allowExecAndFiles bool) (client.Client, error) {
 	var kubeconfig []byte
 	switch creds.Source {
 	case xpv2.CredentialsSourceInjectedIdentity:
@@ -116,6 +140,10 @@ func (c *hostConnector) hostClient(ctx context.Context, creds v1alpha1.ProviderC
 		kubeconfig = s.Data[ref.Key]
 		if len(kubeconfig) == 0 {
 			return nil, fmt.Errorf("credentials secret %s/%s has no key %q", ref.Namespace, ref.Name, ref.Key)
+		}
+		// The error names the kubeconfig entry and field, never a value.
+		if err := (member.Connection{Kubeconfig: kubeconfig, InlineOnly: !allowExecAndFiles}).Validate(); err != nil {
+			return nil, fmt.Errorf("credentials secret %s/%s key %q: %w", ref.Namespace, ref.Name, ref.Key, err)
 		}
 	default:
 		return nil, fmt.Errorf("spec.credentials.source %q is not supported: use Secret or InjectedIdentity", creds.Source)

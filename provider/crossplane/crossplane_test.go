@@ -74,16 +74,17 @@ spec:
           - {targetCluster: {clusterNames: [%s]}, weight: 2}
 `, m1, m2)
 	mustCreate(t, e.mgmt, pp)
-	// The override policy goes through a namespaced ProviderConfig that uses
-	// the provider's own identity: here the host is the management apiserver.
-	mustCreate(t, e.mgmt, &v1alpha1.ProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "local"},
+	// The override policy goes through a ClusterProviderConfig that uses
+	// the provider's own identity (only a ClusterProviderConfig may): here
+	// the host is the management apiserver.
+	mustCreate(t, e.mgmt, &v1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "local"},
 		Spec:       v1alpha1.ProviderConfigSpec{Fleet: testFleet, Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceInjectedIdentity}},
 	})
 	op := &v1alpha1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "eu-registry"}}
 	mustYAML(t, op, `
 spec:
-  providerConfigRef: {kind: ProviderConfig, name: local}
+  providerConfigRef: {kind: ClusterProviderConfig, name: local}
   forProvider:
     resourceSelectors:
     - {apiVersion: apps/v1, kind: Deployment}
@@ -164,15 +165,14 @@ spec:
 	})
 
 	poll(t, "provider configs count their users", func() (bool, string) {
-		var cpc v1alpha1.ClusterProviderConfig
-		var pc v1alpha1.ProviderConfig
+		var cpc, local v1alpha1.ClusterProviderConfig
 		if err := e.mgmt.Get(ctx, client.ObjectKey{Name: "default"}, &cpc); err != nil {
 			return false, err.Error()
 		}
-		if err := e.mgmt.Get(ctx, client.ObjectKey{Namespace: "default", Name: "local"}, &pc); err != nil {
+		if err := e.mgmt.Get(ctx, client.ObjectKey{Name: "local"}, &local); err != nil {
 			return false, err.Error()
 		}
-		return cpc.Status.Users == 5 && pc.Status.Users == 1, fmt.Sprintf("ClusterProviderConfig users %d, ProviderConfig users %d", cpc.Status.Users, pc.Status.Users)
+		return cpc.Status.Users == 5 && local.Status.Users == 1, fmt.Sprintf("ClusterProviderConfig users: default %d, local %d", cpc.Status.Users, local.Status.Users)
 	})
 
 	t.Log("update: scaling the manifest to 6 replicas moves 2 and 4 to the members")

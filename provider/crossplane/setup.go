@@ -52,8 +52,16 @@ type Options struct {
 	Concurrency int
 	// InjectedIdentity is the host for provider configs whose credentials
 	// source is InjectedIdentity: the apiserver the provider itself runs
-	// against. Nil refuses that source.
+	// against. Nil refuses that source. Only ClusterProviderConfigs may use
+	// it.
 	InjectedIdentity *rest.Config
+	// AllowKubeconfigExecAndFiles lets the host kubeconfig of a
+	// ClusterProviderConfig run exec plugins and auth providers and read
+	// local files (tokenFile, certificate paths). Namespaced
+	// ProviderConfigs and Cluster managed resources never may: their
+	// writers are tenants, and the provider would run their commands with
+	// its own identity.
+	AllowKubeconfigExecAndFiles bool
 }
 
 func (o Options) withDefaults() Options {
@@ -95,7 +103,7 @@ func NewScheme() (*runtime.Scheme, error) {
 func Setup(mgr ctrl.Manager, o Options) error {
 	o = o.withDefaults()
 	global := ratelimiter.NewGlobal(o.MaxReconcileRate)
-	hosts := newHostConnector(mgr.GetClient(), mgr.GetScheme(), o.InjectedIdentity)
+	hosts := newHostConnector(mgr.GetClient(), mgr.GetScheme(), o.InjectedIdentity, o.AllowKubeconfigExecAndFiles)
 	for _, pc := range []struct {
 		gvk schema.GroupVersionKind
 		obj client.Object

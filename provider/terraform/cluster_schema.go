@@ -94,7 +94,8 @@ var connectionAttrs = []connAttr{
 				"`client.authentication.k8s.io/v1` (the default) or `client.authentication.k8s.io/v1beta1`."},
 			{name: connAttrCommand, kind: connString, required: true, description: "The executable; a leading `~/` is the " +
 				"home directory, a bare name is looked up in `$PATH`."},
-			{name: connAttrArgs, kind: connStringList, description: "Arguments of the command."},
+			{name: connAttrArgs, kind: connStringList, sensitive: true, description: "Arguments of the command. " +
+				"Sensitive, since plugins take secrets as arguments too (a `--token`, a role session name)."},
 			{name: connAttrEnv, kind: connStringMap, sensitive: true, description: "Environment variables added to the " +
 				"plugin's environment. Sensitive."},
 		},

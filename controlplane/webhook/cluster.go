@@ -1,0 +1,91 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+// Options configures Register.
+type Options struct {
+	// Secrets reads the credentials Secret a Cluster names, so that its
+	// kubeconfig is checked at admission too; nil checks the Cluster alone.
+	Secrets client.Reader
+	// AllowKubeconfigExecAndFiles is the control plane's option of the
+	// same name: the webhook accepts what the controllers accept.
+	AllowKubeconfigExecAndFiles bool
+}
+
+// clusterValidator checks a Cluster as the engine does, and its
+// credentials as the control plane would before connecting: spec.secretRef
+// must be in the control plane's namespace, and the Secret's kubeconfig, if
+// the Secret exists already, must pass controller.ClusterConnection. A
+// Secret created after its Cluster, or changed later, is checked by the
+// cluster status controller before any connection.
+type clusterValidator struct {
+	opts Options
+}
+
+var clusterGK = clusterv1.GroupVersion.WithKind("Cluster").GroupKind()
+
+func (v clusterValidator) check(ctx context.Context, c *clusterv1.Cluster) (admission.Warnings, error) {
+	e := c.Engine()
+	errs := api.ValidateCluster(&e)
+	errs = append(errs, v.credentials(ctx, c)...)
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(clusterGK, c.Name, errs)
+	}
+	return nil, nil
+}
+
+func (v clusterValidator) credentials(ctx context.Context, c *clusterv1.Cluster) field.ErrorList {
+	ref := c.Spec.SecretRef
+	if ref == nil {
+		return nil
+	}
+	path := field.NewPath("spec", "secretRef")
+	if err := controller.CheckSecretRef(c); err != nil {
+		return field.ErrorList{field.Invalid(path.Child("namespace"), ref.Namespace,
+			"must be "+controller.SystemNamespace+", the control plane's namespace: the control plane reads the Secret with its own identity")}
+	}
+	if v.opts.Secrets == nil {
+		return nil
+	}
+	var s corev1.Secret
+	err := v.opts.Secrets.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, &s)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return field.ErrorList{field.InternalError(path, errors.New("read the credentials Secret "+ref.Namespace+"/"+ref.Name+": "+err.Error()))}
+	}
+	if _, err := controller.ClusterConnection(c, &s, v.opts.AllowKubeconfigExecAndFiles); err != nil {
+		// The message names the Secret, the kubeconfig entry and the field,
+		// never a credential.
+		msg := strings.TrimPrefix(err.Error(), controller.ErrCredentialsRefused.Error()+": ")
+		return field.ErrorList{field.Invalid(path, ref.Namespace+"/"+ref.Name, msg)}
+	}
+	return nil
+}
+
+func (v clusterValidator) ValidateCreate(ctx context.Context, c *clusterv1.Cluster) (admission.Warnings, error) {
+	return v.check(ctx, c)
+}
+
+func (v clusterValidator) ValidateUpdate(ctx context.Context, _, c *clusterv1.Cluster) (admission.Warnings, error) {
+	return v.check(ctx, c)
+}
+
+func (v clusterValidator) ValidateDelete(context.Context, *clusterv1.Cluster) (admission.Warnings, error) {
+	return nil, nil
+}
