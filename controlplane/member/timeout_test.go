@@ -2,15 +2,11 @@ package member
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,61 +20,14 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
-// stallingProxy is a TLS reverse proxy in front of a real member apiserver
-// that holds the discovery requests (/api and /apis) until their client
-// gives up, and passes everything else (/readyz, /version, lists) through:
-// the member that answers its health check and stalls on discovery.
-type stallingProxy struct {
-	*httptest.Server
-	held atomic.Int64 // discovery requests being held now
-	seen atomic.Int64 // discovery requests held in all
-}
-
-func newStallingProxy(t *testing.T, m *testenv.Cluster) *stallingProxy {
-	t.Helper()
-	target, err := url.Parse(m.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(m.CAData)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
-	p := &stallingProxy{}
-	done := make(chan struct{})
-	p.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api" || r.URL.Path == "/apis" {
-			p.held.Add(1)
-			p.seen.Add(1)
-			defer p.held.Add(-1)
-			select {
-			case <-r.Context().Done():
-			case <-done:
-			}
-			return
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() { close(done); p.Close() })
-	return p
-}
-
-// conn is a connection to the member through the proxy.
-func (p *stallingProxy) conn(token string) Connection {
-	return Connection{
-		Host: p.URL, Token: token,
-		ClusterCACertificate: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.Certificate().Raw}),
-	}
-}
-
 // testStallingDiscovery: a member that answers /readyz but never answers
 // discovery is reported not Ready (not reachable) once the caller's
 // deadline passes, not after client-go's own timeouts or never, and the
 // discovery requests it held are all given up, so no goroutine is left
 // waiting on it.
 func testStallingDiscovery(t *testing.T, m *testenv.Cluster) {
-	p := newStallingProxy(t, m)
-	c, err := NewCache(CacheOptions{}).Get(t.Context(), "stalled", p.conn(m.Token))
+	p := m.StallProxy(t, func(r *http.Request) bool { return r.URL.Path == "/api" || r.URL.Path == "/apis" })
+	c, err := NewCache(CacheOptions{}).Get(t.Context(), "stalled", Connection{Host: p.URL, Token: m.Token, ClusterCACertificate: p.CAData})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +50,13 @@ func testStallingDiscovery(t *testing.T, m *testenv.Cluster) {
 	if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != ReasonClusterNotReachable {
 		t.Errorf("Ready condition = %+v, want False with reason %s", ready, ReasonClusterNotReachable)
 	}
-	if p.seen.Load() == 0 {
+	if p.Seen() == 0 {
 		t.Fatalf("the proxy held no discovery request; the test proves nothing")
 	}
 	if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
-		return p.held.Load() == 0, nil
+		return p.Held() == 0, nil
 	}); err != nil {
-		t.Errorf("%d discovery requests are still waiting on the member after CollectStatus returned", p.held.Load())
+		t.Errorf("%d discovery requests are still waiting on the member after CollectStatus returned", p.Held())
 	}
 }
 
