@@ -143,9 +143,9 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 	}
 	stop()
 
-	t.Log("other members are probed while probes of the stalled one hang (probe timeout 10m)")
+	t.Log("other members are probed while probes of the stalled one hang (probe and request timeouts 10m)")
 	env.run(t, controller.Options{
-		Fleet: "test", ProbeInterval: 300 * time.Millisecond, ProbeTimeout: 10 * time.Minute,
+		Fleet: "test", ProbeInterval: 300 * time.Millisecond, ProbeTimeout: 10 * time.Minute, MemberRequestTimeout: 10 * time.Minute,
 		FailureThreshold: time.Second, SuccessThreshold: time.Second, NoExecuteAfter: time.Minute, Resync: time.Second,
 		ClusterStatusWorkers: 2,
 	})
