@@ -14,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -54,8 +56,12 @@ func (b *bindingReconciler) setup(mgr ctrl.Manager) error {
 			}
 			return nil
 		})).
-		Watches(&policyv1.OverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(b.client))).
-		Watches(&policyv1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(b.client)))
+		// A namespaced policy re-renders the bindings of its namespace only;
+		// a policy update that leaves its spec alone re-renders nothing.
+		Watches(&policyv1.OverridePolicy{}, handler.EnqueueRequestsFromMapFunc(bindingsOfNamespace(b.client)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&policyv1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(b.client)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 	for _, gvk := range b.opts.TemplateKinds {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
@@ -42,13 +43,23 @@ type clusterReconciler struct {
 }
 
 func (r *clusterReconciler) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).Named("cluster-status").For(&clusterv1.Cluster{}).Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).Named("cluster-status").For(&clusterv1.Cluster{}).
+		WithOptions(controller.Options{
+			// Probes of different members run side by side, so a member
+			// slow to answer delays no other member's status (and failover).
+			MaxConcurrentReconciles: r.opts.ClusterStatusWorkers,
+			ReconciliationTimeout:   r.opts.ProbeTimeout + hostWriteMargin,
+		}).
+		Complete(r)
 }
 
 // Reconcile probes one Cluster.
 func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var cl clusterv1.Cluster
 	if err := r.client.Get(ctx, req.NamespacedName, &cl); err != nil {
+		if isNotFound(err) {
+			r.forget(req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !cl.DeletionTimestamp.IsZero() {
@@ -108,10 +119,13 @@ func (r *clusterReconciler) streak(name string, ready bool, now time.Time) probe
 	return s
 }
 
+// forget drops what is kept about a Cluster that is going: its probe
+// streak and its member clients, so its credentials leave memory with it.
 func (r *clusterReconciler) forget(name string) {
 	r.mu.Lock()
 	delete(r.streaks, name)
 	r.mu.Unlock()
+	r.members.cache.Invalidate(name)
 }
 
 // nextStatus is the status to write after a probe. The Ready condition only

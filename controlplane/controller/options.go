@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
 // Defaults of Options, Karmada's where Karmada has one.
@@ -19,6 +21,16 @@ const (
 	DefaultProbeTimeout     = 5 * time.Second
 	// DefaultGracefulEvictionTimeout is Karmada's --graceful-eviction-timeout.
 	DefaultGracefulEvictionTimeout = 10 * time.Minute
+	// DefaultMemberRequestTimeout bounds each request to a member.
+	DefaultMemberRequestTimeout = member.DefaultRequestTimeout
+	// DefaultWorkTimeout bounds the member part of one Work's apply,
+	// observation or removal.
+	DefaultWorkTimeout = 2 * time.Minute
+	// DefaultClusterStatusWorkers is how many Clusters are probed at once.
+	DefaultClusterStatusWorkers = 8
+	// DefaultWorkWorkers is how many Works the execution and the work status
+	// controllers each handle at once.
+	DefaultWorkWorkers = 8
 )
 
 // DefaultTemplateKinds are the template kinds detected when Options names
@@ -106,6 +118,33 @@ type Options struct {
 	// and a tokenFile pointing at its service account token would send that
 	// token to the kubeconfig's server.
 	AllowKubeconfigExecAndFiles bool
+	// MemberRequestTimeout bounds each request to a member (the member
+	// clients' rest.Config.Timeout).
+	MemberRequestTimeout time.Duration
+	// WorkTimeout bounds the member part of one Work's apply, observation or
+	// removal; a Work that takes longer is reported failed and tried again
+	// after Resync.
+	WorkTimeout time.Duration
+	// ClusterStatusWorkers is how many Clusters are probed at once, so one
+	// member that is slow to answer delays no other member's status.
+	ClusterStatusWorkers int
+	// WorkWorkers is how many Works the execution controller, and
+	// separately the work status controller, handle at once.
+	WorkWorkers int
+	// MemberWorkers is how many of those workers may work on one member at
+	// once; it must be below WorkWorkers, so a member that stalls leaves
+	// workers for the others. A Work whose member is at the limit waits
+	// and is tried again shortly. Default: half of WorkWorkers.
+	MemberWorkers int
+}
+
+// Validate refuses options that cannot work together.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	if o.WorkWorkers > 1 && o.MemberWorkers >= o.WorkWorkers {
+		return fmt.Errorf("member workers (%d) must be below work workers (%d), or a stalled member can take every worker", o.MemberWorkers, o.WorkWorkers)
+	}
+	return nil
 }
 
 func (o Options) withDefaults() Options {
@@ -127,5 +166,15 @@ func (o Options) withDefaults() Options {
 	set(&o.NoExecuteAfter, DefaultNoExecuteAfter)
 	set(&o.Resync, DefaultResync)
 	set(&o.GracefulEvictionTimeout, DefaultGracefulEvictionTimeout)
+	set(&o.MemberRequestTimeout, DefaultMemberRequestTimeout)
+	set(&o.WorkTimeout, DefaultWorkTimeout)
+	count := func(n *int, v int) {
+		if *n <= 0 {
+			*n = v
+		}
+	}
+	count(&o.ClusterStatusWorkers, DefaultClusterStatusWorkers)
+	count(&o.WorkWorkers, DefaultWorkWorkers)
+	count(&o.MemberWorkers, max(1, o.WorkWorkers/2))
 	return o
 }

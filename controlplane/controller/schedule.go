@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -23,6 +24,11 @@ import (
 // ConditionScheduled is the binding condition the scheduler sets.
 const ConditionScheduled = "Scheduled"
 
+// unschedulableRetry is how often a binding that no cluster fits is
+// scheduled again. Cluster events pass only on changes that can move a
+// placement (clusterSchedulingChanged), not on pods freeing capacity.
+const unschedulableRetry = 30 * time.Second
+
 // schedulerReconciler writes each binding's scheduling result.
 type schedulerReconciler struct {
 	client client.Client
@@ -32,25 +38,8 @@ type schedulerReconciler struct {
 func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
 		For(&workv1.ResourceBinding{}).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(allBindings(s.client))).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(allBindings(s.client)), builder.WithPredicates(clusterSchedulingChanged)).
 		Complete(s)
-}
-
-// allBindings maps any event to every binding: a cluster's facts or taints
-// may change any placement.
-func allBindings(c client.Client) handler.MapFunc {
-	return func(ctx context.Context, _ client.Object) []reconcile.Request {
-		var list workv1.ResourceBindingList
-		if err := c.List(ctx, &list); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "list bindings")
-			return nil
-		}
-		out := make([]reconcile.Request, len(list.Items))
-		for i := range list.Items {
-			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
-		}
-		return out
-	}
 }
 
 // Reconcile schedules one binding over the current Clusters. The previous
@@ -105,6 +94,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	}
 	cond := metav1.Condition{Type: ConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success", Message: "binding is scheduled", ObservedGeneration: rb.Generation}
 	if schedErr != nil {
+		requeue = unschedulableRetry
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "NoClusterFit", schedErr.Error()
 		var fit *scheduler.FitError
 		if !errors.As(schedErr, &fit) {

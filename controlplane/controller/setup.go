@@ -37,6 +37,9 @@ func NewScheme() (*runtime.Scheme, error) {
 // member.Cache, the single owner of member connections.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	opts = opts.withDefaults()
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	for _, gvk := range opts.TemplateKinds {
 		if err := namespacedKind(mgr.GetRESTMapper(), gvk); err != nil {
 			return err
@@ -44,7 +47,8 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	c := mgr.GetClient()
 	ms := &members{
-		reader: c, cache: member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout}),
+		reader:            c,
+		cache:             member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout, RequestTimeout: opts.MemberRequestTimeout}),
 		allowExecAndFiles: opts.AllowKubeconfigExecAndFiles,
 		// The host's kube-system is read once, directly: a cached read
 		// would watch every namespace.
@@ -79,10 +83,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("set up binding controller: %w", err)
 	}
 	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet}
-	if err := (&workExecution{client: c, executor: exec, opts: opts, now: now}).setup(mgr); err != nil {
+	if err := (&workExecution{client: c, executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers)}).setup(mgr); err != nil {
 		return fmt.Errorf("set up execution controller: %w", err)
 	}
-	if err := (&workStatus{client: c, executor: exec, members: ms, opts: opts, now: now}).setup(mgr); err != nil {
+	if err := (&workStatus{client: c, executor: exec, members: ms, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers)}).setup(mgr); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
 	}
 	return nil

@@ -37,10 +37,6 @@ const (
 	reasonObserveFailed   = "ObserveFailed"
 )
 
-// workConcurrency is how many Works each Work controller handles at once,
-// so that a slow or unreachable member does not hold up the others.
-const workConcurrency = 4
-
 // workExecution applies each Work's manifests to its member and removes
 // them when the Work is deleted. It is the only controller that writes to
 // members.
@@ -49,6 +45,8 @@ type workExecution struct {
 	executor *execution.Executor
 	opts     Options
 	now      func() time.Time
+	// slots keeps a stalled member from taking every worker.
+	slots *memberSlots
 }
 
 func (e *workExecution) setup(mgr ctrl.Manager) error {
@@ -60,7 +58,10 @@ func (e *workExecution) setup(mgr ctrl.Manager) error {
 				return !ok1 || !ok2 || executionTrigger(oldW, newW)
 			},
 		})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workConcurrency}).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: e.opts.WorkWorkers,
+			ReconciliationTimeout:   e.opts.WorkTimeout + hostWriteMargin,
+		}).
 		Complete(e)
 }
 
@@ -110,10 +111,16 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	cond := metav1.Condition{Type: ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
 	if notReady := clusterNotReady(&cl); notReady != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonClusterNotReady, notReady
-	} else if err := e.apply(ctx, &w, cluster); err != nil {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonApplyFailed, err.Error()
 	} else {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, reasonApplied, "manifests are applied to cluster "+cluster
+		busy, err := onMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) error { return e.apply(ctx, &w, cluster) })
+		switch {
+		case busy:
+			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
+		case err != nil:
+			cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonApplyFailed, err.Error()
+		default:
+			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, reasonApplied, "manifests are applied to cluster "+cluster
+		}
 	}
 	meta.SetStatusCondition(&w.Status.Conditions, cond)
 	if err := patchWorkStatus(ctx, e.client, orig, &w); err != nil {
@@ -169,7 +176,13 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	}
 	failure := clusterNotReady(cl)
 	if failure == "" {
-		failure = e.delete(ctx, w, cl.Name)
+		busy, err := onMember(ctx, e.slots, cl.Name, e.opts.WorkTimeout, func(ctx context.Context) error { return e.delete(ctx, w, cl.Name) })
+		if busy {
+			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
+		}
+		if err != nil {
+			failure = err.Error()
+		}
 	}
 	if failure != "" {
 		orig := w.DeepCopy()
@@ -185,24 +198,21 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	return reconcile.Result{}, e.dropFinalizer(ctx, w)
 }
 
-// delete removes the Work's objects from cluster; it returns why not, or "".
-func (e *workExecution) delete(ctx context.Context, w *workv1.Work, cluster string) string {
+// delete removes the Work's objects from cluster; the error says why not.
+func (e *workExecution) delete(ctx context.Context, w *workv1.Work, cluster string) error {
 	objs, err := manifests(w)
 	if err != nil {
 		// Nothing can be removed from a manifest that cannot be read;
 		// holding the Work forever would not help.
 		ctrl.LoggerFrom(ctx).Info("work manifests cannot be decoded; nothing to remove", "work", client.ObjectKeyFromObject(w).String(), "reason", err.Error())
-		return ""
+		return nil
 	}
 	preserve := w.Spec.PreserveResourcesOnDeletion != nil && *w.Spec.PreserveResourcesOnDeletion
 	reqs := make([]execution.DeleteRequest, len(objs))
 	for i, obj := range objs {
 		reqs[i] = execution.DeleteRequest{Template: render.TemplateRefOf(obj), Clusters: []string{cluster}, PreserveResourcesOnDeletion: preserve}
 	}
-	if err := e.executor.Delete(ctx, reqs...).Err(); err != nil {
-		return err.Error()
-	}
-	return ""
+	return e.executor.Delete(ctx, reqs...).Err()
 }
 
 // orphaned cleans a Work whose Cluster no longer exists from the host:

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -35,12 +36,17 @@ type workStatus struct {
 	members  execution.Connector
 	opts     Options
 	now      func() time.Time
+	// slots keeps a stalled member from taking every worker.
+	slots *memberSlots
 }
 
 func (s *workStatus) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("work-status").
 		For(&workv1.Work{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workConcurrency}).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: s.opts.WorkWorkers,
+			ReconciliationTimeout:   s.opts.WorkTimeout + hostWriteMargin,
+		}).
 		Complete(s)
 }
 
@@ -77,7 +83,18 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonObserveFailed, decodeErr.Error()
 	} else {
 		var statuses []api.ManifestStatus
-		statuses, cond.Status, cond.Reason, cond.Message = s.observe(ctx, cluster, objs)
+		busy, err := onMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
+			var failure error
+			statuses, cond.Status, cond.Reason, cond.Message, failure = s.observe(ctx, cluster, objs)
+			return failure
+		})
+		if busy {
+			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
+		}
+		if err != nil {
+			// The message names the timeout when it was the cause.
+			cond.Message = err.Error()
+		}
 		if cond.Reason != reasonObserveFailed {
 			// An object that could not be read keeps its last report.
 			w.Status.ManifestStatuses = statuses
@@ -91,8 +108,9 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 }
 
 // observe reads the objects back and returns their statuses and the
-// Available condition's status, reason and message.
-func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstructured.Unstructured) ([]api.ManifestStatus, metav1.ConditionStatus, string, string) {
+// Available condition's status, reason and message; the error is the
+// message again when an object could not be read.
+func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstructured.Unstructured) ([]api.ManifestStatus, metav1.ConditionStatus, string, string, error) {
 	reqs := make([]execution.ObserveRequest, len(objs))
 	for i, obj := range objs {
 		reqs[i] = execution.ObserveRequest{Cluster: cluster, Object: obj}
@@ -112,11 +130,12 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 	}
 	switch {
 	case len(failures) > 0:
-		return statuses, metav1.ConditionFalse, reasonObserveFailed, strings.Join(failures, "; ")
+		msg := strings.Join(failures, "; ")
+		return statuses, metav1.ConditionFalse, reasonObserveFailed, msg, errors.New(msg)
 	case len(missing) > 0:
-		return statuses, metav1.ConditionFalse, reasonNotFound, strings.Join(missing, "; ")
+		return statuses, metav1.ConditionFalse, reasonNotFound, strings.Join(missing, "; "), nil
 	}
-	return statuses, metav1.ConditionTrue, reasonAvailable, "manifests exist in cluster " + cluster
+	return statuses, metav1.ConditionTrue, reasonAvailable, "manifests exist in cluster " + cluster, nil
 }
 
 // manifestStatus is one object's entry in status.manifestStatuses. The

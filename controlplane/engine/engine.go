@@ -34,6 +34,11 @@ const (
 // once per run, not once per manifest.
 const DefaultStatusTTL = time.Minute
 
+// DefaultStatusTimeout bounds the collection of one member's status: a
+// member that has not answered by then is planned as unreachable, so a
+// stalled member cannot hold a Terraform run.
+const DefaultStatusTimeout = 20 * time.Second
+
 // Member is one member cluster as a front end declares it.
 type Member struct {
 	// Cluster holds the member's name and declared facts: labels, provider,
@@ -70,6 +75,12 @@ type Options struct {
 	// StatusTTL is how long collected member status, and the lists Observe
 	// reads objects from, are reused; default DefaultStatusTTL.
 	StatusTTL time.Duration
+	// StatusTimeout bounds the collection of one member's status; default
+	// DefaultStatusTimeout.
+	StatusTimeout time.Duration
+	// RequestTimeout bounds each request to a member; default
+	// member.DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
 
 // Engine is the synchronous driver. It is safe for concurrent use.
@@ -106,8 +117,11 @@ func New(opts Options) (*Engine, error) {
 	if opts.StatusTTL <= 0 {
 		opts.StatusTTL = DefaultStatusTTL
 	}
+	if opts.StatusTimeout <= 0 {
+		opts.StatusTimeout = DefaultStatusTimeout
+	}
 	return &Engine{
-		opts: opts, cache: member.NewCache(member.CacheOptions{}), status: map[string]statusEntry{},
+		opts: opts, cache: member.NewCache(member.CacheOptions{RequestTimeout: opts.RequestTimeout}), status: map[string]statusEntry{},
 		reads: execution.NewReadCache(opts.StatusTTL),
 	}, nil
 }
@@ -170,12 +184,18 @@ func (e *Engine) clusterStatus(ctx context.Context, m Member) (api.ClusterStatus
 	if entry, ok := fresh(); ok {
 		return entry.status, entry.err
 	}
-	// Many manifests plan at once; only one of them collects a member's status.
-	v, _, _ := e.collect.Do(name+"\x00"+client.Fingerprint(), func() (any, error) {
+	// Many manifests plan at once; only one of them collects a member's
+	// status. The collection runs under its own deadline, apart from the
+	// caller that happened to start it: one caller giving up must neither
+	// fail the others nor leave a context error cached as the member's
+	// status.
+	ch := e.collect.DoChan(name+"\x00"+client.Fingerprint(), func() (any, error) {
 		if entry, ok := fresh(); ok {
 			return entry, nil
 		}
-		status, err := member.CollectStatus(ctx, client)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.StatusTimeout)
+		defer cancel()
+		status, err := member.CollectStatus(cctx, client)
 		if err != nil {
 			err = fmt.Errorf("cluster %s: %w", name, err)
 		}
@@ -185,8 +205,14 @@ func (e *Engine) clusterStatus(ctx context.Context, m Member) (api.ClusterStatus
 		e.mu.Unlock()
 		return entry, nil
 	})
-	entry := v.(statusEntry)
-	return entry.status, entry.err
+	select {
+	case res := <-ch:
+		entry := res.Val.(statusEntry)
+		return entry.status, entry.err
+	case <-ctx.Done():
+		err := fmt.Errorf("cluster %s: collect status: %w", name, ctx.Err())
+		return notReachable(err), err
+	}
 }
 
 func notReachable(err error) api.ClusterStatus {

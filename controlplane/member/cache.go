@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -21,10 +23,20 @@ import (
 // DefaultProbeTimeout bounds Client.Probe when CacheOptions sets no timeout.
 const DefaultProbeTimeout = 5 * time.Second
 
+// DefaultRequestTimeout bounds every request to a member when CacheOptions
+// sets no RequestTimeout. Nothing flotilla sends a member is a watch or a
+// long-running request, so a member that takes longer is stalled, and one
+// stalled member must not hold a worker (or a Terraform run) forever.
+const DefaultRequestTimeout = 30 * time.Second
+
 // CacheOptions configures a Cache.
 type CacheOptions struct {
 	// ProbeTimeout bounds each Client.Probe; default DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// RequestTimeout bounds each request to a member, from dial to the
+	// last byte of the answer (rest.Config.Timeout); default
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
 
 // Cache is the one owner of member connections: it builds each member's
@@ -46,6 +58,9 @@ type cacheEntry struct {
 func NewCache(opts CacheOptions) *Cache {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
 	}
 	return &Cache{opts: opts, entries: map[string]*cacheEntry{}}
 }
@@ -70,17 +85,33 @@ func (c *Cache) Get(ctx context.Context, name string, conn Connection) (*Client,
 	if err != nil {
 		return nil, fmt.Errorf("connect to cluster %s: %w", name, err)
 	}
+	if old, ok := c.entries[name]; ok {
+		// The connection changed (new credentials, say): the old client's
+		// connections must not outlive it.
+		old.client.close()
+	}
 	c.entries[name] = &cacheEntry{key: key, client: client}
 	return client, nil
 }
 
 // Invalidate drops the client of the member called name, so the next Get
-// builds a new one. Use it when a member was removed from the fleet, or
+// builds a new one, and closes its idle connections. Use it when a member
+// was removed from the fleet, so its credentials leave memory with it, or
 // when its clients must start afresh (new CRDs are learnt without it).
 func (c *Cache) Invalidate(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.entries, name)
+	if e, ok := c.entries[name]; ok {
+		e.client.close()
+		delete(c.entries, name)
+	}
+}
+
+// Len is the number of members the cache holds clients for.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
 }
 
 // cacheKey hashes everything that shapes the client, secrets included (the
@@ -129,6 +160,7 @@ type Client struct {
 	Mapper meta.RESTMapper
 
 	config       *rest.Config
+	http         *http.Client
 	fingerprint  string
 	probeTimeout time.Duration
 	secrets      secrets
@@ -143,6 +175,15 @@ func newClient(name string, conn Connection, opts CacheOptions) (*Client, error)
 	fp, err := fingerprint(cfg)
 	if err != nil {
 		return nil, s.scrub(err)
+	}
+	cfg.Timeout = opts.RequestTimeout
+	if cfg.Proxy == nil {
+		// client-go keeps transports with the same TLS settings in a
+		// process-wide cache that never forgets one; a transport holding a
+		// client key would outlive its Cluster. A Proxy function (the same
+		// environment proxy client-go uses by default) makes the transport
+		// this client's own, so Invalidate can let it go.
+		cfg.Proxy = http.ProxyFromEnvironment
 	}
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -172,11 +213,18 @@ func newClient(name string, conn Connection, opts CacheOptions) (*Client, error)
 		Discovery:    memory.NewMemCacheClient(disco),
 		Mapper:       mapper,
 		config:       cfg,
+		http:         httpClient,
 		fingerprint:  fp,
 		probeTimeout: opts.ProbeTimeout,
 		secrets:      s,
 	}, nil
 }
+
+// close closes the client's idle connections; requests still under way
+// finish on their own.
+// client-go wraps the transport in round trippers that do not pass
+// CloseIdleConnections on, so it is unwrapped to the *http.Transport.
+func (c *Client) close() { utilnet.CloseIdleConnectionsFor(c.http.Transport) }
 
 // RESTConfig returns a copy of the member's *rest.Config, for clients this
 // package does not build (a controller-runtime client, say). Its String

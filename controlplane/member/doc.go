@@ -8,6 +8,9 @@
 //     (typed, dynamic, cached discovery and a RESTMapper that learns new
 //     kinds on a miss);
 //   - health: Client.Probe and the ErrNotConnected family of errors;
+//   - bounds: every request to a member ends after CacheOptions.RequestTimeout,
+//     and CollectStatus (API discovery included) when its context ends, so a
+//     member that stalls holds no caller forever;
 //   - CollectStatus, the live facts the scheduler needs (readiness, version,
 //     API enablements, node and resource summary);
 //   - the membership marker, a ConfigMap that records which fleet and

@@ -41,6 +41,7 @@ func TestMember(t *testing.T) {
 		t.Run("REST mapper learns new kinds", func(t *testing.T) { t.Parallel(); testMapper(t, m) })
 		t.Run("cluster status", func(t *testing.T) { t.Parallel(); testStatus(t, m) })
 		t.Run("membership", func(t *testing.T) { t.Parallel(); testMembership(t, m) })
+		t.Run("stalling discovery", func(t *testing.T) { t.Parallel(); testStallingDiscovery(t, m) })
 	})
 	t.Run("unreachable", func(t *testing.T) { testUnreachable(t, m) })
 }

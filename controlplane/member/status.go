@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
@@ -36,7 +38,8 @@ const (
 	ReasonAPIEnablementsEmpty = "Empty"
 )
 
-// CollectStatus observes a member: the Ready condition from Probe, the
+// CollectStatus observes a member within ctx (give it a deadline: the
+// controllers use their probe timeout): the Ready condition from Probe, the
 // Kubernetes version, the API enablements with the CompleteAPIEnablements
 // condition the scheduler trusts them by, and the node and resource
 // summaries the scheduler's replica estimator divides. It follows Karmada's
@@ -49,19 +52,33 @@ const (
 // (ErrNotConnected…) when the probe failed. Conditions carry the current
 // time as LastTransitionTime; meta.SetStatusCondition keeps an older one
 // when the status has not changed.
+//
+// A member that passes its probe but does not answer discovery of its API
+// groups (/api, /apis) in time, or answers it with an error, is not Ready
+// either: nothing can be applied to it without a REST mapping. Only a
+// partial failure (some aggregated groups) leaves it Ready, with the
+// CompleteAPIEnablements condition False.
 func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
+	// Every request below ends when ctx does, discovery's included; cancel
+	// also releases the discovery requests' hooks on ctx.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var status api.ClusterStatus
 	now := metav1.Now()
-	if err := c.Probe(ctx); err != nil {
+	notReady := func(err error) (api.ClusterStatus, error) {
 		reason := ReasonClusterNotReachable
 		if errors.Is(err, ErrNotReady) {
 			reason = ReasonClusterNotReady
 		}
+		status = api.ClusterStatus{}
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
 			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
 			Reason: reason, Message: err.Error(), LastTransitionTime: now,
 		})
 		return status, err
+	}
+	if err := c.Probe(ctx); err != nil {
+		return notReady(err)
 	}
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
 		Type: api.ClusterConditionReady, Status: metav1.ConditionTrue,
@@ -75,7 +92,14 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 	}
 	status.KubernetesVersion = v
 
-	enablements, err := apiEnablements(c.Kubernetes.Discovery())
+	disco, err := c.boundDiscovery(ctx)
+	if err != nil {
+		return notReady(c.secrets.scrub(fmt.Errorf("collect status of cluster %s: %w", c.Name, err)))
+	}
+	enablements, err := apiEnablements(disco)
+	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		return notReady(c.discoveryError(ctx, err))
+	}
 	status.APIEnablements = enablements
 	meta.SetStatusCondition(&status.Conditions, enablementsCondition(len(enablements), err, now))
 	if err != nil {
@@ -91,6 +115,53 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 		return status, c.secrets.scrub(fmt.Errorf("collect status of cluster %s: %w", c.Name, err))
 	}
 	return status, nil
+}
+
+// boundDiscovery is a discovery client whose every request ends when ctx
+// does. client-go's discovery takes no context (it sends context.TODO), so
+// the request contexts are tied to ctx in the transport; the member's own
+// request timeout still applies.
+func (c *Client) boundDiscovery(ctx context.Context) (discovery.DiscoveryInterface, error) {
+	hc := &http.Client{Transport: boundTransport{ctx: ctx, base: c.http.Transport}, Timeout: c.http.Timeout}
+	d, err := discovery.NewDiscoveryClientForConfigAndClient(c.config, hc)
+	if err != nil {
+		return nil, fmt.Errorf("build discovery client: %w", err)
+	}
+	return d, nil
+}
+
+// boundTransport ends each request when ctx ends, as well as when the
+// request's own context does.
+type boundTransport struct {
+	ctx  context.Context
+	base http.RoundTripper
+}
+
+// RoundTrip sends req under a context cancelled with ctx. The hook stays
+// registered until ctx ends, which CollectStatus makes sure of on return,
+// so a request's body can still be read after RoundTrip returns.
+func (t boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rctx, cancel := context.WithCancelCause(req.Context())
+	context.AfterFunc(t.ctx, func() { cancel(context.Cause(t.ctx)) })
+	return t.base.RoundTrip(req.WithContext(rctx))
+}
+
+// discoveryError is the error of a member whose API discovery failed
+// whole: ErrNotConnected when no answer came in time, ErrNotReady when it
+// answered with an error.
+func (c *Client) discoveryError(ctx context.Context, err error) error {
+	kind := ErrNotReady
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		kind = ErrNotConnected
+	}
+	cause := transportCause(err)
+	if ctx.Err() != nil {
+		cause = fmt.Errorf("API discovery got no answer in time: %w", context.Cause(ctx))
+	} else {
+		cause = fmt.Errorf("API discovery failed: %w", cause)
+	}
+	return c.probeError(kind, cause)
 }
 
 // serverVersion reads /version with the caller's context, which the

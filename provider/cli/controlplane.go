@@ -52,6 +52,12 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.NoExecuteAfter, "no-execute-after", 0, "how long a member stays NotReady before its NoExecute taint evicts replicas; 0 means the default")
 	fs.DurationVar(&opts.GracefulEvictionTimeout, "graceful-eviction-timeout", 0, "how long an evicted copy is kept while its replacement becomes healthy; 0 means the default")
 	fs.BoolVar(&opts.AllowKubeconfigExecAndFiles, "allow-kubeconfig-exec-and-files", false, "let the kubeconfigs of Cluster credentials Secrets (in flotilla-system) run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; off, only inline credentials are accepted")
+	fs.DurationVar(&opts.ProbeTimeout, "cluster-probe-timeout", 0, "how long one member's probe and status collection may take before it counts as failed; 0 means the default (5s)")
+	fs.IntVar(&opts.ClusterStatusWorkers, "cluster-status-workers", 0, "how many members are probed at once; 0 means the default (8)")
+	fs.DurationVar(&opts.MemberRequestTimeout, "member-request-timeout", 0, "how long any one request to a member may take; 0 means the default (30s)")
+	fs.DurationVar(&opts.WorkTimeout, "work-timeout", 0, "how long applying, reading back or removing one Work on its member may take before it is reported failed and retried; 0 means the default (2m)")
+	fs.IntVar(&opts.WorkWorkers, "work-workers", 0, "how many Works the execution and the work status controllers each handle at once; 0 means the default (8)")
+	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
 			"Runs flotilla's continuous control plane: installs its CRDs into the host apiserver and\n"+
@@ -72,6 +78,10 @@ func Controlplane(args []string, stderr io.Writer) int {
 			return 2
 		}
 		opts.TemplateKinds = kinds
+	}
+	if err := opts.Validate(); err != nil {
+		fmt.Fprintf(stderr, "--member-workers: %v\n", err)
+		return 2
 	}
 	logger := processLogger("flotilla", *logLevel, stderr)
 

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
@@ -207,7 +208,11 @@ func (d *clusterStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	var status api.ClusterStatus
 	client, err := d.data.memberCache().Get(ctx, name, conn)
 	if err == nil {
-		status, err = member.CollectStatus(ctx, client)
+		// A member that stalls (answers /readyz, holds discovery) reads as
+		// unreachable after the engine's status timeout, as in a plan.
+		cctx, cancel := context.WithTimeout(ctx, engine.DefaultStatusTimeout)
+		status, err = member.CollectStatus(cctx, client)
+		cancel()
 	} else {
 		// The connection could not even be built (a kubeconfig file that is
 		// gone, say): as unreachable as it gets, and worth a warning since
