@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -96,7 +97,7 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 	})
 	t.Logf("deleted template removed from members %v after the restart", time.Since(start).Round(10*time.Millisecond))
 	poll(t, "the deleted template's binding is gone", func() (bool, string) {
-		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: controller.BindingName("ConfigMap", "settings")}, &workv1.ResourceBinding{})
+		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 
@@ -104,7 +105,7 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	after := env.snapshot(t)
 	delete(before.members, "ConfigMap")
-	delete(before.bindings, controller.BindingName("ConfigMap", "settings"))
+	delete(before.bindings, controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings"))
 	// The deleted template's Works, one per member, went with its binding;
 	// the others must stay.
 	gone := 0

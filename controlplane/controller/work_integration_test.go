@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -69,7 +70,7 @@ spec:
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	name := controller.WorkName(render.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName("Deployment", "web")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
 		t.Fatal(err)
@@ -297,7 +298,7 @@ spec:
 	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
 
 	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName("ConfigMap", "settings")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
 	t.Log("Abort: the Work and the binding say which object in which cluster is refused")
 	poll(t, "work and binding report the conflict", func() (bool, string) {
 		var w workv1.Work

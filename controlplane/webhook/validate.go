@@ -2,7 +2,11 @@
 // webhook: it refuses Clusters and policies that the engine would refuse, at
 // `kubectl apply` time, with the same field paths and messages as `preview`
 // and the Terraform provider, because all three call controlplane/api's
-// validation. It plays the part of karmada-webhook. It owns the webhook's
+// validation. It also guards flotilla's own work objects: a ResourceBinding
+// must be one the controllers would render (controller.ValidateResourceBinding)
+// and only the control plane's identity may write Works, which are applied
+// to members with the control plane's credentials. It plays the part of
+// karmada-webhook. It owns the webhook's
 // handlers, its serving certificate and its ValidatingWebhookConfiguration;
 // it must not import provider/.
 package webhook
@@ -20,6 +24,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
 
 // Paths the handlers are served on, one per kind.
@@ -65,8 +70,16 @@ func (v validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, er
 	return nil, nil
 }
 
-// Register adds one validating handler per kind to the server.
-func Register(srv Server, scheme *runtime.Scheme) {
+// Register adds one validating handler per kind to the server. opts (at
+// most one) configures the ResourceBinding and Work handlers; without it
+// they use the controller's defaults and let any user write Works.
+func Register(srv Server, scheme *runtime.Scheme, opts ...Options) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	srv.Register(PathResourceBinding, admission.WithValidator[*workv1.ResourceBinding](scheme, bindingValidator{opts: o}))
+	srv.Register(PathWork, admission.WithValidator[*workv1.Work](scheme, workValidator{opts: o}))
 	srv.Register(PathCluster, admission.WithValidator(scheme, validator[*clusterv1.Cluster]{
 		gk:   clusterv1.GroupVersion.WithKind("Cluster").GroupKind(),
 		name: func(c *clusterv1.Cluster) string { return c.Name },
