@@ -178,7 +178,7 @@ func startFleet(t *testing.T) fleetEnv {
 // startManager runs a new control plane with short periods. The returned
 // function stops it and waits until it has stopped; it also runs at the end
 // of the test.
-func (e fleetEnv) startManager(t *testing.T) (stop func()) {
+func (e fleetEnv) startManager(t *testing.T, configure ...func(*controller.Options)) (stop func()) {
 	t.Helper()
 	scheme, err := controller.NewScheme()
 	if err != nil {
@@ -194,14 +194,18 @@ func (e fleetEnv) startManager(t *testing.T) (stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controller.Setup(mgr, controller.Options{
+	opts := controller.Options{
 		Fleet:            "test",
 		ProbeInterval:    300 * time.Millisecond,
 		FailureThreshold: time.Second,
 		SuccessThreshold: time.Second,
 		NoExecuteAfter:   2 * time.Second,
 		Resync:           time.Second,
-	}); err != nil {
+	}
+	for _, f := range configure {
+		f(&opts)
+	}
+	if err := controller.Setup(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -15,7 +15,8 @@
 // with the fleet's name and flotilla.io/template naming the same template
 // (the API version may differ). Only such objects are updated without
 // asking, pruned or released. Any other existing object is a conflict:
-// refused with Abort, adopted (and marked adopted) with Overwrite. An object of another flotilla
+// refused with Abort, adopted (and marked adopted) with Overwrite. An
+// object of another flotilla
 // fleet is refused even with Overwrite: two fleets sharing a member would
 // otherwise take objects from each other on every apply, and the loser's
 // prune would delete the winner's object.
