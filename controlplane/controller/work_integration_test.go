@@ -269,14 +269,17 @@ spec:
 	})
 }
 
-// TestWorkConflictAndPreserve shows the binding's conflictResolution and
+// TestWorkConflictAndPreserve shows the policy's conflictResolution and
 // preserveResourcesOnDeletion travelling on the Work: an object flotilla
 // does not own is refused with a message naming it and its cluster, in the
 // Work's Applied condition and the binding's FullyApplied condition;
 // Overwrite adopts it; deleting the template with preserveResourcesOnDeletion
 // releases the member object instead of deleting it.
 func TestWorkConflictAndPreserve(t *testing.T) {
-	env := startControlPlane(t)
+	// The policy here is namespaced: its Overwrite counts only with the
+	// operator's opt-in (TestNamespacedOverwriteIsIgnored shows the default).
+	env := startFleet(t)
+	env.startManager(t, func(o *controller.Options) { o.AllowNamespacedOverwrite = true })
 	hub, memberClients, names := env.hub, env.members, env.names
 	ctx := t.Context()
 	member := memberClients[names[0]]
