@@ -96,7 +96,7 @@ spec:
 	}
 
 	want := map[string]string{
-		"web-service":                    "v1 Service",
+		"web-service":                     "v1 Service",
 		"web-service.serving.knative.dev": "serving.knative.dev/v1 Service",
 	}
 	poll(t, "one binding per kind", func() (bool, string) {

@@ -175,7 +175,9 @@ func TestValidateWork(t *testing.T) {
 		{"outside an execution namespace", func(w *workv1.Work) { w.Namespace = "shop" }, "metadata.namespace"},
 		{"no permanent id", func(w *workv1.Work) { delete(w.Labels, LabelBindingPermanentID) }, "resourcebinding.flotilla.io/permanent-id"},
 		{"no binding", func(w *workv1.Work) { w.Annotations = nil }, "resourcebinding.flotilla.io/namespace"},
-		{"two manifests", func(w *workv1.Work) { w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, w.Spec.Workload.Manifests[0]) }, "exactly one manifest"},
+		{"two manifests", func(w *workv1.Work) {
+			w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, w.Spec.Workload.Manifests[0])
+		}, "exactly one manifest"},
 		{"object of another namespace", func(w *workv1.Work) {
 			w.Spec.Workload.Manifests[0].Raw = []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"namespace":"kube-system","name":"x"}}`)
 		}, `must be the namespace "shop"`},
