@@ -63,7 +63,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&dependenciesDistributor{client: c, opts: opts}).setup(mgr); err != nil {
 		return fmt.Errorf("set up dependencies distributor: %w", err)
 	}
-	if err := (&schedulerReconciler{client: c, now: now}).setup(mgr); err != nil {
+	if err := (&schedulerReconciler{client: c, opts: opts, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
 	if err := (&applicationFailoverReconciler{client: c, now: now}).setup(mgr); err != nil {
