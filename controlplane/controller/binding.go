@@ -35,6 +35,10 @@ const FinalizerExecution = "flotilla.io/execution"
 // sets from its Works: True when every scheduled cluster's Work is applied.
 const ConditionFullyApplied = "FullyApplied"
 
+// pendingRetry is how soon a binding that waits for the scheduler is
+// looked at again.
+const pendingRetry = time.Second
+
 // bindingReconciler renders a binding into one Work per scheduled cluster,
 // deletes the Works of clusters it left, and aggregates the Works' status
 // into the binding's and the template's status. It never reaches a member:
@@ -93,8 +97,10 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	var refused *RefusedError
 	switch {
 	case errors.Is(err, errPending):
-		// The scheduler's write brings the binding back.
-		return reconcile.Result{}, nil
+		// The scheduler's write brings the binding back; a dependency
+		// waiting for a workload's schedule hears of it from no event of
+		// its own, so it looks again shortly.
+		return reconcile.Result{RequeueAfter: pendingRetry}, nil
 	case errors.As(err, &refused):
 		return b.refused(ctx, &rb, err)
 	case err != nil:
