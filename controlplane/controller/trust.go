@@ -125,9 +125,10 @@ func refuseBinding(rb *workv1.ResourceBinding, errs ...*field.Error) error {
 	return &RefusedError{Object: "ResourceBinding " + rb.Namespace + "/" + rb.Name, Reasons: errs}
 }
 
-// errPending says a binding is not refused but not settled either: the
-// scheduler has not yet observed its current spec, or a workload it
-// depends on has not. Its event brings the binding back.
+// errPending says a binding is not refused but not settled either: it
+// differs from the policy that claims its template (the detector writes it
+// back), the scheduler has not yet observed its current spec, or a
+// workload it depends on is in one of these states.
 var errPending = errors.New("the binding waits for the scheduler")
 
 // trusted is what flotilla renders and applies a binding with: each field
@@ -162,8 +163,8 @@ func readTemplate(ctx context.Context, c client.Reader, rb *workv1.ResourceBindi
 
 // trust derives what the binding is rendered with. A binding the detector
 // made must match the policy that claims its template now (label, placement
-// and propagateDeps), and its clusters count once the scheduler has
-// observed its current spec; conflict resolution and
+// and propagateDeps; until it does it waits), and its clusters count once
+// the scheduler has observed its current spec; conflict resolution and
 // preserveResourcesOnDeletion come from the policy. A binding the
 // dependencies distributor made is rendered to the clusters of the trusted
 // workload bindings of its namespace that do refer to the dependency; its
@@ -183,15 +184,15 @@ func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 	if claim == nil {
 		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "resource"), render.TemplateRefOf(tmpl).String(), "no propagation policy claims the template"))
 	}
-	by := claim.Kind + "." + claim.Name
+	// A binding that differs from its claim is not refused but waits: the
+	// detector watches policies and bindings and writes it back (a
+	// policy changed a moment ago, or someone edited the binding), and
+	// the scheduler then schedules the written placement.
 	switch {
-	case rb.Labels[LabelPolicy] != by:
-		return nil, refuseBinding(rb, field.Invalid(field.NewPath("metadata", "labels").Key(LabelPolicy), rb.Labels[LabelPolicy], "the template is claimed by "+by+"; the detector rewrites the binding"))
-	case !equality.Semantic.DeepEqual(*rb.Spec.Placement, claim.Spec.Placement):
-		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "placement"), "(differs)", "must be the placement of the claiming policy "+by+"; the detector rewrites the binding"))
-	case rb.Spec.PropagateDeps != claim.Spec.PropagateDeps:
-		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "propagateDeps"), rb.Spec.PropagateDeps, "must be the claiming policy "+by+"'s; the detector rewrites the binding"))
-	case rb.Status.SchedulerObservedGeneration != rb.Generation:
+	case rb.Labels[LabelPolicy] != claim.Kind+"."+claim.Name,
+		!equality.Semantic.DeepEqual(*rb.Spec.Placement, claim.Spec.Placement),
+		rb.Spec.PropagateDeps != claim.Spec.PropagateDeps,
+		rb.Status.SchedulerObservedGeneration != rb.Generation:
 		return nil, errPending
 	}
 	scheduling := api.ReplicaSchedulingTypeDuplicated
