@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -12,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,6 +36,10 @@ const FinalizerExecution = "flotilla.io/execution"
 // ConditionFullyApplied is the binding condition the binding controller
 // sets from its Works: True when every scheduled cluster's Work is applied.
 const ConditionFullyApplied = "FullyApplied"
+
+// pendingRetry is how soon a binding that waits for the scheduler is
+// looked at again.
+const pendingRetry = time.Second
 
 // bindingReconciler renders a binding into one Work per scheduled cluster,
 // deletes the Works of clusters it left, and aggregates the Works' status
@@ -65,9 +70,9 @@ func (b *bindingReconciler) setup(mgr ctrl.Manager) error {
 	for _, gvk := range b.opts.TemplateKinds {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
-		kind := gvk.Kind
+		gk := gvk.GroupKind()
 		bld = bld.Watches(u, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: BindingName(kind, obj.GetName())}}}
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: BindingName(gk, obj.GetName())}}}
 		}))
 	}
 	return bld.Complete(b)
@@ -87,17 +92,39 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			return reconcile.Result{}, fmt.Errorf("add finalizer to binding %s: %w", req, err)
 		}
 	}
-	tmpl, err := b.template(ctx, &rb)
+	if errs := ValidateResourceBinding(&rb, b.opts); len(errs) > 0 {
+		return b.refused(ctx, &rb, refuseBinding(&rb, errs...))
+	}
+	tmpl, err := readTemplate(ctx, b.client, &rb)
 	if err != nil || tmpl == nil {
 		return reconcile.Result{}, err
 	}
-	rendered, err := b.render(ctx, &rb, tmpl)
+	t, err := trust(ctx, b.client, &rb, tmpl, b.opts)
+	var refused *RefusedError
+	switch {
+	case errors.Is(err, errPending):
+		// The scheduler's write brings the binding back; a dependency
+		// waiting for a workload's schedule hears of it from no event of
+		// its own, so it looks again shortly.
+		return reconcile.Result{RequeueAfter: pendingRetry}, nil
+	case errors.As(err, &refused):
+		return b.refused(ctx, &rb, err)
+	case err != nil:
+		return reconcile.Result{}, err
+	}
+	// The status and the Works follow the trusted clusters; the binding's
+	// spec itself is never written back from here.
+	rb.Spec.Clusters = t.clusters
+	if err := b.executionSpaces(ctx, t.clusters); err != nil {
+		return b.refused(ctx, &rb, err)
+	}
+	rendered, err := b.render(ctx, &rb, tmpl, t)
 	if err != nil {
 		return b.renderFailed(ctx, &rb, fmt.Errorf("render: %w", err))
 	}
 	desired := make(map[string]*workv1.Work, len(rendered))
 	for cluster, r := range rendered {
-		w, err := newWork(&rb, r, tmpl.GetGeneration())
+		w, err := newWork(&rb, r, tmpl.GetGeneration(), t)
 		if err != nil {
 			return b.renderFailed(ctx, &rb, err)
 		}
@@ -161,8 +188,8 @@ func (b *bindingReconciler) works(ctx context.Context, rb *workv1.ResourceBindin
 	return out, nil
 }
 
-// writeWork creates or updates a Work, creating its execution namespace on
-// demand. It returns the Work as stored, or nil when a Create found the
+// writeWork creates or updates a Work; executionSpaces has made its
+// namespace. It returns the Work as stored, or nil when a Create found the
 // name taken (the informer cache lagged); the Work's own event brings the
 // binding back.
 func (b *bindingReconciler) writeWork(ctx context.Context, w *workv1.Work) (*workv1.Work, error) {
@@ -173,14 +200,6 @@ func (b *bindingReconciler) writeWork(ctx context.Context, w *workv1.Work) (*wor
 		return w, nil
 	}
 	err := b.client.Create(ctx, w)
-	if isNotFound(err) {
-		cluster, _ := clusterOfNamespace(w.Namespace)
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.Namespace, Labels: map[string]string{LabelExecutionSpace: cluster}}}
-		if err := b.client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("create execution namespace %s for cluster %s: %w", w.Namespace, cluster, err)
-		}
-		err = b.client.Create(ctx, w)
-	}
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return nil, nil
@@ -190,24 +209,54 @@ func (b *bindingReconciler) writeWork(ctx context.Context, w *workv1.Work) (*wor
 	return w, nil
 }
 
-// template reads the binding's template; nil when it is gone (the detector
-// then deletes the binding).
-func (b *bindingReconciler) template(ctx context.Context, rb *workv1.ResourceBinding) (*unstructured.Unstructured, error) {
-	r := rb.Spec.Resource
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
-	if err := b.client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, u); err != nil {
+// executionSpaces makes sure each cluster's execution namespace exists and
+// is flotilla's: one flotilla creates carries the label
+// cluster.flotilla.io/execution-space naming its cluster. A namespace of
+// that name that someone else made is refused rather than used: its Works
+// would be applied with the control plane's credentials, and whoever made
+// it may hold rights in it.
+func (b *bindingReconciler) executionSpaces(ctx context.Context, clusters []api.TargetCluster) error {
+	for _, tc := range clusters {
+		name := ExecutionNamespace(tc.Name)
+		var ns corev1.Namespace
+		err := b.client.Get(ctx, client.ObjectKey{Name: name}, &ns)
 		if isNotFound(err) {
-			return nil, nil
+			ns = corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelExecutionSpace: tc.Name}}}
+			err = b.client.Create(ctx, &ns)
+			if apierrors.IsAlreadyExists(err) {
+				err = b.client.Get(ctx, client.ObjectKey{Name: name}, &ns)
+			}
 		}
-		return nil, fmt.Errorf("read template %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
+		if err != nil {
+			return fmt.Errorf("create execution namespace %s for cluster %s: %w", name, tc.Name, err)
+		}
+		if err := checkExecutionSpace(&ns, tc.Name); err != nil {
+			return err
+		}
 	}
-	return u, nil
+	return nil
+}
+
+// checkExecutionSpace refuses an execution namespace flotilla did not create.
+func checkExecutionSpace(ns *corev1.Namespace, cluster string) error {
+	if ns.Labels[LabelExecutionSpace] != cluster {
+		return &RefusedError{Object: "Namespace " + ns.Name, Reasons: field.ErrorList{field.Invalid(field.NewPath("metadata", "labels").Key(LabelExecutionSpace), ns.Labels[LabelExecutionSpace],
+			fmt.Sprintf("execution namespace of cluster %s exists and was not created by flotilla; delete it (flotilla creates it again) or label it %s=%s if flotilla's it is", cluster, LabelExecutionSpace, cluster))}}
+	}
+	if !ns.DeletionTimestamp.IsZero() {
+		return fmt.Errorf("execution namespace %s of cluster %s is being deleted", ns.Name, cluster)
+	}
+	return nil
 }
 
 // render renders the template for each scheduled cluster.
-func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (map[string]render.Work, error) {
-	return RenderBinding(ctx, b.client, rb, tmpl, b.opts.Fleet)
+// Only the trusted clusters and replica scheduling are used, whatever the
+// binding's own spec says.
+func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, t *trusted) (map[string]render.Work, error) {
+	checked := rb.DeepCopy()
+	checked.Spec.Clusters = t.clusters
+	checked.Spec.Placement = &api.Placement{ReplicaScheduling: &api.ReplicaSchedulingStrategy{ReplicaSchedulingType: t.scheduling}}
+	return RenderBinding(ctx, b.client, checked, tmpl, b.opts.Fleet)
 }
 
 // remove deletes the binding's Works and lets the binding go once they are

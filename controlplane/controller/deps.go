@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -52,6 +51,7 @@ const (
 // keeps its own binding and is not attached.
 type dependenciesDistributor struct {
 	client client.Client
+	opts   Options
 }
 
 func (d *dependenciesDistributor) setup(mgr ctrl.Manager) error {
@@ -151,7 +151,10 @@ func (d *dependenciesDistributor) Reconcile(ctx context.Context, req reconcile.R
 	}
 	var needs map[string]*metav1.PartialObjectMetadata
 	var snap *api.BindingSnapshot
-	if err == nil && rb.Spec.PropagateDeps && !attached(&rb) {
+	// A binding flotilla would refuse (another namespace's template, a
+	// kind that is not a template kind) needs nothing: its template is
+	// never read.
+	if err == nil && rb.Spec.PropagateDeps && !attached(&rb) && len(ValidateResourceBinding(&rb, d.opts)) == 0 {
 		needs, err = d.dependencies(ctx, &rb)
 		if err != nil {
 			return reconcile.Result{}, err
@@ -189,14 +192,11 @@ func (d *dependenciesDistributor) Reconcile(ctx context.Context, req reconcile.R
 // that exist on the host, by the name of their binding.
 func (d *dependenciesDistributor) dependencies(ctx context.Context, rb *workv1.ResourceBinding) (map[string]*metav1.PartialObjectMetadata, error) {
 	r := rb.Spec.Resource
-	tmpl := &unstructured.Unstructured{}
-	tmpl.SetGroupVersionKind(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
-	if err := d.client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, tmpl); err != nil {
-		if isNotFound(err) {
-			// The detector or the orphan collector deletes the binding.
-			return nil, nil
-		}
-		return nil, fmt.Errorf("read template %s %s/%s of binding %s: %w", r.Kind, r.Namespace, r.Name, client.ObjectKeyFromObject(rb), err)
+	tmpl, err := readTemplate(ctx, d.client, rb)
+	if err != nil || tmpl == nil {
+		// A template gone: the detector or the orphan collector deletes
+		// the binding.
+		return nil, err
 	}
 	deps, err := plan.Dependencies(tmpl)
 	if err != nil {
@@ -219,7 +219,7 @@ func (d *dependenciesDistributor) dependencies(ctx context.Context, rb *workv1.R
 		if m.DeletionTimestamp.IsZero() {
 			// The cache may hand the object back without its kind.
 			m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: dep.Kind})
-			out[BindingName(dep.Kind, dep.Name)] = m
+			out[BindingName(schema.GroupKind{Kind: dep.Kind}, dep.Name)] = m
 		}
 	}
 	return out, nil

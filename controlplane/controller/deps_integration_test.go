@@ -60,8 +60,8 @@ spec:
 		if rb.Labels[controller.LabelAttached] != "true" || rb.Spec.Placement != nil {
 			t.Errorf("binding %s: labels %v placement %v, want an attached binding without placement", name, rb.Labels, rb.Spec.Placement)
 		}
-		if len(rb.Spec.RequiredBy) != 1 || rb.Spec.RequiredBy[0].Name != "web-deployment" {
-			t.Errorf("binding %s: requiredBy %+v, want web-deployment", name, rb.Spec.RequiredBy)
+		if len(rb.Spec.RequiredBy) != 1 || rb.Spec.RequiredBy[0].Name != "web-deployment.apps" {
+			t.Errorf("binding %s: requiredBy %+v, want web-deployment.apps", name, rb.Spec.RequiredBy)
 		}
 	}
 

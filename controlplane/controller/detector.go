@@ -8,10 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -21,16 +23,11 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
-// BindingName is the name of the ResourceBinding of a template, Karmada's
-// "<name>-<kind>".
-func BindingName(kind, name string) string {
-	return name + "-" + strings.ToLower(kind)
-}
-
 // detector claims templates of one kind and keeps their ResourceBindings.
 type detector struct {
 	client client.Client
 	gvk    schema.GroupVersionKind
+	opts   Options
 }
 
 func (d *detector) newTemplate() *unstructured.Unstructured {
@@ -48,7 +45,19 @@ func (d *detector) setup(mgr manager.Manager) error {
 		For(d.newTemplate()).
 		Watches(&policyv1.PropagationPolicy{}, all).
 		Watches(&policyv1.ClusterPropagationPolicy{}, all).
+		// A binding's spec or labels changed by anyone else are written
+		// back at once; the binding controller refuses them meanwhile.
+		Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Complete(d)
+}
+
+// bindingTemplate maps a binding of this detector's kind to its template.
+func (d *detector) bindingTemplate(_ context.Context, obj client.Object) []reconcile.Request {
+	rb, ok := obj.(*workv1.ResourceBinding)
+	if !ok || attached(rb) || groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || rb.Spec.Resource.Namespace != rb.Namespace || rb.Spec.Resource.Name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: rb.Namespace, Name: rb.Spec.Resource.Name}}}
 }
 
 // templates lists the templates of this kind in namespace ("" for all).
@@ -67,19 +76,13 @@ func (d *detector) templates(ctx context.Context, namespace string) []reconcile.
 }
 
 // SystemNamespace holds flotilla's own objects in the host, such as
-// member credentials; like the execution namespaces, it never holds templates.
+// member credentials; like the execution namespaces, it never holds
+// templates (it is among DefaultReservedNamespaces).
 const SystemNamespace = "flotilla-system"
-
-// reservedNamespace reports namespaces whose objects are never templates:
-// flotilla's own and Kubernetes' (kube-*), as Karmada skips karmada-system,
-// karmada-es-* and, by default, kube-*.
-func reservedNamespace(ns string) bool {
-	return ns == SystemNamespace || strings.HasPrefix(ns, ExecutionNamespacePrefix) || strings.HasPrefix(ns, "kube-")
-}
 
 // Reconcile claims one template and creates, updates or deletes its binding.
 func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if reservedNamespace(req.Namespace) {
+	if d.opts.Reserved(req.Namespace) {
 		return reconcile.Result{}, nil
 	}
 	tmpl := d.newTemplate()
@@ -87,7 +90,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if err != nil && !isNotFound(err) {
 		return reconcile.Result{}, fmt.Errorf("read %s %s: %w", d.gvk.Kind, req, err)
 	}
-	key := client.ObjectKey{Namespace: req.Namespace, Name: BindingName(d.gvk.Kind, req.Name)}
+	key := client.ObjectKey{Namespace: req.Namespace, Name: BindingName(d.gvk.GroupKind(), req.Name)}
 	if isNotFound(err) || !tmpl.GetDeletionTimestamp().IsZero() {
 		return reconcile.Result{}, d.deleteBinding(ctx, key)
 	}
@@ -107,6 +110,13 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	rb := &workv1.ResourceBinding{}
 	rb.Namespace, rb.Name = key.Namespace, key.Name
 	_, err = controllerutil.CreateOrUpdate(ctx, d.client, rb, func() error {
+		// Two kinds could still share a binding name (a core kind named
+		// like another group's): a binding never changes kind, so one
+		// template's flip can never delete the other's member objects.
+		if rb.ResourceVersion != "" && groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() {
+			return fmt.Errorf("binding %s is the binding of %s %s, not of %s %s: a binding never changes its resource's group or kind",
+				key, rb.Spec.Resource.APIVersion, rb.Spec.Resource.Kind, tmpl.GetAPIVersion(), tmpl.GetKind())
+		}
 		if rb.Labels == nil {
 			rb.Labels = map[string]string{}
 		}
@@ -120,7 +130,9 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		placement := claim.Spec.Placement
 		s.Placement = placement.DeepCopy()
 		s.PropagateDeps = claim.Spec.PropagateDeps
-		s.ConflictResolution = claim.Spec.ConflictResolution
+		// The effective value: a namespaced policy's Overwrite counts
+		// only when the operator allows it.
+		s.ConflictResolution = EffectiveConflictResolution(&claim, d.opts)
 		s.PreserveResourcesOnDeletion = claim.Spec.PreserveResourcesOnDeletion
 		s.Failover = claim.Spec.Failover
 		s.SchedulerName = claim.Spec.SchedulerName

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
@@ -51,7 +52,7 @@ spec:
 	t.Log("graceful eviction: the primary member is tainted NoExecute by hand")
 	setTaints(t, hub, primary, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
 	waitReplicas(t, both(), map[string]int32{primary: 4, backup: 4})
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName("Deployment", "web")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
 		t.Fatal(err)

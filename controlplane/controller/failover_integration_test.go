@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -63,7 +64,7 @@ spec:
 	mustCreate(t, hub, pp)
 	mustCreate(t, hub, deployment(4))
 	waitReplicas(t, both, map[string]int32{primary: 4, backup: -1})
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName("Deployment", "web")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	poll(t, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {

@@ -33,6 +33,35 @@ const (
 	DefaultWorkWorkers = 8
 )
 
+// DefaultReservedNamespaces are the host namespaces whose objects are never
+// templates when Options names none: Kubernetes' own (kube-system,
+// kube-public, kube-node-lease and any other kube-*) and flotilla's system
+// namespace, as Karmada skips kube-* and karmada-*. The execution
+// namespaces (flotilla-es-*) are always reserved, whatever the list says.
+var DefaultReservedNamespaces = []string{"kube-*", SystemNamespace}
+
+// ParseReservedNamespaces reads a comma-separated list of namespace names,
+// each optionally ending in "*" to reserve every namespace with that prefix,
+// such as "kube-*,flotilla-system,istio-system".
+func ParseReservedNamespaces(list string) ([]string, error) {
+	var out []string
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name := strings.TrimSuffix(item, "*")
+		if name == "" || strings.Contains(name, "*") {
+			return nil, fmt.Errorf("reserved namespace %q: want a namespace name, or a prefix followed by a single trailing *", item)
+		}
+		out = append(out, item)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("reserved namespaces %q: name at least one namespace", list)
+	}
+	return out, nil
+}
+
 // DefaultTemplateKinds are the template kinds detected when Options names
 // none: the common namespaced workload, network and config kinds.
 var DefaultTemplateKinds = []schema.GroupVersionKind{
@@ -136,6 +165,17 @@ type Options struct {
 	// workers for the others. A Work whose member is at the limit waits
 	// and is tried again shortly. Default: half of WorkWorkers.
 	MemberWorkers int
+	// ReservedNamespaces are the host namespaces whose objects are never
+	// templates, so they never reach a member: a name, or a prefix ending
+	// in "*". The execution namespaces are reserved in any case.
+	ReservedNamespaces []string
+	// AllowNamespacedOverwrite lets a namespaced PropagationPolicy's
+	// conflictResolution: Overwrite adopt existing member objects. Off by
+	// default: a namespaced policy is a tenant's, and adoption takes over
+	// (and a later prune releases) objects someone else put in the
+	// member. A ClusterPropagationPolicy, which only an administrator
+	// writes, may always overwrite.
+	AllowNamespacedOverwrite bool
 }
 
 // Validate refuses options that cannot work together.
@@ -147,12 +187,37 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// Reserved reports whether the host namespace ns is reserved: its objects
+// are never templates and no ResourceBinding in it is rendered.
+func (o Options) Reserved(ns string) bool {
+	if strings.HasPrefix(ns, ExecutionNamespacePrefix) {
+		return true
+	}
+	reserved := o.ReservedNamespaces
+	if len(reserved) == 0 {
+		reserved = DefaultReservedNamespaces
+	}
+	for _, r := range reserved {
+		if prefix, ok := strings.CutSuffix(r, "*"); ok {
+			if strings.HasPrefix(ns, prefix) {
+				return true
+			}
+		} else if ns == r {
+			return true
+		}
+	}
+	return false
+}
+
 func (o Options) withDefaults() Options {
 	if o.Fleet == "" {
 		o.Fleet = DefaultFleet
 	}
 	if len(o.TemplateKinds) == 0 {
 		o.TemplateKinds = DefaultTemplateKinds
+	}
+	if len(o.ReservedNamespaces) == 0 {
+		o.ReservedNamespaces = DefaultReservedNamespaces
 	}
 	set := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {

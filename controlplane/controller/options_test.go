@@ -35,12 +35,44 @@ func TestParseTemplateKinds(t *testing.T) {
 }
 
 func TestReservedNamespace(t *testing.T) {
-	for ns, want := range map[string]bool{
-		"flotilla-system": true, "flotilla-es-member1": true, "kube-system": true, "kube-public": true,
-		"default": false, "flotilla": false, "kubernetes-apps": false, "shop": false,
-	} {
-		if got := reservedNamespace(ns); got != want {
-			t.Errorf("reservedNamespace(%q) = %v, want %v", ns, got, want)
+	custom := Options{ReservedNamespaces: []string{"istio-*", "shop"}}
+	cases := []struct {
+		opts Options
+		ns   string
+		want bool
+	}{
+		{Options{}, "flotilla-system", true},
+		{Options{}, "flotilla-es-member1", true},
+		{Options{}, "kube-system", true},
+		{Options{}, "kube-public", true},
+		{Options{}, "kube-node-lease", true},
+		{Options{}, "default", false},
+		{Options{}, "flotilla", false},
+		{Options{}, "kubernetes-apps", false},
+		{Options{}, "istio-system", false},
+		// A custom list replaces the defaults, but the execution
+		// namespaces stay reserved.
+		{custom, "istio-system", true},
+		{custom, "shop", true},
+		{custom, "shopping", false},
+		{custom, "kube-system", false},
+		{custom, "flotilla-es-member1", true},
+	}
+	for _, tc := range cases {
+		if got := tc.opts.Reserved(tc.ns); got != tc.want {
+			t.Errorf("Options%v.Reserved(%q) = %v, want %v", tc.opts.ReservedNamespaces, tc.ns, got, tc.want)
+		}
+	}
+}
+
+func TestParseReservedNamespaces(t *testing.T) {
+	got, err := ParseReservedNamespaces(" kube-*, flotilla-system ,istio-system,")
+	if err != nil || !slices.Equal(got, []string{"kube-*", "flotilla-system", "istio-system"}) {
+		t.Errorf("got %v, %v", got, err)
+	}
+	for _, bad := range []string{"", ",", "*", "a*b", "**"} {
+		if _, err := ParseReservedNamespaces(bad); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }

@@ -46,7 +46,10 @@ func (o *orphanCollector) Reconcile(ctx context.Context, req reconcile.Request) 
 	}
 	r := rb.Spec.Resource
 	gvk := schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
-	if !rb.DeletionTimestamp.IsZero() || !o.kinds[gvk] {
+	// A binding naming another namespace's template is refused by the
+	// binding controller; reading that template here would only tell the
+	// binding's writer whether it exists.
+	if !rb.DeletionTimestamp.IsZero() || !o.kinds[gvk] || r.Namespace != rb.Namespace {
 		return reconcile.Result{}, nil
 	}
 	key := client.ObjectKey{Namespace: r.Namespace, Name: r.Name}

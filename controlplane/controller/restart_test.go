@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -96,7 +97,7 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 	})
 	t.Logf("deleted template removed from members %v after the restart", time.Since(start).Round(10*time.Millisecond))
 	poll(t, "the deleted template's binding is gone", func() (bool, string) {
-		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: controller.BindingName("ConfigMap", "settings")}, &workv1.ResourceBinding{})
+		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 
@@ -104,7 +105,7 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	after := env.snapshot(t)
 	delete(before.members, "ConfigMap")
-	delete(before.bindings, controller.BindingName("ConfigMap", "settings"))
+	delete(before.bindings, controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings"))
 	// The deleted template's Works, one per member, went with its binding;
 	// the others must stay.
 	gone := 0
@@ -177,7 +178,7 @@ func startFleet(t *testing.T) fleetEnv {
 // startManager runs a new control plane with short periods. The returned
 // function stops it and waits until it has stopped; it also runs at the end
 // of the test.
-func (e fleetEnv) startManager(t *testing.T) (stop func()) {
+func (e fleetEnv) startManager(t *testing.T, configure ...func(*controller.Options)) (stop func()) {
 	t.Helper()
 	scheme, err := controller.NewScheme()
 	if err != nil {
@@ -193,14 +194,18 @@ func (e fleetEnv) startManager(t *testing.T) (stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controller.Setup(mgr, controller.Options{
+	opts := controller.Options{
 		Fleet:            "test",
 		ProbeInterval:    300 * time.Millisecond,
 		FailureThreshold: time.Second,
 		SuccessThreshold: time.Second,
 		NoExecuteAfter:   2 * time.Second,
 		Resync:           time.Second,
-	}); err != nil {
+	}
+	for _, f := range configure {
+		f(&opts)
+	}
+	if err := controller.Setup(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

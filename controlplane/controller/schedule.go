@@ -32,6 +32,7 @@ const unschedulableRetry = 30 * time.Second
 // schedulerReconciler writes each binding's scheduling result.
 type schedulerReconciler struct {
 	client client.Client
+	opts   Options
 	now    func() time.Time
 }
 
@@ -52,7 +53,9 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	}
 	// An attached binding (a dependency, see deps.go) has no placement of
 	// its own: the dependencies distributor writes its clusters.
-	if !rb.DeletionTimestamp.IsZero() || rb.Spec.Placement == nil {
+	// A binding the binding controller refuses is not scheduled either:
+	// nothing is rendered from it, and its clusters would only look real.
+	if !rb.DeletionTimestamp.IsZero() || rb.Spec.Placement == nil || len(ValidateResourceBinding(&rb, s.opts)) > 0 {
 		return reconcile.Result{}, nil
 	}
 	var list clusterv1.ClusterList

@@ -59,7 +59,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("set up cluster status controller: %w", err)
 	}
 	for _, gvk := range opts.TemplateKinds {
-		if err := (&detector{client: c, gvk: gvk}).setup(mgr); err != nil {
+		if err := (&detector{client: c, gvk: gvk, opts: opts}).setup(mgr); err != nil {
 			return fmt.Errorf("set up detector for %s: %w", gvk, err)
 		}
 	}
@@ -70,10 +70,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}).setup(mgr); err != nil {
 		return fmt.Errorf("set up binding orphan collector: %w", err)
 	}
-	if err := (&dependenciesDistributor{client: c}).setup(mgr); err != nil {
+	if err := (&dependenciesDistributor{client: c, opts: opts}).setup(mgr); err != nil {
 		return fmt.Errorf("set up dependencies distributor: %w", err)
 	}
-	if err := (&schedulerReconciler{client: c, now: now}).setup(mgr); err != nil {
+	if err := (&schedulerReconciler{client: c, opts: opts, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
 	if err := (&applicationFailoverReconciler{client: c, now: now}).setup(mgr); err != nil {

@@ -51,6 +51,25 @@ func (b *bindingReconciler) renderFailed(ctx context.Context, rb *workv1.Resourc
 	return reconcile.Result{RequeueAfter: b.opts.Resync}, nil
 }
 
+// reasonRefused is the FullyApplied reason of a binding flotilla refuses.
+const reasonRefused = "Refused"
+
+// refused records why a binding is not rendered, in its FullyApplied
+// condition. No Work is written or deleted: the Works it may have are
+// those of an earlier, accepted spec, and stay until the binding is fixed
+// or deleted.
+func (b *bindingReconciler) refused(ctx context.Context, rb *workv1.ResourceBinding, why error) (reconcile.Result, error) {
+	orig := rb.DeepCopy()
+	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
+		Type: ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: reasonRefused, Message: why.Error(),
+		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
+	})
+	if err := b.patchStatus(ctx, orig, rb); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, nil
+}
+
 // writeStatus aggregates the Works into the binding's status (one item per
 // cluster that holds or may hold the object, and the FullyApplied
 // condition) and the template's .status, writes both when they changed, and

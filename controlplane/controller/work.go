@@ -110,7 +110,9 @@ func bindingOfWork(w client.Object) (client.ObjectKey, bool) {
 }
 
 // newWork builds the Work that carries one rendered object to its cluster.
-func newWork(rb *workv1.ResourceBinding, rendered render.Work, templateGeneration int64) (*workv1.Work, error) {
+// Its conflict resolution and preserveResourcesOnDeletion are the trusted
+// ones, never the binding's own copy.
+func newWork(rb *workv1.ResourceBinding, rendered render.Work, templateGeneration int64, t *trusted) (*workv1.Work, error) {
 	raw, err := render.CanonicalJSON(rendered.Object)
 	if err != nil {
 		return nil, fmt.Errorf("encode the object rendered for cluster %s: %w", rendered.Cluster, err)
@@ -129,12 +131,12 @@ func newWork(rb *workv1.ResourceBinding, rendered render.Work, templateGeneratio
 		},
 		Spec: api.WorkSpec{
 			Workload:                    api.WorkloadTemplate{Manifests: []api.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}},
-			PreserveResourcesOnDeletion: rb.Spec.PreserveResourcesOnDeletion,
+			PreserveResourcesOnDeletion: t.preserve,
 		},
 	}
-	// The effective value is written, so the Work alone says what the
-	// execution controller will do.
-	cr := rb.Spec.ConflictResolution
+	// The effective value is written, so the Work says what the execution
+	// controller will do; the execution controller derives it again.
+	cr := t.conflict
 	if cr == "" {
 		cr = api.ConflictAbort
 	}

@@ -107,12 +107,21 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	if d := w.Spec.SuspendDispatching; d != nil && *d {
 		return reconcile.Result{}, nil
 	}
+	t, err := verifyWork(ctx, e.client, &w, cluster, e.opts)
+	switch {
+	case errors.Is(err, errPending):
+		return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
+	case err != nil && !isRefused(err):
+		return reconcile.Result{}, err
+	}
 	orig := w.DeepCopy()
 	cond := metav1.Condition{Type: ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
-	if notReady := clusterNotReady(&cl); notReady != "" {
+	if err != nil {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonWorkRefused, err.Error()
+	} else if notReady := clusterNotReady(&cl); notReady != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonClusterNotReady, notReady
 	} else {
-		busy, err := onMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) error { return e.apply(ctx, &w, cluster) })
+		busy, err := onMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) error { return e.apply(ctx, &w, cluster, t.conflict) })
 		switch {
 		case busy:
 			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
@@ -143,14 +152,12 @@ func clusterNotReady(cl *clusterv1.Cluster) string {
 }
 
 // apply applies every manifest of the Work to its cluster.
-func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster string) error {
+// The conflict resolution is the binding's trusted one, not the Work's
+// annotation.
+func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster string, conflict api.ConflictResolution) error {
 	objs, err := manifests(w)
 	if err != nil {
 		return err
-	}
-	conflict := api.ConflictResolution(w.Annotations[AnnotationConflictResolution])
-	if conflict == "" {
-		conflict = api.ConflictAbort
 	}
 	var errs []error
 	for _, obj := range objs {
@@ -173,6 +180,16 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv1.Cluster) (reconcile.Result, error) {
 	if !controllerutil.ContainsFinalizer(w, FinalizerExecution) {
 		return reconcile.Result{}, nil
+	}
+	owned, err := ownedWork(ctx, e.client, w)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if !owned {
+		// Not a Work flotilla rendered: its manifest must not remove
+		// anything from the member.
+		ctrl.LoggerFrom(ctx).Info("work does not belong to its binding; its member objects are left alone", "work", client.ObjectKeyFromObject(w).String())
+		return reconcile.Result{}, e.dropFinalizer(ctx, w)
 	}
 	failure := clusterNotReady(cl)
 	if failure == "" {

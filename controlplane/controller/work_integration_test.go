@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -69,7 +70,7 @@ spec:
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	name := controller.WorkName(render.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName("Deployment", "web")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
 		t.Fatal(err)
@@ -268,14 +269,17 @@ spec:
 	})
 }
 
-// TestWorkConflictAndPreserve shows the binding's conflictResolution and
+// TestWorkConflictAndPreserve shows the policy's conflictResolution and
 // preserveResourcesOnDeletion travelling on the Work: an object flotilla
 // does not own is refused with a message naming it and its cluster, in the
 // Work's Applied condition and the binding's FullyApplied condition;
 // Overwrite adopts it; deleting the template with preserveResourcesOnDeletion
 // releases the member object instead of deleting it.
 func TestWorkConflictAndPreserve(t *testing.T) {
-	env := startControlPlane(t)
+	// The policy here is namespaced: its Overwrite counts only with the
+	// operator's opt-in (TestNamespacedOverwriteIsIgnored shows the default).
+	env := startFleet(t)
+	env.startManager(t, func(o *controller.Options) { o.AllowNamespacedOverwrite = true })
 	hub, memberClients, names := env.hub, env.members, env.names
 	ctx := t.Context()
 	member := memberClients[names[0]]
@@ -297,7 +301,7 @@ spec:
 	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
 
 	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName("ConfigMap", "settings")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
 	t.Log("Abort: the Work and the binding say which object in which cluster is refused")
 	poll(t, "work and binding report the conflict", func() (bool, string) {
 		var w workv1.Work

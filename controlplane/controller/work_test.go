@@ -80,7 +80,7 @@ func work(cluster, manifest string, mutate ...func(*workv1.Work)) *workv1.Work {
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: ExecutionNamespace(cluster), Name: "web-abc",
 			Labels:      map[string]string{LabelBindingPermanentID: "uid"},
-			Annotations: map[string]string{AnnotationBindingNamespace: "default", AnnotationBindingName: "web-deployment", AnnotationTemplateGeneration: "1"},
+			Annotations: map[string]string{AnnotationBindingNamespace: "default", AnnotationBindingName: "web-deployment.apps", AnnotationTemplateGeneration: "1"},
 			Finalizers:  []string{FinalizerExecution},
 		},
 		Spec: api.WorkSpec{Workload: api.WorkloadTemplate{Manifests: []api.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(manifest)}}}}},
@@ -228,14 +228,17 @@ func TestPlanWorks(t *testing.T) {
 
 func TestNewWork(t *testing.T) {
 	tmpl := deploymentTemplate()
-	rb := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-deployment", UID: "uid"}}
-	rb.Spec.ConflictResolution = api.ConflictOverwrite
-	rb.Spec.PreserveResourcesOnDeletion = ptr.To(true)
+	rb := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-deployment.apps", UID: "uid"}}
+	// The binding's own copy is a tenant's to write: the Work takes the
+	// trusted values, which say otherwise here.
+	rb.Spec.ConflictResolution = api.ConflictAbort
+	rb.Spec.PreserveResourcesOnDeletion = ptr.To(false)
+	t0 := &trusted{conflict: api.ConflictOverwrite, preserve: ptr.To(true)}
 	works, err := render.Render(render.Input{Template: tmpl, Clusters: []render.Target{{Cluster: &api.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "east"}}}}, Fleet: "f"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWork(rb, works["east"], 4)
+	w, err := newWork(rb, works["east"], 4, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +246,7 @@ func TestNewWork(t *testing.T) {
 		t.Errorf("work key = %s/%s", w.Namespace, w.Name)
 	}
 	wantAnn := map[string]string{
-		AnnotationBindingNamespace: "default", AnnotationBindingName: "web-deployment",
+		AnnotationBindingNamespace: "default", AnnotationBindingName: "web-deployment.apps",
 		AnnotationTemplateGeneration: "4", AnnotationConflictResolution: "Overwrite",
 	}
 	if diff := cmp.Diff(wantAnn, w.Annotations); diff != "" {
@@ -260,7 +263,7 @@ func TestNewWork(t *testing.T) {
 		t.Errorf("manifest does not hold the rendered object: %v", objs)
 	}
 	key, ok := bindingOfWork(w)
-	if !ok || key.String() != "default/web-deployment" {
+	if !ok || key.String() != "default/web-deployment.apps" {
 		t.Errorf("bindingOfWork = %v, %v", key, ok)
 	}
 }

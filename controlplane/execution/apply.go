@@ -55,6 +55,12 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 				out.Action, out.Err = ActionSkipped, &ConflictError{Cluster: c.name, Object: o.ref, Fleet: c.e.Fleet}
 				return out
 			}
+			// The marker goes on before the apply takes the object over,
+			// so no crash in between leaves an adopted object that a
+			// prune would delete.
+			if err := c.markAdopted(ctx, client, live); err != nil {
+				return fail(fmt.Errorf("mark the object adopted: %w", err))
+			}
 			out.Adopted = true
 		}
 	}

@@ -50,8 +50,52 @@ func testConflict(t *testing.T, e *env) {
 		t.Errorf("adopted data owner = %q, want flotilla", got)
 	}
 
-	// Now it is flotilla's: a plain apply (Abort) goes through.
+	if adopted.GetAnnotations()[AnnotationAdopted] != "true" {
+		t.Errorf("adopted object annotations = %v, want %s=true", adopted.GetAnnotations(), AnnotationAdopted)
+	}
+	if created := e.get(t, "member2", configMaps, "conflict", "cfg"); created.GetAnnotations()[AnnotationAdopted] != "" {
+		t.Errorf("object flotilla created is marked adopted: %v", created.GetAnnotations())
+	}
+
+	// Now it is flotilla's: a plain apply (Abort) goes through, and the
+	// marker stays.
 	mustSucceed(t, ex.Apply(t.Context(), applyReq(t, tmpl, "member1")))
+	if got := e.get(t, "member1", configMaps, "conflict", "cfg"); got.GetAnnotations()[AnnotationAdopted] != "true" {
+		t.Errorf("a later apply dropped the adopted marker: %v", got.GetAnnotations())
+	}
+
+	// Deleting the template releases what was adopted and deletes what
+	// flotilla created.
+	res = ex.Delete(t.Context(), DeleteRequest{Template: req.Template, Clusters: []string{"member1", "member2"}})
+	mustSucceed(t, res)
+	if diff := cmp.Diff([]string{"member1 ConfigMap conflict/cfg: Released", "member2 ConfigMap conflict/cfg: Pruned"}, actions(res)); diff != "" {
+		t.Errorf("delete after adoption (-want +got):\n%s", diff)
+	}
+	released := e.get(t, "member1", configMaps, "conflict", "cfg")
+	if released == nil {
+		t.Fatal("member1: the adopted object was deleted, want it released")
+	}
+	if got, _, _ := unstructured.NestedString(released.Object, "data", "owner"); got != "flotilla" {
+		t.Errorf("released object data owner = %q, want it left as applied", got)
+	}
+	for _, k := range ownershipLabels {
+		if _, ok := released.GetLabels()[k]; ok {
+			t.Errorf("released object keeps label %s", k)
+		}
+	}
+	for _, k := range ownershipAnnotations {
+		if _, ok := released.GetAnnotations()[k]; ok {
+			t.Errorf("released object keeps annotation %s", k)
+		}
+	}
+	for _, m := range released.GetManagedFields() {
+		if m.Manager == DefaultFieldManager || m.Manager == DefaultFieldManager+"-adoption" {
+			t.Errorf("released object keeps managedFields entry %s", m.Manager)
+		}
+	}
+	if e.get(t, "member2", configMaps, "conflict", "cfg") != nil {
+		t.Error("the object flotilla created in member2 was not deleted")
+	}
 
 	// Removal never touches an object flotilla does not own.
 	e.create(t, "member1", configMaps, apitest.MakeConfigMap("foreign", "conflict").Obj())

@@ -15,7 +15,8 @@
 // with the fleet's name and flotilla.io/template naming the same template
 // (the API version may differ). Only such objects are updated without
 // asking, pruned or released. Any other existing object is a conflict:
-// refused with Abort, adopted with Overwrite. An object of another flotilla
+// refused with Abort, adopted (and marked adopted) with Overwrite. An
+// object of another flotilla
 // fleet is refused even with Overwrite: two fleets sharing a member would
 // otherwise take objects from each other on every apply, and the loser's
 // prune would delete the winner's object.
@@ -28,7 +29,10 @@
 // Removal. Pruning and deletion delete with background propagation. With
 // preserveResourcesOnDeletion the object is released, not deleted: the
 // ownership labels, annotations and flotilla's managedFields entries are
-// removed and the object is left as it is.
+// removed and the object is left as it is. An object flotilla adopted
+// (it existed before, and Overwrite took it over) carries the annotation
+// flotilla.io/adopted, set just before the adopting apply, and is always
+// released rather than deleted: flotilla deletes only what it created.
 //
 // It reaches members only through the Connector it is given; connection
 // caching and health probing belong to package member. Deciding what goes

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,11 +16,43 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
+// AnnotationAdopted marks a member object that existed before flotilla
+// adopted it (conflictResolution Overwrite). Pruning or deleting such an
+// object releases it instead: flotilla gives back what it took over and
+// deletes only what it created.
+const AnnotationAdopted = "flotilla.io/adopted"
+
 // ownershipLabels and ownershipAnnotations are what release removes.
 var (
 	ownershipLabels      = []string{render.LabelManagedBy, render.LabelFleet, render.LabelTemplateID}
-	ownershipAnnotations = []string{render.AnnotationTemplate, render.AnnotationRenderedHash}
+	ownershipAnnotations = []string{render.AnnotationTemplate, render.AnnotationRenderedHash, AnnotationAdopted}
 )
+
+// adoptionFieldManager writes the adopted marker. It is not the apply's
+// field manager: the marker is not part of the rendered object, so the
+// applies never remove it, and the managed view (what Terraform compares)
+// never shows it.
+func (e *Executor) adoptionFieldManager() string {
+	return e.fieldManager() + "-adoption"
+}
+
+// markAdopted sets AnnotationAdopted on a live object about to be adopted,
+// guarded by its resourceVersion: an object changed meanwhile fails the
+// apply and is looked at again on the next one.
+func (c *clusterRun) markAdopted(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) error {
+	if live.GetAnnotations()[AnnotationAdopted] == "true" {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": live.GetResourceVersion(),
+		"annotations":     map[string]any{AnnotationAdopted: "true"},
+	}})
+	if err != nil {
+		return fmt.Errorf("encode the adoption patch: %w", err)
+	}
+	_, err = client.Patch(ctx, live.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: c.e.adoptionFieldManager()})
+	return err
+}
 
 // remove prunes, deletes or releases one object. Only this fleet's object
 // for this template is touched; anything else is left alone.
@@ -55,7 +88,7 @@ func (c *clusterRun) remove(ctx context.Context, o op) Outcome {
 		return out
 	}
 	out.Hash = live.GetAnnotations()[render.AnnotationRenderedHash]
-	if o.preserve {
+	if o.preserve || live.GetAnnotations()[AnnotationAdopted] == "true" {
 		released, err := c.release(ctx, client, live)
 		if apierrors.IsNotFound(err) {
 			out.Action, out.Reason = ActionAbsent, "the object was deleted meanwhile"
@@ -99,7 +132,7 @@ func (c *clusterRun) remove(ctx context.Context, o op) Outcome {
 func (c *clusterRun) release(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	var released *unstructured.Unstructured
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		patch, err := releasePatch(live, c.e.fieldManager())
+		patch, err := releasePatch(live, c.e.fieldManager(), c.e.adoptionFieldManager())
 		if err != nil {
 			return err
 		}
@@ -118,7 +151,7 @@ func (c *clusterRun) release(ctx context.Context, client dynamic.ResourceInterfa
 // a list whole, so managedFields is sent without flotilla's entries; an
 // empty list would be ignored by the apiserver, so "[{}]" (its documented
 // way to clear every entry) is sent when flotilla was the only manager.
-func releasePatch(live *unstructured.Unstructured, fieldManager string) ([]byte, error) {
+func releasePatch(live *unstructured.Unstructured, fieldManagers ...string) ([]byte, error) {
 	metadata := map[string]any{"resourceVersion": live.GetResourceVersion()}
 	labels := map[string]any{}
 	for _, k := range ownershipLabels {
@@ -140,7 +173,7 @@ func releasePatch(live *unstructured.Unstructured, fieldManager string) ([]byte,
 	}
 	kept := []any{}
 	for _, entry := range live.GetManagedFields() {
-		if entry.Manager == fieldManager {
+		if slices.Contains(fieldManagers, entry.Manager) {
 			continue
 		}
 		kept = append(kept, entry)

@@ -17,15 +17,6 @@ import (
 )
 
 // Options configures Register.
-type Options struct {
-	// Secrets reads the credentials Secret a Cluster names, so that its
-	// kubeconfig is checked at admission too; nil checks the Cluster alone.
-	Secrets client.Reader
-	// AllowKubeconfigExecAndFiles is the control plane's option of the
-	// same name: the webhook accepts what the controllers accept.
-	AllowKubeconfigExecAndFiles bool
-}
-
 // clusterValidator checks a Cluster as the engine does, and its
 // credentials as the control plane would before connecting: spec.secretRef
 // must be in the control plane's namespace, and the Secret's kubeconfig, if
@@ -69,7 +60,7 @@ func (v clusterValidator) credentials(ctx context.Context, c *clusterv1.Cluster)
 	case err != nil:
 		return field.ErrorList{field.InternalError(path, errors.New("read the credentials Secret "+ref.Namespace+"/"+ref.Name+": "+err.Error()))}
 	}
-	if _, err := controller.ClusterConnection(c, &s, v.opts.AllowKubeconfigExecAndFiles); err != nil {
+	if _, err := controller.ClusterConnection(c, &s, v.opts.Controller.AllowKubeconfigExecAndFiles); err != nil {
 		// The message names the Secret, the kubeconfig entry and the field,
 		// never a credential.
 		msg := strings.TrimPrefix(err.Error(), controller.ErrCredentialsRefused.Error()+": ")

@@ -16,6 +16,7 @@ import (
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
 
 // ConfigurationName is the name of the ValidatingWebhookConfiguration.
@@ -48,6 +49,8 @@ var hooks = []hook{
 	{"clusterpropagationpolicy", PathClusterPropagationPolicy, policyv1.GroupVersion.Group, "clusterpropagationpolicies", admissionv1.ClusterScope},
 	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionv1.NamespacedScope},
 	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionv1.ClusterScope},
+	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionv1.NamespacedScope},
+	{"work", PathWork, workv1.GroupVersion.Group, "works", admissionv1.NamespacedScope},
 }
 
 // Install server-side applies the ValidatingWebhookConfiguration that sends

@@ -2,7 +2,11 @@
 // webhook: it refuses Clusters and policies that the engine would refuse, at
 // `kubectl apply` time, with the same field paths and messages as `preview`
 // and the Terraform provider, because all three call controlplane/api's
-// validation. It plays the part of karmada-webhook. It owns the webhook's
+// validation. It also guards flotilla's own work objects: a ResourceBinding
+// must be one the controllers would render (controller.ValidateResourceBinding)
+// and only the control plane's identity may write Works, which are applied
+// to members with the control plane's credentials. It plays the part of
+// karmada-webhook. It owns the webhook's
 // handlers, its serving certificate and its ValidatingWebhookConfiguration;
 // it must not import provider/.
 package webhook
@@ -19,6 +23,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
 
 // Paths the handlers are served on, one per kind.
@@ -66,6 +71,8 @@ func (v validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, er
 
 // Register adds one validating handler per kind to the server.
 func Register(srv Server, scheme *runtime.Scheme, opts Options) {
+	srv.Register(PathResourceBinding, admission.WithValidator[*workv1.ResourceBinding](scheme, bindingValidator{opts: opts}))
+	srv.Register(PathWork, admission.WithValidator[*workv1.Work](scheme, workValidator{opts: opts}))
 	srv.Register(PathCluster, admission.WithValidator(scheme, clusterValidator{opts: opts}))
 	srv.Register(PathPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.PropagationPolicy]{
 		gk:   policyv1.GroupVersion.WithKind("PropagationPolicy").GroupKind(),

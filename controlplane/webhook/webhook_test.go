@@ -24,6 +24,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
@@ -33,11 +34,19 @@ import (
 // returns a client of the host.
 func startHost(t *testing.T) client.Client {
 	t.Helper()
+	hub, _ := startHostWith(t, webhook.Options{})
+	return hub
+}
+
+// startHostWith is startHost with the ResourceBinding and Work handlers
+// configured by opts; it also returns the host, for clients of other users.
+func startHostWith(t *testing.T, opts webhook.Options) (client.Client, *testenv.Cluster) {
+	t.Helper()
 	fleet := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly})
 	host := fleet.Clusters[0]
 	ctx := t.Context()
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, policyv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, policyv1.AddToScheme, workv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +78,10 @@ func startHost(t *testing.T) client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	webhook.Register(mgr.GetWebhookServer(), scheme, webhook.Options{Secrets: hub})
+	if opts.Secrets == nil {
+		opts.Secrets = hub
+	}
+	webhook.Register(mgr.GetWebhookServer(), scheme, opts)
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
@@ -91,7 +103,7 @@ func startHost(t *testing.T) client.Client {
 	if err != nil {
 		t.Fatalf("webhook never answered: %v", err)
 	}
-	return hub
+	return hub, host
 }
 
 func freePort(t *testing.T) int {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 )
 
 // Controlplane runs the continuous control plane against the host apiserver
@@ -58,6 +61,8 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.WorkTimeout, "work-timeout", 0, "how long applying, reading back or removing one Work on its member may take before it is reported failed and retried; 0 means the default (2m)")
 	fs.IntVar(&opts.WorkWorkers, "work-workers", 0, "how many Works the execution and the work status controllers each handle at once; 0 means the default (8)")
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
+	reserved := fs.String("reserved-namespaces", strings.Join(controller.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
+	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
 			"Runs flotilla's continuous control plane: installs its CRDs into the host apiserver and\n"+
@@ -83,6 +88,12 @@ func Controlplane(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "--member-workers: %v\n", err)
 		return 2
 	}
+	reservedList, err := controller.ParseReservedNamespaces(*reserved)
+	if err != nil {
+		fmt.Fprintf(stderr, "--reserved-namespaces: %v\n", err)
+		return 2
+	}
+	opts.ReservedNamespaces = reservedList
 	logger := processLogger("flotilla", *logLevel, stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -124,6 +135,19 @@ type apiLimits struct {
 // 15 s, 10 s and 2 s.
 type leaseTiming struct {
 	duration, renewDeadline, retryPeriod time.Duration
+}
+
+// selfUser asks the host who this process is (a SelfSubjectReview), so
+// the webhook knows the one identity that may write Works.
+func selfUser(ctx context.Context, c client.Client) (string, error) {
+	review := &authenticationv1.SelfSubjectReview{}
+	if err := c.Create(ctx, review); err != nil {
+		return "", fmt.Errorf("ask the host for the control plane's own user name (SelfSubjectReview): %w", err)
+	}
+	if review.Status.UserInfo.Username == "" {
+		return "", errors.New("the host returned no user name for the control plane (SelfSubjectReview)")
+	}
+	return review.Status.UserInfo.Username, nil
 }
 
 func runControlplane(ctx context.Context, c controlplaneConfig) error {
@@ -170,7 +194,14 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		return err
 	}
 	if hookServer != nil {
-		if err := c.webhook.addWebhook(mgr, direct, ca, c.options.AllowKubeconfigExecAndFiles); err != nil {
+		// Works reach members with this process' credentials: the webhook
+		// lets only this identity write them.
+		user, err := selfUser(ctx, direct)
+		if err != nil {
+			return err
+		}
+		c.webhook.rules = webhook.Options{Controller: c.options, ControlPlaneUsers: []string{user}}
+		if err := c.webhook.addWebhook(mgr, direct, ca); err != nil {
 			return err
 		}
 	}

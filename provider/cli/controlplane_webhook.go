@@ -24,6 +24,8 @@ type webhookConfig struct {
 	bindAddress string
 	// failurePolicy is Fail or Ignore.
 	failurePolicy string
+	// rules configures the ResourceBinding and Work handlers.
+	rules webhook.Options
 }
 
 // webhookServer returns the manager's webhook server, serving a
@@ -62,9 +64,11 @@ func (c webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 // addWebhook registers the handlers on the manager's webhook server and,
 // once this process leads, points the host's ValidatingWebhookConfiguration
 // at it: every replica serves, the leader is the one the host calls.
-func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []byte, allowExecAndFiles bool) error {
+func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []byte) error {
 	// Secrets are read directly: the manager's cache would watch every Secret of the host.
-	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), webhook.Options{Secrets: direct, AllowKubeconfigExecAndFiles: allowExecAndFiles})
+	rules := c.rules
+	rules.Secrets = direct
+	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), rules)
 	install := manager.RunnableFunc(func(ctx context.Context) error {
 		return webhook.Install(ctx, direct, webhook.Config{
 			URL: c.url, CABundle: ca, FailurePolicy: admissionv1.FailurePolicyType(c.failurePolicy),

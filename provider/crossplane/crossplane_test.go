@@ -216,7 +216,7 @@ spec:
 		t.Errorf("preview wrote the template to the host: %v", err)
 	}
 	var rb workv1.ResourceBinding
-	if err := e.mgmt.Get(ctx, client.ObjectKey{Namespace: "default", Name: "preview-deployment"}, &rb); !apierrors.IsNotFound(err) {
+	if err := e.mgmt.Get(ctx, client.ObjectKey{Namespace: "default", Name: "preview-deployment.apps"}, &rb); !apierrors.IsNotFound(err) {
 		t.Errorf("preview made a binding: %v", err)
 	}
 	if got, err := memberDeployments(t, e.members, "preview"); err != nil || got[m1] != nil || got[m2] != nil || got[m3] != nil {

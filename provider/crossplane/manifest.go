@@ -155,7 +155,7 @@ func (m *manifestClient) Disconnect(context.Context) error { return nil }
 // binding reads the template's ResourceBinding; nil when there is none.
 func (m *manifestClient) binding(ctx context.Context, tmpl *unstructured.Unstructured) (*workv1.ResourceBinding, error) {
 	var rb workv1.ResourceBinding
-	key := client.ObjectKey{Namespace: tmpl.GetNamespace(), Name: controller.BindingName(tmpl.GetKind(), tmpl.GetName())}
+	key := client.ObjectKey{Namespace: tmpl.GetNamespace(), Name: controller.BindingName(tmpl.GroupVersionKind().GroupKind(), tmpl.GetName())}
 	if err := m.host.client.Get(ctx, key, &rb); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil

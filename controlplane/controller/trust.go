@@ -1,0 +1,282 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// A ResourceBinding is a namespaced object, and whoever may write objects
+// in a namespace may be able to write one there. So nothing in a binding is
+// taken on trust: the binding controller and the execution controller act
+// only on a binding that the control plane itself would have written, and
+// take every setting that reaches a member from the policy that claims the
+// template now, not from the binding's copy. See "ResourceBindings are not
+// trusted" in the design decisions guide.
+
+// BindingName is the name of the ResourceBinding of a template. For the
+// core group it is Karmada's "<name>-<kind>"; for any other group the
+// group follows, "<name>-<kind>.<group>", so that a Knative Service "web"
+// and a core Service "web" (which Karmada's name would collide) have
+// bindings of their own.
+func BindingName(gk schema.GroupKind, name string) string {
+	n := name + "-" + strings.ToLower(gk.Kind)
+	if gk.Group != "" {
+		n += "." + gk.Group
+	}
+	return n
+}
+
+// groupKindOf is the group and kind of a binding's resource.
+func groupKindOf(r api.ObjectReference) schema.GroupKind {
+	return schema.FromAPIVersionAndKind(r.APIVersion, r.Kind).GroupKind()
+}
+
+// ValidateResourceBinding checks what a binding must be for flotilla to
+// act on it, as far as the binding alone tells: it lives outside the
+// reserved namespaces, names a template of its own namespace and of a
+// template kind (a dependency kind for a binding of the dependencies
+// distributor), carries the template's binding name, and has a placement
+// unless the distributor made it. The webhook refuses such a binding when
+// it is written; the controllers refuse it again, as the webhook is
+// optional.
+func ValidateResourceBinding(rb *workv1.ResourceBinding, opts Options) field.ErrorList {
+	opts = opts.withDefaults()
+	var errs field.ErrorList
+	r := rb.Spec.Resource
+	res := field.NewPath("spec", "resource")
+	if opts.Reserved(rb.Namespace) {
+		errs = append(errs, field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf("namespace %s is reserved: its objects are never propagated", rb.Namespace)))
+	}
+	if r.Namespace != rb.Namespace {
+		errs = append(errs, field.Forbidden(res.Child("namespace"), fmt.Sprintf("must be the binding's own namespace %q: a binding propagates only a template of its namespace", rb.Namespace)))
+	}
+	if r.Name == "" {
+		errs = append(errs, field.Required(res.Child("name"), "the template's name"))
+	}
+	gvk := schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
+	if attached(rb) {
+		if gvk.GroupVersion() != (schema.GroupVersion{Version: "v1"}) || !slices.Contains(dependencyKinds, gvk.Kind) {
+			errs = append(errs, field.NotSupported(res.Child("kind"), r.APIVersion+" "+r.Kind, dependencyKindNames()))
+		}
+		if rb.Spec.Placement != nil {
+			errs = append(errs, field.Forbidden(field.NewPath("spec", "placement"), "a binding of the dependencies distributor follows the workloads that require it and has no placement"))
+		}
+	} else {
+		if !slices.Contains(opts.TemplateKinds, gvk) {
+			errs = append(errs, field.NotSupported(res.Child("kind"), r.APIVersion+" "+r.Kind, templateKindNames(opts.TemplateKinds)))
+		}
+		if rb.Spec.Placement == nil {
+			errs = append(errs, field.Required(field.NewPath("spec", "placement"),
+				fmt.Sprintf("only the detector's bindings (with the claiming policy's placement) and the dependencies distributor's (label %s) are rendered", LabelAttached)))
+		}
+	}
+	if want := BindingName(gvk.GroupKind(), r.Name); r.Name != "" && rb.Name != want {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), rb.Name, fmt.Sprintf("the binding of %s %s/%s is named %q", r.Kind, r.Namespace, r.Name, want)))
+	}
+	return errs
+}
+
+func dependencyKindNames() []string {
+	out := make([]string, len(dependencyKinds))
+	for i, k := range dependencyKinds {
+		out[i] = "v1 " + k
+	}
+	return out
+}
+
+func templateKindNames(kinds []schema.GroupVersionKind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.GroupVersion().String() + " " + k.Kind
+	}
+	return out
+}
+
+// RefusedError is a binding or Work flotilla will not act on: nothing is
+// written for it and nothing reaches a member.
+type RefusedError struct {
+	// Object names the binding or Work, "ResourceBinding tenant-a/x".
+	Object string
+	// Reasons are the fields at fault.
+	Reasons field.ErrorList
+}
+
+// Error names the object and every field at fault.
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s is refused: %s", e.Object, e.Reasons.ToAggregate().Error())
+}
+
+func refuseBinding(rb *workv1.ResourceBinding, errs ...*field.Error) error {
+	return &RefusedError{Object: "ResourceBinding " + rb.Namespace + "/" + rb.Name, Reasons: errs}
+}
+
+// errPending says a binding is not refused but not settled either: it
+// differs from the policy that claims its template (the detector writes it
+// back), the scheduler has not yet observed its current spec, or a
+// workload it depends on is in one of these states.
+var errPending = errors.New("the binding waits for the scheduler")
+
+// trusted is what flotilla renders and applies a binding with: each field
+// derived from objects only the control plane or an administrator writes,
+// or checked against them.
+type trusted struct {
+	// clusters are the scheduled clusters.
+	clusters []api.TargetCluster
+	// conflict is the effective conflict resolution.
+	conflict api.ConflictResolution
+	// preserve is preserveResourcesOnDeletion.
+	preserve *bool
+	// scheduling is the replica scheduling type of the placement.
+	scheduling api.ReplicaSchedulingType
+}
+
+// readTemplate reads a binding's template once ValidateResourceBinding has
+// passed, so the kind is one the control plane already watches and the
+// namespace is the binding's; nil when the template is gone.
+func readTemplate(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding) (*unstructured.Unstructured, error) {
+	r := rb.Spec.Resource
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
+	if err := c.Get(ctx, client.ObjectKey{Namespace: rb.Namespace, Name: r.Name}, u); err != nil {
+		if isNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read template %s %s/%s of binding %s: %w", r.Kind, rb.Namespace, r.Name, client.ObjectKeyFromObject(rb), err)
+	}
+	return u, nil
+}
+
+// trust derives what the binding is rendered with. A binding the detector
+// made must match the policy that claims its template now (label, placement
+// and propagateDeps; until it does it waits), and its clusters count once
+// the scheduler has observed its current spec; conflict resolution and
+// preserveResourcesOnDeletion come from the policy. A binding the
+// dependencies distributor made is rendered to the clusters of the trusted
+// workload bindings of its namespace that do refer to the dependency; its
+// own spec.clusters and requiredBy are only hints. Anything else is refused
+// (a *RefusedError).
+func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, opts Options) (*trusted, error) {
+	if errs := ValidateResourceBinding(rb, opts); len(errs) > 0 {
+		return nil, refuseBinding(rb, errs...)
+	}
+	if attached(rb) {
+		return trustAttached(ctx, c, rb, opts)
+	}
+	claim, err := claimOf(ctx, c, tmpl)
+	if err != nil {
+		return nil, err
+	}
+	if claim == nil {
+		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "resource"), render.TemplateRefOf(tmpl).String(), "no propagation policy claims the template"))
+	}
+	// A binding that differs from its claim is not refused but waits: the
+	// detector watches policies and bindings and writes it back (a
+	// policy changed a moment ago, or someone edited the binding), and
+	// the scheduler then schedules the written placement.
+	switch {
+	case rb.Labels[LabelPolicy] != claim.Kind+"."+claim.Name,
+		!equality.Semantic.DeepEqual(*rb.Spec.Placement, claim.Spec.Placement),
+		rb.Spec.PropagateDeps != claim.Spec.PropagateDeps,
+		rb.Status.SchedulerObservedGeneration != rb.Generation:
+		return nil, errPending
+	}
+	scheduling := api.ReplicaSchedulingTypeDuplicated
+	if p := claim.Spec.Placement; p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
+		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
+	}
+	return &trusted{
+		clusters:   rb.Spec.Clusters,
+		conflict:   EffectiveConflictResolution(claim, opts),
+		preserve:   claim.Spec.PreserveResourcesOnDeletion,
+		scheduling: scheduling,
+	}, nil
+}
+
+// claimOf returns the policy that claims tmpl now, nil when none does.
+func claimOf(ctx context.Context, c client.Reader, tmpl *unstructured.Unstructured) (*policy.Claim, error) {
+	pp, cpp, err := PropagationPolicies(ctx, c, tmpl.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	claim, ok := policy.ClaimPropagation(tmpl, pp, cpp)
+	if !ok {
+		return nil, nil
+	}
+	return &claim, nil
+}
+
+// EffectiveConflictResolution is the conflict resolution a claim gives its
+// template: the policy's, except that a namespaced PropagationPolicy's
+// Overwrite counts as Abort unless Options.AllowNamespacedOverwrite is set.
+func EffectiveConflictResolution(claim *policy.Claim, opts Options) api.ConflictResolution {
+	cr := claim.Spec.ConflictResolution
+	if cr == "" {
+		cr = api.ConflictAbort
+	}
+	if cr == api.ConflictOverwrite && claim.Kind == api.KindPropagationPolicy && !opts.AllowNamespacedOverwrite {
+		return api.ConflictAbort
+	}
+	return cr
+}
+
+// trustAttached derives the clusters of a dependency's binding from the
+// workload bindings that require it, each checked as trust checks it.
+func trustAttached(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, opts Options) (*trusted, error) {
+	dep := rb.Spec.Resource
+	var clusters []api.TargetCluster
+	for _, s := range rb.Spec.RequiredBy {
+		if s.Namespace != rb.Namespace {
+			continue
+		}
+		var wb workv1.ResourceBinding
+		if err := c.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: s.Name}, &wb); err != nil {
+			if isNotFound(err) {
+				continue
+			}
+			return nil, fmt.Errorf("read binding %s/%s that requires %s: %w", s.Namespace, s.Name, client.ObjectKeyFromObject(rb), err)
+		}
+		if attached(&wb) || !wb.Spec.PropagateDeps || len(ValidateResourceBinding(&wb, opts)) > 0 {
+			continue
+		}
+		tmpl, err := readTemplate(ctx, c, &wb)
+		if err != nil {
+			return nil, err
+		}
+		if tmpl == nil {
+			continue
+		}
+		_, err = trust(ctx, c, &wb, tmpl, opts)
+		var refused *RefusedError
+		switch {
+		case errors.As(err, &refused):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		deps, err := plan.Dependencies(tmpl)
+		if err != nil || !slices.Contains(deps, plan.Dependency{Kind: dep.Kind, Namespace: dep.Namespace, Name: dep.Name}) {
+			continue
+		}
+		clusters = append(clusters, snapshotOf(&wb).Clusters...)
+	}
+	return &trusted{
+		clusters:   dependentClusters([]api.BindingSnapshot{{Clusters: clusters}}),
+		conflict:   api.ConflictAbort,
+		scheduling: api.ReplicaSchedulingTypeDuplicated,
+	}, nil
+}

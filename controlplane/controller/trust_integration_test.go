@@ -1,0 +1,340 @@
+package controller_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// victim is tenant-b's ConfigMap, propagated to cluster by tenant-b's own
+// policy; it returns the key of its Work there once the member has it.
+func (e fleetEnv) victim(t *testing.T, name, cluster string) client.ObjectKey {
+	t.Helper()
+	e.victimPolicyOnly(t, name, cluster)
+	poll(t, "tenant-b's ConfigMap "+name+" in "+cluster, func() (bool, string) {
+		err := e.members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "tenant-b", Name: name}, &corev1.ConfigMap{})
+		return err == nil, fmt.Sprint(err)
+	})
+	return client.ObjectKey{Namespace: controller.ExecutionNamespace(cluster), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: name})}
+}
+
+func (e fleetEnv) namespaces(t *testing.T, names ...string) {
+	t.Helper()
+	for _, ns := range names {
+		mustCreate(t, e.hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+}
+
+// waitRefused waits until the binding's FullyApplied condition refuses it
+// with a message containing each of want.
+func waitRefused(t *testing.T, hub client.Client, key client.ObjectKey, want ...string) *workv1.ResourceBinding {
+	t.Helper()
+	var rb workv1.ResourceBinding
+	poll(t, "binding "+key.String()+" refused", func() (bool, string) {
+		if err := hub.Get(t.Context(), key, &rb); err != nil {
+			return false, err.Error()
+		}
+		c := meta.FindStatusCondition(rb.Status.Conditions, controller.ConditionFullyApplied)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "Refused" {
+			return false, fmt.Sprintf("conditions %+v", rb.Status.Conditions)
+		}
+		for _, w := range want {
+			if !strings.Contains(c.Message, w) {
+				return false, fmt.Sprintf("message %q lacks %q", c.Message, w)
+			}
+		}
+		return true, ""
+	})
+	return &rb
+}
+
+// worksOf lists the Works labelled with the binding's UID.
+func worksOf(t *testing.T, hub client.Client, uid types.UID) []workv1.Work {
+	t.Helper()
+	var list workv1.WorkList
+	if err := hub.List(t.Context(), &list, client.MatchingLabels{controller.LabelBindingPermanentID: string(uid)}); err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+// absentFor checks, for a while, that a member has no such object.
+func absentFor(t *testing.T, c client.Client, obj client.Object, key client.ObjectKey, d time.Duration) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		err := c.Get(t.Context(), key, obj)
+		if err == nil {
+			t.Fatalf("%T %s appeared in a member", obj, key)
+		}
+		if !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestTenantBindingsAreRefused: a tenant with rights in its own namespace
+// writes ResourceBindings that name the control plane's credential Secret,
+// another tenant's template, a cluster-scoped kind, and its own template
+// with clusters of its choosing. Each is refused with a FullyApplied
+// condition naming the field, no Work is written for any, nothing reaches
+// a member, the victim's Work is not taken over, and deleting the
+// attacker's binding leaves the victim's Work and member object alone.
+func TestTenantBindingsAreRefused(t *testing.T) {
+	env := startControlPlane(t)
+	hub, names := env.hub, env.names
+	ctx := t.Context()
+	env.namespaces(t, "tenant-a", "tenant-b")
+	victimWork := env.victim(t, "victim", names[0])
+	var before workv1.Work
+	if err := hub.Get(ctx, victimWork, &before); err != nil {
+		t.Fatal(err)
+	}
+
+	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "mine"}})
+	evil := []api.TargetCluster{{Name: "evil"}, {Name: names[1]}}
+	rb := func(name, apiVersion, kind, ns, res string, placement *api.Placement) *workv1.ResourceBinding {
+		b := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: name}}
+		b.Spec.Resource = api.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: res}
+		b.Spec.Clusters, b.Spec.Placement = evil, placement
+		b.Spec.ConflictResolution = api.ConflictOverwrite
+		return b
+	}
+	anywhere := &api.Placement{ClusterAffinity: &api.ClusterAffinity{ClusterNames: []string{names[1]}}}
+	cases := []struct {
+		rb   *workv1.ResourceBinding
+		want []string
+	}{
+		{rb(names[0]+"-secret", "v1", "Secret", controller.SystemNamespace, names[0], nil), []string{"ResourceBinding tenant-a/" + names[0] + "-secret", "spec.resource.namespace", "spec.placement"}},
+		{rb("victim-configmap", "v1", "ConfigMap", "tenant-b", "victim", anywhere), []string{"spec.resource.namespace"}},
+		{rb("admin-clusterrole.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "ClusterRole", "tenant-a", "admin", anywhere), []string{"spec.resource.kind"}},
+		{rb("mine-configmap", "v1", "ConfigMap", "tenant-a", "mine", nil), []string{"spec.placement: Required"}},
+	}
+	for _, tc := range cases {
+		mustCreate(t, hub, tc.rb)
+	}
+	// A placement of the tenant's own choosing, for a template no policy
+	// claims, is refused as well.
+	unclaimed := rb("unclaimed-configmap", "v1", "ConfigMap", "tenant-a", "unclaimed", anywhere)
+	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "unclaimed"}})
+	mustCreate(t, hub, unclaimed)
+	cases = append(cases, struct {
+		rb   *workv1.ResourceBinding
+		want []string
+	}{unclaimed, []string{"no propagation policy claims the template"}})
+
+	for _, tc := range cases {
+		key := client.ObjectKeyFromObject(tc.rb)
+		if tc.rb.Spec.Resource.Namespace == "tenant-a" && tc.rb.Spec.Resource.Kind == "ConfigMap" {
+			// The detector owns the binding name of tenant-a's own
+			// ConfigMaps: it deletes the binding of one no policy
+			// claims. Either way, nothing is rendered.
+			poll(t, "binding "+key.String()+" refused or deleted", func() (bool, string) {
+				var rb workv1.ResourceBinding
+				err := hub.Get(ctx, key, &rb)
+				if apierrors.IsNotFound(err) {
+					return true, ""
+				}
+				c := meta.FindStatusCondition(rb.Status.Conditions, controller.ConditionFullyApplied)
+				ok := c != nil && c.Reason == "Refused" && strings.Contains(c.Message, tc.want[0])
+				return ok, fmt.Sprintf("%v, conditions %+v", err, rb.Status.Conditions)
+			})
+		} else {
+			waitRefused(t, hub, key, tc.want...)
+		}
+		if ws := worksOf(t, hub, tc.rb.UID); len(ws) > 0 {
+			t.Errorf("binding %s got Works: %v", tc.rb.Name, ws)
+		}
+	}
+	absentFor(t, env.members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, 3*time.Second)
+	for _, key := range []client.ObjectKey{{Namespace: controller.SystemNamespace, Name: names[0]}} {
+		if err := env.members[names[1]].Get(ctx, key, &corev1.Secret{}); !apierrors.IsNotFound(err) {
+			t.Errorf("member %s: Secret %s: %v, want NotFound", names[1], key, err)
+		}
+	}
+	for _, key := range []client.ObjectKey{{Namespace: "tenant-a", Name: "mine"}, {Namespace: "tenant-a", Name: "unclaimed"}} {
+		if err := env.members[names[1]].Get(ctx, key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+			t.Errorf("member %s: ConfigMap %s: %v, want NotFound", names[1], key, err)
+		}
+	}
+	if err := hub.Get(ctx, client.ObjectKey{Name: controller.ExecutionNamespace("evil")}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
+		t.Errorf("execution namespace of cluster evil: %v, want NotFound", err)
+	}
+
+	t.Log("the victim's Work was not taken over; deleting the attacker's binding leaves it and the member object")
+	var after workv1.Work
+	if err := hub.Get(ctx, victimWork, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.UID != before.UID || after.Labels[controller.LabelBindingPermanentID] != before.Labels[controller.LabelBindingPermanentID] {
+		t.Fatalf("victim's Work changed hands: permanent-id %s -> %s", before.Labels[controller.LabelBindingPermanentID], after.Labels[controller.LabelBindingPermanentID])
+	}
+	hijack := cases[1].rb
+	if err := hub.Delete(ctx, hijack); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "attacker's binding gone", func() (bool, string) {
+		err := hub.Get(ctx, client.ObjectKeyFromObject(hijack), &workv1.ResourceBinding{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		var w workv1.Work
+		if err := hub.Get(ctx, victimWork, &w); err != nil || w.UID != before.UID || !w.DeletionTimestamp.IsZero() {
+			t.Fatalf("victim's Work after the attacker's binding went: %v (deleting %v)", err, !w.DeletionTimestamp.IsZero())
+		}
+		if err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &corev1.ConfigMap{}); err != nil {
+			t.Fatalf("victim's member object: %v", err)
+		}
+	}
+}
+
+// forgedWork is a Work written by hand with the labels and annotations the
+// binding controller would compute for rb.
+func forgedWork(t *testing.T, rb *workv1.ResourceBinding, cluster, name string, obj client.Object) *workv1.Work {
+	t.Helper()
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &workv1.Work{ObjectMeta: metav1.ObjectMeta{
+		Namespace:   controller.ExecutionNamespace(cluster),
+		Name:        name,
+		Labels:      map[string]string{controller.LabelBindingPermanentID: string(rb.UID)},
+		Annotations: map[string]string{controller.AnnotationBindingNamespace: rb.Namespace, controller.AnnotationBindingName: rb.Name, controller.AnnotationConflictResolution: "Overwrite"},
+	}}
+	w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
+	return w
+}
+
+// waitWorkRefused waits until the execution controller refuses a Work.
+func waitWorkRefused(t *testing.T, hub client.Client, key client.ObjectKey, want string) {
+	t.Helper()
+	poll(t, "work "+key.String()+" refused", func() (bool, string) {
+		var w workv1.Work
+		if err := hub.Get(t.Context(), key, &w); err != nil {
+			return false, err.Error()
+		}
+		c := meta.FindStatusCondition(w.Status.Conditions, controller.ConditionWorkApplied)
+		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == "Refused" && strings.Contains(c.Message, want)
+		return ok, fmt.Sprintf("conditions %+v", w.Status.Conditions)
+	})
+}
+
+// TestForgedWorksAreNeverApplied: Works written by hand into execution
+// namespaces, with labels and annotations computed from a real binding, are
+// never applied to their member (the objects never appear), and deleting
+// one never removes the binding's real member object. An execution
+// namespace someone else made is refused, with the binding saying so.
+func TestForgedWorksAreNeverApplied(t *testing.T) {
+	env := startControlPlane(t)
+	hub, names := env.hub, env.names
+	ctx := t.Context()
+	env.namespaces(t, "tenant-b")
+	env.victim(t, "victim", names[0])
+	var rb workv1.ResourceBinding
+	if err := hub.Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim-configmap"}, &rb); err != nil {
+		t.Fatal(err)
+	}
+	victimRef := render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "victim"}
+	cm := func(ns, name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"owner": "attacker"}}
+	}
+	// An execution namespace that looks like flotilla's, labels and all.
+	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.ExecutionNamespace(names[1]), Labels: map[string]string{controller.LabelExecutionSpace: names[1]}}})
+
+	forged := []struct {
+		work *workv1.Work
+		want string
+	}{
+		// The binding's own template, to a cluster it is not scheduled to.
+		{forgedWork(t, &rb, names[1], controller.WorkName(victimRef), cm("tenant-b", "victim")), "is not scheduled to cluster " + names[1]},
+		// Another object in the binding's namespace, next to its real Work.
+		{forgedWork(t, &rb, names[0], controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "planted"}), cm("tenant-b", "planted")), "is not the template of binding"},
+		// The binding's template under another name: deleting it must not
+		// remove the real object.
+		{forgedWork(t, &rb, names[0], "decoy", cm("tenant-b", "victim")), `the Work of ConfigMap tenant-b/victim is named`},
+		// A Work naming a binding that does not exist.
+		{forgedWork(t, &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "x", UID: "123"}}, names[1], "evil", cm("kube-system", "evil")), "Not found"},
+	}
+	for _, f := range forged {
+		mustCreate(t, hub, f.work)
+	}
+	// The first three carry the binding's permanent id: the binding
+	// controller deletes them as Works of its own it does not want, if the
+	// execution controller has not refused them first. The last names no
+	// binding and stays refused.
+	for _, f := range forged[:3] {
+		key := client.ObjectKeyFromObject(f.work)
+		poll(t, "forged Work "+key.String()+" refused or deleted", func() (bool, string) {
+			var w workv1.Work
+			err := hub.Get(ctx, key, &w)
+			if apierrors.IsNotFound(err) {
+				return true, ""
+			}
+			c := meta.FindStatusCondition(w.Status.Conditions, controller.ConditionWorkApplied)
+			return c != nil && c.Reason == "Refused" && strings.Contains(c.Message, f.want), fmt.Sprintf("%v, conditions %+v", err, w.Status.Conditions)
+		})
+	}
+	waitWorkRefused(t, hub, client.ObjectKeyFromObject(forged[3].work), forged[3].want)
+	absentFor(t, env.members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, 2*time.Second)
+	absentFor(t, env.members[names[0]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "planted"}, time.Second)
+	absentFor(t, env.members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "kube-system", Name: "evil"}, time.Second)
+	var live corev1.ConfigMap
+	if err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &live); err != nil || live.Data["owner"] != "tenant-b" {
+		t.Fatalf("victim's member object: %v %v, want tenant-b's", err, live.Data)
+	}
+
+	t.Log("the decoy Work's removal leaves the real member object")
+	decoy := forged[2].work
+	if err := hub.Delete(ctx, decoy); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	poll(t, "decoy Work gone", func() (bool, string) {
+		err := hub.Get(ctx, client.ObjectKeyFromObject(decoy), &workv1.Work{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &live); err != nil {
+			t.Fatalf("victim's member object after the decoy Work went: %v", err)
+		}
+	}
+
+	t.Log("an execution namespace flotilla did not create is refused")
+	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.ExecutionNamespace(names[2])}})
+	env.victimPolicyOnly(t, "second", names[2])
+	waitRefused(t, hub, client.ObjectKey{Namespace: "tenant-b", Name: "second-configmap"}, "Namespace "+controller.ExecutionNamespace(names[2]), "was not created by flotilla")
+	absentFor(t, env.members[names[2]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "second"}, 2*time.Second)
+}
+
+// victimPolicyOnly is victim without waiting for the member.
+func (e fleetEnv) victimPolicyOnly(t *testing.T, name, cluster string) {
+	t.Helper()
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: name}}
+	mustYAML(t, pp, `
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: %s}]
+  placement:
+    clusterAffinity: {clusterNames: [%s]}
+`, name, cluster)
+	mustCreate(t, e.hub, pp)
+	mustCreate(t, e.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: name}, Data: map[string]string{"owner": "tenant-b"}})
+}

@@ -1,0 +1,199 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+)
+
+func TestBindingName(t *testing.T) {
+	cases := []struct {
+		gk   schema.GroupKind
+		name string
+		want string
+	}{
+		// The core group keeps Karmada's name.
+		{schema.GroupKind{Kind: "Service"}, "web", "web-service"},
+		{schema.GroupKind{Kind: "ConfigMap"}, "settings", "settings-configmap"},
+		// Any other group follows the kind, so kinds of the same name differ.
+		{schema.GroupKind{Group: "serving.knative.dev", Kind: "Service"}, "web", "web-service.serving.knative.dev"},
+		{schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", "web-deployment.apps"},
+		{schema.GroupKind{Group: "events.k8s.io", Kind: "Event"}, "e", "e-event.events.k8s.io"},
+		{schema.GroupKind{Kind: "Event"}, "e", "e-event"},
+	}
+	seen := map[string]schema.GroupKind{}
+	for _, tc := range cases {
+		got := BindingName(tc.gk, tc.name)
+		if got != tc.want {
+			t.Errorf("BindingName(%v, %q) = %q, want %q", tc.gk, tc.name, got, tc.want)
+		}
+		if other, ok := seen[got]; ok {
+			t.Errorf("%v and %v share binding name %q", other, tc.gk, got)
+		}
+		seen[got] = tc.gk
+	}
+}
+
+// binding builds a ResourceBinding for the validation table.
+func binding(ns, name, apiVersion, kind, resNS, resName string, mutate ...func(*workv1.ResourceBinding)) *workv1.ResourceBinding {
+	rb := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	rb.Spec.Resource = api.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: resNS, Name: resName}
+	rb.Spec.Placement = &api.Placement{}
+	for _, m := range mutate {
+		m(rb)
+	}
+	return rb
+}
+
+func noPlacement(rb *workv1.ResourceBinding) { rb.Spec.Placement = nil }
+
+func attachedBy(rb *workv1.ResourceBinding) {
+	rb.Labels = map[string]string{LabelAttached: "true"}
+	rb.Spec.Placement = nil
+}
+
+func TestValidateResourceBinding(t *testing.T) {
+	opts := Options{ReservedNamespaces: []string{"kube-*", "flotilla-system", "istio-system"}}
+	cases := []struct {
+		name string
+		rb   *workv1.ResourceBinding
+		// want are substrings of the errors, in order; none means valid.
+		want []string
+	}{
+		{"detector's binding", binding("shop", "web-deployment.apps", "apps/v1", "Deployment", "shop", "web"), nil},
+		{"core kind", binding("shop", "web-service", "v1", "Service", "shop", "web"), nil},
+		{"attached dependency", binding("shop", "cfg-configmap", "v1", "ConfigMap", "shop", "cfg", attachedBy), nil},
+		{
+			"another namespace's credential Secret",
+			binding("tenant-a", "member1-secret", "v1", "Secret", "flotilla-system", "member1", noPlacement),
+			[]string{`spec.resource.namespace: Forbidden: must be the binding's own namespace "tenant-a"`, "spec.placement: Required value"},
+		},
+		{
+			"another tenant's template",
+			binding("tenant-a", "victim-configmap", "v1", "ConfigMap", "tenant-b", "victim"),
+			[]string{`spec.resource.namespace: Forbidden`},
+		},
+		{
+			"cluster-scoped kind",
+			binding("tenant-a", "admin-clusterrole.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "ClusterRole", "tenant-a", "admin"),
+			[]string{`spec.resource.kind: Unsupported value: "rbac.authorization.k8s.io/v1 ClusterRole"`},
+		},
+		{
+			"reserved namespace",
+			binding("istio-system", "gw-service", "v1", "Service", "istio-system", "gw"),
+			[]string{"metadata.namespace: Forbidden: namespace istio-system is reserved"},
+		},
+		{
+			"execution namespace",
+			binding("flotilla-es-east", "w-service", "v1", "Service", "flotilla-es-east", "w"),
+			[]string{"metadata.namespace: Forbidden"},
+		},
+		{
+			"second binding for one template",
+			binding("shop", "other", "apps/v1", "Deployment", "shop", "web"),
+			[]string{`metadata.name: Invalid value: "other": the binding of Deployment shop/web is named "web-deployment.apps"`},
+		},
+		{
+			"writer's clusters without placement",
+			binding("shop", "web-deployment.apps", "apps/v1", "Deployment", "shop", "web", noPlacement, func(rb *workv1.ResourceBinding) {
+				rb.Spec.Clusters = []api.TargetCluster{{Name: "evil"}}
+			}),
+			[]string{"spec.placement: Required value"},
+		},
+		{
+			"attached binding of a workload kind",
+			binding("shop", "web-deployment.apps", "apps/v1", "Deployment", "shop", "web", attachedBy),
+			[]string{`spec.resource.kind: Unsupported value: "apps/v1 Deployment"`},
+		},
+		{
+			"attached binding with a placement",
+			binding("shop", "cfg-configmap", "v1", "ConfigMap", "shop", "cfg", attachedBy, func(rb *workv1.ResourceBinding) { rb.Spec.Placement = &api.Placement{} }),
+			[]string{"spec.placement: Forbidden"},
+		},
+		{"no template name", binding("shop", "-service", "v1", "Service", "shop", ""), []string{"spec.resource.name: Required value"}},
+	}
+	for _, tc := range cases {
+		errs := ValidateResourceBinding(tc.rb, opts)
+		if len(errs) != len(tc.want) {
+			t.Errorf("%s: got %v, want %d errors %q", tc.name, errs, len(tc.want), tc.want)
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(errs[i].Error(), w) {
+				t.Errorf("%s: error %d = %q, want it to contain %q", tc.name, i, errs[i].Error(), w)
+			}
+		}
+	}
+}
+
+func TestEffectiveConflictResolution(t *testing.T) {
+	claim := func(kind string, cr api.ConflictResolution) *policy.Claim {
+		return &policy.Claim{Kind: kind, Spec: &api.PropagationSpec{ConflictResolution: cr}}
+	}
+	cases := []struct {
+		claim *policy.Claim
+		allow bool
+		want  api.ConflictResolution
+	}{
+		{claim(api.KindPropagationPolicy, api.ConflictOverwrite), false, api.ConflictAbort},
+		{claim(api.KindPropagationPolicy, api.ConflictOverwrite), true, api.ConflictOverwrite},
+		{claim(api.KindClusterPropagationPolicy, api.ConflictOverwrite), false, api.ConflictOverwrite},
+		{claim(api.KindPropagationPolicy, ""), false, api.ConflictAbort},
+		{claim(api.KindClusterPropagationPolicy, api.ConflictAbort), true, api.ConflictAbort},
+	}
+	for _, tc := range cases {
+		if got := EffectiveConflictResolution(tc.claim, Options{AllowNamespacedOverwrite: tc.allow}); got != tc.want {
+			t.Errorf("%s %q (allow %v) = %q, want %q", tc.claim.Kind, tc.claim.Spec.ConflictResolution, tc.allow, got, tc.want)
+		}
+	}
+}
+
+func TestValidateWork(t *testing.T) {
+	good := func() *workv1.Work {
+		w := &workv1.Work{ObjectMeta: metav1.ObjectMeta{
+			Namespace:   "flotilla-es-east",
+			Name:        "web-123",
+			Labels:      map[string]string{LabelBindingPermanentID: "uid"},
+			Annotations: map[string]string{AnnotationBindingNamespace: "shop", AnnotationBindingName: "web-configmap"},
+		}}
+		w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"shop","name":"web"}}`)}}}
+		return w
+	}
+	cases := []struct {
+		name   string
+		mutate func(*workv1.Work)
+		want   string
+	}{
+		{"rendered work", func(*workv1.Work) {}, ""},
+		{"outside an execution namespace", func(w *workv1.Work) { w.Namespace = "shop" }, "metadata.namespace"},
+		{"no permanent id", func(w *workv1.Work) { delete(w.Labels, LabelBindingPermanentID) }, "resourcebinding.flotilla.io/permanent-id"},
+		{"no binding", func(w *workv1.Work) { w.Annotations = nil }, "resourcebinding.flotilla.io/namespace"},
+		{"two manifests", func(w *workv1.Work) {
+			w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, w.Spec.Workload.Manifests[0])
+		}, "exactly one manifest"},
+		{"object of another namespace", func(w *workv1.Work) {
+			w.Spec.Workload.Manifests[0].Raw = []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"namespace":"kube-system","name":"x"}}`)
+		}, `must be the namespace "shop"`},
+		{"cluster-scoped object", func(w *workv1.Work) {
+			w.Spec.Workload.Manifests[0].Raw = []byte(`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"x"}}`)
+		}, `must be the namespace "shop"`},
+	}
+	for _, tc := range cases {
+		w := good()
+		tc.mutate(w)
+		errs := ValidateWork(w)
+		switch {
+		case tc.want == "" && len(errs) > 0:
+			t.Errorf("%s: %v", tc.name, errs)
+		case tc.want != "" && (len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), tc.want)):
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, errs, tc.want)
+		}
+	}
+}

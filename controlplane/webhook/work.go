@@ -1,0 +1,111 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+// Paths of the handlers of flotilla's own work objects.
+const (
+	PathResourceBinding = "/validate-resourcebinding"
+	PathWork            = "/validate-work"
+)
+
+// Options configures the handlers of ResourceBindings and Works.
+type Options struct {
+	// Controller is the control plane's configuration: its template kinds
+	// and reserved namespaces decide which bindings are valid.
+	Controller controller.Options
+	// ControlPlaneUsers are the user names, as the host authenticates them,
+	// that may create and update Works: the control plane's own identity.
+	// Works are applied to members with the control plane's credentials,
+	// so nobody else writes them. Empty leaves Works open to anyone RBAC
+	// lets in (the controllers still refuse the ones that do not belong to
+	// a binding); the controlplane command always sets it.
+	ControlPlaneUsers []string
+	// Secrets reads the credentials Secret a Cluster names, so that its
+	// kubeconfig is checked at admission too; nil checks the Cluster alone.
+	Secrets client.Reader
+}
+
+// bindingValidator refuses a ResourceBinding flotilla would refuse to
+// render. An update that leaves the spec alone (a finalizer, a label, a
+// binding left over from an older version being deleted) is let through.
+type bindingValidator struct{ opts Options }
+
+func (v bindingValidator) check(rb *workv1.ResourceBinding) error {
+	if errs := controller.ValidateResourceBinding(rb, v.opts.Controller); len(errs) > 0 {
+		return apierrors.NewInvalid(workv1.GroupVersion.WithKind("ResourceBinding").GroupKind(), rb.Name, errs)
+	}
+	return nil
+}
+
+func (v bindingValidator) ValidateCreate(_ context.Context, rb *workv1.ResourceBinding) (admission.Warnings, error) {
+	return nil, v.check(rb)
+}
+
+func (v bindingValidator) ValidateUpdate(_ context.Context, old, rb *workv1.ResourceBinding) (admission.Warnings, error) {
+	if equality.Semantic.DeepEqual(old.Spec, rb.Spec) && old.Labels[controller.LabelAttached] == rb.Labels[controller.LabelAttached] {
+		return nil, nil
+	}
+	return nil, v.check(rb)
+}
+
+func (v bindingValidator) ValidateDelete(context.Context, *workv1.ResourceBinding) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// workValidator lets only the control plane write Works, and only Works
+// of the shape the binding controller writes.
+type workValidator struct{ opts Options }
+
+func (v workValidator) check(ctx context.Context, old, w *workv1.Work) error {
+	gk := workv1.GroupVersion.WithKind("Work").GroupKind()
+	if len(v.opts.ControlPlaneUsers) > 0 {
+		req, err := admission.RequestFromContext(ctx)
+		if err != nil {
+			return apierrors.NewInternalError(fmt.Errorf("admission request of work %s/%s: %w", w.Namespace, w.Name, err))
+		}
+		if user := req.UserInfo.Username; !slices.Contains(v.opts.ControlPlaneUsers, user) {
+			return apierrors.NewForbidden(workv1.GroupVersion.WithResource("works").GroupResource(), w.Name,
+				fmt.Errorf("works are written only by the flotilla control plane (%v), not by %q: a Work is applied to its member with the control plane's credentials", v.opts.ControlPlaneUsers, user))
+		}
+	}
+	// An update that leaves the spec, labels and annotations alone (the
+	// execution controller dropping its finalizer from a Work it refused)
+	// must go through, or such a Work could never be deleted.
+	if old != nil && equality.Semantic.DeepEqual(old.Spec, w.Spec) && equality.Semantic.DeepEqual(old.Labels, w.Labels) && equality.Semantic.DeepEqual(old.Annotations, w.Annotations) {
+		return nil
+	}
+	if errs := controller.ValidateWork(w); len(errs) > 0 {
+		return apierrors.NewInvalid(gk, w.Name, errs)
+	}
+	return nil
+}
+
+func (v workValidator) ValidateCreate(ctx context.Context, w *workv1.Work) (admission.Warnings, error) {
+	return nil, v.check(ctx, nil, w)
+}
+
+func (v workValidator) ValidateUpdate(ctx context.Context, old, w *workv1.Work) (admission.Warnings, error) {
+	return nil, v.check(ctx, old, w)
+}
+
+func (v workValidator) ValidateDelete(context.Context, *workv1.Work) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// Ensure the validators fit controller-runtime's generic interface.
+var (
+	_ admission.Validator[*workv1.ResourceBinding] = bindingValidator{}
+	_ admission.Validator[*workv1.Work]            = workValidator{}
+)
