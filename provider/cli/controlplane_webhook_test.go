@@ -1,15 +1,23 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -101,5 +109,179 @@ func TestControlplaneServesWebhook(t *testing.T) {
 	}
 	if err := hub.Create(t.Context(), policy(2)); err != nil {
 		t.Errorf("a valid policy is refused: %v", err)
+	}
+}
+
+// writeCertDir writes a CA-signed serving certificate for 127.0.0.1 into a
+// new directory the way cert-manager fills a Secret: tls.crt (serving
+// certificate then CA), tls.key and ca.crt. It returns the directory and
+// the CA PEM.
+func writeCertDir(t *testing.T) (string, []byte) {
+	t.Helper()
+	chain, key, err := certutil.GenerateSelfSignedCertKey("127.0.0.1", []net.IP{net.ParseIP("127.0.0.1")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, rest := pem.Decode(chain)
+	if leaf == nil {
+		t.Fatal("no serving certificate in the generated chain")
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{certFile: chain, keyFile: key, caFile: rest} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, rest
+}
+
+// serveWebhook starts the webhook server cfg describes on a free loopback
+// port and returns its address once it accepts connections.
+func serveWebhook(t *testing.T, cfg webhookConfig) (string, []byte) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	cfg.bindAddress = addr
+	srv, ca, err := cfg.webhookServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				_ = c.Close()
+			}
+			return err == nil, nil
+		}); err != nil {
+		t.Fatalf("webhook server on %s never listened: %v", addr, err)
+	}
+	return addr, ca
+}
+
+// handshake reports whether a TLS client trusting only ca accepts the
+// certificate served at addr, as the host apiserver does with the
+// configuration's caBundle.
+func handshake(addr string, ca []byte) error {
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(ca) {
+		return errors.New("no CA certificate")
+	}
+	c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// TestWebhookReplicasShareCertificate runs two webhook servers, as two
+// replicas behind one URL would be: with --webhook-cert-dir both serve a
+// certificate the one installed CA bundle trusts, whichever the host
+// reaches. Without it each made its own CA, so the leader's bundle did not
+// trust the other replica (the failure the issue reported).
+func TestWebhookReplicasShareCertificate(t *testing.T) {
+	dir, caPEM := writeCertDir(t)
+	shared := webhookConfig{url: "https://127.0.0.1:9443", failurePolicy: "Fail", certDir: dir}
+	addrA, bundleA := serveWebhook(t, shared)
+	addrB, bundleB := serveWebhook(t, shared)
+	if !bytes.Equal(bundleA, caPEM) || !bytes.Equal(bundleB, caPEM) {
+		t.Fatalf("the CA bundle to install is not ca.crt")
+	}
+	for _, addr := range []string{addrA, addrB} {
+		if err := handshake(addr, bundleA); err != nil {
+			t.Errorf("replica %s with --webhook-cert-dir: the installed CA bundle does not trust it: %v", addr, err)
+		}
+	}
+
+	own := webhookConfig{url: "https://127.0.0.1:9443", failurePolicy: "Fail"}
+	addrC, leaderBundle := serveWebhook(t, own)
+	addrD, _ := serveWebhook(t, own)
+	if err := handshake(addrC, leaderBundle); err != nil {
+		t.Errorf("self-signed: the leader's own bundle should trust the leader: %v", err)
+	}
+	if err := handshake(addrD, leaderBundle); err == nil {
+		t.Errorf("self-signed: a second replica's certificate is trusted by the leader's bundle; the test proves nothing")
+	}
+}
+
+func TestWebhookCertDirRefusesBadFiles(t *testing.T) {
+	good, _ := writeCertDir(t)
+	_, otherCA := writeCertDir(t)
+	mismatched := t.TempDir()
+	for _, name := range []string{certFile, keyFile} {
+		data, err := os.ReadFile(filepath.Join(good, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(mismatched, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(mismatched, caFile), otherCA, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noCA := t.TempDir()
+	for _, name := range []string{certFile, keyFile} {
+		data, _ := os.ReadFile(filepath.Join(good, name))
+		if err := os.WriteFile(filepath.Join(noCA, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := map[string]struct {
+		dir     string
+		wantErr string
+	}{
+		"missing directory":  {filepath.Join(good, "absent"), "load tls.crt and tls.key"},
+		"no ca.crt":          {noCA, "read ca.crt"},
+		"ca.crt of another":  {mismatched, "tls.crt is not signed by ca.crt"},
+		"a matching triplet": {good, ""},
+	}
+	for name, tc := range cases {
+		cfg := webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":9443", failurePolicy: "Fail", certDir: tc.dir}
+		_, _, err := cfg.webhookServer()
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), "--webhook-cert-dir "+tc.dir+": "+tc.wantErr)):
+			t.Errorf("%s: error %v, want %q", name, err, tc.wantErr)
+		}
+	}
+}
+
+// TestWebhookCertDirRotation replaces the files in --webhook-cert-dir, as
+// cert-manager does when it renews: the running server serves the new
+// certificate without a restart, so certificates never have to outlive
+// their renewal.
+func TestWebhookCertDirRotation(t *testing.T) {
+	dir, oldCA := writeCertDir(t)
+	addr, _ := serveWebhook(t, webhookConfig{url: "https://127.0.0.1:9443", failurePolicy: "Fail", certDir: dir})
+	if err := handshake(addr, oldCA); err != nil {
+		t.Fatalf("before rotation: %v", err)
+	}
+	next, newCA := writeCertDir(t)
+	for _, name := range []string{keyFile, certFile, caFile} {
+		data, err := os.ReadFile(filepath.Join(next, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// certwatcher reacts to the write at once and polls every 10 s besides.
+	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true,
+		func(context.Context) (bool, error) { return handshake(addr, newCA) == nil, nil }); err != nil {
+		t.Fatalf("the server never served the rotated certificate: %v", err)
+	}
+	if err := handshake(addr, oldCA); err == nil {
+		t.Errorf("after rotation the old CA still verifies the served certificate")
 	}
 }
