@@ -13,7 +13,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
@@ -34,7 +33,8 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&leases.duration, "leader-election-lease-duration", 15*time.Second, "how long a standby waits after the last renewal before it takes the lease over")
 	fs.DurationVar(&leases.renewDeadline, "leader-election-renew-deadline", 10*time.Second, "how long the leader keeps retrying to renew before it steps down")
 	fs.DurationVar(&leases.retryPeriod, "leader-election-retry-period", 2*time.Second, "how often candidates try to acquire or renew the lease")
-	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 turns it off")
+	var metrics metricsConfig
+	metricsAddr := metrics.register(fs)
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
 	var limits apiLimits
@@ -80,7 +80,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if err := runControlplane(ctx, controlplaneConfig{
 		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace, leases: leases,
-		metricsAddr: *metricsAddr, probeAddr: *probeAddr, options: opts, webhook: hook, api: limits,
+		metricsAddr: *metricsAddr, metrics: metrics, probeAddr: *probeAddr, options: opts, webhook: hook, api: limits,
 	}); err != nil {
 		logger.Error("controlplane stopped", "error", err)
 		return 1
@@ -94,9 +94,11 @@ type controlplaneConfig struct {
 	leaderNamespace            string
 	leases                     leaseTiming
 	metricsAddr, probeAddr     string
-	options                    controller.Options
-	webhook                    webhookConfig
-	api                        apiLimits
+	// metrics secures the endpoint at metricsAddr.
+	metrics metricsConfig
+	options controller.Options
+	webhook webhookConfig
+	api     apiLimits
 	// inProcess is set by tests that run several control planes in one
 	// process: controller names are then allowed to repeat.
 	inProcess bool
@@ -149,7 +151,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		RetryPeriod:             &c.leases.retryPeriod,
 		// Step down at once on shutdown, so a standby takes over without waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
+		Metrics:                       c.metrics.options(c.metricsAddr),
 		HealthProbeBindAddress:        c.probeAddr,
 		Controller:                    config.Controller{SkipNameValidation: &c.inProcess},
 	})
