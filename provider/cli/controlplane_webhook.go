@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -121,6 +122,12 @@ func (c webhookConfig) sharedCertificate() ([]byte, error) {
 	}
 	if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter}); err != nil {
 		return nil, fmt.Errorf("--webhook-cert-dir %s: %s is not signed by %s: %w", c.certDir, certFile, caFile, err)
+	}
+	// The host checks the name it dialled, the --webhook-url host.
+	if u, err := url.Parse(c.url); err == nil && u.Hostname() != "" {
+		if err := leaf.VerifyHostname(u.Hostname()); err != nil {
+			return nil, fmt.Errorf("--webhook-cert-dir %s: %s does not name the --webhook-url host: %w", c.certDir, certFile, err)
+		}
 	}
 	return ca, nil
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	certutil "k8s.io/client-go/util/cert"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -254,6 +256,10 @@ func TestWebhookCertDirRefusesBadFiles(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", name, err, tc.wantErr)
 		}
 	}
+	elsewhere := webhookConfig{url: "https://flotilla-webhook.flotilla-system.svc:443", bindAddress: ":9443", failurePolicy: "Fail", certDir: good}
+	if _, _, err := elsewhere.webhookServer(); err == nil || !strings.Contains(err.Error(), "tls.crt does not name the --webhook-url host") {
+		t.Errorf("a certificate for 127.0.0.1 behind a URL of another host: error %v", err)
+	}
 }
 
 // TestWebhookCertDirRotation replaces the files in --webhook-cert-dir, as
@@ -283,5 +289,91 @@ func TestWebhookCertDirRotation(t *testing.T) {
 	}
 	if err := handshake(addr, oldCA); err == nil {
 		t.Errorf("after rotation the old CA still verifies the served certificate")
+	}
+}
+
+// TestControlplaneWebhookInstallsSharedCA runs the controlplane against a
+// real host with --webhook-cert-dir: the host's configuration trusts
+// ca.crt, the host calls the webhook through it, and when the files are
+// rotated the leader installs the new ca.crt.
+func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
+	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	dir, firstCA := writeCertDir(t)
+	saved := caRecheck
+	caRecheck = 200 * time.Millisecond
+	t.Cleanup(func() { caRecheck = saved })
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- runControlplane(ctx, controlplaneConfig{
+			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
+			webhook: webhookConfig{url: "https://" + addr, bindAddress: addr, failurePolicy: "Fail", certDir: dir},
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("controlplane: %v", err)
+		}
+	})
+	hub := apiClient(t, host.RESTConfig())
+	installed := func(want []byte) error {
+		return wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 60*time.Second, true,
+			func(ctx context.Context) (bool, error) {
+				var cfg admissionv1.ValidatingWebhookConfiguration
+				if err := hub.Get(ctx, client.ObjectKey{Name: webhook.ConfigurationName}, &cfg); err != nil {
+					return false, nil
+				}
+				for _, w := range cfg.Webhooks {
+					if !bytes.Equal(w.ClientConfig.CABundle, want) {
+						return false, nil
+					}
+				}
+				return len(cfg.Webhooks) > 0, nil
+			})
+	}
+	if err := installed(firstCA); err != nil {
+		t.Fatalf("the configuration never carried ca.crt: %v", err)
+	}
+	// The host reaches the webhook through that bundle: an invalid policy
+	// is refused by it.
+	bad := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: api.PropagationSpec{ResourceSelectors: []api.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}},
+			Placement: api.Placement{SpreadConstraints: []api.SpreadConstraint{{SpreadByField: api.SpreadByFieldCluster, MinGroups: 3, MaxGroups: 1}}}}}
+	var last error
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
+			return last != nil && strings.Contains(last.Error(), "denied the request"), nil
+		}); err != nil {
+		t.Fatalf("the host never reached the webhook with the shared CA; last create: %v", last)
+	}
+
+	next, nextCA := writeCertDir(t)
+	for _, name := range []string{keyFile, certFile, caFile} {
+		data, err := os.ReadFile(filepath.Join(next, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := installed(nextCA); err != nil {
+		t.Fatalf("the leader never installed the rotated ca.crt: %v", err)
+	}
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
+			return last != nil && strings.Contains(last.Error(), "denied the request"), nil
+		}); err != nil {
+		t.Fatalf("after rotation the host no longer reaches the webhook; last create: %v", last)
 	}
 }
