@@ -27,9 +27,9 @@ import (
 // TestControlplaneMetricsRequireAuthorization runs the controlplane with
 // secure metrics (the default) against a real host: a request without a
 // token is refused with 401, an unknown token is refused, a ServiceAccount
-// token the host authenticates
-// but does not authorize for GET /metrics with 403, and a token of a
-// ServiceAccount bound to a role allowing it gets the metrics. The host
+// token the host authenticates but does not authorize for GET /metrics with
+// 403, and a token of a ServiceAccount bound to a role allowing it gets the
+// metrics. The host
 // answers the TokenReviews and SubjectAccessReviews.
 func TestControlplaneMetricsRequireAuthorization(t *testing.T) {
 	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
