@@ -94,11 +94,10 @@ type controlplaneConfig struct {
 	leaderNamespace            string
 	leases                     leaseTiming
 	metricsAddr, probeAddr     string
-	// metrics secures the endpoint at metricsAddr.
-	metrics metricsConfig
-	options controller.Options
-	webhook webhookConfig
-	api     apiLimits
+	metrics                    metricsConfig
+	options                    controller.Options
+	webhook                    webhookConfig
+	api                        apiLimits
 	// inProcess is set by tests that run several control planes in one
 	// process: controller names are then allowed to repeat.
 	inProcess bool

@@ -74,9 +74,8 @@ type crossplaneConfig struct {
 	leaderNamespace        string
 	installCRDs            bool
 	metricsAddr, probeAddr string
-	// metrics secures the endpoint at metricsAddr.
-	metrics metricsConfig
-	options crossplane.Options
+	metrics                metricsConfig
+	options                crossplane.Options
 }
 
 func runCrossplane(ctx context.Context, c crossplaneConfig) error {
