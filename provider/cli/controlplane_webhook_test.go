@@ -328,8 +328,9 @@ func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
 		return wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 60*time.Second, true,
 			func(ctx context.Context) (bool, error) {
 				var cfg admissionv1.ValidatingWebhookConfiguration
+				// Not found until the leader installs it: keep polling.
 				if err := hub.Get(ctx, client.ObjectKey{Name: webhook.ConfigurationName}, &cfg); err != nil {
-					return false, nil
+					return false, client.IgnoreNotFound(err)
 				}
 				for _, w := range cfg.Webhooks {
 					if !bytes.Equal(w.ClientConfig.CABundle, want) {
