@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -57,11 +58,29 @@ func specInt(obj *unstructured.Unstructured, field string) (int64, error) {
 	case int64:
 		return n, nil
 	case float64:
-		if n == float64(int64(n)) {
+		// Converting a float beyond int64 is implementation-defined in Go,
+		// so such values are refused before the conversion.
+		if n >= -(1<<63) && n < 1<<63 && n == float64(int64(n)) {
 			return int64(n), nil
 		}
 	}
 	return 0, fmt.Errorf("spec.%s is %v, not a whole number", field, v)
+}
+
+// specCount reads spec.<field> as a count that fits the int32 Kubernetes
+// declares for it (a Job's completions, like a workload's replicas, see
+// plan.Replicas). The bound also keeps jobCompletions' weight × completions
+// product inside int64: 5e18 completions used to overflow and render
+// negative counts.
+func specCount(obj *unstructured.Unstructured, field string) (int64, error) {
+	n, err := specInt(obj, field)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 || n > math.MaxInt32 {
+		return 0, fmt.Errorf("spec.%s: want a non-negative integer of at most %d, got %d", field, math.MaxInt32, n)
+	}
+	return n, nil
 }
 
 // jobCompletions divides a Job's spec.completions across the clusters in
@@ -78,7 +97,7 @@ func jobCompletions(obj *unstructured.Unstructured, targets []Target) (map[strin
 	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "completions"); !found {
 		return nil, nil
 	}
-	completions, err := specInt(obj, "completions")
+	completions, err := specCount(obj, "completions")
 	if err != nil {
 		return nil, err
 	}

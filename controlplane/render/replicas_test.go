@@ -131,3 +131,53 @@ func TestRenderReplicasNotANumber(t *testing.T) {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }
+
+// TestJobCompletionsBounded checks that completions are bounded like
+// replicas: a count beyond int32 used to overflow weight × completions and
+// render negative completions.
+func TestJobCompletionsBounded(t *testing.T) {
+	const prefix = "render batch/v1, Kind=Job, default/j: divide job completions: "
+	cases := map[string]struct {
+		completions any
+		clusters    []Target
+		want        map[string]int64
+		wantErr     string
+	}{
+		"5e18 as an integer": {completions: int64(5e18), clusters: targets("a", 3, "b", 1),
+			wantErr: "spec.completions: want a non-negative integer of at most 2147483647, got 5000000000000000000"},
+		"5e18 as a float": {completions: float64(5e18), clusters: targets("a", 3, "b", 1),
+			wantErr: "spec.completions: want a non-negative integer of at most 2147483647, got 5000000000000000000"},
+		"beyond int64 as a float": {completions: float64(1e19), clusters: targets("a", 1),
+			wantErr: "spec.completions is 1e+19, not a whole number"},
+		"one past int32": {completions: int64(1 << 31), clusters: targets("a", 1),
+			wantErr: "spec.completions: want a non-negative integer of at most 2147483647, got 2147483648"},
+		"negative": {completions: int64(-1), clusters: targets("a", 1),
+			wantErr: "spec.completions: want a non-negative integer of at most 2147483647, got -1"},
+		"int32 max with int32 max weights stays exact": {completions: int64(1<<31 - 1),
+			clusters: targets("a", 1<<31-1, "b", 1<<31-1),
+			want:     map[string]int64{"a": 1 << 30, "b": 1<<30 - 1}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tmpl := apitest.MakeJob("j", "default").Parallelism(2).Set(tc.completions, "spec", "completions").Obj()
+			works, err := Render(divided(tmpl, tc.clusters))
+			if tc.wantErr != "" {
+				if want := prefix + tc.wantErr; err == nil || err.Error() != want {
+					t.Fatalf("error = %v, want %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int64{}
+			for name, w := range works {
+				n, _, _ := unstructured.NestedInt64(w.Object.Object, "spec", "completions")
+				got[name] = n
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("completions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

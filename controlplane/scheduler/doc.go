@@ -69,7 +69,13 @@
 //     cluster constraint's maxGroups, with the same capacity swap among the
 //     fillers. This replaces Karmada's exhaustive search over region
 //     combinations with a polynomial one that agrees with it on the common
-//     cases (fewest groups, best score first).
+//     cases (fewest groups, best score first). The search is bounded: a
+//     group count is skipped when even the largest groups could not give
+//     the cluster constraint's minGroups or hold the replicas (prefix sums
+//     over sizes and capacities), the capacity swap keeps a running total
+//     and a heap of the unpicked, and after 32 failed swap passes only
+//     maxGroups is tried. One group per cluster at 1,000 clusters selects
+//     in milliseconds (BenchmarkScheduleSpreadByLabel).
 //
 // # Replica assignment
 //

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"container/heap"
 	"fmt"
 	"sort"
 
@@ -149,20 +150,55 @@ func selectByCluster(cands []candidate, sc *api.SpreadConstraint, need int64) ([
 
 // swapForCapacity swaps picks for larger unpicked candidates, from the last
 // pick backwards, until the picks hold need replicas. It reports whether they
-// do.
+// do. The unpicked candidate taken is the one with the largest capacity,
+// the earliest on ties; a heap finds it and the running total is kept, so a
+// call costs O((picks + rest) log rest) rather than O(picks × rest).
 func swapForCapacity(picked, rest []candidate, need int64) bool {
-	for k := len(picked) - 1; k >= 0 && totalCapacity(picked) < need; k-- {
-		best, bestCap := -1, picked[k].capacity()
-		for j := range rest {
-			if c := rest[j].capacity(); c > bestCap {
-				best, bestCap = j, c
-			}
-		}
-		if best >= 0 {
-			picked[k], rest[best] = rest[best], picked[k]
+	total := totalCapacity(picked)
+	if total >= need || len(rest) == 0 {
+		return total >= need
+	}
+	h := &restHeap{rest: rest, idx: make([]int, len(rest))}
+	for i := range h.idx {
+		h.idx[i] = i
+	}
+	heap.Init(h)
+	for k := len(picked) - 1; k >= 0 && total < need; k-- {
+		j := h.idx[0]
+		if gain := rest[j].capacity() - picked[k].capacity(); gain > 0 {
+			total += gain
+			picked[k], rest[j] = rest[j], picked[k]
+			// The candidate swapped out takes j's place, so ties keep
+			// resolving to the earliest position as a scan would.
+			heap.Fix(h, 0)
 		}
 	}
-	return totalCapacity(picked) >= need
+	return total >= need
+}
+
+// restHeap orders positions of rest by capacity, largest first, then by
+// position.
+type restHeap struct {
+	rest []candidate
+	idx  []int
+}
+
+func (h *restHeap) Len() int { return len(h.idx) }
+func (h *restHeap) Less(a, b int) bool {
+	ca, cb := h.rest[h.idx[a]].capacity(), h.rest[h.idx[b]].capacity()
+	if ca != cb {
+		return ca > cb
+	}
+	return h.idx[a] < h.idx[b]
+}
+func (h *restHeap) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
+
+// Push and Pop complete heap.Interface; the heap never grows or shrinks.
+func (h *restHeap) Push(x any) { h.idx = append(h.idx, x.(int)) }
+func (h *restHeap) Pop() any {
+	last := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return last
 }
 
 func totalCapacity(cs []candidate) int64 {
@@ -194,6 +230,12 @@ type topologyGroup struct {
 	cap     int64
 }
 
+// maxFailedPasses is how many group counts may pass the bounds of
+// groupBounds.ruleOut and still fail their swap pass before the search jumps
+// to maxGroups. Each pass costs O(groups × clusters log clusters), so
+// without it a fleet of many small groups could try every count.
+const maxFailedPasses = 32
+
 // selectByGroups chooses groups first, then clusters inside them.
 //
 // Groups are ordered like their best cluster (tier, score), then by total
@@ -205,6 +247,13 @@ type topologyGroup struct {
 // best score) with its cluster capacity swap carried to groups, and without
 // its exhaustive search over group combinations.
 //
+// The search is bounded: a group count that no choice of groups could
+// satisfy (groupBounds) is skipped without a swap pass, and after
+// maxFailedPasses failed passes only maxGroups is tried. Skipping changes
+// nothing but the time taken; the jump can only change which feasible
+// answer is found, and only for fleets with more than 32 group counts that
+// pass the bounds yet fail.
+//
 // Inside the chosen groups every group contributes its best cluster; the rest
 // are filled by preference up to the cluster constraint's maxGroups, with the
 // same capacity swap among the fillers.
@@ -215,21 +264,26 @@ func selectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate
 		return nil, fmt.Errorf("the number of feasible %s groups %d is less than spreadConstraint.minGroups %d",
 			groupKind(sc), len(groups), minGroups(sc))
 	}
+	if sc.MaxGroups > 0 && sc.MaxGroups < minGroups(sc) {
+		// Validation refuses this; the check keeps Schedule total.
+		return nil, fmt.Errorf("spreadConstraint.maxGroups %d by %s is lower than minGroups %d",
+			sc.MaxGroups, groupKind(sc), minGroups(sc))
+	}
+	hi := maxGroups(sc, len(groups))
+	bounds := newGroupBounds(cands, groups, plan.cluster)
 	short := "clusters"
-	for k := minGroups(sc); k <= maxGroups(sc, len(groups)); k++ {
-		chosen := append([]topologyGroup(nil), groups[:k]...)
-		others := append([]topologyGroup(nil), groups[k:]...)
-		picked, ok, why := pickInGroups(cands, chosen, plan.cluster, need)
-		for g := k - 1; !ok && g >= 0; g-- {
-			best := strongestGroup(others, chosen[g], why)
-			if best < 0 {
-				continue
-			}
-			chosen[g], others[best] = others[best], chosen[g]
-			picked, ok, why = pickInGroups(cands, chosen, plan.cluster, need)
+	failed := 0
+	for k := minGroups(sc); k <= hi; k++ {
+		if failed >= maxFailedPasses {
+			k = hi
 		}
-		if ok {
-			return picked, nil
+		why := bounds.ruleOut(k, need)
+		if why == "" {
+			var picked []candidate
+			if picked, why = swapPass(cands, groups, k, plan.cluster, need); why == "" {
+				return picked, nil
+			}
+			failed++
 		}
 		if why == "capacity" {
 			short = "capacity"
@@ -237,10 +291,32 @@ func selectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate
 	}
 	if short == "capacity" {
 		return nil, fmt.Errorf("no enough resource when selecting up to %d %s groups: %d replicas wanted",
-			maxGroups(sc, len(groups)), groupKind(sc), need)
+			hi, groupKind(sc), need)
 	}
 	return nil, fmt.Errorf("the number of clusters in up to %d %s groups is less than the cluster spreadConstraint.minGroups %d",
-		maxGroups(sc, len(groups)), groupKind(sc), minGroups(plan.cluster))
+		hi, groupKind(sc), minGroups(plan.cluster))
+}
+
+// swapPass tries k groups: the k most preferred, then, while they fall
+// short, each from the last backwards swapped for the strongest unpicked
+// group. It returns the picks, or what was short ("clusters" or
+// "capacity").
+func swapPass(cands []candidate, groups []topologyGroup, k int, cluster *api.SpreadConstraint, need int64) ([]candidate, string) {
+	chosen := append([]topologyGroup(nil), groups[:k]...)
+	others := append([]topologyGroup(nil), groups[k:]...)
+	picked, ok, why := pickInGroups(cands, chosen, cluster, need)
+	for g := k - 1; !ok && g >= 0; g-- {
+		best := strongestGroup(others, chosen[g], why)
+		if best < 0 {
+			continue
+		}
+		chosen[g], others[best] = others[best], chosen[g]
+		picked, ok, why = pickInGroups(cands, chosen, cluster, need)
+	}
+	if ok {
+		return picked, ""
+	}
+	return nil, why
 }
 
 func buildGroups(cands []candidate, sc *api.SpreadConstraint) []topologyGroup {

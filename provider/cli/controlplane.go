@@ -15,7 +15,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
@@ -37,7 +36,8 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&leases.duration, "leader-election-lease-duration", 15*time.Second, "how long a standby waits after the last renewal before it takes the lease over")
 	fs.DurationVar(&leases.renewDeadline, "leader-election-renew-deadline", 10*time.Second, "how long the leader keeps retrying to renew before it steps down")
 	fs.DurationVar(&leases.retryPeriod, "leader-election-retry-period", 2*time.Second, "how often candidates try to acquire or renew the lease")
-	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 turns it off")
+	var metrics metricsConfig
+	metricsAddr := metrics.register(fs)
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
 	var limits apiLimits
@@ -47,6 +47,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.StringVar(&hook.url, "webhook-url", "", "https `URL` at which the host apiserver reaches this process' validating webhook; empty turns the webhook off")
 	fs.StringVar(&hook.bindAddress, "webhook-bind-address", ":9443", "host:port the validating webhook listens on")
 	fs.StringVar(&hook.failurePolicy, "webhook-failure-policy", "Fail", "what the host does when the webhook cannot be reached: Fail or Ignore")
+	fs.StringVar(&hook.certDir, "webhook-cert-dir", "", "`directory` with tls.crt, tls.key and ca.crt (a cert-manager Certificate's Secret) shared by every replica and reloaded on change; empty makes a self-signed certificate per process, fit for one replica")
 	var opts controller.Options
 	templateKinds := fs.String("template-kinds", "", "comma-separated namespaced `kinds` the detector watches, as group/version/Kind or version/Kind (CRD instances too); default: the common workload, network and config kinds")
 	fs.DurationVar(&opts.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed; 0 means the default")
@@ -101,7 +102,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if err := runControlplane(ctx, controlplaneConfig{
 		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace, leases: leases,
-		metricsAddr: *metricsAddr, probeAddr: *probeAddr, options: opts, webhook: hook, api: limits,
+		metricsAddr: *metricsAddr, metrics: metrics, probeAddr: *probeAddr, options: opts, webhook: hook, api: limits,
 	}); err != nil {
 		logger.Error("controlplane stopped", "error", err)
 		return 1
@@ -115,6 +116,7 @@ type controlplaneConfig struct {
 	leaderNamespace            string
 	leases                     leaseTiming
 	metricsAddr, probeAddr     string
+	metrics                    metricsConfig
 	options                    controller.Options
 	webhook                    webhookConfig
 	api                        apiLimits
@@ -183,7 +185,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		RetryPeriod:             &c.leases.retryPeriod,
 		// Step down at once on shutdown, so a standby takes over without waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
+		Metrics:                       c.metrics.options(c.metricsAddr),
 		HealthProbeBindAddress:        c.probeAddr,
 		Controller:                    config.Controller{SkipNameValidation: &c.inProcess},
 	})

@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
+	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,7 +32,23 @@ type webhookConfig struct {
 	failurePolicy string
 	// rules configures the ResourceBinding and Work handlers.
 	rules webhook.Options
+	// certDir holds tls.crt, tls.key and ca.crt, as a cert-manager
+	// Certificate's Secret mounted into every replica does. Empty makes a
+	// self-signed certificate per process, fit for one replica only.
+	certDir string
 }
+
+// The file names of a kubernetes.io/tls Secret as cert-manager writes it.
+const (
+	certFile = "tls.crt"
+	keyFile  = "tls.key"
+	caFile   = "ca.crt"
+)
+
+// caRecheck is how often the leader rereads ca.crt to reinstall a rotated
+// CA bundle; the serving certificate itself is reloaded by
+// controller-runtime's certwatcher as soon as the files change.
+var caRecheck = 30 * time.Second
 
 // webhookServer returns the manager's webhook server, serving a
 // certificate made for the host of c.url, and the CA bundle that trusts it;
@@ -48,6 +70,18 @@ func (c webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 	if err != nil || port <= 0 {
 		return nil, nil, fmt.Errorf("--webhook-bind-address %q: the port must be a positive number", c.bindAddress)
 	}
+	if c.certDir != "" {
+		ca, err := c.sharedCertificate()
+		if err != nil {
+			return nil, nil, err
+		}
+		// CertDir makes controller-runtime serve through its certwatcher,
+		// which reloads tls.crt and tls.key when they are rotated.
+		srv := crwebhook.NewServer(crwebhook.Options{
+			Host: host, Port: port, CertDir: c.certDir, CertName: certFile, KeyName: keyFile,
+		})
+		return srv, ca, nil
+	}
 	cert, ca, err := webhook.ServingCertificate(c.url)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--webhook-url: %w", err)
@@ -61,6 +95,45 @@ func (c webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 	return srv, ca, nil
 }
 
+// sharedCertificate checks the certificate in certDir and returns its CA
+// bundle: the key pair must load, ca.crt must hold a certificate, and the
+// serving certificate must chain to it, so a replica refuses to start
+// rather than serve something the host will not trust.
+func (c webhookConfig) sharedCertificate() ([]byte, error) {
+	pair, err := tls.LoadX509KeyPair(filepath.Join(c.certDir, certFile), filepath.Join(c.certDir, keyFile))
+	if err != nil {
+		return nil, fmt.Errorf("--webhook-cert-dir %s: load %s and %s: %w", c.certDir, certFile, keyFile, err)
+	}
+	ca, err := os.ReadFile(filepath.Join(c.certDir, caFile))
+	if err != nil {
+		return nil, fmt.Errorf("--webhook-cert-dir %s: read %s: %w", c.certDir, caFile, err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(ca) {
+		return nil, fmt.Errorf("--webhook-cert-dir %s: %s holds no PEM certificate", c.certDir, caFile)
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return nil, fmt.Errorf("--webhook-cert-dir %s: parse %s: %w", c.certDir, certFile, err)
+	}
+	inter := x509.NewCertPool()
+	for _, der := range pair.Certificate[1:] {
+		if crt, err := x509.ParseCertificate(der); err == nil {
+			inter.AddCert(crt)
+		}
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter}); err != nil {
+		return nil, fmt.Errorf("--webhook-cert-dir %s: %s is not signed by %s: %w", c.certDir, certFile, caFile, err)
+	}
+	// The host checks the name it dialled, the --webhook-url host.
+	if u, err := url.Parse(c.url); err == nil && u.Hostname() != "" {
+		if err := leaf.VerifyHostname(u.Hostname()); err != nil {
+			return nil, fmt.Errorf("--webhook-cert-dir %s: %s does not name the --webhook-url host: %w", c.certDir, certFile, err)
+		}
+	}
+	return ca, nil
+}
+
 // addWebhook registers the handlers on the manager's webhook server and,
 // once this process leads, points the host's ValidatingWebhookConfiguration
 // at it: every replica serves, the leader is the one the host calls.
@@ -70,9 +143,30 @@ func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []b
 	rules.Secrets = direct
 	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), rules)
 	install := manager.RunnableFunc(func(ctx context.Context) error {
-		return webhook.Install(ctx, direct, webhook.Config{
-			URL: c.url, CABundle: ca, FailurePolicy: admissionv1.FailurePolicyType(c.failurePolicy),
-		})
+		cfg := webhook.Config{URL: c.url, CABundle: ca, FailurePolicy: admissionv1.FailurePolicyType(c.failurePolicy)}
+		if err := webhook.Install(ctx, direct, cfg); err != nil || c.certDir == "" {
+			return err
+		}
+		// A rotated CA (cert-manager renews it in the mounted Secret) is
+		// reinstalled by the leader; the replicas pick up the serving
+		// certificate on their own.
+		tick := time.NewTicker(caRecheck)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-tick.C:
+			}
+			next, err := c.sharedCertificate()
+			if err != nil || bytes.Equal(next, cfg.CABundle) {
+				continue // a rotation half written; the next tick sees it whole
+			}
+			cfg.CABundle = next
+			if err := webhook.Install(ctx, direct, cfg); err != nil {
+				return err
+			}
+		}
 	})
 	if err := mgr.Add(install); err != nil {
 		return fmt.Errorf("add webhook configuration: %w", err)

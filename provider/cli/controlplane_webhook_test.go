@@ -1,19 +1,29 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -101,5 +111,270 @@ func TestControlplaneServesWebhook(t *testing.T) {
 	}
 	if err := hub.Create(t.Context(), policy(2)); err != nil {
 		t.Errorf("a valid policy is refused: %v", err)
+	}
+}
+
+// writeCertDir writes a CA-signed serving certificate for 127.0.0.1 into a
+// new directory the way cert-manager fills a Secret: tls.crt (serving
+// certificate then CA), tls.key and ca.crt. It returns the directory and
+// the CA PEM.
+func writeCertDir(t *testing.T) (string, []byte) {
+	t.Helper()
+	chain, key, err := certutil.GenerateSelfSignedCertKey("127.0.0.1", []net.IP{net.ParseIP("127.0.0.1")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, rest := pem.Decode(chain)
+	if leaf == nil {
+		t.Fatal("no serving certificate in the generated chain")
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{certFile: chain, keyFile: key, caFile: rest} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, rest
+}
+
+// serveWebhook starts the webhook server cfg describes on a free loopback
+// port and returns its address once it accepts connections.
+func serveWebhook(t *testing.T, cfg webhookConfig) (string, []byte) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	cfg.bindAddress = addr
+	srv, ca, err := cfg.webhookServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				_ = c.Close()
+			}
+			return err == nil, nil
+		}); err != nil {
+		t.Fatalf("webhook server on %s never listened: %v", addr, err)
+	}
+	return addr, ca
+}
+
+// handshake reports whether a TLS client trusting only ca accepts the
+// certificate served at addr, as the host apiserver does with the
+// configuration's caBundle.
+func handshake(addr string, ca []byte) error {
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(ca) {
+		return errors.New("no CA certificate")
+	}
+	c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// TestWebhookReplicasShareCertificate runs two webhook servers, as two
+// replicas behind one URL would be: with --webhook-cert-dir both serve a
+// certificate the one installed CA bundle trusts, whichever the host
+// reaches. Without it each made its own CA, so the leader's bundle did not
+// trust the other replica (the failure the issue reported).
+func TestWebhookReplicasShareCertificate(t *testing.T) {
+	dir, caPEM := writeCertDir(t)
+	shared := webhookConfig{url: "https://127.0.0.1:9443", failurePolicy: "Fail", certDir: dir}
+	addrA, bundleA := serveWebhook(t, shared)
+	addrB, bundleB := serveWebhook(t, shared)
+	if !bytes.Equal(bundleA, caPEM) || !bytes.Equal(bundleB, caPEM) {
+		t.Fatalf("the CA bundle to install is not ca.crt")
+	}
+	for _, addr := range []string{addrA, addrB} {
+		if err := handshake(addr, bundleA); err != nil {
+			t.Errorf("replica %s with --webhook-cert-dir: the installed CA bundle does not trust it: %v", addr, err)
+		}
+	}
+
+	own := webhookConfig{url: "https://127.0.0.1:9443", failurePolicy: "Fail"}
+	addrC, leaderBundle := serveWebhook(t, own)
+	addrD, _ := serveWebhook(t, own)
+	if err := handshake(addrC, leaderBundle); err != nil {
+		t.Errorf("self-signed: the leader's own bundle should trust the leader: %v", err)
+	}
+	if err := handshake(addrD, leaderBundle); err == nil {
+		t.Errorf("self-signed: a second replica's certificate is trusted by the leader's bundle; the test proves nothing")
+	}
+}
+
+func TestWebhookCertDirRefusesBadFiles(t *testing.T) {
+	good, _ := writeCertDir(t)
+	_, otherCA := writeCertDir(t)
+	mismatched := t.TempDir()
+	for _, name := range []string{certFile, keyFile} {
+		data, err := os.ReadFile(filepath.Join(good, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(mismatched, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(mismatched, caFile), otherCA, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noCA := t.TempDir()
+	for _, name := range []string{certFile, keyFile} {
+		data, _ := os.ReadFile(filepath.Join(good, name))
+		if err := os.WriteFile(filepath.Join(noCA, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := map[string]struct {
+		dir     string
+		wantErr string
+	}{
+		"missing directory":  {filepath.Join(good, "absent"), "load tls.crt and tls.key"},
+		"no ca.crt":          {noCA, "read ca.crt"},
+		"ca.crt of another":  {mismatched, "tls.crt is not signed by ca.crt"},
+		"a matching triplet": {good, ""},
+	}
+	for name, tc := range cases {
+		cfg := webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":9443", failurePolicy: "Fail", certDir: tc.dir}
+		_, _, err := cfg.webhookServer()
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), "--webhook-cert-dir "+tc.dir+": "+tc.wantErr)):
+			t.Errorf("%s: error %v, want %q", name, err, tc.wantErr)
+		}
+	}
+	elsewhere := webhookConfig{url: "https://flotilla-webhook.flotilla-system.svc:443", bindAddress: ":9443", failurePolicy: "Fail", certDir: good}
+	if _, _, err := elsewhere.webhookServer(); err == nil || !strings.Contains(err.Error(), "tls.crt does not name the --webhook-url host") {
+		t.Errorf("a certificate for 127.0.0.1 behind a URL of another host: error %v", err)
+	}
+}
+
+// TestWebhookCertDirRotation replaces the files in --webhook-cert-dir, as
+// cert-manager does when it renews: the running server serves the new
+// certificate without a restart, so certificates never have to outlive
+// their renewal.
+func TestWebhookCertDirRotation(t *testing.T) {
+	dir, oldCA := writeCertDir(t)
+	addr, _ := serveWebhook(t, webhookConfig{url: "https://127.0.0.1:9443", failurePolicy: "Fail", certDir: dir})
+	if err := handshake(addr, oldCA); err != nil {
+		t.Fatalf("before rotation: %v", err)
+	}
+	next, newCA := writeCertDir(t)
+	for _, name := range []string{keyFile, certFile, caFile} {
+		data, err := os.ReadFile(filepath.Join(next, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// certwatcher reacts to the write at once and polls every 10 s besides.
+	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true,
+		func(context.Context) (bool, error) { return handshake(addr, newCA) == nil, nil }); err != nil {
+		t.Fatalf("the server never served the rotated certificate: %v", err)
+	}
+	if err := handshake(addr, oldCA); err == nil {
+		t.Errorf("after rotation the old CA still verifies the served certificate")
+	}
+}
+
+// TestControlplaneWebhookInstallsSharedCA runs the controlplane against a
+// real host with --webhook-cert-dir: the host's configuration trusts
+// ca.crt, the host calls the webhook through it, and when the files are
+// rotated the leader installs the new ca.crt.
+func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
+	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	dir, firstCA := writeCertDir(t)
+	saved := caRecheck
+	caRecheck = 200 * time.Millisecond
+	t.Cleanup(func() { caRecheck = saved })
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- runControlplane(ctx, controlplaneConfig{
+			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
+			webhook: webhookConfig{url: "https://" + addr, bindAddress: addr, failurePolicy: "Fail", certDir: dir},
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("controlplane: %v", err)
+		}
+	})
+	hub := apiClient(t, host.RESTConfig())
+	installed := func(want []byte) error {
+		return wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 60*time.Second, true,
+			func(ctx context.Context) (bool, error) {
+				var cfg admissionv1.ValidatingWebhookConfiguration
+				// Not found until the leader installs it: keep polling.
+				if err := hub.Get(ctx, client.ObjectKey{Name: webhook.ConfigurationName}, &cfg); err != nil {
+					return false, client.IgnoreNotFound(err)
+				}
+				for _, w := range cfg.Webhooks {
+					if !bytes.Equal(w.ClientConfig.CABundle, want) {
+						return false, nil
+					}
+				}
+				return len(cfg.Webhooks) > 0, nil
+			})
+	}
+	if err := installed(firstCA); err != nil {
+		t.Fatalf("the configuration never carried ca.crt: %v", err)
+	}
+	// The host reaches the webhook through that bundle: an invalid policy
+	// is refused by it.
+	bad := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: api.PropagationSpec{ResourceSelectors: []api.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}},
+			Placement: api.Placement{SpreadConstraints: []api.SpreadConstraint{{SpreadByField: api.SpreadByFieldCluster, MinGroups: 3, MaxGroups: 1}}}}}
+	var last error
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
+			return last != nil && strings.Contains(last.Error(), "denied the request"), nil
+		}); err != nil {
+		t.Fatalf("the host never reached the webhook with the shared CA; last create: %v", last)
+	}
+
+	next, nextCA := writeCertDir(t)
+	for _, name := range []string{keyFile, certFile, caFile} {
+		data, err := os.ReadFile(filepath.Join(next, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := installed(nextCA); err != nil {
+		t.Fatalf("the leader never installed the rotated ca.crt: %v", err)
+	}
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
+			return last != nil && strings.Contains(last.Error(), "denied the request"), nil
+		}); err != nil {
+		t.Fatalf("after rotation the host no longer reaches the webhook; last create: %v", last)
 	}
 }

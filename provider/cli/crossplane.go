@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/package/crds"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane"
@@ -34,7 +33,8 @@ func Crossplane(args []string, stderr io.Writer) int {
 	pendingPoll := fs.Duration("pending-poll", crossplane.DefaultPendingPollInterval, "how often a managed resource that is not Ready is observed again")
 	maxRate := fs.Int("max-reconcile-rate", crossplane.DefaultMaxReconcileRate, "global reconciles per second")
 	installCRDs := fs.Bool("install-crds", false, "install the provider's CRDs (package/crds) first; Crossplane's package manager does it in a real deployment")
-	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 turns it off")
+	var metrics metricsConfig
+	metricsAddr := metrics.register(fs)
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
 	allowExec := fs.Bool("allow-kubeconfig-exec-and-files", false, "let the host kubeconfig of a ClusterProviderConfig run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; namespaced ProviderConfigs and Cluster managed resources never may")
@@ -59,7 +59,7 @@ func Crossplane(args []string, stderr io.Writer) int {
 	err := runCrossplane(ctx, crossplaneConfig{
 		kubeconfig: *kubeconfig, context: *kubeContext,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace,
-		installCRDs: *installCRDs, metricsAddr: *metricsAddr, probeAddr: *probeAddr,
+		installCRDs: *installCRDs, metricsAddr: *metricsAddr, metrics: metrics, probeAddr: *probeAddr,
 		options: crossplane.Options{PollInterval: *poll, PendingPollInterval: *pendingPoll, MaxReconcileRate: *maxRate, AllowKubeconfigExecAndFiles: *allowExec},
 	})
 	if err != nil {
@@ -75,6 +75,7 @@ type crossplaneConfig struct {
 	leaderNamespace        string
 	installCRDs            bool
 	metricsAddr, probeAddr string
+	metrics                metricsConfig
 	options                crossplane.Options
 }
 
@@ -109,7 +110,7 @@ func runCrossplane(ctx context.Context, c crossplaneConfig) error {
 		LeaderElectionID:              "crossplane-leader-election-provider-flotilla",
 		LeaderElectionNamespace:       c.leaderNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
+		Metrics:                       c.metrics.options(c.metricsAddr),
 		HealthProbeBindAddress:        c.probeAddr,
 	})
 	if err != nil {
