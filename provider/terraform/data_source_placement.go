@@ -53,8 +53,9 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"error here: `schedulable` is false and `error` and `reasons` say why, so \"why not cluster X\" can be answered in Terraform.",
 		Attributes: map[string]schema.Attribute{
 			"manifest": schema.DynamicAttribute{
-				MarkdownDescription: "The resource template, as for `flotilla_manifest`.",
+				MarkdownDescription: "The resource template, as for `flotilla_manifest`. Sensitive, as there.",
 				Required:            true,
+				Sensitive:           true,
 			},
 			"clusters": schema.DynamicAttribute{
 				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources. Members whose connection is known are probed for live status (readiness, API enablements, capacity).",
@@ -75,7 +76,7 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Computed:            true,
 			},
 			"rendered": schema.DynamicAttribute{
-				MarkdownDescription: "Cluster → the object that cluster would receive.",
+				MarkdownDescription: "Cluster → the object that cluster would receive; a Secret's data values (and those of the provider's `sensitive_kinds`) are hashed, as in `flotilla_manifest`'s `rendered`.",
 				Computed:            true,
 			},
 			"policy": schema.StringAttribute{
@@ -148,7 +149,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	resp.Diagnostics.Append(d2...)
 	m.Reasons = reasons
 	m.Placement = flattenPlacement(res)
-	rendered, err := flattenRendered(res.Works)
+	rendered, err := flattenRendered(res.Works, d.data.SensitiveKinds)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
 		return
