@@ -58,7 +58,8 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Sensitive:           true,
 			},
 			"clusters": schema.DynamicAttribute{
-				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources. Members whose connection is known are probed for live status (readiness, API enablements, capacity).",
+				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources. Members whose connection is known are probed for live status (readiness, API enablements, capacity). " +
+					"They carry their connections, so the state records `clusters` as null: a data source is read again on every plan and needs nothing later.",
 				Required:            true,
 				Sensitive:           true,
 			},
@@ -155,5 +156,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	m.Rendered = rendered
+	// The clusters carry their connections: used, and not kept in state.
+	m.Clusters = types.DynamicNull()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
