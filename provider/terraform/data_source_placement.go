@@ -60,8 +60,8 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"clusters": schema.DynamicAttribute{
 				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources. Members whose connection is known are probed for live status (readiness, API enablements, capacity). " +
 					"They carry their connections, so the state records `clusters` as null: a data source is read again on every plan and needs nothing later.",
-				Required:            true,
-				Sensitive:           true,
+				Required:  true,
+				Sensitive: true,
 			},
 			"propagation_policies": schema.DynamicAttribute{
 				MarkdownDescription: "Candidate propagation policies, as for `flotilla_manifest`.",

