@@ -67,7 +67,6 @@ type providerModel struct {
 	DefaultTimeout   types.String `tfsdk:"default_timeout"`
 	SensitiveKinds   types.List   `tfsdk:"sensitive_kinds"`
 	TrustedExec      types.List   `tfsdk:"trusted_exec"`
-	TrustedPaths     types.List   `tfsdk:"trusted_kubeconfig_paths"`
 }
 
 var (
@@ -127,7 +126,10 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 					"`flotilla_cluster` through its own state. Whoever can edit the state could put any command there, so a " +
 					"recorded `exec` (or a recorded inline kubeconfig's `user.exec`) runs only if an entry here has the same " +
 					"`command`, `args` and `env`; otherwise refresh keeps the last known state with a warning and destroy " +
-					"fails with an error naming the command. Apply and plan use the configuration's connections and need no entry.",
+					"fails with an error naming the command. A recorded inline kubeconfig that reads credentials from files " +
+					"(`tokenFile`, certificate, key or CA files) or uses an `auth-provider` is refused the same way, always. " +
+					"Plan and apply use the configuration's connections and need no entry; a kubeconfig file (`kubeconfig.path`) " +
+					"needs none either, as the file and the plugins it names are the machine's own.",
 				Optional: true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"command": schema.StringAttribute{MarkdownDescription: "The executable, exactly as the connection names it.", Required: true},
@@ -135,13 +137,6 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 					"env": schema.MapAttribute{MarkdownDescription: "The environment variables the connection adds, exactly. Sensitive.",
 						ElementType: types.StringType, Optional: true, Sensitive: true},
 				}},
-			},
-			"trusted_kubeconfig_paths": schema.ListAttribute{
-				MarkdownDescription: "Kubeconfig files that a connection recorded in state may read, as the connection names them " +
-					"(e.g. `~/.kube/config`). A recorded `kubeconfig.path` not listed here is not read on refresh or destroy (see " +
-					"`trusted_exec`); a path given to `terraform import` is trusted for that import.",
-				ElementType: types.StringType,
-				Optional:    true,
 			},
 		},
 	}
@@ -185,7 +180,7 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	if cfg.SensitiveKinds, err = parseSensitiveKinds(kinds); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("sensitive_kinds"), "Invalid sensitive kind", err.Error())
 	}
-	cfg.Trusted, err = trustedFromConfig(ctx, m.TrustedExec, m.TrustedPaths)
+	cfg.Trusted, err = trustedFromConfig(ctx, m.TrustedExec)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("trusted_exec"), "Invalid trusted connections", err.Error())
 	}

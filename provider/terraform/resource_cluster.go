@@ -166,12 +166,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
-	trust := r.data.Trusted
-	if imported != nil {
-		// The path came from the terraform import command line.
-		trust = trust.withConnection(member.Connection{KubeconfigPath: d.conn.KubeconfigPath})
-	}
-	if err := trust.check(d.conn); err != nil {
+	if err := r.data.Trusted.check(d.conn); err != nil {
 		resp.Diagnostics.AddAttributeWarning(d.connectionPath(), fmt.Sprintf("Cannot refresh cluster %s", d.name), fmt.Sprintf(
 			"%v\n\nThe state of cluster %s is kept as it is. Plan and apply use the configuration's connection.", err, d.name))
 		return
@@ -311,7 +306,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if err := r.data.Trusted.check(d.conn); err != nil {
 		resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot unregister cluster %s", d.name), fmt.Sprintf(
 			"%v\n\nNothing was changed and the resource stays in state. If the state is yours, add the plugin to the provider "+
-				"block's trusted_exec (or the file to trusted_kubeconfig_paths) and run destroy again; or remove it with "+
+				"block's trusted_exec and run destroy again; or remove it with "+
 				"terraform state rm and delete the membership marker (ConfigMap %s/%s) in the cluster yourself.",
 			err, member.MembershipNamespace, member.MembershipName))
 		return

@@ -145,8 +145,8 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"connections": schema.MapAttribute{
 				MarkdownDescription: "Cluster → how flotilla reaches it, for each cluster the object is or was placed in: what refresh and destroy use, as they get no configuration. " +
 					"Taken from `clusters` at plan time, so a changed connection (a rotated token) shows as a change here. " +
-					"A recorded connection that runs a credential plugin or reads a kubeconfig file is used only if the provider block's " +
-					"`trusted_exec` or `trusted_kubeconfig_paths` names it: otherwise refresh keeps the last known state with a warning and destroy stops with an error.",
+					"A recorded connection that runs a credential plugin is used only if the provider block's " +
+					"`trusted_exec` names it: otherwise refresh keeps the last known state with a warning and destroy stops with an error.",
 				ElementType: types.StringType,
 				Computed:    true,
 				Sensitive:   true,

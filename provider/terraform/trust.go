@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -20,18 +19,19 @@ import (
 // through connections read from state: flotilla_manifest's connections
 // attribute and flotilla_cluster's own attributes. The state is data, not
 // code: whoever can write it (a shared backend, a CI job) must not be able
-// to make the next refresh run a command or read a local file on the
-// machine that runs Terraform. So a recorded connection that would run a
-// credential plugin or read a file is used only if the provider block
-// (which refresh does get) trusts exactly that plugin or file, or the
-// configuration at hand names the same one. Inline credentials (a token, a
-// certificate, an inline kubeconfig without exec or file references) need
-// no trust: they can only send the recorded credential to the recorded host.
+// to make the next refresh run a command on the machine that runs
+// Terraform, or send a local file's content (a kubeconfig user's tokenFile)
+// to a host of their choosing. So a recorded connection that runs a
+// credential plugin, or an inline kubeconfig that reads credentials from
+// files, is used only if the provider block (which refresh does get)
+// trusts exactly that plugin, or the configuration at hand names the same
+// one. A recorded kubeconfig path needs no trust: the file and the plugins
+// it names are the machine owner's own configuration, and its credentials
+// go only to the servers it names.
 
-// trustedConnections is what the provider block trusts recorded connections to use.
+// trustedConnections is what the provider block trusts recorded connections to run.
 type trustedConnections struct {
-	exec  []member.ExecConfig
-	paths map[string]bool
+	exec []member.ExecConfig
 }
 
 // trustedExecModel is one trusted_exec entry.
@@ -41,9 +41,9 @@ type trustedExecModel struct {
 	Env     types.Map    `tfsdk:"env"`
 }
 
-// trustedFromConfig reads trusted_exec and trusted_kubeconfig_paths.
-func trustedFromConfig(ctx context.Context, execList, paths types.List) (trustedConnections, error) {
-	out := trustedConnections{paths: map[string]bool{}}
+// trustedFromConfig reads trusted_exec.
+func trustedFromConfig(ctx context.Context, execList types.List) (trustedConnections, error) {
+	var out trustedConnections
 	var entries []trustedExecModel
 	if d := execList.ElementsAs(ctx, &entries, false); d.HasError() {
 		return out, fmt.Errorf("trusted_exec: %s", d[0].Detail())
@@ -61,28 +61,15 @@ func trustedFromConfig(ctx context.Context, execList, paths types.List) (trusted
 		}
 		out.exec = append(out.exec, x)
 	}
-	var list []string
-	if d := paths.ElementsAs(ctx, &list, false); d.HasError() {
-		return out, fmt.Errorf("trusted_kubeconfig_paths: %s", d[0].Detail())
-	}
-	for _, p := range list {
-		out.paths[filepath.Clean(p)] = true
-	}
 	return out, nil
 }
 
-// withConnection is t also trusting what c, a connection the configuration
-// names, runs and reads.
+// withConnection is t also trusting the plugins c, a connection the
+// configuration names, runs.
 func (t trustedConnections) withConnection(c member.Connection) trustedConnections {
-	out := trustedConnections{exec: slices.Clone(t.exec), paths: maps.Clone(t.paths)}
-	if out.paths == nil {
-		out.paths = map[string]bool{}
-	}
+	out := trustedConnections{exec: slices.Clone(t.exec)}
 	if c.Exec != nil {
 		out.exec = append(out.exec, *c.Exec)
-	}
-	if c.KubeconfigPath != "" {
-		out.paths[filepath.Clean(c.KubeconfigPath)] = true
 	}
 	if len(c.Kubeconfig) > 0 {
 		if cfg, err := clientcmd.Load(c.Kubeconfig); err == nil {
@@ -96,15 +83,9 @@ func (t trustedConnections) withConnection(c member.Connection) trustedConnectio
 	return out
 }
 
-// check returns nil if a connection read from state runs and reads only
-// what t trusts, or an error that names the command or file (never a
-// credential) and how to trust it.
+// check returns nil if a connection read from state runs only what t
+// trusts, or an error that names the command or file (never a credential).
 func (t trustedConnections) check(c member.Connection) error {
-	if c.KubeconfigPath != "" && !t.paths[filepath.Clean(c.KubeconfigPath)] {
-		return fmt.Errorf("the recorded connection reads the kubeconfig file %q, which the provider block's "+
-			"trusted_kubeconfig_paths does not list; a connection read from state reads no file the provider "+
-			"configuration does not name", c.KubeconfigPath)
-	}
 	if c.Exec != nil {
 		if err := t.checkExec(*c.Exec); err != nil {
 			return err

@@ -33,7 +33,7 @@ func inlineKubeconfig(t *testing.T, user *clientcmdapi.AuthInfo, cluster *client
 // but never an argument or env value.
 func TestTrustedConnections(t *testing.T) {
 	aws := member.ExecConfig{Command: "aws", Args: []string{"eks", "get-token", "--cluster-name", "east"}, Env: map[string]string{"AWS_PROFILE": "prod"}}
-	trust := trustedConnections{exec: []member.ExecConfig{aws}, paths: map[string]bool{"/home/u/.kube/config": true}}
+	trust := trustedConnections{exec: []member.ExecConfig{aws}}
 	withExec := func(x member.ExecConfig) member.Connection {
 		return member.Connection{Host: "https://10.0.0.1", Exec: &x}
 	}
@@ -51,8 +51,7 @@ func TestTrustedConnections(t *testing.T) {
 		{"other command", withExec(member.ExecConfig{Command: "/tmp/x"}), `credential plugin "/tmp/x"`},
 		{"other args", withExec(otherArgs), `credential plugin "aws" (4 arguments`},
 		{"other env", withExec(otherEnv), `env [AWS_PROFILE]`},
-		{"trusted path", member.Connection{KubeconfigPath: "/home/u/.kube/../.kube/config"}, ""},
-		{"other path", member.Connection{KubeconfigPath: "/etc/kubernetes/admin.conf"}, `kubeconfig file "/etc/kubernetes/admin.conf"`},
+		{"kubeconfig file", member.Connection{KubeconfigPath: "~/.kube/config", Context: "prod"}, ""},
 		{"inline token", member.Connection{Kubeconfig: inlineKubeconfig(t, &clientcmdapi.AuthInfo{Token: "t"}, nil)}, ""},
 		{"inline trusted exec", member.Connection{Kubeconfig: inlineKubeconfig(t, &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
 			Command: "aws", Args: aws.Args, Env: []clientcmdapi.ExecEnvVar{{Name: "AWS_PROFILE", Value: "prod"}}, APIVersion: member.ExecAPIVersionV1}}, nil)}, ""},
