@@ -126,11 +126,11 @@ func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refus
 			diags.AddAttributeWarning(at, o.Object.String()+" in cluster "+o.Cluster+" is no longer flotilla's",
 				"Its ownership labels were removed or changed; the next apply takes it back only if the policy's conflict_resolution is Overwrite.")
 			observed[o.Cluster] = map[string]any{}
-		case render.Equivalent(desired, r.data.SensitiveKinds.redact(o.Managed.Object)):
+		case render.Equivalent(desired, r.data.SensitiveKinds.redact(withStringData(desired, o.Managed.Object, liveObject(o.Live)))):
 			observed[o.Cluster] = desired
 			items = append(items, health.Observe(o.Cluster, o.Live, 0))
 		default:
-			observed[o.Cluster] = r.data.SensitiveKinds.redact(o.Managed.Object)
+			observed[o.Cluster] = r.data.SensitiveKinds.redact(withStringData(desired, o.Managed.Object, liveObject(o.Live)))
 			items = append(items, health.Observe(o.Cluster, o.Live, 0))
 		}
 	}
@@ -154,4 +154,12 @@ func addPendingPrunes(objects map[string]*unstructured.Unstructured, tmpl *unstr
 		id.SetName(tmpl.GetName())
 		objects[cluster] = id
 	}
+}
+
+// liveObject is a live object's content; nil reads as none.
+func liveObject(u *unstructured.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	return u.Object
 }

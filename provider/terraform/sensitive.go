@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -112,4 +113,35 @@ func sensitiveHash(salt, field, key string, value any) string {
 	}
 	sum := sha256.Sum256([]byte("flotilla-sensitive\x00" + salt + "\x00" + field + "\x00" + key + "\x00" + s))
 	return fmt.Sprintf("(sensitive value sha256:%x)", sum[:8])
+}
+
+// withStringData is a Secret's managed view with the stringData keys the
+// applied object set, read back from the live data. The apiserver folds
+// stringData into data and never stores it, so the managed view has no
+// stringData and every refresh would otherwise show it as removed. Other
+// objects are returned as they are. managed is not modified.
+func withStringData(desired, managed, live map[string]any) map[string]any {
+	apiVersion, _ := desired["apiVersion"].(string)
+	kind, _ := desired["kind"].(string)
+	want, _ := desired["stringData"].(map[string]any)
+	if apiVersion != "v1" || kind != "Secret" || len(want) == 0 || managed == nil || managed["stringData"] != nil {
+		return managed
+	}
+	liveData, _ := live["data"].(map[string]any)
+	got := make(map[string]any, len(want))
+	for key := range want {
+		encoded, ok := liveData[key].(string)
+		if !ok {
+			continue // gone: the next plan puts it back
+		}
+		if b, err := base64.StdEncoding.DecodeString(encoded); err == nil {
+			got[key] = string(b)
+		}
+	}
+	out := make(map[string]any, len(managed)+1)
+	for k, v := range managed {
+		out[k] = v
+	}
+	out["stringData"] = got
+	return out
 }

@@ -90,3 +90,34 @@ func TestParseSensitiveKinds(t *testing.T) {
 		t.Errorf("the default set must hold Secret and only Secret: %v %v", kinds, err)
 	}
 }
+
+// TestWithStringData: a Secret's stringData, which the apiserver folds into
+// data, is read back from the live data, so an unchanged Secret shows no
+// drift and a changed value shows as a changed hash.
+func TestWithStringData(t *testing.T) {
+	desired := secretObject("Secret", "v1", map[string]any{"user": "YWRtaW4="}, map[string]any{"token": "tok"})
+	managed := secretObject("Secret", "v1", map[string]any{"user": "YWRtaW4="}, nil)
+	live := secretObject("Secret", "v1", map[string]any{"user": "YWRtaW4=", "token": base64.StdEncoding.EncodeToString([]byte("tok"))}, nil)
+	kinds := sensitiveKinds{defaultSensitiveKind: true}
+	shown := kinds.redact(desired)
+	if got := kinds.redact(withStringData(shown, managed, live)); !equalJSON(got, shown) {
+		t.Errorf("an unchanged Secret shows drift:\n got %v\nwant %v", got, shown)
+	}
+	live["data"].(map[string]any)["token"] = base64.StdEncoding.EncodeToString([]byte("changed"))
+	if got := kinds.redact(withStringData(shown, managed, live)); equalJSON(got, shown) {
+		t.Error("a changed stringData value shows no drift")
+	}
+	if _, ok := managed["stringData"]; ok {
+		t.Error("withStringData modified the managed view")
+	}
+	cm := secretObject("ConfigMap", "v1", nil, map[string]any{"token": "tok"})
+	if got := withStringData(cm, managed, live); !equalJSON(got, managed) {
+		t.Error("a ConfigMap got stringData")
+	}
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
