@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -238,4 +239,39 @@ func clusterObjectType() types.ObjectType {
 // configuration, and the diagnostics name the attributes.
 func memberFromValue(ctx context.Context, v attr.Value) (m engine.Member, connectionKnown bool, factsKnown bool, diags diag.Diagnostics) {
 	return memberAt(ctx, v, path.Empty())
+}
+
+// withoutCredentials is c with every attribute that may hold a credential
+// null: what a data source records, as it needs no connection after the
+// read that used it.
+func (c connectionModel) withoutCredentials() connectionModel {
+	c.Token, c.ClientKey, c.ProxyURL = types.StringNull(), types.StringNull(), types.StringNull()
+	c.Kubeconfig = withNullAttribute(c.Kubeconfig, connAttrRaw)
+	c.Exec = withNullAttribute(c.Exec, connAttrEnv)
+	return c
+}
+
+// withNullAttribute is a known object with one attribute set to null.
+func withNullAttribute(o types.Object, name string) types.Object {
+	if o.IsNull() || o.IsUnknown() {
+		return o
+	}
+	attrs := make(map[string]attr.Value, len(o.Attributes()))
+	for k, v := range o.Attributes() {
+		attrs[k] = v
+	}
+	typ, ok := o.AttributeTypes(context.Background())[name]
+	if !ok {
+		return o
+	}
+	null, err := typ.ValueFromTerraform(context.Background(), tftypes.NewValue(typ.TerraformType(context.Background()), nil))
+	if err != nil {
+		return o
+	}
+	attrs[name] = null
+	out, d := types.ObjectValue(o.AttributeTypes(context.Background()), attrs)
+	if d.HasError() {
+		return o
+	}
+	return out
 }

@@ -167,7 +167,9 @@ func (d *clusterStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 		MarkdownDescription: "Live status of a member cluster, collected as Karmada's cluster status controller does: " +
 			"readiness, Kubernetes version, API enablements, node and resource summaries. It takes the same " +
 			"connection attributes as `flotilla_cluster`. Status changes between runs, which is why it lives here " +
-			"and not on `flotilla_cluster`.",
+			"and not on `flotilla_cluster`.\n\n" +
+			"The credentials are used and not kept: the state records `token`, `client_key`, `kubeconfig.raw`, `exec.env` and " +
+			"`proxy_url` as null (a data source is read again on every plan, so nothing needs them later).",
 		Attributes: attrs,
 	}
 }
@@ -229,6 +231,7 @@ func (d *clusterStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 	tflog.Debug(ctx, "collected member cluster status", map[string]any{"cluster": name, "ready": ready, "version": status.KubernetesVersion})
 	resp.Diagnostics.Append(m.setStatus(ctx, ready, status)...)
+	m.connectionModel = m.withoutCredentials()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

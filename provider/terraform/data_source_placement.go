@@ -53,13 +53,15 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"error here: `schedulable` is false and `error` and `reasons` say why, so \"why not cluster X\" can be answered in Terraform.",
 		Attributes: map[string]schema.Attribute{
 			"manifest": schema.DynamicAttribute{
-				MarkdownDescription: "The resource template, as for `flotilla_manifest`.",
-				Required:            true,
-			},
-			"clusters": schema.DynamicAttribute{
-				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources. Members whose connection is known are probed for live status (readiness, API enablements, capacity).",
+				MarkdownDescription: "The resource template, as for `flotilla_manifest`. Sensitive, as there.",
 				Required:            true,
 				Sensitive:           true,
+			},
+			"clusters": schema.DynamicAttribute{
+				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources. Members whose connection is known are probed for live status (readiness, API enablements, capacity). " +
+					"They carry their connections, so the state records `clusters` as null: a data source is read again on every plan and needs nothing later.",
+				Required:  true,
+				Sensitive: true,
 			},
 			"propagation_policies": schema.DynamicAttribute{
 				MarkdownDescription: "Candidate propagation policies, as for `flotilla_manifest`.",
@@ -75,7 +77,7 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Computed:            true,
 			},
 			"rendered": schema.DynamicAttribute{
-				MarkdownDescription: "Cluster → the object that cluster would receive.",
+				MarkdownDescription: "Cluster → the object that cluster would receive; a Secret's data values (and those of the provider's `sensitive_kinds`) are hashed, as in `flotilla_manifest`'s `rendered`.",
 				Computed:            true,
 			},
 			"policy": schema.StringAttribute{
@@ -148,11 +150,13 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	resp.Diagnostics.Append(d2...)
 	m.Reasons = reasons
 	m.Placement = flattenPlacement(res)
-	rendered, err := flattenRendered(res.Works)
+	rendered, err := flattenRendered(res.Works, d.data.SensitiveKinds)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
 		return
 	}
 	m.Rendered = rendered
+	// The clusters carry their connections: used, and not kept in state.
+	m.Clusters = types.DynamicNull()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

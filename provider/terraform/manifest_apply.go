@@ -411,11 +411,20 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	connections, err := m.Connections.ToTerraformValue(ctx)
+	var refused map[string]error
 	if err == nil {
-		in.fleet.Members, err = membersFromConnections(connections)
+		in.fleet.Members, refused, err = membersFromConnections(connections, r.data.Trusted)
 	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
+		return
+	}
+	if len(refused) > 0 {
+		// Nothing is deleted anywhere: a destroy that runs again once the
+		// provider block trusts the connection finds every object still there.
+		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot remove "+render.TemplateRefOf(in.template).String()+": a recorded connection is not trusted",
+			refusedSummary(refused)+"\n\nNothing was deleted and the resource stays in state. If the state is yours, add the plugin to the provider "+
+				"block's trusted_exec and run destroy again.")
 		return
 	}
 	objects, _ := renderedObjects(ctx, m.Rendered)

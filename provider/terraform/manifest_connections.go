@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -67,18 +68,21 @@ func rawConnections(v tftypes.Value) (map[string]tftypes.Value, error) {
 
 // membersFromConnections turns a recorded connections value back into
 // members that refresh and destroy can reach. They carry no facts, which
-// neither needs.
-func membersFromConnections(v tftypes.Value) ([]engine.Member, error) {
+// neither needs. A recorded connection that would run a command or read a
+// file trust does not allow is left out and listed in refused, by cluster
+// (see trust.go).
+func membersFromConnections(v tftypes.Value, trust trustedConnections) (members []engine.Member, refused map[string]error, err error) {
 	elems, err := rawConnections(v)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	names := make([]string, 0, len(elems))
 	for name := range elems {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	members := make([]engine.Member, 0, len(names))
+	members = make([]engine.Member, 0, len(names))
+	refused = map[string]error{}
 	for _, name := range names {
 		m := engine.Member{}
 		m.Cluster.Name = name
@@ -86,11 +90,24 @@ func membersFromConnections(v tftypes.Value) ([]engine.Member, error) {
 			var c member.Connection
 			if json.Unmarshal([]byte(s), &c) != nil {
 				// The decoder's error could quote part of a credential.
-				return nil, fmt.Errorf("connections[%q] is not a connection this provider recorded", name)
+				return nil, nil, fmt.Errorf("connections[%q] is not a connection this provider recorded", name)
+			}
+			if err := trust.check(c); err != nil {
+				refused[name] = fmt.Errorf("cluster %s: %w", name, err)
+				continue
 			}
 			m.Connection = &c
 		}
 		members = append(members, m)
 	}
-	return members, nil
+	return members, refused, nil
+}
+
+// refusedSummary lists refused connections, one cluster a line.
+func refusedSummary(refused map[string]error) string {
+	lines := make([]string, 0, len(refused))
+	for _, name := range sortedKeys(refused) {
+		lines = append(lines, "  "+refused[name].Error())
+	}
+	return strings.Join(lines, "\n")
 }

@@ -264,19 +264,19 @@ func flattenPlacement(r plan.Result) types.Map {
 }
 
 // renderedJSON is the placement data source's rendered attribute as JSON:
-// an object keyed by cluster.
-func renderedJSON(works map[string]render.Work) map[string]any {
+// an object keyed by cluster, a sensitive kind's data hashed.
+func renderedJSON(works map[string]render.Work, sensitive sensitiveKinds) map[string]any {
 	obj := make(map[string]any, len(works))
 	for cluster, w := range works {
-		obj[cluster] = w.Object.Object
+		obj[cluster] = sensitive.redact(w.Object.Object)
 	}
 	return obj
 }
 
 // flattenRendered is the placement data source's rendered attribute: an
 // object keyed by cluster.
-func flattenRendered(works map[string]render.Work) (types.Dynamic, error) {
-	v, err := valueFromJSON(renderedJSON(works))
+func flattenRendered(works map[string]render.Work, sensitive sensitiveKinds) (types.Dynamic, error) {
+	v, err := valueFromJSON(renderedJSON(works, sensitive))
 	if err != nil {
 		return types.DynamicNull(), err
 	}

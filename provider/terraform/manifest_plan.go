@@ -123,7 +123,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		set[attrAffinityTerm] = tftypes.NewValue(tftypes.String, res.AffinityTerm)
 	}
 	set[attrPlacement] = placementValue(placementCounts(res))
-	if set[attrRendered], err = renderedValue(worksObjects(res.Works)); err != nil {
+	if set[attrRendered], err = renderedValue(r.data.SensitiveKinds.redactAll(worksObjects(res.Works))); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
 		return
 	}
@@ -143,7 +143,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 				resp.Diagnostics.AddAttributeWarning(at, dep.Template.String()+" goes to no cluster",
 					"No propagation policy claims it, and it follows the workload only when the workload's pod template refers to it and the claiming policy has propagate_deps = true.")
 			}
-			works = append(works, worksObjects(dep.Works))
+			works = append(works, r.data.SensitiveKinds.redactAll(worksObjects(dep.Works)))
 			for cluster := range dep.Works {
 				where[cluster] = true
 			}

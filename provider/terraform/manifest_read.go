@@ -37,7 +37,8 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() || in.template == nil {
 		return
 	}
-	if in.fleet.Members, err = membersFromConnections(state[attrConnections]); err != nil {
+	var refused map[string]error
+	if in.fleet.Members, refused, err = membersFromConnections(state[attrConnections], r.data.Trusted); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
 		return
 	}
@@ -53,7 +54,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	addPendingPrunes(objects, in.template, prior.Applied)
 	set := map[string]tftypes.Value{}
-	observed, items := r.observe(ctx, in, objects, path.Root("rendered"), &resp.Diagnostics)
+	observed, items := r.observe(ctx, in, refused, objects, path.Root("rendered"), &resp.Diagnostics)
 	if v, err := renderedValue(observed); err == nil && !v.Equal(state[attrRendered]) {
 		set[attrRendered] = v
 	}
@@ -75,7 +76,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 			if i < len(in.dependencies) && objects != nil {
 				addPendingPrunes(objects, in.dependencies[i], prior.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()])
 			}
-			list[i], _ = r.observe(ctx, in, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
+			list[i], _ = r.observe(ctx, in, refused, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
 		}
 		if v, err := renderedListValue(list); err == nil && !v.Equal(state[attrDependenciesRendered]) {
 			set[attrDependenciesRendered] = v
@@ -93,14 +94,26 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 // observe reads objects back from their clusters and returns, per cluster,
-// what to record (see Read) and the health of each object found.
-func (r *manifestResource) observe(ctx context.Context, in manifestInputs, objects map[string]*unstructured.Unstructured, at path.Path, diags *diag.Diagnostics) (map[string]map[string]any, []health.ClusterStatus) {
+// what to record (see Read) and the health of each object found. Clusters
+// whose recorded connection is refused keep their last known value. What
+// is recorded has a sensitive kind's data hashed, as the plan does.
+func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refused map[string]error, objects map[string]*unstructured.Unstructured, at path.Path, diags *diag.Diagnostics) (map[string]map[string]any, []health.ClusterStatus) {
 	observed := map[string]map[string]any{}
 	var items []health.ClusterStatus
-	if len(objects) == 0 {
+	reachable := make(map[string]*unstructured.Unstructured, len(objects))
+	for cluster, obj := range objects {
+		if err, ok := refused[cluster]; ok {
+			diags.AddAttributeWarning(path.Root("connections"), "Cannot refresh "+render.TemplateRefOf(obj).String()+" in cluster "+cluster,
+				err.Error()+"\n\nThe last known state is kept. Plan and apply use the configuration's connection.")
+			observed[cluster] = obj.Object
+			continue
+		}
+		reachable[cluster] = obj
+	}
+	if len(reachable) == 0 {
 		return observed, nil
 	}
-	for _, o := range r.data.Engine.Observe(ctx, in.fleet.Members, objects) {
+	for _, o := range r.data.Engine.Observe(ctx, in.fleet.Members, reachable) {
 		desired := objects[o.Cluster].Object
 		switch {
 		case o.Err != nil:
@@ -113,11 +126,11 @@ func (r *manifestResource) observe(ctx context.Context, in manifestInputs, objec
 			diags.AddAttributeWarning(at, o.Object.String()+" in cluster "+o.Cluster+" is no longer flotilla's",
 				"Its ownership labels were removed or changed; the next apply takes it back only if the policy's conflict_resolution is Overwrite.")
 			observed[o.Cluster] = map[string]any{}
-		case render.Equivalent(desired, o.Managed.Object):
+		case render.Equivalent(desired, r.data.SensitiveKinds.redact(withStringData(desired, o.Managed.Object, liveObject(o.Live)))):
 			observed[o.Cluster] = desired
 			items = append(items, health.Observe(o.Cluster, o.Live, 0))
 		default:
-			observed[o.Cluster] = o.Managed.Object
+			observed[o.Cluster] = r.data.SensitiveKinds.redact(withStringData(desired, o.Managed.Object, liveObject(o.Live)))
 			items = append(items, health.Observe(o.Cluster, o.Live, 0))
 		}
 	}
@@ -141,4 +154,12 @@ func addPendingPrunes(objects map[string]*unstructured.Unstructured, tmpl *unstr
 		id.SetName(tmpl.GetName())
 		objects[cluster] = id
 	}
+}
+
+// liveObject is a live object's content; nil reads as none.
+func liveObject(u *unstructured.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	return u.Object
 }

@@ -43,6 +43,10 @@ type Config struct {
 	// RolloutTimeout bounds apply's wait for a healthy rollout and deletes,
 	// where a resource's timeouts block sets none.
 	RolloutTimeout time.Duration
+	// SensitiveKinds are the kinds whose data is shown as hashes (see sensitive.go).
+	SensitiveKinds sensitiveKinds
+	// Trusted lists what a connection recorded in state may run or read (see trust.go).
+	Trusted trustedConnections
 }
 
 // providerData is what Configure hands to resources and data sources: the
@@ -61,6 +65,8 @@ type providerModel struct {
 	FieldManager     types.String `tfsdk:"field_manager"`
 	ApplyParallelism types.Int64  `tfsdk:"apply_parallelism"`
 	DefaultTimeout   types.String `tfsdk:"default_timeout"`
+	SensitiveKinds   types.List   `tfsdk:"sensitive_kinds"`
+	TrustedExec      types.List   `tfsdk:"trusted_exec"`
 }
 
 var (
@@ -106,6 +112,32 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, 256)},
 			},
+			"sensitive_kinds": schema.ListAttribute{
+				MarkdownDescription: "Kinds, besides `Secret`, whose `data`, `stringData` and `binaryData` values `flotilla_manifest` and " +
+					"`flotilla_placement` show as hashes in `rendered` and `dependencies_rendered`, as `KIND` or kubectl's `KIND.GROUP` " +
+					"(e.g. `SealedSecret.bitnami.com`). Secrets are always hashed. Each value is shown as `(sensitive value sha256:…)`, " +
+					"a salted hash that changes when the value does, so a plan still shows which key changed.",
+				ElementType: types.StringType,
+				Optional:    true,
+			},
+			"trusted_exec": schema.ListNestedAttribute{
+				MarkdownDescription: "Credential plugins that a connection recorded in state may run. Refresh and destroy get no " +
+					"resource configuration: `flotilla_manifest` reaches its clusters through its recorded `connections`, and " +
+					"`flotilla_cluster` through its own state. Whoever can edit the state could put any command there, so a " +
+					"recorded `exec` (or a recorded inline kubeconfig's `user.exec`) runs only if an entry here has the same " +
+					"`command`, `args` and `env`; otherwise refresh keeps the last known state with a warning and destroy " +
+					"fails with an error naming the command. A recorded inline kubeconfig that reads credentials from files " +
+					"(`tokenFile`, certificate, key or CA files) or uses an `auth-provider` is refused the same way, always. " +
+					"Plan and apply use the configuration's connections and need no entry; a kubeconfig file (`kubeconfig.path`) " +
+					"needs none either, as the file and the plugins it names are the machine's own.",
+				Optional: true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"command": schema.StringAttribute{MarkdownDescription: "The executable, exactly as the connection names it.", Required: true},
+					"args":    schema.ListAttribute{MarkdownDescription: "Its arguments, exactly as the connection lists them.", ElementType: types.StringType, Optional: true},
+					"env": schema.MapAttribute{MarkdownDescription: "The environment variables the connection adds, exactly. Sensitive.",
+						ElementType: types.StringType, Optional: true, Sensitive: true},
+				}},
+			},
 		},
 	}
 }
@@ -142,9 +174,22 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	if !m.ApplyParallelism.IsNull() && !m.ApplyParallelism.IsUnknown() {
 		cfg.ApplyParallelism = int(m.ApplyParallelism.ValueInt64())
 	}
-	eng, err := engine.New(engine.Options{Fleet: cfg.Fleet, FieldManager: cfg.FieldManager, Parallelism: cfg.ApplyParallelism})
+	var kinds []string
+	resp.Diagnostics.Append(m.SensitiveKinds.ElementsAs(ctx, &kinds, false)...)
+	var err error
+	if cfg.SensitiveKinds, err = parseSensitiveKinds(kinds); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("sensitive_kinds"), "Invalid sensitive kind", err.Error())
+	}
+	cfg.Trusted, err = trustedFromConfig(ctx, m.TrustedExec)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot start the flotilla engine", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("trusted_exec"), "Invalid trusted connections", err.Error())
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	eng, engErr := engine.New(engine.Options{Fleet: cfg.Fleet, FieldManager: cfg.FieldManager, Parallelism: cfg.ApplyParallelism})
+	if engErr != nil {
+		resp.Diagnostics.AddError("Cannot start the flotilla engine", engErr.Error())
 		return
 	}
 	tflog.Debug(ctx, "configured flotilla provider", map[string]any{"fleet": cfg.Fleet, "field_manager": cfg.FieldManager})

@@ -166,6 +166,11 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
+	if err := r.data.Trusted.check(d.conn); err != nil {
+		resp.Diagnostics.AddAttributeWarning(d.connectionPath(), fmt.Sprintf("Cannot refresh cluster %s", d.name), fmt.Sprintf(
+			"%v\n\nThe state of cluster %s is kept as it is. Plan and apply use the configuration's connection.", err, d.name))
+		return
+	}
 	client, err := r.connect(ctx, d)
 	if err != nil {
 		if imported != nil {
@@ -232,7 +237,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	tflog.Info(ctx, "updated member cluster", map[string]any{"cluster": d.name, "fleet": r.data.Fleet, "connection": d.conn.String()})
 	if previous, _, _ := state.connection(ctx); !reflect.DeepEqual(previous, d.conn) {
-		r.releasePrevious(ctx, d.name, previous, client, &resp.Diagnostics)
+		r.releasePrevious(ctx, d.name, previous, d.conn, client, &resp.Diagnostics)
 	}
 	plan.ID = types.StringValue(d.name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -242,12 +247,18 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 // previous connection reached, if that is not the cluster current reaches
 // (compared by the kube-system namespace's UID, Karmada's cluster ID).
 // Failures are warnings: the member is registered where it should be.
-func (r *clusterResource) releasePrevious(ctx context.Context, name string, previous member.Connection, current *member.Client, diags *diag.Diagnostics) {
+func (r *clusterResource) releasePrevious(ctx context.Context, name string, previous, configured member.Connection, current *member.Client, diags *diag.Diagnostics) {
 	warn := func(err error) {
 		diags.AddWarning(fmt.Sprintf("Cannot check the previous cluster of %s", name), fmt.Sprintf(
 			"%v\n\nThe connection of cluster %s changed. If the old connection reached another physical cluster, that "+
 				"cluster still carries the membership marker ConfigMap %s/%s; delete it there, or that cluster cannot "+
 				"join a fleet under another name.", err, name, member.MembershipNamespace, member.MembershipName))
+	}
+	// The previous connection comes from state: it runs or reads only what
+	// the configuration or the provider block names.
+	if err := r.data.Trusted.withConnection(configured).check(previous); err != nil {
+		warn(err)
+		return
 	}
 	// A cache of its own: the provider's cache holds the current client
 	// under this name.
@@ -292,6 +303,14 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	defer r.data.memberCache().Invalidate(d.name)
+	if err := r.data.Trusted.check(d.conn); err != nil {
+		resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot unregister cluster %s", d.name), fmt.Sprintf(
+			"%v\n\nNothing was changed and the resource stays in state. If the state is yours, add the plugin to the provider "+
+				"block's trusted_exec and run destroy again; or remove it with "+
+				"terraform state rm and delete the membership marker (ConfigMap %s/%s) in the cluster yourself.",
+			err, member.MembershipNamespace, member.MembershipName))
+		return
+	}
 	client, err := r.connect(ctx, d)
 	if err != nil {
 		tflog.Warn(ctx, "member cluster not reachable, forgetting it", map[string]any{"cluster": d.name, "error": err.Error()})

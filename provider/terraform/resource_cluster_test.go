@@ -80,22 +80,29 @@ func testClusterConnectionKinds(t *testing.T, kubeconfig string, m *testenv.Clus
 		t.Fatal(err)
 	}
 	plugin := writeExecPlugin(t)
+	// Refresh and destroy run a plugin recorded in state only when the
+	// provider block trusts it.
+	trusted := fmt.Sprintf("provider \"flotilla\" {\n  fleet = \"prod\"\n  trusted_exec = [{ command = %s, env = { MEMBER_TOKEN = %q } }]\n}\n", quoteHCL(plugin), m.Token)
 	kinds := []struct {
-		name, body string
+		name, body, provider string
 	}{
-		{"kubeconfig path and context", kubeconfigBody(kubeconfig, m)},
-		{"inline kubeconfig and context", fmt.Sprintf("  kubeconfig = {\n    raw = %s    context = %q\n  }", hclHeredoc(string(raw)), m.Name)},
-		{"host, token and CA", tokenBody(m)},
+		{"kubeconfig path and context", kubeconfigBody(kubeconfig, m), ""},
+		{"inline kubeconfig and context", fmt.Sprintf("  kubeconfig = {\n    raw = %s    context = %q\n  }", hclHeredoc(string(raw)), m.Name), ""},
+		{"host, token and CA", tokenBody(m), ""},
 		{"host, exec plugin and CA", fmt.Sprintf("  host = %q\n  cluster_ca_certificate = %s  exec = {\n    command = %s\n    env = { MEMBER_TOKEN = %q }\n  }",
-			m.Host, hclHeredoc(string(m.CAData)), quoteHCL(plugin), m.Token)},
+			m.Host, hclHeredoc(string(m.CAData)), quoteHCL(plugin), m.Token), trusted},
 	}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
+			config := clusterConfig(clusterBlock("east", k.body))
+			if k.provider != "" {
+				config = k.provider + clusterBlock("east", k.body)
+			}
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: clusterTestProviders(&diagRecorder{}),
 				CheckDestroy:             expectMarker(t, m, marker{}),
 				Steps: []resource.TestStep{{
-					Config: clusterConfig(clusterBlock("east", k.body)),
+					Config: config,
 					ConfigPlanChecks: resource.ConfigPlanChecks{
 						PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction(east, plancheck.ResourceActionCreate),

@@ -78,8 +78,11 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"manifest": schema.DynamicAttribute{
 				MarkdownDescription: "The resource template: any Kubernetes object, for example `provider::flotilla::decode_manifests(file(\"web.yaml\"))[0]` or an HCL object. " +
 					"It needs `apiVersion`, `kind` and `metadata.name`; a namespaced object without `metadata.namespace` goes to `default`. " +
-					"Changing its kind, namespace or name replaces the resource.",
-				Required: true,
+					"Changing its kind, namespace or name replaces the resource. " +
+					"Sensitive: a manifest may hold a Secret, and Terraform cannot mark one object sensitive and another not, so the plan shows a change " +
+					"of the manifest as a per-field diff of `rendered` instead, with the values of a Secret's data (and of the provider's `sensitive_kinds`) hashed.",
+				Required:  true,
+				Sensitive: true,
 			},
 			"clusters": schema.DynamicAttribute{
 				MarkdownDescription: "The member clusters: a list of `flotilla_cluster` resources, e.g. `[flotilla_cluster.east, flotilla_cluster.west]`. " +
@@ -104,8 +107,10 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"dependencies": schema.DynamicAttribute{
 				MarkdownDescription: "Objects the workload's pods use, such as ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims, as a list of manifests. " +
 					"When the claiming policy has `propagate_deps = true` (Karmada's propagateDeps), each one the pod template refers to goes to every cluster the workload goes to, with its own override policies applied, in the same apply. " +
-					"A dependency no policy places and the workload does not refer to is applied nowhere, with a warning.",
-				Optional: true,
+					"A dependency no policy places and the workload does not refer to is applied nowhere, with a warning. " +
+					"Sensitive, as `manifest` is; `dependencies_rendered` shows each change.",
+				Optional:  true,
+				Sensitive: true,
 			},
 			"reschedule_trigger": schema.StringAttribute{
 				MarkdownDescription: "Placements are sticky: replicas stay where they run, and a template that fell back to a later `cluster_affinities` term stays on it when an earlier term becomes feasible again, as in Karmada. " +
@@ -126,18 +131,22 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"rendered": schema.MapAttribute{
 				MarkdownDescription: "Cluster → the exact object applied there, after replica division, overrides and ownership labels, as JSON: " +
 					"the plan shows a change as a per-field diff (`jsonencode({ ~ spec = { ~ replicas = 1 -> 2 } })`), and `jsondecode(rendered[\"east\"])` reads it. " +
-					"After a refresh it holds what runs in each member for the fields flotilla manages, so drift shows in the next plan.",
+					"After a refresh it holds what runs in each member for the fields flotilla manages, so drift shows in the next plan. " +
+					"The values of a Secret's `data` and `stringData` (and of the kinds the provider's `sensitive_kinds` lists) are shown as " +
+					"`(sensitive value sha256:…)`, a salted hash per key: a changed key shows as a changed hash, and no value reaches the plan or the state here.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},
 			"dependencies_rendered": schema.ListAttribute{
-				MarkdownDescription: "For each element of `dependencies`, in order: cluster → the exact object applied there, as JSON.",
+				MarkdownDescription: "For each element of `dependencies`, in order: cluster → the exact object applied there, as JSON, a Secret's data hashed as in `rendered`.",
 				ElementType:         types.MapType{ElemType: types.StringType},
 				Computed:            true,
 			},
 			"connections": schema.MapAttribute{
 				MarkdownDescription: "Cluster → how flotilla reaches it, for each cluster the object is or was placed in: what refresh and destroy use, as they get no configuration. " +
-					"Taken from `clusters` at plan time, so a changed connection (a rotated token) shows as a change here.",
+					"Taken from `clusters` at plan time, so a changed connection (a rotated token) shows as a change here. " +
+					"A recorded connection that runs a credential plugin is used only if the provider block's " +
+					"`trusted_exec` names it: otherwise refresh keeps the last known state with a warning and destroy stops with an error.",
 				ElementType: types.StringType,
 				Computed:    true,
 				Sensitive:   true,
