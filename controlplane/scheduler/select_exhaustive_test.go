@@ -41,7 +41,7 @@ func exhaustiveSelectByGroups(cands []candidate, plan spreadPlan, need int64) ([
 		others := append([]topologyGroup(nil), groups[k:]...)
 		picked, ok, why := exhaustivePickInGroups(cands, chosen, plan.cluster, need)
 		for g := k - 1; !ok && g >= 0; g-- {
-			best := exhaustiveStrongestGroup(others, chosen[g], why)
+			best := strongestGroup(others, chosen[g], why)
 			if best < 0 {
 				continue
 			}
@@ -61,24 +61,6 @@ func exhaustiveSelectByGroups(cands []candidate, plan spreadPlan, need int64) ([
 	}
 	return nil, fmt.Errorf("the number of clusters in up to %d %s groups is less than the cluster spreadConstraint.minGroups %d",
 		maxGroups(sc, len(groups)), groupKind(sc), minGroups(plan.cluster))
-}
-
-// exhaustiveStrongestGroup is the unpicked group that most improves on g in what is
-// short (cluster count or capacity), or -1 if none does.
-func exhaustiveStrongestGroup(others []topologyGroup, g topologyGroup, why string) int {
-	strength := func(t topologyGroup) int64 {
-		if why == "capacity" {
-			return t.cap
-		}
-		return int64(len(t.members))
-	}
-	best, bestStrength := -1, strength(g)
-	for i := range others {
-		if s := strength(others[i]); s > bestStrength {
-			best, bestStrength = i, s
-		}
-	}
-	return best
 }
 
 // exhaustivePickInGroups picks clusters inside the chosen groups and reports whether
