@@ -36,6 +36,9 @@ type webhookConfig struct {
 	// Certificate's Secret mounted into every replica does. Empty makes a
 	// self-signed certificate per process, fit for one replica only.
 	certDir string
+	// selfSigned is that certificate, renewed before it expires; set by
+	// webhookServer when certDir is empty.
+	selfSigned *selfSignedCert
 }
 
 // The file names of a kubernetes.io/tls Secret as cert-manager writes it.
@@ -46,14 +49,15 @@ const (
 )
 
 // caRecheck is how often the leader rereads ca.crt to reinstall a rotated
-// CA bundle; the serving certificate itself is reloaded by
-// controller-runtime's certwatcher as soon as the files change.
+// CA bundle (the serving certificate itself is reloaded by
+// controller-runtime's certwatcher as soon as the files change), or checks
+// whether its self-signed certificate is due for renewal.
 var caRecheck = 30 * time.Second
 
 // webhookServer returns the manager's webhook server, serving a
 // certificate made for the host of c.url, and the CA bundle that trusts it;
 // nil when the webhook is off.
-func (c webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
+func (c *webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 	if c.url == "" {
 		return nil, nil, nil
 	}
@@ -82,17 +86,16 @@ func (c webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 		})
 		return srv, ca, nil
 	}
-	cert, ca, err := webhook.ServingCertificate(c.url)
+	ss, err := newSelfSignedCert(c.url)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--webhook-url: %w", err)
+		return nil, nil, err
 	}
+	c.selfSigned = ss
 	srv := crwebhook.NewServer(crwebhook.Options{
 		Host: host, Port: port,
-		TLSOpts: []func(*tls.Config){func(t *tls.Config) {
-			t.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
-		}},
+		TLSOpts: []func(*tls.Config){func(t *tls.Config) { t.GetCertificate = ss.current }},
 	})
-	return srv, ca, nil
+	return srv, ss.bundle(), nil
 }
 
 // sharedCertificate checks the certificate in certDir and returns its CA
@@ -144,12 +147,13 @@ func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []b
 	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), rules)
 	install := manager.RunnableFunc(func(ctx context.Context) error {
 		cfg := webhook.Config{URL: c.url, CABundle: ca, FailurePolicy: admissionv1.FailurePolicyType(c.failurePolicy)}
-		if err := webhook.Install(ctx, direct, cfg); err != nil || c.certDir == "" {
+		if err := webhook.Install(ctx, direct, cfg); err != nil || (c.certDir == "" && c.selfSigned == nil) {
 			return err
 		}
 		// A rotated CA (cert-manager renews it in the mounted Secret) is
 		// reinstalled by the leader; the replicas pick up the serving
-		// certificate on their own.
+		// certificate on their own. A self-signed certificate is renewed
+		// here, trusted by the host before it is served.
 		tick := time.NewTicker(caRecheck)
 		defer tick.Stop()
 		for {
@@ -157,6 +161,18 @@ func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []b
 			case <-ctx.Done():
 				return nil
 			case <-tick.C:
+			}
+			if c.certDir == "" {
+				bundle, commit, err := c.selfSigned.rotate(time.Now())
+				if err != nil || commit == nil {
+					continue // nothing due, or tried again at the next tick
+				}
+				cfg.CABundle = bundle
+				if err := webhook.Install(ctx, direct, cfg); err != nil {
+					return err
+				}
+				commit()
+				continue
 			}
 			next, err := c.sharedCertificate()
 			if err != nil || bytes.Equal(next, cfg.CABundle) {
