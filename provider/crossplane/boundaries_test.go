@@ -13,6 +13,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -289,7 +291,7 @@ func testClusterNeverAdopts(t *testing.T, e env, admin adminObjects) {
 	ctx := t.Context()
 	mustCreate(t, e.mgmt, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "evil-kubeconfig"},
-		Data:       map[string][]byte{"kubeconfig": []byte("the tenant's kubeconfig")},
+		Data:       map[string][]byte{"kubeconfig": inlineKubeconfig(t, "https://evil.example.com")},
 	})
 	newCluster := func(name, external string) *v1alpha1.Cluster {
 		cl := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: name, Annotations: map[string]string{"crossplane.io/external-name": external}}}
@@ -329,4 +331,20 @@ func testClusterNeverAdopts(t *testing.T, e env, admin adminObjects) {
 	gone(t, e.mgmt, squatter)
 	admin.untouched(t, e.mgmt)
 	adminObjects{secret: spare}.secretUntouched(t, e.mgmt)
+}
+
+// inlineKubeconfig is a valid kubeconfig with inline credentials only, as a
+// tenant may write one, for server.
+func inlineKubeconfig(t *testing.T, server string) []byte {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server}
+	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: "tenant-token"}
+	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	cfg.CurrentContext = "c"
+	data, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
