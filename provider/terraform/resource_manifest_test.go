@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -261,7 +262,7 @@ func TestAccManifestLifecycle(t *testing.T) {
 }
 
 // TestAccManifestConflict: an object flotilla does not own is refused
-// unless the policy says Overwrite, and then adopted.
+// unless the policy says Overwrite, and then adopted; destroy releases it.
 func TestAccManifestConflict(t *testing.T) {
 	m := startFleet(t, "east")
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}
@@ -318,8 +319,14 @@ resource "flotilla_manifest" "settings" {
 			},
 		},
 	})
-	if got, _ := m.clients["east"].CoreV1().ConfigMaps("shop").Get(ctx, "settings", metav1.GetOptions{}); got != nil && strings.Contains(got.Data["owner"], "flotilla") {
-		t.Errorf("destroy should have removed the adopted ConfigMap")
+	// flotilla deletes only what it created: an adopted object is released
+	// on destroy, its ownership labels removed, not deleted.
+	got, err := m.clients["east"].CoreV1().ConfigMaps("shop").Get(ctx, "settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("destroy deleted the adopted ConfigMap instead of releasing it: %v", err)
+	}
+	if _, owned := got.Labels[render.LabelManagedBy]; owned {
+		t.Errorf("destroy left flotilla's ownership on the adopted ConfigMap: labels %v", got.Labels)
 	}
 }
 
