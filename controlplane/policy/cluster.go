@@ -102,22 +102,20 @@ func clusterZones(cluster *api.Cluster) []string {
 	return nil
 }
 
-// zoneMatches follows Karmada's matchZones: In needs every zone of the
-// cluster to be listed (and at least one zone), NotIn needs none of them
+// zoneMatches follows Karmada's current matchZones (pkg/util/selector.go):
+// In needs at least one zone of the cluster listed, NotIn needs none of them
 // listed, Exists needs some zone, DoesNotExist needs none. Other operators
-// never match.
+// never match. Older Karmada required every zone to be listed for In; a
+// cluster spanning several zones is now admitted by any one of them.
 func zoneMatches(expr *corev1.NodeSelectorRequirement, zones []string) bool {
 	switch expr.Operator {
 	case corev1.NodeSelectorOpIn:
-		if len(zones) == 0 {
-			return false
-		}
 		for _, z := range zones {
-			if !slices.Contains(expr.Values, z) {
-				return false
+			if slices.Contains(expr.Values, z) {
+				return true
 			}
 		}
-		return true
+		return false
 	case corev1.NodeSelectorOpNotIn:
 		for _, z := range zones {
 			if slices.Contains(expr.Values, z) {

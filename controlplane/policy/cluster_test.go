@@ -55,13 +55,21 @@ func TestClusterMatches(t *testing.T) {
 		"region NotIn":          {affinity: aff().Field(api.RegionField, notIn, "eu-west").Obj(), want: []string{"east", "bare"}},
 		"region Exists":         {affinity: aff().Field(api.RegionField, exists).Obj(), want: []string{"east", "west"}},
 		"region DoesNotExist":   {affinity: aff().Field(api.RegionField, notExist).Obj(), want: []string{"bare"}},
-		"zone In needs every zone listed": {
-			affinity: aff().Field(api.ZoneField, in, "use1-a", "euw1-a").Obj(), want: []string{"west"},
+		// Zone cases follow Karmada's current matchZones: In admits a
+		// cluster when any one of its zones is listed.
+		"zone In admits a cluster with one of its zones listed (matchZones)": {
+			affinity: aff().Field(api.ZoneField, in, "use1-a", "euw1-a").Obj(), want: []string{"east", "west"},
+		},
+		"zone In with only the second zone listed (matchZones)": {
+			affinity: aff().Field(api.ZoneField, in, "use1-b").Obj(), want: []string{"east"},
 		},
 		"zone In with all zones": {
 			affinity: aff().Field(api.ZoneField, in, "use1-a", "use1-b").Obj(), want: []string{"east"},
 		},
-		"zone NotIn needs no zone listed": {
+		"zone In with no zone listed": {
+			affinity: aff().Field(api.ZoneField, in, "usw2-a").Obj(),
+		},
+		"zone NotIn needs no zone listed (matchZones)": {
 			affinity: aff().Field(api.ZoneField, notIn, "use1-b").Obj(), want: []string{"west", "bare"},
 		},
 		"zone Exists":       {affinity: aff().Field(api.ZoneField, exists).Obj(), want: []string{"east", "west"}},

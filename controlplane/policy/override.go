@@ -18,8 +18,9 @@ type AppliedOverride struct {
 	Namespace string
 	// Name of the policy.
 	Name string
-	// Specificity is how precisely the policy's selectors matched; a policy
-	// without selectors applies to every template and has NoMatch.
+	// Specificity is how precisely the policy's selectors matched. A policy
+	// without selectors applies to every template and has MatchKind, like a
+	// selector naming only the kind: Karmada ranks both PriorityMatchAll.
 	Specificity Specificity
 	// Rules to apply in order. A policy that still uses the deprecated
 	// top-level targetCluster/overriders yields one rule made of them. The
@@ -32,8 +33,9 @@ type AppliedOverride struct {
 // cluster-wide policies first, then the namespaced ones in the template's
 // namespace; within each set by specificity ascending (so the most specific
 // policy applies last and wins), then by name ascending. A policy with no
-// resource selectors applies to every template. Policies being deleted are
-// skipped.
+// resource selectors applies to every template and ties with one selecting by
+// kind only, as in Karmada's getOverridersFromOverridePolicies. Policies
+// being deleted are skipped.
 func MatchOverrides(tmpl *unstructured.Unstructured, ops []api.OverridePolicy, cops []api.ClusterOverridePolicy) []AppliedOverride {
 	if tmpl == nil {
 		return nil
@@ -67,15 +69,25 @@ func MatchOverrides(tmpl *unstructured.Unstructured, ops []api.OverridePolicy, c
 // applied builds the AppliedOverride of one policy; ok is false if its
 // selectors do not select tmpl.
 func applied(kind, namespace, name string, spec *api.OverrideSpec, tmpl *unstructured.Unstructured) (AppliedOverride, bool) {
+	if len(spec.ResourceSelectors) == 0 {
+		// Karmada gives a selector-less policy PriorityMatchAll, the rank of
+		// a kind-only selector, so the two are ordered by name alone.
+		return AppliedOverride{Kind: kind, Namespace: namespace, Name: name, Specificity: MatchKind, Rules: rulesOf(spec)}, true
+	}
 	sp := SelectorsSpecificity(spec.ResourceSelectors, tmpl)
-	if len(spec.ResourceSelectors) > 0 && sp == NoMatch {
+	if sp == NoMatch {
 		return AppliedOverride{}, false
 	}
-	rules := spec.OverrideRules
-	if len(rules) == 0 {
-		rules = []api.RuleWithCluster{{TargetCluster: spec.TargetCluster, Overriders: spec.Overriders}}
+	return AppliedOverride{Kind: kind, Namespace: namespace, Name: name, Specificity: sp, Rules: rulesOf(spec)}, true
+}
+
+// rulesOf returns the policy's rules, or one rule made of the deprecated
+// top-level targetCluster/overriders when it has none.
+func rulesOf(spec *api.OverrideSpec) []api.RuleWithCluster {
+	if len(spec.OverrideRules) > 0 {
+		return spec.OverrideRules
 	}
-	return AppliedOverride{Kind: kind, Namespace: namespace, Name: name, Specificity: sp, Rules: rules}, true
+	return []api.RuleWithCluster{{TargetCluster: spec.TargetCluster, Overriders: spec.Overriders}}
 }
 
 // sortOverrides orders by specificity ascending, then name ascending.

@@ -59,7 +59,7 @@ func TestMatchOverridesOrder(t *testing.T) {
 			want: []string{
 				"ClusterOverridePolicy /c-kind@1",
 				"ClusterOverridePolicy /c-name@3",
-				"OverridePolicy prod/n-all@0",
+				"OverridePolicy prod/n-all@1",
 				"OverridePolicy prod/n-kind-a@1",
 				"OverridePolicy prod/n-kind-b@1",
 				"OverridePolicy prod/n-labels@2",
@@ -79,7 +79,25 @@ func TestMatchOverridesOrder(t *testing.T) {
 			tmpl: apitest.MakeTemplate("v1", "Namespace", "shop", "").Obj(),
 			ops:  ops(op("ns", "").SelectKind("v1", "Namespace")),
 			cops: cops(cop("all")),
-			want: []string{"ClusterOverridePolicy /all@0"},
+			want: []string{"ClusterOverridePolicy /all@1"},
+		},
+		// Karmada's getOverridersFromOverridePolicies ranks a policy without
+		// selectors PriorityMatchAll, like a kind-only selector: the two tie
+		// and are applied by ascending name, so the selector-less "z-all"
+		// applies after (and wins over) "a-kind".
+		"selector-less and kind-only policies tie and go by name (getOverridersFromOverridePolicies)": {
+			tmpl: deploy,
+			ops: ops(op("z-all", "prod"),
+				op("a-kind", "prod").SelectKind(v, d),
+				op("m-labels", "prod").SelectLabels(v, d, map[string]string{"app": "web"})),
+			cops: cops(cop("z-all"), cop("a-kind").SelectKind(v, d)),
+			want: []string{
+				"ClusterOverridePolicy /a-kind@1",
+				"ClusterOverridePolicy /z-all@1",
+				"OverridePolicy prod/a-kind@1",
+				"OverridePolicy prod/z-all@1",
+				"OverridePolicy prod/m-labels@2",
+			},
 		},
 		"nothing applies": {
 			tmpl: deploy,
@@ -103,8 +121,8 @@ func TestMatchOverridesRules(t *testing.T) {
 	)
 	got := policy.MatchOverrides(apitest.MakeDeployment("web", "prod").Obj(), list, nil)
 	want := []policy.AppliedOverride{
-		{Kind: api.KindOverridePolicy, Namespace: "prod", Name: "deprecated", Rules: []api.RuleWithCluster{{TargetCluster: west, Overriders: image}}},
-		{Kind: api.KindOverridePolicy, Namespace: "prod", Name: "rules", Rules: []api.RuleWithCluster{{Overriders: image}, {TargetCluster: west, Overriders: image}}},
+		{Kind: api.KindOverridePolicy, Namespace: "prod", Name: "deprecated", Specificity: policy.MatchKind, Rules: []api.RuleWithCluster{{TargetCluster: west, Overriders: image}}},
+		{Kind: api.KindOverridePolicy, Namespace: "prod", Name: "rules", Specificity: policy.MatchKind, Rules: []api.RuleWithCluster{{Overriders: image}, {TargetCluster: west, Overriders: image}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("applied overrides (-want +got):\n%s", diff)

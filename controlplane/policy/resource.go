@@ -15,7 +15,9 @@ type Specificity int
 const (
 	// NoMatch means the selector does not select the template.
 	NoMatch Specificity = iota
-	// MatchKind means the selector matched by apiVersion and kind only.
+	// MatchKind means the selector matched by apiVersion and kind only
+	// (Karmada's PriorityMatchAll); an override policy without selectors
+	// ranks the same.
 	MatchKind
 	// MatchLabelSelector means the selector matched by label selector.
 	MatchLabelSelector

@@ -99,11 +99,14 @@
 //     replicas fill each tier up to what fits before spilling into the next,
 //     and a scale-down empties the last tier first.
 //
-// Non-workloads (zero replicas) go to every selected cluster with zero
-// replicas. Divided results leave out clusters with no replicas.
+// Non-workloads (zero replicas, no replica requirements) go to every
+// selected cluster with zero replicas; a workload scaled to zero whose pods
+// request resources or constrain nodes goes to no cluster, as in Karmada
+// without --enable-empty-workload-propagation. Divided results leave out
+// clusters with no replicas.
 //
 // Webster ties go to the cluster with fewer seats, then by name ascending,
-// or descending when the FNV-1a hash of the template UID is odd. The
+// or descending when the template has a UID whose FNV-1a hash is odd. The
 // apportionment starts from rounded quotas and repairs them with a few heap
 // moves, so its cost and allocations depend on the number of clusters only,
 // never on the number of replicas.

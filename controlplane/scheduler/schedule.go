@@ -151,14 +151,22 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		return Result{}, s.fitError(StageSelect, affinityName, err, cands, rejected, estimate)
 	}
 
-	// Assign.
+	// Assign. Karmada's AssignReplicas sends a zero-replica template to every
+	// selected cluster only when it has no requirements; with requirements it
+	// is assigned like any workload and every cluster, holding zero replicas,
+	// is then dropped (removeZeroReplicasCluster), whatever the strategy,
+	// Duplicated included. Its default --enable-empty-workload-propagation
+	// =false does not add them back.
 	var out []api.TargetCluster
-	if b.Replicas == 0 {
+	switch {
+	case b.Replicas == 0 && HasRequirements(b.ReplicaRequirements):
+		// A workload scaled to zero: no cluster.
+	case b.Replicas == 0:
 		out = make([]api.TargetCluster, len(selected))
 		for i := range selected {
 			out[i] = api.TargetCluster{Name: selected[i].name()}
 		}
-	} else {
+	default:
 		a := &assignment{binding: b, strategy: s.strategy, selected: selected, order: s.order}
 		out, err = strategies[s.strategy](a)
 		if err != nil {

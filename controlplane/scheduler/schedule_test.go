@@ -89,6 +89,10 @@ func TestScheduleReplicas(t *testing.T) {
 			[]api.TargetCluster{tc("m1", 3), tc("m2", 2), tc("m3", 1), tc("m4", 1)}},
 		{"static 2:1:1:1, 8 replicas", m1to4, workload(8, weights2111),
 			[]api.TargetCluster{tc("m1", 3), tc("m2", 2), tc("m3", 2), tc("m4", 1)}},
+		// Karmada's tieBreakerByUID: no UID (preview, Terraform before
+		// create) sorts ties by ascending name, although FNV-1a("") is odd.
+		{"static 2:1:1:1, 7 replicas, no UID: names ascending (tieBreakerByUID)", m1to4, withUID(workload(7, weights2111), ""),
+			[]api.TargetCluster{tc("m1", 3), tc("m2", 2), tc("m3", 1), tc("m4", 1)}},
 		{"static 2:1:1:1, 7 replicas, odd UID hash flips the name order", m1to4, withUID(workload(7, weights2111), oddUID),
 			[]api.TargetCluster{tc("m1", 3), tc("m2", 1), tc("m3", 1), tc("m4", 2)}},
 		{"static: a cluster takes the largest matching weight", m1to4,

@@ -16,9 +16,12 @@ type Binding struct {
 	// cluster's API enablements; UID seeds the Webster tie-break.
 	Resource api.ObjectReference
 
-	// Replicas is the desired replica count. Zero means the template is not a
-	// workload (a ConfigMap, a Service): it goes to every selected cluster with
-	// zero replicas.
+	// Replicas is the desired replica count. Zero with no resource
+	// requirements means the template is not a workload (a ConfigMap, a
+	// Service): it goes to every selected cluster with zero replicas. Zero
+	// with requirements (see HasRequirements) is a workload scaled to zero:
+	// it goes nowhere, as in Karmada without
+	// --enable-empty-workload-propagation.
 	Replicas int32
 
 	// ReplicaRequirements is what one replica requests; nil means nothing
@@ -142,4 +145,25 @@ func (e *FitError) Error() string {
 		b.WriteString(e.Reasons[name])
 	}
 	return b.String()
+}
+
+// HasRequirements reports whether req asks for anything of a node: a positive
+// resource request or a node claim (node selector, tolerations, required node
+// affinity). It is the condition under which Karmada's
+// GenerateReplicaRequirements returns requirements at all, and so whether
+// Karmada's AssignReplicas treats a zero-replica template as a workload.
+// Namespace and PriorityClassName alone do not count.
+func HasRequirements(req *api.ReplicaRequirements) bool {
+	if req == nil {
+		return false
+	}
+	if req.NodeClaim != nil {
+		return true
+	}
+	for _, q := range req.ResourceRequest {
+		if q.Sign() > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -27,9 +27,15 @@ const (
 	namesDescending tieOrder = true
 )
 
-// tieOrderFor derives the name order from the template UID: descending when
-// the 32-bit FNV-1a hash of the UID is odd.
+// tieOrderFor derives the name order from the template UID, as Karmada's
+// tieBreakerByUID (pkg/util/helper/binding.go) does: ascending when there is
+// no UID (preview, Terraform before create), otherwise descending when the
+// 32-bit FNV-1a hash of the UID is odd. The empty case must be tested first:
+// FNV-1a of the empty string is odd and would reverse the order.
 func tieOrderFor(uid types.UID) tieOrder {
+	if uid == "" {
+		return namesAscending
+	}
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(uid))
 	return h.Sum32()%2 == 1

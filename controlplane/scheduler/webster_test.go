@@ -158,13 +158,17 @@ func TestApportionIsHouseMonotone(t *testing.T) {
 	}
 }
 
+// TestTieOrderFor follows Karmada's tieBreakerByUID
+// (pkg/util/helper/binding.go): no UID means names ascending; otherwise an
+// odd FNV-1a hash of the UID means names descending.
 func TestTieOrderFor(t *testing.T) {
 	cases := []struct {
 		uid  string
 		want tieOrder
 	}{
-		// FNV-1a("") is 0x811c9dc5, odd.
-		{"", namesDescending},
+		// FNV-1a("") is 0x811c9dc5, odd, yet Karmada checks for an empty UID
+		// first and sorts names ascending.
+		{"", namesAscending},
 		// FNV-1a("a") is 0xe40c292c, even.
 		{"a", namesAscending},
 		// FNV-1a("b") is 0xe70c2de5, odd.
