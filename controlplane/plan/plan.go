@@ -87,6 +87,13 @@ type Result struct {
 	PreserveResourcesOnDeletion bool
 	// ConflictResolution is the claiming policy's setting (Abort or Overwrite).
 	ConflictResolution api.ConflictResolution
+	// Suspended lists the clusters of Placement the claiming policy's
+	// suspension holds back: they are scheduled and rendered (Works has
+	// them) but nothing is dispatched to them, as Karmada writes their
+	// Works with spec.suspendDispatching. Sorted. Dependencies that follow
+	// a workload are not held back, as Karmada's attached bindings carry
+	// no suspension.
+	Suspended []string
 	// Err says why the template could not be planned; nil on success.
 	Err error
 	// Reasons says, per cluster, why it was not chosen.
@@ -138,6 +145,10 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 	}
 	res.Policy = &ObjectRef{Kind: claim.Kind, Namespace: claim.Namespace, Name: claim.Name}
 	spec := claim.Spec
+	if err := refuseClaim(f, claim, *res.Policy); err != nil {
+		res.Err = fmt.Errorf("%s: %w", res.Template, err)
+		return res, spec
+	}
 	res.ConflictResolution = spec.ConflictResolution
 	res.PreserveResourcesOnDeletion = spec.PreserveResourcesOnDeletion != nil && *spec.PreserveResourcesOnDeletion
 	replicas, req, err := Replicas(tmpl)
@@ -167,6 +178,7 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 		return res, spec
 	}
 	res.Placement = out.Clusters
+	res.Suspended = suspendedClusters(spec.Suspension, out.Clusters)
 	return res, spec
 }
 
