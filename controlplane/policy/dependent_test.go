@@ -14,7 +14,9 @@ import (
 // and IsDependentClusterOverridesPresent (pkg/util/helper/policy.go).
 func TestMissingDependentOverrides(t *testing.T) {
 	op := func(name, ns string) api.OverridePolicy { return *apitest.MakeOverridePolicy(name, ns).Obj() }
-	cop := func(name string) api.ClusterOverridePolicy { return *apitest.MakeClusterOverridePolicy(name).ClusterObj() }
+	cop := func(name string) api.ClusterOverridePolicy {
+		return *apitest.MakeClusterOverridePolicy(name).ClusterObj()
+	}
 	claim := func(kind, ns string, deps ...string) policy.Claim {
 		spec := apitest.MakePropagationPolicy("p", ns).DependentOverrides(deps...).Spec()
 		return policy.Claim{Kind: kind, Namespace: ns, Name: "p", Spec: &spec}
