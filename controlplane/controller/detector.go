@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"strings"
 
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -28,6 +31,8 @@ type detector struct {
 	client client.Client
 	gvk    schema.GroupVersionKind
 	opts   Options
+	// events records why a template waits (dispatch.go); set in setup.
+	events events.EventRecorder
 }
 
 func (d *detector) newTemplate() *unstructured.Unstructured {
@@ -40,11 +45,22 @@ func (d *detector) setup(mgr manager.Manager) error {
 	all := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 		return d.templates(ctx, obj.GetNamespace())
 	})
+	d.events = mgr.GetEventRecorder("flotilla-detector")
+	// A created override policy may be one a policy's dependentOverrides
+	// waits for.
+	created := builder.WithPredicates(predicate.Funcs{
+		UpdateFunc: func(event.UpdateEvent) bool { return false }, DeleteFunc: func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("detector-"+strings.ToLower(d.gvk.Kind)+"."+d.gvk.Group).
 		For(d.newTemplate()).
 		Watches(&policyv1.PropagationPolicy{}, all).
 		Watches(&policyv1.ClusterPropagationPolicy{}, all).
+		Watches(&policyv1.OverridePolicy{}, all, created).
+		Watches(&policyv1.ClusterOverridePolicy{}, all, created).
+		// ... and a created PriorityClass one a schedulePriority names.
+		Watches(&schedulingv1.PriorityClass{}, all, created).
 		// A binding's spec or labels changed by anyone else are written
 		// back at once; the binding controller refuses them meanwhile.
 		Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
@@ -101,6 +117,15 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if !ok {
 		return reconcile.Result{}, d.deleteBinding(ctx, key)
 	}
+	// As in Karmada, a binding that exists is left as it is meanwhile.
+	priority, reason, message, err := d.waitFor(ctx, tmpl, claim)
+	switch {
+	case err != nil:
+		return reconcile.Result{}, err
+	case reason != "":
+		d.waiting(ctx, tmpl, reason, message)
+		return reconcile.Result{RequeueAfter: waitRetry}, nil
+	}
 	replicas, requirements, err := plan.Replicas(tmpl)
 	if err != nil {
 		// The template cannot change by itself; its next edit is reconciled.
@@ -136,6 +161,8 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		s.PreserveResourcesOnDeletion = claim.Spec.PreserveResourcesOnDeletion
 		s.Failover = claim.Spec.Failover
 		s.SchedulerName = claim.Spec.SchedulerName
+		s.Suspension = mergeSuspension(s.Suspension, claim.Spec.Suspension)
+		s.SchedulePriority = priority
 		return nil
 	})
 	if err != nil {

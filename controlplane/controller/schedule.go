@@ -12,7 +12,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -37,9 +36,10 @@ type schedulerReconciler struct {
 }
 
 func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
+	// Bindings are queued by their schedule priority (schedule_priority.go).
 	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
-		For(&workv1.ResourceBinding{}).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(allBindings(s.client)), builder.WithPredicates(clusterSchedulingChanged)).
+		Watches(&workv1.ResourceBinding{}, bindingsByPriority()).
+		Watches(&clusterv1.Cluster{}, everyBindingByPriority(s.client), builder.WithPredicates(clusterSchedulingChanged)).
 		Complete(s)
 }
 
@@ -57,6 +57,9 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	// nothing is rendered from it, and its clusters would only look real.
 	if !rb.DeletionTimestamp.IsZero() || rb.Spec.Placement == nil || len(ValidateResourceBinding(&rb, s.opts)) > 0 {
 		return reconcile.Result{}, nil
+	}
+	if cond := otherScheduler(&rb); cond != nil {
+		return reconcile.Result{}, s.leave(ctx, &rb, *cond)
 	}
 	var list clusterv1.ClusterList
 	if err := s.client.List(ctx, &list); err != nil {
@@ -141,4 +144,23 @@ func rescheduleSettle(triggered *metav1.Time, now time.Time) time.Duration {
 		return next.Sub(now)
 	}
 	return 0
+}
+
+// leave records that the binding is another scheduler's, as Karmada's
+// scheduler skips it (schedulerNameFilter): its clusters stay as they are.
+// The observed generation is written all the same, so the binding
+// controller renders those clusters (none for a binding never scheduled)
+// instead of waiting for a schedule that never comes.
+func (s *schedulerReconciler) leave(ctx context.Context, rb *workv1.ResourceBinding, cond metav1.Condition) error {
+	orig := rb.DeepCopy()
+	cond.LastTransitionTime = metav1.NewTime(s.now())
+	meta.SetStatusCondition(&rb.Status.Conditions, cond)
+	rb.Status.SchedulerObservedGeneration = rb.Generation
+	if equality.Semantic.DeepEqual(rb.Status, orig.Status) {
+		return nil
+	}
+	if err := s.client.Status().Patch(ctx, rb, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("write status of binding %s/%s: %w", rb.Namespace, rb.Name, err)
+	}
+	return nil
 }

@@ -111,8 +111,12 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 	rb.Status.AggregatedStatus = status
 
 	cond := fullyApplied(placed, current)
+	if held := suspendedHeld(placed, current); len(held) > 0 && cond.Reason == "Applying" {
+		cond.Reason, cond.Message = ReasonSuspendDispatching, "dispatching to cluster "+strings.Join(held, ", ")+" is suspended by the propagation policy"
+	}
 	cond.ObservedGeneration, cond.LastTransitionTime = rb.Generation, metav1.NewTime(b.now())
 	meta.SetStatusCondition(&rb.Status.Conditions, cond)
+	dispatchingCondition(&rb.Status.Conditions, rb.Spec.Suspension, placed, rb.Generation, b.now())
 	if err := b.patchStatus(ctx, orig, rb); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -150,6 +154,9 @@ func workClusterStatus(cluster string, w *workv1.Work, ref render.TemplateRef) h
 	applied := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
 	available := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkAvailable)
 	switch {
+	case applied == nil && workSuspended(w):
+		cs.AppliedMessage = fmt.Sprintf("work %s/%s is not applied: the propagation policy suspends dispatching to cluster %s", w.Namespace, w.Name, cluster)
+		return cs
 	case applied == nil:
 		cs.AppliedMessage = fmt.Sprintf("waiting for work %s/%s to be applied", w.Namespace, w.Name)
 		return cs

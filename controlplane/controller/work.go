@@ -132,6 +132,8 @@ func newWork(rb *workv1.ResourceBinding, rendered render.Work, templateGeneratio
 		Spec: api.WorkSpec{
 			Workload:                    api.WorkloadTemplate{Manifests: []api.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}},
 			PreserveResourcesOnDeletion: t.preserve,
+			// Written and held back, as Karmada's binding controller does.
+			SuspendDispatching: suspendDispatching(rb.Spec.Suspension, rendered.Cluster),
 		},
 	}
 	// The effective value is written, so the Work says what the execution

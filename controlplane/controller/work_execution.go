@@ -104,8 +104,10 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 			return reconcile.Result{}, fmt.Errorf("add finalizer to work %s: %w", req, err)
 		}
 	}
-	if d := w.Spec.SuspendDispatching; d != nil && *d {
-		return reconcile.Result{}, nil
+	if workSuspended(&w) {
+		orig := w.DeepCopy()
+		workDispatchingCondition(&w, e.now())
+		return reconcile.Result{}, patchWorkStatus(ctx, e.client, orig, &w)
 	}
 	t, err := verifyWork(ctx, e.client, &w, cluster, e.opts)
 	switch {
@@ -115,6 +117,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 		return reconcile.Result{}, err
 	}
 	orig := w.DeepCopy()
+	workDispatchingCondition(&w, e.now())
 	cond := metav1.Condition{Type: ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
 	if err != nil {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonWorkRefused, err.Error()

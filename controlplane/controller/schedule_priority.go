@@ -1,0 +1,97 @@
+package controller
+
+import (
+	"context"
+
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+)
+
+// Karmada's scheduler orders its queue by the binding's resolved
+// spec.schedulePriority.priority (higher first, FIFO within a priority).
+// controller-runtime's priority queue, the default queue of every
+// controller, does the same: the scheduler's handlers add each binding with
+// its priority, and a requeue keeps the priority it was handed out with.
+
+// bindingPriority is a binding's place in the scheduling queue.
+func bindingPriority(rb *workv1.ResourceBinding) int {
+	if rb.Spec.SchedulePriority == nil {
+		return 0
+	}
+	return int(rb.Spec.SchedulePriority.Priority)
+}
+
+// enqueueByPriority adds bindings to q at their priority; a queue that is
+// not a priority queue gets them in arrival order.
+func enqueueByPriority(q workqueue.TypedRateLimitingInterface[reconcile.Request], bindings ...*workv1.ResourceBinding) {
+	pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request])
+	for _, rb := range bindings {
+		req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(rb)}
+		if !ok {
+			q.Add(req)
+			continue
+		}
+		pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(bindingPriority(rb))}, req)
+	}
+}
+
+// bindingsByPriority enqueues the binding an event is about at its priority.
+func bindingsByPriority() handler.EventHandler {
+	add := func(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if rb, ok := obj.(*workv1.ResourceBinding); ok {
+			enqueueByPriority(q, rb)
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.ObjectNew, q)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+		GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+	}
+}
+
+// everyBindingByPriority enqueues every binding, each at its priority, on
+// an event of another kind (a Cluster that may move placements).
+func everyBindingByPriority(c client.Reader) handler.EventHandler {
+	all := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		var list workv1.ResourceBindingList
+		if err := c.List(ctx, &list); err != nil {
+			// The informer cache answers; an error means it is gone.
+			return
+		}
+		bindings := make([]*workv1.ResourceBinding, len(list.Items))
+		for i := range list.Items {
+			bindings[i] = &list.Items[i]
+		}
+		enqueueByPriority(q, bindings...)
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, _ event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			all(ctx, q)
+		},
+		UpdateFunc: func(ctx context.Context, _ event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			all(ctx, q)
+		},
+		DeleteFunc: func(ctx context.Context, _ event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			all(ctx, q)
+		},
+		GenericFunc: func(ctx context.Context, _ event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			all(ctx, q)
+		},
+	}
+}
