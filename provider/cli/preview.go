@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -42,13 +43,20 @@ type PreviewResult struct {
 	Rendered     map[string]map[string]any `json:"rendered"`
 	RequiredBy   []plan.ObjectRef          `json:"requiredBy,omitempty"`
 	Error        string                    `json:"error"`
-	Reasons      map[string]string         `json:"reasons"`
+	// Refused is true when Error is a claiming policy's field that a
+	// preview cannot honour (schedulerName, dependentOverrides).
+	Refused bool              `json:"refused,omitempty"`
+	Reasons map[string]string `json:"reasons"`
 }
 
 // PreviewPlacement is one cluster of a placement.
 type PreviewPlacement struct {
 	Cluster  string `json:"cluster"`
 	Replicas int32  `json:"replicas"`
+	// Suspended is true when the claiming policy's suspension holds
+	// dispatch to this cluster back: it is scheduled and rendered, and
+	// nothing reaches it until the suspension is lifted.
+	Suspended bool `json:"suspended,omitempty"`
 }
 
 // Preview runs `terraform-provider-flotilla preview` with args and returns the exit code.
@@ -103,7 +111,10 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
-		if pr.Error != "" {
+		switch {
+		case pr.Refused:
+			code = ExitBadInput
+		case pr.Error != "" && code == ExitOK:
 			code = ExitUnschedulable
 		}
 		out.Results = append(out.Results, pr)
@@ -113,7 +124,10 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		writeTable(stdout, out)
 	}
-	if code != ExitOK {
+	switch code {
+	case ExitBadInput:
+		fmt.Fprintln(stderr, "preview: a claiming policy sets a field a preview cannot honour; see the templates' error")
+	case ExitUnschedulable:
 		fmt.Fprintln(stderr, "preview: some templates could not be scheduled; see their error and reasons")
 	}
 	return code
@@ -130,9 +144,11 @@ func toPreview(r plan.Result) (PreviewResult, error) {
 	}
 	if r.Err != nil {
 		pr.Error = r.Err.Error()
+		var refused *plan.RefusedFieldError
+		pr.Refused = errors.As(r.Err, &refused)
 	}
 	for _, tc := range r.Placement {
-		pr.Placement = append(pr.Placement, PreviewPlacement{Cluster: tc.Name, Replicas: tc.Replicas})
+		pr.Placement = append(pr.Placement, PreviewPlacement{Cluster: tc.Name, Replicas: tc.Replicas, Suspended: slices.Contains(r.Suspended, tc.Name)})
 	}
 	for cluster, w := range r.Works {
 		pr.Rendered[cluster] = w.Object.Object
@@ -159,10 +175,16 @@ func writeTable(w io.Writer, out PreviewOutput) {
 		}
 		parts := make([]string, 0, len(r.Placement))
 		for _, p := range r.Placement {
-			parts = append(parts, fmt.Sprintf("%s=%d", p.Cluster, p.Replicas))
+			held := ""
+			if p.Suspended {
+				held = "(suspended)"
+			}
+			parts = append(parts, fmt.Sprintf("%s=%d%s", p.Cluster, p.Replicas, held))
 		}
 		placement := strings.Join(parts, ",")
 		switch {
+		case r.Refused:
+			status = "refused"
 		case r.Error != "":
 			status = "unschedulable"
 		case r.Policy == nil && len(r.RequiredBy) == 0:
@@ -183,7 +205,11 @@ func writeTable(w io.Writer, out PreviewOutput) {
 		sort.Strings(clusters)
 		for _, c := range clusters {
 			b, _ := json.MarshalIndent(r.Rendered[c], "", "  ")
-			fmt.Fprintf(w, "\n# %s -> %s\n%s\n", r.Template, c, b)
+			held := ""
+			if slices.ContainsFunc(r.Placement, func(p PreviewPlacement) bool { return p.Cluster == c && p.Suspended }) {
+				held = " (dispatch suspended: not applied until the suspension is lifted)"
+			}
+			fmt.Fprintf(w, "\n# %s -> %s%s\n%s\n", r.Template, c, held, b)
 		}
 	}
 }
