@@ -31,6 +31,10 @@ type Planned struct {
 	// from it, as Karmada's does, so a feasible earlier term does not pull
 	// the template back between plan and apply.
 	AffinityTerm string
+	// Suspended are the planned clusters the policy's suspension holds
+	// back (plan.Result.Suspended): nothing is applied to or pruned from
+	// them, as Karmada's execution controller skips a suspended Work.
+	Suspended []string
 }
 
 // StalePlanError says that the fleet changed between plan and apply so that
@@ -65,7 +69,8 @@ type Applied struct {
 // placements as the previous result so that placements stay put, and
 // refuses, applying nothing, when any placement or rendered object differs
 // from what was planned (a *StalePlanError). Otherwise it applies every
-// rendered object with server-side apply and prunes clusters the templates
+// rendered object with server-side apply, except to the clusters a policy's
+// suspension holds back (left untouched), and prunes clusters the templates
 // left. Failures are reported per template and cluster; what was applied is
 // always reported, so nothing is applied and then forgotten.
 func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]Applied, error) {
@@ -101,7 +106,7 @@ func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]A
 	out := make([]Applied, len(results))
 	var errs []error
 	for i, r := range results {
-		out[i] = applied(reqs[i], r, outcome)
+		out[i] = applied(reqs[i], r, outcome, planned[i].Applied)
 		if out[i].Err != nil {
 			errs = append(errs, out[i].Err)
 		}
@@ -141,10 +146,20 @@ func compare(p Planned, r plan.Result) error {
 			stale.Differences = append(stale.Differences, fmt.Sprintf("the object for cluster %s renders differently than planned", name))
 		}
 	}
+	if !slices.Equal(sortedStrings(p.Suspended), sortedStrings(r.Suspended)) {
+		stale.Differences = append(stale.Differences, fmt.Sprintf("dispatch was planned suspended to %v and would now be to %v", p.Suspended, r.Suspended))
+	}
 	if len(stale.Differences) > 0 {
 		return stale
 	}
 	return nil
+}
+
+// sortedStrings is a sorted copy.
+func sortedStrings(in []string) []string {
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return out
 }
 
 func reason(r plan.Result, cluster string) string {
@@ -162,10 +177,12 @@ func applyRequest(p Planned, r plan.Result) execution.ApplyRequest {
 		PreserveResourcesOnDeletion: r.PreserveResourcesOnDeletion,
 	}
 	for cluster, w := range r.Works {
-		req.Objects[cluster] = w.Object
+		if !slices.Contains(r.Suspended, cluster) {
+			req.Objects[cluster] = w.Object
+		}
 	}
 	for _, cluster := range p.Applied {
-		if _, placed := req.Objects[cluster]; !placed && !slices.Contains(req.Prune, cluster) {
+		if _, placed := r.Works[cluster]; !placed && !slices.Contains(req.Prune, cluster) {
 			req.Prune = append(req.Prune, cluster)
 		}
 	}
@@ -174,9 +191,15 @@ func applyRequest(p Planned, r plan.Result) execution.ApplyRequest {
 }
 
 // applied sums up the execution outcomes of one template.
-func applied(req execution.ApplyRequest, r plan.Result, outcome execution.Result) Applied {
+func applied(req execution.ApplyRequest, r plan.Result, outcome execution.Result, before []string) Applied {
 	a := Applied{Result: r}
 	may := map[string]bool{}
+	// A held-back cluster keeps whatever an earlier apply left there.
+	for _, cluster := range r.Suspended {
+		if slices.Contains(before, cluster) {
+			may[cluster] = true
+		}
+	}
 	var errs []error
 	for cluster := range req.Objects {
 		o, ok := outcome.Find(cluster, req.Template)

@@ -232,6 +232,10 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 		diags.Append(state.Set(ctx, m.recorded())...)
 		return
 	}
+	// A held-back cluster got nothing: there is nothing there to wait for.
+	for _, cluster := range a.Result.Suspended {
+		delete(ok, cluster)
+	}
 	if m.WaitForRollout.ValueBool() && len(ok) > 0 {
 		agg, err := r.data.Engine.Wait(ctx, in.fleet.Members, in.template, sortedStrings(ok), timeout, func(p status.Progress) {
 			tflog.Info(ctx, "waiting for rollout", map[string]any{"object": p.Object, "elapsed": p.Elapsed.Round(time.Second).String(), "not_ready": p.String()})
@@ -251,6 +255,11 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 // left them.
 func plannedFrom(ctx context.Context, in manifestInputs, m *manifestModel, prior manifestPrivate) ([]engine.Planned, error) {
 	main := engine.Planned{Template: in.template, Applied: prior.Applied, AffinityTerm: m.AffinityTerm.ValueString()}
+	suspended, err := suspendedFrom(ctx, m.SuspendedClusters)
+	if err != nil {
+		return nil, err
+	}
+	main.Suspended = suspended
 	counts := map[string]int64{}
 	if d := m.Placement.ElementsAs(ctx, &counts, false); d.HasError() {
 		return nil, fmt.Errorf("placement: %s", d[0].Detail())

@@ -77,6 +77,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	if !in.known {
 		set[attrPlacement] = tftypes.NewValue(placementType, tftypes.UnknownValue)
+		set[attrSuspendedClusters] = tftypes.NewValue(suspendedType, tftypes.UnknownValue)
 		set[attrRendered] = dynamicUnknown
 		set[attrPolicy] = stringUnknown
 		set[attrAffinityTerm] = stringUnknown
@@ -123,6 +124,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		set[attrAffinityTerm] = tftypes.NewValue(tftypes.String, res.AffinityTerm)
 	}
 	set[attrPlacement] = placementValue(placementCounts(res))
+	set[attrSuspendedClusters] = suspendedValue(res.Suspended)
 	if set[attrRendered], err = renderedValue(r.data.SensitiveKinds.redactAll(worksObjects(res.Works))); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
 		return
@@ -175,6 +177,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	set[attrStatus] = dynamicUnknown
 	if hasState && set[attrPlacement].Equal(state[attrPlacement]) && set[attrRendered].Equal(state[attrRendered]) &&
+		set[attrSuspendedClusters].Equal(state[attrSuspendedClusters]) &&
 		set[attrDependenciesRendered].Equal(state[attrDependenciesRendered]) && !state[attrStatus].IsNull() {
 		set[attrStatus] = state[attrStatus]
 	}

@@ -53,8 +53,17 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		objects = map[string]*unstructured.Unstructured{}
 	}
 	addPendingPrunes(objects, in.template, prior.Applied)
+	suspended, err := rawSuspended(state[attrSuspendedClusters])
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root(attrSuspendedClusters), "Cannot read the recorded suspended clusters", err.Error())
+		return
+	}
+	objects, held := withoutSuspended(objects, suspended)
 	set := map[string]tftypes.Value{}
 	observed, items := r.observe(ctx, in, refused, objects, path.Root("rendered"), &resp.Diagnostics)
+	for cluster, obj := range held {
+		observed[cluster] = obj
+	}
 	if v, err := renderedValue(observed); err == nil && !v.Equal(state[attrRendered]) {
 		set[attrRendered] = v
 	}

@@ -80,10 +80,13 @@ spec:
 		want := []string{
 			"spec.failover: " + skippedFields["PropagationSpec.failover"].reason,
 			"spec.schedulerName: " + skippedFields["PropagationSpec.schedulerName"].reason,
-			"spec.suspension: " + skippedFields["PropagationSpec.suspension"].reason,
 		}
 		if diff := cmp.Diff(want, got.ignored); diff != "" {
 			t.Errorf("ignored (-want +got):\n%s", diff)
+		}
+		// suspension is an attribute now: imported, not left out.
+		if s := got.state.String(); !strings.Contains(s, `"dispatching":tftypes.Bool<"true">`) {
+			t.Errorf("state lacks suspension.dispatching = true: %s", s)
 		}
 	})
 	errs := []struct {

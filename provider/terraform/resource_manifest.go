@@ -44,6 +44,7 @@ type manifestModel struct {
 	RescheduleTrigger    types.String   `tfsdk:"reschedule_trigger"`
 	Timeouts             timeouts.Value `tfsdk:"timeouts"`
 	Placement            types.Map      `tfsdk:"placement"`
+	SuspendedClusters    types.Set      `tfsdk:"suspended_clusters"`
 	Rendered             types.Map      `tfsdk:"rendered"`
 	DependenciesRendered types.List     `tfsdk:"dependencies_rendered"`
 	Policy               types.String   `tfsdk:"policy"`
@@ -127,6 +128,14 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "Cluster → replicas, as scheduled. Non-workloads have 0 replicas in each selected cluster.",
 				ElementType:         types.Int64Type,
 				Computed:            true,
+			},
+			"suspended_clusters": schema.SetAttribute{
+				MarkdownDescription: "The clusters of `placement` the claiming policy's `suspension` holds back (Karmada's `dispatching` and " +
+					"`dispatching_on_clusters`); null when none is. They stay in `placement` and `rendered`, which show what they get once the " +
+					"suspension is lifted, but apply applies nothing to them and prunes nothing from them, and refresh leaves their recorded " +
+					"object alone. Lifting the suspension shows as a change here, and the next apply dispatches to them.",
+				ElementType: types.StringType,
+				Computed:    true,
 			},
 			"rendered": schema.MapAttribute{
 				MarkdownDescription: "Cluster → the exact object applied there, after replica division, overrides and ownership labels, as JSON: " +

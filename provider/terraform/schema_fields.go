@@ -25,20 +25,18 @@ type skippedField struct {
 var skippedFields = map[string]skippedField{
 	"PropagationSpec.association": {reason: "deprecated in Karmada; use `propagate_deps`"},
 	"PropagationSpec.schedulerName": {
-		reason:   "flotilla embeds a single scheduler, so there is nothing to choose",
+		reason: "flotilla embeds a single scheduler; a policy naming another leaves its templates unscheduled until that " +
+			"scheduler acts (Karmada's behaviour, which the `controlplane` honours), and a Terraform plan has no other scheduler to wait for",
 		harmless: api.DefaultSchedulerName,
 	},
-	"PropagationSpec.dependentOverrides": {reason: "ordering between policies is expressed with Terraform references, " +
-		"and `flotilla_manifest` receives its override policies by value"},
 	"PropagationSpec.failover": {reason: "failover reacts to cluster and application health between runs, which needs a " +
 		"running control plane; Terraform applies are point-in-time"},
 	"PropagationSpec.activationPreference": {reason: "`Lazy` defers policy changes until the template changes, but " +
 		"`terraform plan` must show what `apply` does"},
-	"PropagationSpec.suspension": {reason: "a suspended rollout would make `apply` diverge from the plan; in Terraform, " +
-		"hold a change back by not applying it"},
-	"PropagationSpec.schedulePriority": {reason: "it orders a scheduling queue, and a plan schedules every template at once"},
-	"OverrideSpec.targetCluster":       {reason: "deprecated in Karmada; use `override_rules[*].target_cluster`"},
-	"OverrideSpec.overriders":          {reason: "deprecated in Karmada; use `override_rules[*].overriders`"},
+	"PropagationSpec.schedulePriority": {reason: "it orders the control plane's scheduling queue (the `controlplane` honours it); " +
+		"a plan schedules every template at once, so it would change no placement"},
+	"OverrideSpec.targetCluster": {reason: "deprecated in Karmada; use `override_rules[*].target_cluster`"},
+	"OverrideSpec.overriders":    {reason: "deprecated in Karmada; use `override_rules[*].overriders`"},
 }
 
 // enumOf accepts only the given values, Karmada's enum.
@@ -102,6 +100,16 @@ var fieldDescriptions = map[string]string{
 		"does not own it: `Abort` (the default) refuses to touch it, `Overwrite` takes it over.",
 	"PropagationSpec.preserveResourcesOnDeletion": "When `true`, the objects in member clusters are kept when the " +
 		"template is deleted, for example by destroying the `flotilla_manifest`. Defaults to `false`.",
+	"PropagationSpec.suspension": "Holds dispatch back, as Karmada does: the selected clusters are still scheduled and " +
+		"rendered (a `flotilla_manifest` shows them in `placement`, `rendered` and `suspended_clusters`), but nothing is " +
+		"applied to or removed from them until the suspension is lifted.",
+	"Suspension.dispatching": "When `true`, dispatch to every cluster is held back. Cannot be set together with " +
+		"`dispatching_on_clusters`.",
+	"Suspension.dispatchingOnClusters": "Holds dispatch back to the named clusters only.",
+	"SuspendClusters.clusterNames":     "Names of the clusters dispatch is held back to.",
+	"PropagationSpec.dependentOverrides": "Names of override policies the propagation waits for, Karmada's " +
+		"`dependentOverrides`: `flotilla_override_policy` names in the policy's namespace (cluster-wide ones for a cluster-wide " +
+		"policy). A `flotilla_manifest` this policy claims refuses to plan while one is not among its `override_policies`.",
 
 	"ResourceSelector.apiVersion": "API version of the selected templates, for example `apps/v1`.",
 	"ResourceSelector.kind":       "Kind of the selected templates, for example `Deployment`.",

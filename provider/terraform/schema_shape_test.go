@@ -164,8 +164,11 @@ func TestPolicyShapes(t *testing.T) {
 				"priority int optional",
 				"propagate_deps bool optional",
 				"preserve_resources_on_deletion bool optional",
+				"suspension.dispatching bool optional",
+				"suspension.dispatching_on_clusters.cluster_names []string optional",
+				"dependent_overrides []string optional",
 			},
-			absent: []string{"association", "scheduler_name", "failover", "suspension", "dependent_overrides",
+			absent: []string{"association", "scheduler_name", "failover",
 				"activation_preference", "schedule_priority"},
 		},
 		{
