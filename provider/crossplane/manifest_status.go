@@ -58,6 +58,7 @@ func manifestObservation(rb *workv1.ResourceBinding, status map[string]any, hash
 		obs.Placement[tc.Name] = tc.Replicas
 		placed[tc.Name] = true
 		c := v1alpha1.ManifestClusterObservation{Name: tc.Name, Replicas: tc.Replicas, RenderedHash: hashes[tc.Name], Health: healthUnknown}
+		c.Suspended = rb.Spec.Suspension != nil && api.DispatchSuspended(&rb.Spec.Suspension.Suspension, tc.Name)
 		if item, ok := reported[tc.Name]; ok {
 			c.Applied, c.Message = item.Applied, item.AppliedMessage
 			if item.Health != "" {

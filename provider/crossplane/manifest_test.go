@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
@@ -160,6 +161,7 @@ func TestManifestObservation(t *testing.T) {
 	rb := newBinding("PropagationPolicy.web.v2").placed("west", 2).placed("east", 1).
 		reports("east", api.ResourceHealthy, "").reports("old", api.ResourceUnknown, "pending removal: unreachable").obj()
 	rb.Status.SchedulerObservedAffinityName = "primary"
+	rb.Spec.Suspension = &api.BindingSuspension{Suspension: api.Suspension{DispatchingOnClusters: &api.SuspendClusters{ClusterNames: []string{"west"}}}}
 	got := manifestObservation(rb, map[string]any{"readyReplicas": int64(1)}, map[string]string{"east": "h1", "west": "h2"})
 	want := v1alpha1.ManifestObservation{
 		Policy:       "PropagationPolicy/web.v2",
@@ -168,7 +170,7 @@ func TestManifestObservation(t *testing.T) {
 		Clusters: []v1alpha1.ManifestClusterObservation{
 			{Name: "east", Replicas: 1, RenderedHash: "h1", Applied: true, Health: "Healthy"},
 			{Name: "old", Applied: true, Health: "Unknown", Message: "pending removal: unreachable"},
-			{Name: "west", Replicas: 2, RenderedHash: "h2", Health: "Unknown"},
+			{Name: "west", Replicas: 2, RenderedHash: "h2", Health: "Unknown", Suspended: true},
 		},
 		Health: "Unknown",
 		Status: &runtime.RawExtension{Raw: []byte(`{"readyReplicas":1}`)},
@@ -228,6 +230,28 @@ func TestPreviewObservation(t *testing.T) {
 				Clusters:  []v1alpha1.ManifestClusterObservation{{Name: "east", Replicas: 1, RenderedHash: "h1"}, {Name: "west", Replicas: 2, RenderedHash: "h2"}},
 				Reasons:   map[string]string{"dev": "cluster affinity: labels do not match"},
 			},
+		},
+		{
+			name: "suspended",
+			res: plan.Result{
+				Policy:    &plan.ObjectRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
+				Placement: []api.TargetCluster{{Name: "east", Replicas: 1}, {Name: "west", Replicas: 2}},
+				Works:     map[string]render.Work{"east": {Hash: "h1"}, "west": {Hash: "h2"}},
+				Suspended: []string{"west"},
+			},
+			want: v1alpha1.ManifestObservation{
+				Preview: true, Policy: "PropagationPolicy/web",
+				Placement: map[string]int32{"east": 1, "west": 2},
+				Clusters:  []v1alpha1.ManifestClusterObservation{{Name: "east", Replicas: 1, RenderedHash: "h1"}, {Name: "west", Replicas: 2, RenderedHash: "h2", Suspended: true}},
+			},
+		},
+		{
+			name: "refused",
+			res: plan.Result{Policy: &plan.ObjectRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
+				Err: &plan.RefusedFieldError{Policy: plan.ObjectRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
+					Field: field.Invalid(field.NewPath("spec", "schedulerName"), "other", "names another scheduler")}},
+			want: v1alpha1.ManifestObservation{Preview: true, Policy: "PropagationPolicy/web",
+				Message: `PropagationPolicy default/web: spec.schedulerName: Invalid value: "other": names another scheduler`},
 		},
 		{
 			name: "unclaimed",

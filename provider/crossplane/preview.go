@@ -3,6 +3,7 @@ package crossplane
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,7 +70,8 @@ func previewObservation(res plan.Result) v1alpha1.ManifestObservation {
 			obs.Placement = map[string]int32{}
 		}
 		obs.Placement[tc.Name] = tc.Replicas
-		obs.Clusters = append(obs.Clusters, v1alpha1.ManifestClusterObservation{Name: tc.Name, Replicas: tc.Replicas, RenderedHash: res.Works[tc.Name].Hash})
+		obs.Clusters = append(obs.Clusters, v1alpha1.ManifestClusterObservation{Name: tc.Name, Replicas: tc.Replicas, RenderedHash: res.Works[tc.Name].Hash,
+			Suspended: slices.Contains(res.Suspended, tc.Name)})
 	}
 	sort.Slice(obs.Clusters, func(i, j int) bool { return obs.Clusters[i].Name < obs.Clusters[j].Name })
 	return obs

@@ -50,6 +50,11 @@ type ManifestClusterObservation struct {
 	// Message explains a failed apply.
 	// +optional
 	Message string `json:"message,omitempty"`
+	// Suspended is true when the claiming policy's suspension holds
+	// dispatch to this cluster back: it is scheduled and rendered, and
+	// nothing is applied there until the suspension is lifted.
+	// +optional
+	Suspended bool `json:"suspended,omitempty"`
 }
 
 // ManifestObservation is where the template goes and how it is doing.
