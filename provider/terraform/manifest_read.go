@@ -49,6 +49,11 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	prior, d := readPrivate(ctx, req.Private)
 	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	prior.Facts = r.recordMemberFacts(ctx, in.fleet.Members, append([]*unstructured.Unstructured{in.template}, in.dependencies...))
+	resp.Diagnostics.Append(writePrivate(ctx, resp.Private, prior)...)
 	if objects == nil {
 		objects = map[string]*unstructured.Unstructured{}
 	}
