@@ -48,6 +48,11 @@ type Member struct {
 	// cluster created in the same Terraform apply): the member is then
 	// planned from its declared facts alone.
 	Connection *member.Connection
+	// Recorded, when set, is the member's status as an earlier Snapshot
+	// saw it. Snapshot then uses it instead of probing the member, so a
+	// plan made again from the same inputs comes out the same even if the
+	// member has changed meanwhile (see RecordedStatus).
+	Recorded *RecordedStatus
 }
 
 // Fleet is what a plan is made against: members and policies.
@@ -144,17 +149,18 @@ func (e *Engine) Snapshot(ctx context.Context, members []Member) ([]api.Cluster,
 	var wg sync.WaitGroup
 	for i := range members {
 		out[i] = members[i].Cluster
+		if r := members[i].Recorded; r != nil {
+			out[i].Status, errs[i] = r.Status, r.err()
+			out[i].Spec.Taints = taintedIfUnreachable(out[i].Spec.Taints, r.Status, errs[i])
+			continue
+		}
 		if members[i].Connection == nil {
 			continue
 		}
 		wg.Go(func() {
 			status, err := e.clusterStatus(ctx, members[i])
 			out[i].Status = status
-			if err != nil && !meta.IsStatusConditionTrue(status.Conditions, "Ready") {
-				out[i].Spec.Taints = append(append([]corev1.Taint(nil), out[i].Spec.Taints...), corev1.Taint{
-					Key: TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute,
-				})
-			}
+			out[i].Spec.Taints = taintedIfUnreachable(out[i].Spec.Taints, status, err)
 			errs[i] = err
 		})
 	}
@@ -166,6 +172,16 @@ func (e *Engine) Snapshot(ctx context.Context, members []Member) ([]api.Cluster,
 		}
 	}
 	return out, reasons
+}
+
+// taintedIfUnreachable adds the unreachable NoExecute taint to a member
+// whose status could not be read and that is not Ready, as Karmada's taint
+// manager would; the taints slice is copied, never changed in place.
+func taintedIfUnreachable(taints []corev1.Taint, status api.ClusterStatus, err error) []corev1.Taint {
+	if err == nil || meta.IsStatusConditionTrue(status.Conditions, "Ready") {
+		return taints
+	}
+	return append(append([]corev1.Taint(nil), taints...), corev1.Taint{Key: TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute})
 }
 
 // clusterStatus collects a member's status, reusing a recent one.

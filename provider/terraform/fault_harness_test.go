@@ -227,8 +227,13 @@ type faultMember struct {
 // startFaultMembers starts apiserver-only members named m1, m2, ….
 func startFaultMembers(t *testing.T, n int) []*faultMember {
 	t.Helper()
-	env := testenv.Start(t, testenv.Options{Clusters: n, Mode: testenv.APIServerOnly})
-	out := make([]*faultMember, n)
+	return startFaultMembersOf(t, testenv.Start(t, testenv.Options{Clusters: n, Mode: testenv.APIServerOnly}))
+}
+
+// startFaultMembersOf names the members of env m1, m2, ….
+func startFaultMembersOf(t *testing.T, env *testenv.Fleet) []*faultMember {
+	t.Helper()
+	out := make([]*faultMember, len(env.Clusters))
 	for i, c := range env.Clusters {
 		cs, err := kubernetes.NewForConfig(c.RESTConfig())
 		if err != nil {

@@ -38,6 +38,12 @@ type manifestPrivate struct {
 	Dependencies map[string][]string `json:"dependencies,omitempty"`
 	// Preserve is the claiming policy's preserveResourcesOnDeletion.
 	Preserve bool `json:"preserve,omitempty"`
+	// Facts is the status of each member the last refresh read, which the
+	// plans that follow it use instead of probing (see manifest_facts.go).
+	Facts map[string]memberFacts `json:"facts,omitempty"`
+	// Importing is set by ImportState for the Read that follows, which
+	// fills the state from the members the import ID names.
+	Importing bool `json:"importing,omitempty"`
 	// Connections are the connections attribute's elements in state before
 	// an update, for clusters no longer configured; never stored here.
 	Connections map[string]tftypes.Value `json:"-"`

@@ -101,6 +101,11 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if hasState && !planned[attrRescheduleTrigger].Equal(state[attrRescheduleTrigger]) {
 		previous = nil // schedule from scratch, as Karmada's rescheduleTriggeredAt asks
 	}
+	// Plan from the member status the refresh recorded, so that Terraform's
+	// second plan, just before apply, comes out the same (manifest_facts.go).
+	prior, d := readPrivate(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	withRecordedFacts(in.fleet.Members, prior.Facts)
 	templates := append([]*unstructured.Unstructured{in.template}, in.dependencies...)
 	results, unreachable := r.data.Engine.Plan(ctx, in.fleet, templates, previous)
 	for _, name := range sortedKeys(unreachable) {
@@ -162,8 +167,6 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	// the object or a dependency in a cluster it no longer goes to, apply
 	// prunes it there and records that cluster only if the prune fails, so
 	// connections is known only after apply.
-	prior, d := readPrivate(ctx, req.Private)
-	resp.Diagnostics.Append(d...)
 	pending := false
 	for _, cluster := range recordedClusters(state, prior) {
 		pending = pending || !where[cluster]

@@ -30,7 +30,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if state[attrConnections].IsNull() {
-		return // imported: nothing to read until the next apply records the connections
+		return // imported by an older version: nothing to read until the next apply records the connections
 	}
 	in, d := expandRaw(state)
 	resp.Diagnostics.Append(d...)
@@ -42,13 +42,22 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
 		return
 	}
+	prior, d := readPrivate(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if prior.Importing {
+		r.readImported(ctx, in, in.fleet.Members, resp)
+		return
+	}
 	objects, err := renderedFromRaw(state[attrRendered], "rendered")
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("rendered"), "Cannot read the recorded objects", err.Error())
 		return
 	}
-	prior, d := readPrivate(ctx, req.Private)
-	resp.Diagnostics.Append(d...)
+	prior.Facts = r.recordMemberFacts(ctx, in.fleet.Members, append([]*unstructured.Unstructured{in.template}, in.dependencies...))
+	resp.Diagnostics.Append(writePrivate(ctx, resp.Private, prior)...)
 	if objects == nil {
 		objects = map[string]*unstructured.Unstructured{}
 	}

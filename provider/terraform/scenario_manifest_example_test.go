@@ -18,7 +18,8 @@ var manifestImportRE = regexp.MustCompile(`(?m)^terraform import (\S+) '([^']+)'
 // TestAccScenarioManifestResourceExample applies examples/resources/flotilla_manifest
 // against two real members (its kubeconfig and kind contexts replaced by
 // the test fleet's), checks the plan and the members, then runs its
-// import.sh: the ID there must be the id the resource records.
+// import.sh: the ID there must start with the id the resource records, and
+// import must restore the rest of the state from the members it names.
 func TestAccScenarioManifestResourceExample(t *testing.T) {
 	f := startScenarioFleet(t, 2)
 	const dir = "resources/flotilla_manifest"
@@ -26,7 +27,8 @@ func TestAccScenarioManifestResourceExample(t *testing.T) {
 	if m == nil {
 		t.Fatalf("%s/import.sh has no `terraform import ADDRESS 'ID'` line", dir)
 	}
-	addr, id := m[1], m[2]
+	addr, importID := m[1], m[2]
+	id, _, _ := strings.Cut(importID, ";")
 	src := readExample(t, dir+"/resource.tf")
 	for _, s := range []string{`"~/.kube/config"`, `"kind-east"`, `"kind-west"`} {
 		if !strings.Contains(src, s) {
@@ -34,6 +36,7 @@ func TestAccScenarioManifestResourceExample(t *testing.T) {
 		}
 	}
 	config := strings.NewReplacer(`"~/.kube/config"`, quoteHCL(f.kubeconfig), `"kind-east"`, `"member1"`, `"kind-west"`, `"member2"`).Replace(src)
+	importID = strings.NewReplacer(",~/.kube/config,", ","+f.kubeconfig+",", ",kind-east", ",member1", ",kind-west", ",member2").Replace(importID)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -58,12 +61,12 @@ func TestAccScenarioManifestResourceExample(t *testing.T) {
 			{
 				ResourceName:      addr,
 				ImportState:       true,
-				ImportStateId:     id,
+				ImportStateId:     importID,
 				ImportStateVerify: true,
-				// Import records the template's identity; the fleet comes back
-				// with the next apply (see TestAccManifestLifecycle).
-				ImportStateVerifyIgnore: []string{"clusters", "connections", "propagation_policies", "override_policies", "placement", "rendered",
-					"policy", "affinity_term", "status", "manifest", "dependencies", "dependencies_rendered", "timeouts"},
+				// Import reads the object back from the members the ID names. The
+				// template comes from the first of them, which runs 1 of the 3
+				// divided replicas, and the timeouts block is configuration alone.
+				ImportStateVerifyIgnore: []string{"manifest", "timeouts"},
 			},
 		},
 		CheckDestroy: f.expectNoDeployment("default", "web"),
