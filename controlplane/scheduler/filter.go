@@ -59,15 +59,21 @@ func filterDeleting(_ *filterContext, c *api.Cluster) (bool, string) {
 }
 
 // filterAPIEnablement requires the template's kind in the cluster's API
-// enablements.
+// enablements, as Karmada's APIEnablement.Filter does.
 //
-// The list is trusted only when the CompleteAPIEnablements condition is
-// True. When it is not trusted and lacks the kind, the cluster still passes
-// if it already runs the template (Karmada: do not evict because API
-// collection was partial) or if nothing was collected at all: a cluster whose
-// status is empty, such as one declared in Terraform and not probed yet,
-// must not block a plan that does not depend on live facts.
+// A cluster that already runs the template always passes, whatever its
+// list says (Karmada: the scheduler never removes a placement because an
+// API, a CRD deleted by accident, is gone; the template comes back when it
+// is served again). Otherwise the list is trusted only when the
+// CompleteAPIEnablements condition is True; an untrusted list that lacks
+// the kind rejects the cluster, as Karmada's APIUnknown does, except when
+// nothing was collected at all: a cluster whose status is empty, such as
+// one declared in Terraform and not probed yet, must not block a plan that
+// does not depend on live facts.
 func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
+	if _, ok := fc.previous[c.Name]; ok {
+		return true, ""
+	}
 	gv, kind := fc.binding.Resource.APIVersion, fc.binding.Resource.Kind
 	for i := range c.Status.APIEnablements {
 		e := &c.Status.APIEnablements[i]
@@ -84,9 +90,6 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
 	}
 	if len(c.Status.APIEnablements) == 0 {
-		return true, ""
-	}
-	if _, ok := fc.previous[c.Name]; ok {
 		return true, ""
 	}
 	return false, fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
