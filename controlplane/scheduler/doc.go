@@ -27,7 +27,9 @@
 //  3. taints: NoSchedule and NoExecute taints must be tolerated by
 //     placement.clusterTolerations (Equal and Exists operators). A cluster in
 //     the previous result ignores NoSchedule, as in Karmada, but not
-//     NoExecute;
+//     NoExecute, and with Binding.Now set a NoExecute toleration stops
+//     tolerating once its tolerationSeconds have passed since the taint's
+//     timeAdded (Karmada's taint manager, NoExecuteUntolerated);
 //  4. cluster affinity, through policy.ClusterMatches: exclude first, then
 //     labelSelector, fieldSelector and clusterNames. For a ClusterAffinities
 //     term the primary group and its overflowAffinities (Karmada v1.18) are
