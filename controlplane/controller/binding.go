@@ -115,7 +115,7 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	// The status and the Works follow the trusted clusters; the binding's
 	// spec itself is never written back from here.
 	rb.Spec.Clusters = t.clusters
-	if err := b.executionSpaces(ctx, t.clusters); err != nil {
+	if err := ensureExecutionSpaces(ctx, b.client, t.clusters); err != nil {
 		return b.refused(ctx, &rb, err)
 	}
 	rendered, err := b.render(ctx, &rb, tmpl, t)
@@ -209,22 +209,22 @@ func (b *bindingReconciler) writeWork(ctx context.Context, w *workv1.Work) (*wor
 	return w, nil
 }
 
-// executionSpaces makes sure each cluster's execution namespace exists and
-// is flotilla's: one flotilla creates carries the label
+// ensureExecutionSpaces makes sure each cluster's execution namespace
+// exists and is flotilla's: one flotilla creates carries the label
 // cluster.flotilla.io/execution-space naming its cluster. A namespace of
 // that name that someone else made is refused rather than used: its Works
 // would be applied with the control plane's credentials, and whoever made
 // it may hold rights in it.
-func (b *bindingReconciler) executionSpaces(ctx context.Context, clusters []api.TargetCluster) error {
+func ensureExecutionSpaces(ctx context.Context, c client.Client, clusters []api.TargetCluster) error {
 	for _, tc := range clusters {
 		name := ExecutionNamespace(tc.Name)
 		var ns corev1.Namespace
-		err := b.client.Get(ctx, client.ObjectKey{Name: name}, &ns)
+		err := c.Get(ctx, client.ObjectKey{Name: name}, &ns)
 		if isNotFound(err) {
 			ns = corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelExecutionSpace: tc.Name}}}
-			err = b.client.Create(ctx, &ns)
+			err = c.Create(ctx, &ns)
 			if apierrors.IsAlreadyExists(err) {
-				err = b.client.Get(ctx, client.ObjectKey{Name: name}, &ns)
+				err = c.Get(ctx, client.ObjectKey{Name: name}, &ns)
 			}
 		}
 		if err != nil {

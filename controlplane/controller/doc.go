@@ -60,6 +60,14 @@
 //     places the replicas elsewhere. The unhealthy-since times live in the
 //     binding annotation failover.flotilla.io/unhealthy-since, so a restart
 //     or a new leader does not reset them;
+//   - namespace sync (Karmada's namespace controller): every host
+//     namespace SyncsNamespace admits gets a Work in every Cluster's
+//     execution namespace, labelled namespace.flotilla.io/name and
+//     permanent-id (its UID), carrying the namespace rendered with the
+//     ClusterOverridePolicies that select it; the execution controller
+//     applies it with conflict resolution Abort (verifyNamespaceWork), so
+//     a namespace the member had before is neither taken over nor
+//     deleted. A deleted host namespace has its Works deleted;
 //   - orphan collector: deletes a ResourceBinding whose template is gone,
 //     which covers a template deleted while no control plane ran.
 //

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
 // Karmada's values for the eviction tasks of a cluster that gets an
@@ -37,19 +37,12 @@ func clusterPurgeMode(f *api.FailoverBehavior) api.PurgeMode {
 	return f.Cluster.PurgeMode
 }
 
-// untoleratedNoExecute is the first NoExecute taint of c the placement does
-// not tolerate, or nil.
-func untoleratedNoExecute(c *api.Cluster, tolerations []corev1.Toleration) *corev1.Taint {
-	for i := range c.Spec.Taints {
-		t := &c.Spec.Taints[i]
-		if t.Effect != corev1.TaintEffectNoExecute {
-			continue
-		}
-		if !slices.ContainsFunc(tolerations, func(tol corev1.Toleration) bool { return tol.ToleratesTaint(logr.Discard(), t, false) }) {
-			return t
-		}
-	}
-	return nil
+// untoleratedNoExecute is the NoExecute taint of c that evicts the
+// template at now (untolerated, or its toleration's tolerationSeconds
+// passed: scheduler.NoExecuteUntolerated), or nil.
+func untoleratedNoExecute(c *api.Cluster, tolerations []corev1.Toleration, now time.Time) *corev1.Taint {
+	t, _ := scheduler.NoExecuteUntolerated(c.Spec.Taints, tolerations, now)
+	return t
 }
 
 // evictionTasks is spec.gracefulEvictionTasks after a schedule moved the
@@ -82,7 +75,7 @@ func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clus
 		if !ok {
 			continue
 		}
-		taint := untoleratedNoExecute(c, tolerations)
+		taint := untoleratedNoExecute(c, tolerations, now)
 		if taint == nil {
 			continue
 		}

@@ -21,7 +21,8 @@ func tainted(name string, taints ...corev1.Taint) *api.Cluster {
 func TestEvictionTasks(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := metav1.NewTime(t0)
-	noExec := corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute}
+	added := metav1.NewTime(t0.Add(-2 * time.Minute))
+	noExec := corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}
 	noSched := corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoSchedule}
 	fleet := map[string]*api.Cluster{"a": tainted("a", noExec), "b": tainted("b"), "c": tainted("c", noSched)}
 	prev := []api.TargetCluster{{Name: "a", Replicas: 2}, {Name: "b", Replicas: 2}, {Name: "c", Replicas: 2}}
@@ -45,6 +46,10 @@ func TestEvictionTasks(t *testing.T) {
 		{name: "a tolerated taint is not a failover", spec: api.ResourceBindingSpec{Clusters: prev,
 			Placement: &api.Placement{ClusterTolerations: []corev1.Toleration{{Key: "maintenance", Operator: corev1.TolerationOpExists}}}},
 			next: []api.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 3}}},
+		{name: "a toleration whose tolerationSeconds passed is a failover (Karmada needEviction)", spec: api.ResourceBindingSpec{Clusters: prev,
+			Placement: &api.Placement{ClusterTolerations: []corev1.Toleration{{Key: "maintenance", Operator: corev1.TolerationOpExists, TolerationSeconds: ptr.To[int64](60)}}}},
+			next: []api.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 3}},
+			want: []api.GracefulEvictionTask{task}},
 		{name: "purgeMode Directly makes no task", spec: api.ResourceBindingSpec{Clusters: prev,
 			Failover: &api.FailoverBehavior{Cluster: &api.ClusterFailoverBehavior{PurgeMode: api.PurgeModeImmediately}}},
 			next: []api.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 3}}},
@@ -124,5 +129,39 @@ func TestAssessEvictions(t *testing.T) {
 				t.Errorf("wait = %v, want %v", wait, tt.wantWait)
 			}
 		})
+	}
+}
+
+// TestTolerationRunsOut: a binding on a cluster whose NoExecute taint is
+// tolerated for a while is scheduled again when the toleration runs out, as
+// Karmada's taint manager queues it with the minimum toleration time.
+func TestTolerationRunsOut(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	added := metav1.NewTime(t0.Add(-time.Minute))
+	noExec := corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}
+	fleet := map[string]*api.Cluster{"a": tainted("a", noExec), "b": tainted("b")}
+	tol := func(seconds *int64) []corev1.Toleration {
+		return []corev1.Toleration{{Key: "maintenance", Operator: corev1.TolerationOpExists, TolerationSeconds: seconds}}
+	}
+	on := func(names ...string) []api.TargetCluster {
+		out := make([]api.TargetCluster, len(names))
+		for i, n := range names {
+			out[i] = api.TargetCluster{Name: n, Replicas: 1}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name        string
+		scheduled   []api.TargetCluster
+		tolerations []corev1.Toleration
+		want        time.Duration
+	}{
+		{"300s toleration, 60s in", on("a", "b"), tol(ptr.To[int64](300)), 240 * time.Second},
+		{"tolerated for good", on("a", "b"), tol(nil), 0},
+		{"not scheduled to the tainted cluster", on("b"), tol(ptr.To[int64](300)), 0},
+	} {
+		if got := tolerationRunsOut(tc.scheduled, fleet, tc.tolerations, t0); got != tc.want {
+			t.Errorf("%s: tolerationRunsOut = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

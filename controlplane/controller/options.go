@@ -176,6 +176,11 @@ type Options struct {
 	// member. A ClusterPropagationPolicy, which only an administrator
 	// writes, may always overwrite.
 	AllowNamespacedOverwrite bool
+	// DisableNamespaceSync turns off the namespace sync (Karmada's
+	// namespace controller, on by default there too): host namespaces are
+	// then created in members only as the namespace of an object
+	// propagated into them. Works it wrote before stay.
+	DisableNamespaceSync bool
 }
 
 // Validate refuses options that cannot work together.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,12 +76,14 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	binding := scheduler.BindingFor(&engine, *rb.Spec.Placement)
 	fresh := rescheduleRequested(&rb)
 	binding.Fresh = fresh
+	now := s.now()
+	binding.Now = now
 	result, schedErr := scheduler.Schedule(clusters, binding)
 
-	now := s.now()
 	orig := rb.DeepCopy()
 	var requeue time.Duration
 	if schedErr == nil {
+		requeue = tolerationRunsOut(result.Clusters, byName, rb.Spec.Placement.ClusterTolerations, now)
 		tasks := evictionTasks(&rb.Spec, result.Clusters, byName, now)
 		moved := !equality.Semantic.DeepEqual(result.Clusters, rb.Spec.Clusters)
 		if moved || !equality.Semantic.DeepEqual(tasks, rb.Spec.GracefulEvictionTasks) {
@@ -95,7 +98,9 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 		if moved || fresh {
 			at := metav1.NewTime(now)
 			rb.Status.LastScheduledTime = &at
-			requeue = rescheduleSettle(rb.Spec.RescheduleTriggeredAt, now)
+			if settle := rescheduleSettle(rb.Spec.RescheduleTriggeredAt, now); settle > 0 && (requeue == 0 || settle < requeue) {
+				requeue = settle
+			}
 		}
 	}
 	cond := metav1.Condition{Type: ConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success", Message: "binding is scheduled", ObservedGeneration: rb.Generation}
@@ -163,4 +168,22 @@ func (s *schedulerReconciler) leave(ctx context.Context, rb *workv1.ResourceBind
 		return fmt.Errorf("write status of binding %s/%s: %w", rb.Namespace, rb.Name, err)
 	}
 	return nil
+}
+
+// tolerationRunsOut is how long until the tolerationSeconds of a NoExecute
+// toleration run out on a cluster the template is scheduled to, 0 when none
+// will: the binding is scheduled again then, as Karmada's taint manager
+// queues it for the toleration time, and the cluster is left.
+func tolerationRunsOut(scheduled []api.TargetCluster, clusters map[string]*api.Cluster, tolerations []corev1.Toleration, now time.Time) time.Duration {
+	var soonest time.Duration
+	for _, tc := range scheduled {
+		c, ok := clusters[tc.Name]
+		if !ok {
+			continue
+		}
+		if _, wait := scheduler.NoExecuteUntolerated(c.Spec.Taints, tolerations, now); wait > 0 && (soonest == 0 || wait < soonest) {
+			soonest = wait
+		}
+	}
+	return soonest
 }

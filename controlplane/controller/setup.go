@@ -82,6 +82,11 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&bindingReconciler{client: c, opts: opts, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up binding controller: %w", err)
 	}
+	if !opts.DisableNamespaceSync {
+		if err := (&namespaceSync{client: c, opts: opts}).setup(mgr); err != nil {
+			return fmt.Errorf("set up namespace sync controller: %w", err)
+		}
+	}
 	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet}
 	if err := (&workExecution{client: c, executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers)}).setup(mgr); err != nil {
 		return fmt.Errorf("set up execution controller: %w", err)

@@ -245,7 +245,10 @@ func waitWorkRefused(t *testing.T, hub client.Client, key client.ObjectKey, want
 // one never removes the binding's real member object. An execution
 // namespace someone else made is refused, with the binding saying so.
 func TestForgedWorksAreNeverApplied(t *testing.T) {
-	env := startControlPlane(t)
+	env := startFleet(t)
+	// The namespace sync would create every execution namespace for
+	// tenant-b; this test plants one of its own first.
+	env.startManager(t, func(o *controller.Options) { o.DisableNamespaceSync = true })
 	hub, names := env.hub, env.names
 	ctx := t.Context()
 	env.namespaces(t, "tenant-b")

@@ -170,7 +170,14 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 			Objects:            map[string]*unstructured.Unstructured{cluster: obj},
 			ConflictResolution: conflict,
 		})
-		if err := result.Err(); err != nil {
+		err := result.Err()
+		var conflict *execution.ConflictError
+		if namespaceWork(w) && errors.As(err, &conflict) && conflict.OtherFleet == "" {
+			// The conflict error's advice (Overwrite) does not apply:
+			// the namespace sync never adopts.
+			err = fmt.Errorf("cluster %s: namespace %s existed before flotilla's namespace sync and is not managed by fleet %q; it is left as it is (labels, annotations) and never deleted by the sync", cluster, obj.GetName(), conflict.Fleet)
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -184,7 +191,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	if !controllerutil.ContainsFinalizer(w, FinalizerExecution) {
 		return reconcile.Result{}, nil
 	}
-	owned, err := ownedWork(ctx, e.client, w)
+	owned, err := ownedWork(ctx, e.client, w, e.opts)
 	if err != nil {
 		return reconcile.Result{}, err
 	}

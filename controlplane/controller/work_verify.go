@@ -26,8 +26,12 @@ const reasonWorkRefused = "Refused"
 // namespace/name annotations, and carries exactly one manifest, of the
 // binding's namespace. The webhook refuses other Works when they are
 // written; the execution controller also checks them against their
-// binding (verifyWork).
+// binding (verifyWork). A Work of the namespace sync (label
+// namespace.flotilla.io/name) is checked as validateNamespaceWork says.
 func ValidateWork(w *workv1.Work) field.ErrorList {
+	if namespaceWork(w) {
+		return validateNamespaceWork(w)
+	}
 	var errs field.ErrorList
 	md := field.NewPath("metadata")
 	if _, ok := clusterOfNamespace(w.Namespace); !ok {
@@ -65,6 +69,9 @@ func ValidateWork(w *workv1.Work) field.ErrorList {
 // right, gets no further: the execution namespaces are not a trust
 // boundary by themselves.
 func verifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster string, opts Options) (*trusted, error) {
+	if namespaceWork(w) {
+		return verifyNamespaceWork(ctx, c, w, cluster, opts)
+	}
 	refuse := func(errs ...*field.Error) error {
 		return &RefusedError{Object: "Work " + w.Namespace + "/" + w.Name, Reasons: errs}
 	}
@@ -128,7 +135,10 @@ func verifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster st
 // the UID of its label, and the Work is the one the binding controller
 // names for that binding's template. A Work that is not gets its finalizer
 // dropped and its member left alone.
-func ownedWork(ctx context.Context, c client.Reader, w *workv1.Work) (bool, error) {
+func ownedWork(ctx context.Context, c client.Reader, w *workv1.Work, opts Options) (bool, error) {
+	if namespaceWork(w) {
+		return ownedNamespaceWork(w, opts), nil
+	}
 	if len(ValidateWork(w)) > 0 {
 		return false, nil
 	}

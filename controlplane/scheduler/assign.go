@@ -146,8 +146,9 @@ func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
 // primary tier up to what fits there before spilling into the next, and a
 // scale-down empties the last tier first.
 //
-// Unlike Karmada, a scale-down weighs only previous clusters that are still
-// selected; Karmada would also weigh clusters filtered out since.
+// As in Karmada's buildScheduledClusters, only previous clusters that are
+// still selected count as the previous result: replicas on a cluster
+// filtered out since are placed again, as a scale-up.
 func assignDynamic(a *assignment) ([]api.TargetCluster, error) {
 	tiers := splitTiers(a.selected)
 	desired := int64(a.binding.Replicas)

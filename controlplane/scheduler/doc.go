@@ -17,16 +17,19 @@
 // a cluster gives its reason:
 //
 //  1. the cluster is not being deleted;
-//  2. API enablement: the template's apiVersion/kind is in
-//     status.apiEnablements. A list is trusted only with the condition
-//     CompleteAPIEnablements=True. An untrusted list that lacks the kind
-//     still admits a cluster that already runs the template (Karmada) or a
-//     cluster that reported no APIs at all (flotilla: a cluster declared in
-//     Terraform but not probed yet must not block a plan);
+//  2. API enablement: a cluster that already runs the template passes
+//     (Karmada's APIEnablement.Filter); any other needs the template's
+//     apiVersion/kind in status.apiEnablements. A list is trusted only with
+//     the condition CompleteAPIEnablements=True. An untrusted list that
+//     lacks the kind rejects the cluster unless it reported no APIs at all
+//     (flotilla: a cluster declared in Terraform but not probed yet must
+//     not block a plan);
 //  3. taints: NoSchedule and NoExecute taints must be tolerated by
 //     placement.clusterTolerations (Equal and Exists operators). A cluster in
 //     the previous result ignores NoSchedule, as in Karmada, but not
-//     NoExecute;
+//     NoExecute, and with Binding.Now set a NoExecute toleration stops
+//     tolerating once its tolerationSeconds have passed since the taint's
+//     timeAdded (Karmada's taint manager, NoExecuteUntolerated);
 //  4. cluster affinity, through policy.ClusterMatches: exclude first, then
 //     labelSelector, fieldSelector and clusterNames. For a ClusterAffinities
 //     term the primary group and its overflowAffinities (Karmada v1.18) are

@@ -59,15 +59,21 @@ func filterDeleting(_ *filterContext, c *api.Cluster) (bool, string) {
 }
 
 // filterAPIEnablement requires the template's kind in the cluster's API
-// enablements.
+// enablements, as Karmada's APIEnablement.Filter does.
 //
-// The list is trusted only when the CompleteAPIEnablements condition is
-// True. When it is not trusted and lacks the kind, the cluster still passes
-// if it already runs the template (Karmada: do not evict because API
-// collection was partial) or if nothing was collected at all: a cluster whose
-// status is empty, such as one declared in Terraform and not probed yet,
-// must not block a plan that does not depend on live facts.
+// A cluster that already runs the template always passes, whatever its
+// list says (Karmada: the scheduler never removes a placement because an
+// API, a CRD deleted by accident, is gone; the template comes back when it
+// is served again). Otherwise the list is trusted only when the
+// CompleteAPIEnablements condition is True; an untrusted list that lacks
+// the kind rejects the cluster, as Karmada's APIUnknown does, except when
+// nothing was collected at all: a cluster whose status is empty, such as
+// one declared in Terraform and not probed yet, must not block a plan that
+// does not depend on live facts.
 func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
+	if _, ok := fc.previous[c.Name]; ok {
+		return true, ""
+	}
 	gv, kind := fc.binding.Resource.APIVersion, fc.binding.Resource.Kind
 	for i := range c.Status.APIEnablements {
 		e := &c.Status.APIEnablements[i]
@@ -86,56 +92,60 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 	if len(c.Status.APIEnablements) == 0 {
 		return true, ""
 	}
-	if _, ok := fc.previous[c.Name]; ok {
-		return true, ""
-	}
 	return false, fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
 }
 
 // filterTaints rejects clusters with a NoSchedule or NoExecute taint the
 // placement does not tolerate. A cluster that already runs the template
-// ignores NoSchedule, as Karmada does (the taint manager evicts on its own
-// schedule), but NoExecute still applies: it means "get off this cluster".
+// ignores NoSchedule, as Karmada's TaintToleration.Filter does, but
+// NoExecute still applies: flotilla's scheduler is also Karmada's taint
+// manager, for which NoExecute means "get off this cluster", including once
+// a toleration's tolerationSeconds have run out (NoExecuteUntolerated).
 func filterTaints(fc *filterContext, c *api.Cluster) (bool, string) {
 	_, placed := fc.previous[c.Name]
 	for i := range c.Spec.Taints {
 		t := &c.Spec.Taints[i]
-		switch t.Effect {
-		case corev1.TaintEffectNoExecute:
-		case corev1.TaintEffectNoSchedule:
-			if placed {
-				continue
-			}
-		default:
+		if t.Effect != corev1.TaintEffectNoSchedule || placed {
 			continue
 		}
 		if !tolerated(fc.binding.Placement.ClusterTolerations, t) {
 			return false, "untolerated taint " + t.ToString()
 		}
 	}
+	if t, _ := NoExecuteUntolerated(c.Spec.Taints, fc.binding.Placement.ClusterTolerations, fc.binding.Now); t != nil {
+		if tolerated(fc.binding.Placement.ClusterTolerations, t) {
+			return false, "taint " + t.ToString() + " is no longer tolerated: the toleration's tolerationSeconds have passed"
+		}
+		return false, "untolerated taint " + t.ToString()
+	}
 	return true, ""
 }
 
-// tolerated reports whether any toleration tolerates the taint. Only the
-// Equal and Exists operators are understood; the alpha numeric operators
-// (Lt, Gt) never match, as in Kubernetes with the feature gate off.
+// tolerated reports whether any toleration tolerates the taint.
 func tolerated(tolerations []corev1.Toleration, t *corev1.Taint) bool {
 	for i := range tolerations {
-		tol := &tolerations[i]
-		if tol.Effect != "" && tol.Effect != t.Effect {
-			continue
-		}
-		if tol.Key != "" && tol.Key != t.Key {
-			continue
-		}
-		switch tol.Operator {
-		case "", corev1.TolerationOpEqual:
-			if tol.Value == t.Value {
-				return true
-			}
-		case corev1.TolerationOpExists:
+		if tolerates(&tolerations[i], t) {
 			return true
 		}
+	}
+	return false
+}
+
+// tolerates is Kubernetes' Toleration.ToleratesTaint with the comparison
+// operators off, as Karmada calls it: only Equal and Exists are
+// understood; the alpha numeric operators (Lt, Gt) never match.
+func tolerates(tol *corev1.Toleration, t *corev1.Taint) bool {
+	if tol.Effect != "" && tol.Effect != t.Effect {
+		return false
+	}
+	if tol.Key != "" && tol.Key != t.Key {
+		return false
+	}
+	switch tol.Operator {
+	case "", corev1.TolerationOpEqual:
+		return tol.Value == t.Value
+	case corev1.TolerationOpExists:
+		return true
 	}
 	return false
 }

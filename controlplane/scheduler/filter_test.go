@@ -2,9 +2,12 @@ package scheduler
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
@@ -18,6 +21,17 @@ type verdict struct {
 
 func deployment() api.ObjectReference {
 	return api.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"}
+}
+
+// taintAdded is when the taints of taintedSince were added.
+var taintAdded = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// taintedSince sets the timeAdded of every taint of c.
+func taintedSince(c *api.Cluster, at time.Time) *api.Cluster {
+	for i := range c.Spec.Taints {
+		c.Spec.Taints[i].TimeAdded = &metav1.Time{Time: at}
+	}
+	return c
 }
 
 func TestFilters(t *testing.T) {
@@ -50,11 +64,13 @@ func TestFilters(t *testing.T) {
 			cluster: apitest.MakeCluster("east").APIs("v1/ConfigMap", "apps/v1/StatefulSet").Obj(),
 			binding: Binding{Resource: deployment()},
 			want:    verdict{false, "API apps/v1, kind=Deployment is not enabled"}},
-		{name: "API missing from a complete list, even where it ran before", filter: filterAPIEnablement,
+		// Karmada's APIEnablement.Filter: bindingSpec.TargetContains passes
+		// a cluster the template runs on before the API is looked at.
+		{name: "API missing from a complete list where it ran before (Karmada APIEnablement.Filter)", filter: filterAPIEnablement,
 			cluster:  apitest.MakeCluster("east").APIs("v1/ConfigMap").Obj(),
 			binding:  Binding{Resource: deployment()},
 			previous: map[string]int32{"east": 2},
-			want:     verdict{false, "API apps/v1, kind=Deployment is not enabled"}},
+			want:     verdict{true, ""}},
 		{name: "API missing from a partial list", filter: filterAPIEnablement,
 			cluster: apitest.MakeCluster("east").APIs("v1/ConfigMap").PartialAPIs().Obj(),
 			binding: Binding{Resource: deployment()},
@@ -96,6 +112,20 @@ func TestFilters(t *testing.T) {
 			cluster:  apitest.MakeCluster("east").Taint("cluster.karmada.io/not-ready", "", corev1.TaintEffectNoExecute).Obj(),
 			previous: map[string]int32{"east": 1},
 			want:     verdict{false, "untolerated taint cluster.karmada.io/not-ready:NoExecute"}},
+		{name: "NoExecute tolerated until tolerationSeconds pass (Karmada needEviction)", filter: filterTaints,
+			cluster: taintedSince(apitest.MakeCluster("east").Taint("cluster.karmada.io/not-ready", "", corev1.TaintEffectNoExecute).Obj(), taintAdded),
+			binding: Binding{Placement: api.Placement{ClusterTolerations: []corev1.Toleration{
+				{Key: "cluster.karmada.io/not-ready", Operator: corev1.TolerationOpExists, TolerationSeconds: ptr.To[int64](60)}}},
+				Now: taintAdded.Add(2 * time.Minute)},
+			previous: map[string]int32{"east": 1},
+			want:     verdict{false, "taint cluster.karmada.io/not-ready:NoExecute is no longer tolerated: the toleration's tolerationSeconds have passed"}},
+		{name: "NoExecute tolerated while tolerationSeconds run", filter: filterTaints,
+			cluster: taintedSince(apitest.MakeCluster("east").Taint("cluster.karmada.io/not-ready", "", corev1.TaintEffectNoExecute).Obj(), taintAdded),
+			binding: Binding{Placement: api.Placement{ClusterTolerations: []corev1.Toleration{
+				{Key: "cluster.karmada.io/not-ready", Operator: corev1.TolerationOpExists, TolerationSeconds: ptr.To[int64](600)}}},
+				Now: taintAdded.Add(2 * time.Minute)},
+			previous: map[string]int32{"east": 1},
+			want:     verdict{true, ""}},
 		{name: "PreferNoSchedule is not a filter", filter: filterTaints,
 			cluster: apitest.MakeCluster("east").Taint("soft", "", corev1.TaintEffectPreferNoSchedule).Obj(),
 			want:    verdict{true, ""}},

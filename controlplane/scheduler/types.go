@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
@@ -49,6 +50,12 @@ type Binding struct {
 	// Filters and the locality score still see Previous, as in Karmada. It is
 	// the equivalent of Karmada's rescheduleTriggeredAt.
 	Fresh bool
+
+	// Now is when the tolerationSeconds of NoExecute tolerations are
+	// counted against the taints' timeAdded (NoExecuteUntolerated). The
+	// continuous driver passes its clock's time; zero, as in a plan,
+	// counts none: a matching toleration then tolerates for good.
+	Now time.Time
 }
 
 // BindingFor builds the scheduler input from a ResourceBinding and the

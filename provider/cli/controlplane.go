@@ -63,6 +63,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.IntVar(&opts.WorkWorkers, "work-workers", 0, "how many Works the execution and the work status controllers each handle at once; 0 means the default (8)")
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
 	reserved := fs.String("reserved-namespaces", strings.Join(controller.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
+	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
 	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
@@ -95,6 +96,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 		return 2
 	}
 	opts.ReservedNamespaces = reservedList
+	opts.DisableNamespaceSync = !*namespaceSync
 	logger := processLogger("flotilla", *logLevel, stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
