@@ -19,7 +19,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
@@ -101,7 +101,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if !ok {
 		return reconcile.Result{}, d.deleteBinding(ctx, key)
 	}
-	replicas, requirements, err := plan.Replicas(tmpl)
+	replicas, requirements, err := interpret.GetReplicas(tmpl)
 	if err != nil {
 		// The template cannot change by itself; its next edit is reconciled.
 		ctrl.LoggerFrom(ctx).Info("template cannot be bound", "template", req.String(), "reason", err.Error())
