@@ -166,6 +166,7 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 			Template:           ref,
 			Objects:            map[string]*unstructured.Unstructured{cluster: obj},
 			ConflictResolution: conflict,
+			RetainMemberFields: true,
 		})
 		if err := result.Err(); err != nil {
 			errs = append(errs, err)

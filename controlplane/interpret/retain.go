@@ -14,8 +14,8 @@ const RetainReplicasValue = "true"
 
 // retainer leaves one member-owned part of a kind to the member: it changes
 // desired, the object about to be applied, given the object observed in the
-// member.
-type retainer func(desired, observed *unstructured.Unstructured)
+// member, and returns the paths it took out.
+type retainer func(desired, observed *unstructured.Unstructured) [][]string
 
 // Retain is Karmada's Retain operation in server-side-apply terms: it takes
 // out of desired, the object flotilla is about to apply to a member, the
@@ -28,13 +28,20 @@ type retainer func(desired, observed *unstructured.Unstructured)
 // token Secret's data, a Service's cluster IPs) concern fields flotilla
 // prunes or never sets, which server-side apply already leaves to the
 // member.
-func Retain(desired, observed *unstructured.Unstructured) {
+//
+// It returns the paths it took out of desired, so the applier can hand
+// their ownership over first: a field its field manager alone owned would
+// otherwise be removed by the apiserver (and defaulted back, replicas to 1)
+// rather than left as it is.
+func Retain(desired, observed *unstructured.Unstructured) [][]string {
 	if observed == nil {
-		return
+		return nil
 	}
+	var out [][]string
 	for _, r := range Of(desired).retain {
-		r(desired, observed)
+		out = append(out, r(desired, observed)...)
 	}
+	return out
 }
 
 // RetainsReplicas reports whether a template's replicas belong to its
@@ -48,8 +55,13 @@ func RetainsReplicas(tmpl *unstructured.Unstructured) bool {
 // retain-replicas label, spec.replicas is the member's once the workload
 // exists. Karmada registers it for Deployment only; flotilla also applies it
 // to StatefulSet and ReplicaSet, which an HPA scales the same way.
-func retainReplicas(desired, _ *unstructured.Unstructured) {
-	if desired.GetLabels()[RetainReplicasLabel] == RetainReplicasValue {
-		unstructured.RemoveNestedField(desired.Object, "spec", "replicas")
+func retainReplicas(desired, _ *unstructured.Unstructured) [][]string {
+	if desired.GetLabels()[RetainReplicasLabel] != RetainReplicasValue {
+		return nil
 	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(desired.Object, "spec", "replicas"); !found {
+		return nil
+	}
+	unstructured.RemoveNestedField(desired.Object, "spec", "replicas")
+	return [][]string{{"spec", "replicas"}}
 }

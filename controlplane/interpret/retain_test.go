@@ -3,6 +3,7 @@ package interpret_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
@@ -51,10 +52,17 @@ func TestRetain(t *testing.T) {
 			if got := interpret.RetainsReplicas(tc.desired); got != tc.wantRetains {
 				t.Errorf("RetainsReplicas = %t, want %t", got, tc.wantRetains)
 			}
-			interpret.Retain(tc.desired, tc.observed)
+			paths := interpret.Retain(tc.desired, tc.observed)
 			_, has, _ := unstructured.NestedFieldNoCopy(tc.desired.Object, "spec", "replicas")
 			if has != tc.wantReplicas {
 				t.Errorf("spec.replicas present after Retain = %t, want %t", has, tc.wantReplicas)
+			}
+			var want [][]string
+			if !tc.wantReplicas {
+				want = [][]string{{"spec", "replicas"}}
+			}
+			if diff := cmp.Diff(want, paths); diff != "" {
+				t.Errorf("retained paths (-want +got):\n%s", diff)
 			}
 		})
 	}
