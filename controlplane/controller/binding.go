@@ -26,6 +26,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -67,12 +68,22 @@ func (b *bindingReconciler) setup(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&policyv1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(b.client)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	// An HPA, or its binding, re-renders the workload it scales
+	// (markScaleTarget).
+	targets := hpaTargets(b.client)
+	if _, ok := hpaTemplateKind(b.opts); ok {
+		bld = bld.Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(targets))
+	}
 	for _, gvk := range b.opts.TemplateKinds {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		gk := gvk.GroupKind()
-		bld = bld.Watches(u, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: BindingName(gk, obj.GetName())}}}
+		bld = bld.Watches(u, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+			own := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: BindingName(gk, obj.GetName())}}}
+			if gk == interpret.HorizontalPodAutoscalerKind {
+				own = append(own, targets(ctx, obj)...)
+			}
+			return own
 		}))
 	}
 	return bld.Complete(b)

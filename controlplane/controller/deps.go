@@ -17,7 +17,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 // LabelAttached marks a ResourceBinding the dependencies distributor created
@@ -26,8 +26,8 @@ import (
 // the detector leaves them alone.
 const LabelAttached = "resourcebinding.flotilla.io/dependencies-distributor"
 
-// dependencyKinds are the kinds plan.Dependencies names, all in core/v1.
-var dependencyKinds = []string{"ConfigMap", "Secret", "ServiceAccount", "PersistentVolumeClaim"}
+// dependencyKinds are the kinds interpret.GetDependencies names, all in core/v1.
+var dependencyKinds = interpret.DependencyKinds
 
 // Field indexes of ResourceBindings kept by the distributor.
 const (
@@ -39,7 +39,7 @@ const (
 
 // dependenciesDistributor is Karmada's dependencies distributor. It is
 // driven by the workload bindings: for one with propagateDeps, every
-// dependency its template refers to (plan.Dependencies) that exists on the
+// dependency its template refers to (interpret.GetDependencies) that exists on the
 // host gets an attached binding <name>-<kind> whose spec.requiredBy lists
 // the workload bindings that need it and whose spec.clusters is the union of
 // their clusters. The attached binding has no placement, so the scheduler
@@ -198,7 +198,7 @@ func (d *dependenciesDistributor) dependencies(ctx context.Context, rb *workv1.R
 		// the binding.
 		return nil, err
 	}
-	deps, err := plan.Dependencies(tmpl)
+	deps, err := interpret.GetDependencies(tmpl)
 	if err != nil {
 		// The template cannot change by itself; its next edit brings the
 		// binding back, and meanwhile it needs nothing.

@@ -22,7 +22,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
@@ -126,7 +126,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		d.waiting(ctx, tmpl, reason, message)
 		return reconcile.Result{RequeueAfter: waitRetry}, nil
 	}
-	replicas, requirements, err := plan.Replicas(tmpl)
+	replicas, requirements, err := interpret.GetReplicas(tmpl)
 	if err != nil {
 		// The template cannot change by itself; its next edit is reconciled.
 		ctrl.LoggerFrom(ctx).Info("template cannot be bound", "template", req.String(), "reason", err.Error())

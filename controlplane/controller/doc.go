@@ -11,7 +11,7 @@
 //     controlplane/policy and keeps one ResourceBinding per claimed template;
 //   - dependencies distributor (Karmada's): for a binding with
 //     propagateDeps, each ConfigMap, Secret, ServiceAccount or PVC its
-//     template refers to (controlplane/plan.Dependencies) and the host
+//     template refers to (controlplane/interpret.GetDependencies) and the host
 //     holds gets an attached binding <name>-<kind>, labelled
 //     resourcebinding.flotilla.io/dependencies-distributor, whose
 //     requiredBy lists the workload bindings (with their clusters and the

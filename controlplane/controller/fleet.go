@@ -61,14 +61,19 @@ func OverridePolicies(ctx context.Context, c client.Reader, namespace string) ([
 
 // RenderBinding renders tmpl for each cluster the binding is scheduled to,
 // with the override policies that match it, as the binding controller
-// writes it into Works; fleet is the control plane's fleet name. The
-// Crossplane provider calls it to report the same rendered hashes.
+// writes it into Works; fleet is the control plane's fleet name. A workload
+// that a propagated HPA scales is rendered with the retain-replicas label
+// (markScaleTarget). The Crossplane provider calls it to report the same
+// rendered hashes.
 func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
 	if len(rb.Spec.Clusters) == 0 {
 		return nil, nil
 	}
 	op, cop, err := OverridePolicies(ctx, c, tmpl.GetNamespace())
 	if err != nil {
+		return nil, err
+	}
+	if tmpl, err = markScaleTarget(ctx, c, rb, tmpl); err != nil {
 		return nil, err
 	}
 	targets := make([]render.Target, 0, len(rb.Spec.Clusters))

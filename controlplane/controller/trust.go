@@ -15,7 +15,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -268,8 +268,8 @@ func trustAttached(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		case err != nil:
 			return nil, err
 		}
-		deps, err := plan.Dependencies(tmpl)
-		if err != nil || !slices.Contains(deps, plan.Dependency{Kind: dep.Kind, Namespace: dep.Namespace, Name: dep.Name}) {
+		deps, err := interpret.GetDependencies(tmpl)
+		if err != nil || !slices.Contains(deps, interpret.Dependency{Kind: dep.Kind, Namespace: dep.Namespace, Name: dep.Name}) {
 			continue
 		}
 		clusters = append(clusters, snapshotOf(&wb).Clusters...)

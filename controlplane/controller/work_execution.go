@@ -169,6 +169,7 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 			Template:           ref,
 			Objects:            map[string]*unstructured.Unstructured{cluster: obj},
 			ConflictResolution: conflict,
+			RetainMemberFields: true,
 		})
 		err := result.Err()
 		var conflict *execution.ConflictError

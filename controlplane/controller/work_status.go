@@ -22,7 +22,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -143,12 +143,12 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 // carries observedGeneration, the member object's generation is added (as
 // Karmada does) so aggregation can tell when the member caught up.
 func (s *workStatus) manifestStatus(ctx context.Context, cluster string, ordinal int, ref render.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
-	h, _ := health.Interpret(live)
+	h, _ := interpret.InterpretHealth(live)
 	ms := api.ManifestStatus{
 		Identifier: api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: s.resource(ctx, cluster, ref)},
 		Health:     api.ResourceHealth(h),
 	}
-	status := health.ReflectStatus(live)
+	status := interpret.ReflectStatus(live)
 	if _, ok := status["observedGeneration"]; ok {
 		status[statusGeneration] = live.GetGeneration()
 	}

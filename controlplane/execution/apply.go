@@ -70,7 +70,13 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 	// Karmada's execution controller does. Without force each such field
 	// would be a conflict only a human could clear. Objects flotilla does
 	// not own never get here unless adoption was asked for.
-	applied, err := client.Apply(ctx, o.ref.Name, o.obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
+	obj := o.obj
+	if o.retain && live != nil {
+		if obj, err = c.retain(ctx, client, o.obj, live); err != nil {
+			return fail(err)
+		}
+	}
+	applied, err := client.Apply(ctx, o.ref.Name, obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
 	if err != nil {
 		return fail(err)
 	}

@@ -56,6 +56,7 @@ type op struct {
 	obj      *unstructured.Unstructured // opApply only
 	conflict api.ConflictResolution     // opApply only
 	preserve bool                       // opPrune and opDelete
+	retain   bool                       // opApply only: ApplyRequest.RetainMemberFields
 	// invalid is set when the request itself is wrong; the op then fails
 	// without a request to the cluster.
 	invalid error
@@ -121,7 +122,7 @@ func (e *Executor) planApply(plans map[string][]op, req ApplyRequest) {
 		invalid = validateConflictResolution(req.ConflictResolution)
 	}
 	for cluster, obj := range req.Objects {
-		o := op{kind: opApply, ref: req.Template, obj: obj, conflict: req.ConflictResolution, invalid: invalid}
+		o := op{kind: opApply, ref: req.Template, obj: obj, conflict: req.ConflictResolution, retain: req.RetainMemberFields, invalid: invalid}
 		if o.invalid == nil {
 			o.invalid = e.validateObject(req.Template, obj)
 		}

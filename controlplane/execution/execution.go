@@ -102,6 +102,12 @@ type ApplyRequest struct {
 	// PreserveResourcesOnDeletion releases pruned objects instead of
 	// deleting them: the object is released, not deleted.
 	PreserveResourcesOnDeletion bool
+	// RetainMemberFields leaves the fields the resource interpreter's
+	// Retain operation gives to the member (spec.replicas of a workload
+	// with the retain-replicas label) out of what is applied once the
+	// object exists there. The continuous driver sets it; the synchronous
+	// driver, whose plan shows every rendered field, does not.
+	RetainMemberFields bool
 }
 
 // DeleteRequest removes one template's objects from the listed clusters.

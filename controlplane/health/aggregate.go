@@ -5,7 +5,23 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
+)
+
+// Health is the health of one object in one member, or of a template across
+// its members: the interpreter's Health, named here for the callers that
+// aggregate.
+type Health = interpret.Health
+
+// The health values, Karmada's ResourceHealth values.
+const (
+	// Healthy: see interpret.Healthy.
+	Healthy = interpret.Healthy
+	// Unhealthy: see interpret.Unhealthy.
+	Unhealthy = interpret.Unhealthy
+	// Unknown: see interpret.Unknown.
+	Unknown = interpret.Unknown
 )
 
 // ClusterStatus is what one member says about a template's object: Karmada's
@@ -47,17 +63,16 @@ func (c ClusterStatus) Reason() string {
 // (nil when it does not exist). templateGeneration is the generation of the
 // resource template the object was rendered from.
 func Observe(cluster string, live *unstructured.Unstructured, templateGeneration int64) ClusterStatus {
-	h, msg := Interpret(live)
+	h, msg := interpret.InterpretHealth(live)
 	cs := ClusterStatus{Cluster: cluster, Health: h, Message: msg, ResourceTemplateGeneration: templateGeneration}
 	if live == nil {
 		cs.AppliedMessage = msg
 		return cs
 	}
 	cs.Applied = true
-	cs.Status = ReflectStatus(live)
+	cs.Status = interpret.ReflectStatus(live)
 	cs.Generation = live.GetGeneration()
-	f := fields{obj: live.Object}
-	cs.ObservedGeneration = f.num("status", "observedGeneration")
+	cs.ObservedGeneration = interpret.ObservedGeneration(live)
 	return cs
 }
 
@@ -96,27 +111,6 @@ func Summary(clusters []ClusterStatus) string {
 	return strings.Join(parts, "; ")
 }
 
-// aggregator computes a template's aggregated status from the sorted
-// per-member items.
-type aggregator func(template *unstructured.Unstructured, items []ClusterStatus) map[string]any
-
-// aggregators holds the kinds whose status is aggregated, as Karmada's
-// default interpreter does.
-var aggregators = map[schema.GroupKind]aggregator{
-	{Group: "apps", Kind: "Deployment"}: sumWithGeneration(
-		"replicas", "readyReplicas", "updatedReplicas", "availableReplicas", "unavailableReplicas"),
-	{Group: "apps", Kind: "StatefulSet"}: sumWithGeneration(
-		"replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"),
-	{Group: "apps", Kind: "ReplicaSet"}: sumWithGeneration(
-		"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"),
-	{Group: "apps", Kind: "DaemonSet"}: sumWithGeneration(
-		"currentNumberScheduled", "desiredNumberScheduled", "numberAvailable", "numberMisscheduled",
-		"numberReady", "updatedNumberScheduled", "numberUnavailable"),
-	{Group: "batch", Kind: "Job"}:                 aggregateJob,
-	{Group: "", Kind: "Service"}:                  aggregateService,
-	{Group: "networking.k8s.io", Kind: "Ingress"}: aggregateLoadBalancer,
-}
-
 // Aggregate combines the members' statuses of one template. The template is
 // read for its kind, its metadata.generation and its current
 // status.observedGeneration; it is not changed. items may be in any order.
@@ -124,11 +118,14 @@ func Aggregate(template *unstructured.Unstructured, items []ClusterStatus) Aggre
 	sorted := slices.Clone(items)
 	slices.SortStableFunc(sorted, func(a, b ClusterStatus) int { return strings.Compare(a.Cluster, b.Cluster) })
 	out := Aggregated{Health: overallHealth(sorted), Clusters: sorted}
-	if template != nil {
-		if agg, ok := aggregators[template.GroupVersionKind().GroupKind()]; ok {
-			out.Status = agg(template, sorted)
-		}
+	members := make([]interpret.Member, 0, len(sorted))
+	for _, c := range sorted {
+		members = append(members, interpret.Member{
+			Cluster: c.Cluster, Applied: c.Applied, Status: c.Status, Generation: c.Generation,
+			ObservedGeneration: c.ObservedGeneration, ResourceTemplateGeneration: c.ResourceTemplateGeneration,
+		})
 	}
+	out.Status = interpret.AggregateStatus(template, members)
 	return out
 }
 
@@ -151,41 +148,4 @@ func overallHealth(items []ClusterStatus) Health {
 		return Healthy
 	}
 	return Unknown
-}
-
-// sumWithGeneration sums the named status fields over the members and sets
-// observedGeneration the way Karmada does for its workloads: to the
-// template's generation only when every member runs an object rendered
-// from that generation and its own controller has caught up with it;
-// otherwise the template's previous observedGeneration stands. GitOps tools
-// (Argo CD, Flux) read a template whose observedGeneration equals its
-// generation as "rolled out", so it must not move early.
-func sumWithGeneration(names ...string) aggregator {
-	return func(template *unstructured.Unstructured, items []ClusterStatus) map[string]any {
-		out := make(map[string]any, len(names)+1)
-		for _, name := range names {
-			out[name] = int64(0)
-		}
-		caughtUp := 0
-		for _, c := range items {
-			if c.Status != nil {
-				f := fields{obj: c.Status}
-				for _, name := range names {
-					out[name] = out[name].(int64) + f.num(name)
-				}
-			}
-			if c.Applied && c.ResourceTemplateGeneration == template.GetGeneration() && c.ObservedGeneration == c.Generation {
-				caughtUp++
-			}
-		}
-		if generation := template.GetGeneration(); generation > 0 && caughtUp == len(items) {
-			out["observedGeneration"] = generation
-		} else {
-			f := fields{obj: template.Object}
-			if previous, ok := f.integer("status", "observedGeneration"); ok {
-				out["observedGeneration"] = previous
-			}
-		}
-		return out
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
@@ -17,7 +19,7 @@ const (
 // args list of the named container of a well-known workload kind. A
 // container that is not there, or a kind flotilla does not know, is left
 // alone, as in Karmada.
-func applyCommandArgs(obj map[string]any, kind, field string, o api.CommandArgsOverrider) (map[string]any, error) {
+func applyCommandArgs(obj map[string]any, kind schema.GroupKind, field string, o api.CommandArgsOverrider) (map[string]any, error) {
 	if o.Operator != api.OverriderOpAdd && o.Operator != api.OverriderOpRemove {
 		return nil, fmt.Errorf("unknown operator %q (want add or remove)", o.Operator)
 	}

@@ -3,13 +3,15 @@ package override
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // applyImage rewrites one component of the images an ImageOverrider targets:
 // the predicate's path, or without a predicate every container and init
 // container image of a well-known workload kind.
-func applyImage(obj map[string]any, kind string, o api.ImageOverrider) (map[string]any, error) {
+func applyImage(obj map[string]any, kind schema.GroupKind, o api.ImageOverrider) (map[string]any, error) {
 	var ops []operation
 	if o.Predicate != nil {
 		image, err := getStringPointer(obj, o.Predicate.Path)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
@@ -88,7 +89,7 @@ func Apply(obj *unstructured.Unstructured, cluster *api.Cluster, overrides []pol
 	// new one (or the same when it changes nothing), so no copy is needed
 	// for a failure to leave obj as it was.
 	content := obj.Object
-	kind := obj.GetKind()
+	kind := obj.GroupVersionKind().GroupKind()
 	for _, o := range overrides {
 		for i, rule := range o.Rules {
 			if !policy.ClusterMatches(rule.TargetCluster, cluster) {
@@ -135,7 +136,7 @@ func ruleError(r AppliedRule, err error) error {
 // applyOverriders runs one rule's overriders in Karmada's order: image,
 // command, args, labels, annotations, field, plaintext. Like every overrider
 // it leaves obj untouched and returns the changed document.
-func applyOverriders(obj map[string]any, kind string, o api.Overriders) (map[string]any, error) {
+func applyOverriders(obj map[string]any, kind schema.GroupKind, o api.Overriders) (map[string]any, error) {
 	var err error
 	for i, io := range o.ImageOverrider {
 		if obj, err = applyImage(obj, kind, io); err != nil {

@@ -1,20 +1,12 @@
 package override
 
-import "strings"
+import (
+	"strings"
 
-// podSpecPointers maps the kinds whose pod spec flotilla knows, without a
-// predicate, to the JSON pointer of that pod spec. Karmada knows all but
-// CronJob; flotilla adds it because a CronJob's pods need the same registry
-// mirror as a Deployment's.
-var podSpecPointers = map[string]string{
-	"Pod":         "/spec",
-	"ReplicaSet":  "/spec/template/spec",
-	"Deployment":  "/spec/template/spec",
-	"StatefulSet": "/spec/template/spec",
-	"DaemonSet":   "/spec/template/spec",
-	"Job":         "/spec/template/spec",
-	"CronJob":     "/spec/jobTemplate/spec/template/spec",
-}
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
+)
 
 // containerLists are the pod spec lists whose entries overriders reach, in
 // the order they are visited. Karmada visits only "containers"
@@ -34,9 +26,16 @@ type containerRef struct {
 // podContainers lists the containers of a well-known workload kind in
 // document order: containers, then init containers. It returns nothing for
 // other kinds, which overriders without a predicate leave alone.
-func podContainers(obj map[string]any, kind string) []containerRef {
-	prefix, ok := podSpecPointers[kind]
-	if !ok {
+//
+// The kinds and their pod spec paths are the interpreter's
+// (interpret.PodSpecPointer), matched by group and kind. Karmada matches
+// the kind alone; flotilla does not reach into a custom resource that
+// happens to be called "Deployment". Karmada knows all but CronJob;
+// flotilla adds it because a CronJob's pods need the same registry mirror
+// as a Deployment's.
+func podContainers(obj map[string]any, kind schema.GroupKind) []containerRef {
+	prefix := interpret.PodSpecPointer(kind)
+	if prefix == "" {
 		return nil
 	}
 	spec, err := getPointer(obj, prefix)

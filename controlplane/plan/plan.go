@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
@@ -151,7 +152,7 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 	}
 	res.ConflictResolution = spec.ConflictResolution
 	res.PreserveResourcesOnDeletion = spec.PreserveResourcesOnDeletion != nil && *spec.PreserveResourcesOnDeletion
-	replicas, req, err := Replicas(tmpl)
+	replicas, req, err := interpret.GetReplicas(tmpl)
 	if err != nil {
 		res.Err = fmt.Errorf("%s: %w", res.Template, err)
 		return res, spec
@@ -195,17 +196,17 @@ func previousBinding(bindings []api.ResourceBinding, ref ObjectRef) *api.Resourc
 // followDependencies adds, to each template that a claimed workload with
 // propagateDeps refers to, the clusters of that workload.
 func followDependencies(templates []*unstructured.Unstructured, results []Result, specs []*api.PropagationSpec) {
-	index := make(map[Dependency]int, len(templates))
+	index := make(map[interpret.Dependency]int, len(templates))
 	for i, t := range templates {
 		if t.GetAPIVersion() == "v1" {
-			index[Dependency{Kind: t.GetKind(), Namespace: t.GetNamespace(), Name: t.GetName()}] = i
+			index[interpret.Dependency{Kind: t.GetKind(), Namespace: t.GetNamespace(), Name: t.GetName()}] = i
 		}
 	}
 	for i, tmpl := range templates {
 		if specs[i] == nil || !specs[i].PropagateDeps || results[i].Err != nil || len(results[i].Placement) == 0 {
 			continue
 		}
-		deps, err := Dependencies(tmpl)
+		deps, err := interpret.GetDependencies(tmpl)
 		if err != nil {
 			results[i].Err = fmt.Errorf("%s: dependencies: %w", results[i].Template, err)
 			results[i].Placement = nil

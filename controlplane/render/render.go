@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/override"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
@@ -85,11 +86,11 @@ func Render(in Input) (map[string]Work, error) {
 func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions map[string]int64) (Work, error) {
 	obj := in.Template.DeepCopy()
 	if divided {
-		if err := reviseReplicas(obj, t.Replicas); err != nil {
+		if err := interpret.ReviseReplica(obj, int64(t.Replicas)); err != nil {
 			return Work{}, fmt.Errorf("revise replicas: %w", err)
 		}
 		if n, ok := completions[t.Cluster.Name]; ok {
-			if err := setIfPresent(obj, "completions", n); err != nil {
+			if err := interpret.SetSpecIfPresent(obj, "completions", n); err != nil {
 				return Work{}, fmt.Errorf("revise completions: %w", err)
 			}
 		}
@@ -100,7 +101,7 @@ func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions ma
 	if err != nil {
 		return Work{}, err
 	}
-	prune(obj)
+	interpret.Prune(obj)
 	if err := stampOwnership(obj, ref, in.Fleet); err != nil {
 		return Work{}, err
 	}

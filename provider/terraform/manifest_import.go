@@ -15,7 +15,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -158,7 +158,7 @@ func (r *manifestResource) readImported(ctx context.Context, in manifestInputs, 
 			continue
 		}
 		found[o.Cluster] = r.data.SensitiveKinds.redact(o.Managed.Object)
-		replicas, _, err := plan.Replicas(o.Managed)
+		replicas, _, err := interpret.GetReplicas(o.Managed)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root(attrPlacement), "Cannot import "+o.Object.String()+" from cluster "+o.Cluster, err.Error())
 			continue

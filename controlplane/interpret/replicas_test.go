@@ -1,4 +1,4 @@
-package plan
+package interpret
 
 import (
 	"strings"
@@ -74,7 +74,7 @@ func TestReplicas(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			replicas, req, err := Replicas(tc.tmpl)
+			replicas, req, err := GetReplicas(tc.tmpl)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("want error containing %q, got %v", tc.wantErr, err)
@@ -125,7 +125,7 @@ func TestDependencies(t *testing.T) {
 		Set([]any{map[string]any{"name": "pull"}}, append(podSpec, "imagePullSecrets")...).
 		Set("web-sa", append(podSpec, "serviceAccountName")...).
 		Obj()
-	got, err := Dependencies(tmpl)
+	got, err := GetDependencies(tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +143,11 @@ func TestDependencies(t *testing.T) {
 		t.Errorf("dependencies (-want +got):\n%s", diff)
 	}
 
-	deps, err := Dependencies(apitest.MakeDeployment("web", "prod").Set("default", append(podSpec, "serviceAccountName")...).Obj())
+	deps, err := GetDependencies(apitest.MakeDeployment("web", "prod").Set("default", append(podSpec, "serviceAccountName")...).Obj())
 	if err != nil || len(deps) != 0 {
 		t.Errorf("the default service account is not a dependency; got %v, %v", deps, err)
 	}
-	deps, err = Dependencies(apitest.MakeConfigMap("c", "prod").Obj())
+	deps, err = GetDependencies(apitest.MakeConfigMap("c", "prod").Obj())
 	if err != nil || deps != nil {
 		t.Errorf("a ConfigMap has no dependencies; got %v, %v", deps, err)
 	}

@@ -1,4 +1,4 @@
-package plan
+package interpret
 
 import (
 	"fmt"
@@ -12,49 +12,29 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
-// podTemplatePath is where each workload kind keeps its pod template; a kind
-// absent here has no replicas and goes whole to every selected cluster.
-var podTemplatePath = map[string][]string{
-	"apps/Deployment":  {"spec", "template"},
-	"apps/ReplicaSet":  {"spec", "template"},
-	"apps/StatefulSet": {"spec", "template"},
-	"batch/Job":        {"spec", "template"},
-}
-
-// Replicas returns the desired replica count of a template and what one
-// replica requests, as Karmada's default resource interpreter does:
-// spec.replicas for Deployment, ReplicaSet and StatefulSet (1 when unset),
-// spec.parallelism for Job (1 when unset), 1 for a bare Pod, and 0 with no
+// GetReplicas returns the desired replica count of a template and what one
+// replica requests: Karmada's GetReplicas. It reads spec.<ReplicaField> for
+// the kinds with one (1 when unset: Deployment, ReplicaSet and StatefulSet
+// replicas, a Job's parallelism), 1 for a bare Pod, and 0 with no
 // requirements for every other kind.
-func Replicas(tmpl *unstructured.Unstructured) (int32, *api.ReplicaRequirements, error) {
-	gvk := tmpl.GroupVersionKind()
-	key := gvk.Group + "/" + gvk.Kind
-	if gvk.Group == "" && gvk.Kind == "Pod" {
-		spec, err := podSpecAt(tmpl, []string{"spec"})
-		if err != nil {
-			return 0, nil, err
-		}
-		return 1, requirements(spec, tmpl.GetNamespace()), nil
-	}
-	tplPath, ok := podTemplatePath[key]
-	if !ok {
+func GetReplicas(tmpl *unstructured.Unstructured) (int32, *api.ReplicaRequirements, error) {
+	kind := Of(tmpl)
+	if !kind.HasReplicas() {
 		return 0, nil, nil
 	}
-	field := "replicas"
-	if key == "batch/Job" {
-		field = "parallelism"
-	}
 	replicas := int64(1)
-	if v, found, err := unstructured.NestedFieldNoCopy(tmpl.Object, "spec", field); err != nil {
-		return 0, nil, fmt.Errorf("spec.%s: %w", field, err)
-	} else if found && v != nil {
-		n, ok := toInt64(v)
-		if !ok || n < 0 || n > 1<<31-1 {
-			return 0, nil, fmt.Errorf("spec.%s: want a non-negative integer, got %v", field, v)
+	if field := kind.ReplicaField; field != "" {
+		if v, found, err := unstructured.NestedFieldNoCopy(tmpl.Object, "spec", field); err != nil {
+			return 0, nil, fmt.Errorf("spec.%s: %w", field, err)
+		} else if found && v != nil {
+			n, ok := toInt64(v)
+			if !ok || n < 0 || n > 1<<31-1 {
+				return 0, nil, fmt.Errorf("spec.%s: want a non-negative integer, got %v", field, v)
+			}
+			replicas = n
 		}
-		replicas = n
 	}
-	spec, err := podSpecAt(tmpl, append(append([]string{}, tplPath...), "spec"))
+	spec, err := podSpecAt(tmpl, kind.PodSpec)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -128,22 +108,6 @@ func addTo(dst, src corev1.ResourceList) {
 		sum.Add(q)
 		dst[name] = sum
 	}
-}
-
-func toInt64(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int32:
-		return int64(n), true
-	case int:
-		return int64(n), true
-	case float64:
-		if n == float64(int64(n)) {
-			return int64(n), true
-		}
-	}
-	return 0, false
 }
 
 func joinPath(fields []string) string { return strings.Join(fields, ".") }

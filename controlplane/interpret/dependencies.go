@@ -1,4 +1,4 @@
-package plan
+package interpret
 
 import (
 	"sort"
@@ -6,6 +6,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
+
+// DependencyKinds are the kinds GetDependencies names, all in core/v1.
+var DependencyKinds = []string{"ConfigMap", "Secret", "ServiceAccount", "PersistentVolumeClaim"}
 
 // Dependency names an object in the template's namespace that a workload's
 // pods use: a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim.
@@ -18,28 +21,17 @@ type Dependency struct {
 	Name string
 }
 
-// Dependencies lists, sorted and without repeats, what the pods of a workload
-// template refer to, as Karmada's default interpreter does for propagateDeps:
-// volumes (including projected ones), env and envFrom of every container,
-// image pull secrets, and a service account other than "default".
-func Dependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
-	gvk := tmpl.GroupVersionKind()
-	var fields []string
-	switch {
-	case gvk.Group == "" && gvk.Kind == "Pod":
-		fields = []string{"spec"}
-	case gvk.Group == "batch" && gvk.Kind == "CronJob":
-		fields = []string{"spec", "jobTemplate", "spec", "template", "spec"}
-	case gvk.Group == "apps" && gvk.Kind == "DaemonSet":
-		fields = []string{"spec", "template", "spec"}
-	default:
-		p, ok := podTemplatePath[gvk.Group+"/"+gvk.Kind]
-		if !ok {
-			return nil, nil
-		}
-		fields = append(append([]string{}, p...), "spec")
+// GetDependencies lists, sorted and without repeats, what the pods of a
+// workload template refer to, as Karmada's GetDependencies does for
+// propagateDeps: volumes (including projected ones), env and envFrom of
+// every container, image pull secrets, and a service account other than
+// "default". Kinds without pods have none.
+func GetDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
+	kind := Of(tmpl)
+	if !kind.Dependencies {
+		return nil, nil
 	}
-	spec, err := podSpecAt(tmpl, fields)
+	spec, err := podSpecAt(tmpl, kind.PodSpec)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package health_test
+package interpret_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 func TestReflectStatus(t *testing.T) {
@@ -102,7 +102,7 @@ func TestReflectStatus(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, health.ReflectStatus(tc.obj)); diff != "" {
+			if diff := cmp.Diff(tc.want, interpret.ReflectStatus(tc.obj)); diff != "" {
 				t.Errorf("ReflectStatus (-want +got):\n%s", diff)
 			}
 		})
@@ -111,7 +111,7 @@ func TestReflectStatus(t *testing.T) {
 
 func TestReflectStatusCopies(t *testing.T) {
 	obj := makeObjOf("example.com/v1", "Widget").Status("nested.list", []any{"a"}).Obj()
-	got := health.ReflectStatus(obj)
+	got := interpret.ReflectStatus(obj)
 	got["nested"].(map[string]any)["list"].([]any)[0] = "changed"
 	if v, _, _ := unstructured.NestedSlice(obj.Object, "status", "nested", "list"); v[0] != "a" {
 		t.Errorf("changing the reflected status changed the object: list is %v", v)

@@ -1,4 +1,4 @@
-package health
+package interpret
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 // completed. A condition's lastTransitionTime is the latest of the members'
 // matching conditions, so the result depends on its inputs alone (Karmada
 // stamps the current time).
-func aggregateJob(_ *unstructured.Unstructured, items []ClusterStatus) map[string]any {
+func aggregateJob(_ *unstructured.Unstructured, items []Member) map[string]any {
 	var active, succeeded, failed int64
 	var failedIn []string
 	var failedAt, completeAt, startTime, completionTime string
@@ -106,7 +106,7 @@ func earlier(a, b string) string {
 
 // aggregateService concatenates the members' load balancer ingresses for a
 // LoadBalancer Service; other Services have no status to aggregate.
-func aggregateService(template *unstructured.Unstructured, items []ClusterStatus) map[string]any {
+func aggregateService(template *unstructured.Unstructured, items []Member) map[string]any {
 	if t, _, _ := unstructured.NestedString(template.Object, "spec", "type"); t != "LoadBalancer" {
 		return nil
 	}
@@ -116,7 +116,7 @@ func aggregateService(template *unstructured.Unstructured, items []ClusterStatus
 // aggregateLoadBalancer concatenates status.loadBalancer.ingress in cluster
 // order. As in Karmada, an entry without a hostname gets the cluster's name
 // as hostname, so a reader can tell which member an address belongs to.
-func aggregateLoadBalancer(_ *unstructured.Unstructured, items []ClusterStatus) map[string]any {
+func aggregateLoadBalancer(_ *unstructured.Unstructured, items []Member) map[string]any {
 	var ingress []any
 	for _, c := range items {
 		if c.Status == nil {

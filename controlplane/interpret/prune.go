@@ -1,4 +1,4 @@
-package render
+package interpret
 
 import (
 	"strings"
@@ -31,33 +31,40 @@ var jobGeneratedLabels = []string{
 	"batch.kubernetes.io/job-name",
 }
 
-// prune removes what Karmada's RemoveIrrelevantFields (with its Job TTL
+// pruner removes the fields of one kind that belong to the hub's copy.
+type pruner func(obj *unstructured.Unstructured)
+
+// Prune removes what Karmada's RemoveIrrelevantFields (with its Job TTL
 // hook) removes before a manifest goes to a member: server-populated
-// metadata, status, a Service's allocated cluster IPs, a Job's generated
-// selector and its TTL, and a ServiceAccount's generated token secrets.
-func prune(obj *unstructured.Unstructured) {
+// metadata, status, and per kind a Service's allocated cluster IPs, a Job's
+// generated selector and its TTL, and a ServiceAccount's generated token
+// secrets.
+func Prune(obj *unstructured.Unstructured) {
 	for _, field := range serverMetadata {
 		unstructured.RemoveNestedField(obj.Object, "metadata", field)
 	}
 	unstructured.RemoveNestedField(obj.Object, "status")
+	if p := Of(obj).prune; p != nil {
+		p(obj)
+	}
+}
 
-	switch obj.GroupVersionKind().GroupKind() {
-	case serviceKind:
-		// A headless Service ("None") asks for no IP; keep that request.
-		if ip, found, _ := unstructured.NestedString(obj.Object, "spec", "clusterIP"); found && ip != "None" {
-			unstructured.RemoveNestedField(obj.Object, "spec", "clusterIP")
-			unstructured.RemoveNestedField(obj.Object, "spec", "clusterIPs")
-		}
-	case jobKind:
-		// The TTL controller of a member would delete the finished Job, and
-		// flotilla would create it again; Karmada removes it for that reason
-		// (karmada#2197).
-		unstructured.RemoveNestedField(obj.Object, "spec", "ttlSecondsAfterFinished")
-		if manual, _, _ := unstructured.NestedBool(obj.Object, "spec", "manualSelector"); !manual {
-			pruneJobSelector(obj)
-		}
-	case serviceAccountKind:
-		pruneTokenSecrets(obj)
+// pruneService drops the cluster IPs the hub allocated. A headless Service
+// ("None") asks for no IP; that request is kept.
+func pruneService(obj *unstructured.Unstructured) {
+	if ip, found, _ := unstructured.NestedString(obj.Object, "spec", "clusterIP"); found && ip != "None" {
+		unstructured.RemoveNestedField(obj.Object, "spec", "clusterIP")
+		unstructured.RemoveNestedField(obj.Object, "spec", "clusterIPs")
+	}
+}
+
+// pruneJob drops the TTL: the TTL controller of a member would delete the
+// finished Job, and flotilla would create it again; Karmada removes it for
+// that reason (karmada#2197). A generated selector is dropped too.
+func pruneJob(obj *unstructured.Unstructured) {
+	unstructured.RemoveNestedField(obj.Object, "spec", "ttlSecondsAfterFinished")
+	if manual, _, _ := unstructured.NestedBool(obj.Object, "spec", "manualSelector"); !manual {
+		pruneJobSelector(obj)
 	}
 }
 

@@ -1,4 +1,4 @@
-package health
+package interpret
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Health is the health of one object in one member, or of a template across
@@ -25,39 +24,21 @@ const (
 	Unknown Health = "Unknown"
 )
 
-// interpreter judges one kind. generation is metadata.generation.
-type interpreter func(r *fields, generation int64) (Health, string)
+// healthRule judges one kind. generation is metadata.generation.
+type healthRule func(r *fields, generation int64) (Health, string)
 
-// interpreters holds the per-kind rules, keyed by group and kind: every
-// served version of a kind shares the status fields the rules read.
-var interpreters = map[schema.GroupKind]interpreter{
-	{Group: "apps", Kind: "Deployment"}:                     deploymentHealth,
-	{Group: "apps", Kind: "ReplicaSet"}:                     replicaSetHealth,
-	{Group: "apps", Kind: "StatefulSet"}:                    statefulSetHealth,
-	{Group: "apps", Kind: "DaemonSet"}:                      daemonSetHealth,
-	{Group: "batch", Kind: "Job"}:                           jobHealth,
-	{Group: "batch", Kind: "CronJob"}:                       cronJobHealth,
-	{Group: "", Kind: "Pod"}:                                podHealth,
-	{Group: "", Kind: "Service"}:                            serviceHealth,
-	{Group: "networking.k8s.io", Kind: "Ingress"}:           ingressHealth,
-	{Group: "", Kind: "PersistentVolume"}:                   persistentVolumeHealth,
-	{Group: "", Kind: "PersistentVolumeClaim"}:              persistentVolumeClaimHealth,
-	{Group: "policy", Kind: "PodDisruptionBudget"}:          podDisruptionBudgetHealth,
-	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: horizontalPodAutoscalerHealth,
-}
-
-// Interpret judges a live object read from a member and says why in a short
-// human message ("2/3 replicas available", "waiting for load balancer
-// ingress"). A nil object is Unknown ("not found"). Kinds without a rule are
-// Healthy once they exist, as in Karmada, which treats a kind without a
-// health interpreter as healthy. A status field of the wrong type makes the
-// object Unknown rather than guessed at.
-func Interpret(obj *unstructured.Unstructured) (Health, string) {
+// InterpretHealth judges a live object read from a member and says why in a
+// short human message ("2/3 replicas available", "waiting for load balancer
+// ingress"): Karmada's InterpretHealth. A nil object is Unknown ("not
+// found"). Kinds without a rule are Healthy once they exist, as in Karmada,
+// which treats a kind without a health interpreter as healthy. A status
+// field of the wrong type makes the object Unknown rather than guessed at.
+func InterpretHealth(obj *unstructured.Unstructured) (Health, string) {
 	if obj == nil {
 		return Unknown, "not found"
 	}
-	rule, ok := interpreters[obj.GroupVersionKind().GroupKind()]
-	if !ok {
+	rule := Of(obj).health
+	if rule == nil {
 		return Healthy, "exists"
 	}
 	r := &fields{obj: obj.Object}

@@ -1,0 +1,85 @@
+package execution
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
+)
+
+// RetainedFieldManager is the field manager that holds the fields flotilla
+// hands over to a member (interpret.Retain) at the moment it stops applying
+// them. Kubernetes' server-side apply removes a field that its only owner
+// stops applying (spec.replicas would go back to its default of 1), so
+// ownership moves to this manager first, as the Kubernetes documentation
+// recommends when handing replicas to an HPA. After that, whoever scales
+// the workload (an HPA, kubectl scale) owns the field, and flotilla never
+// writes it again while the workload keeps the retain-replicas label.
+const RetainedFieldManager = "flotilla-retained"
+
+// retain returns the object to apply to a member where live exists: obj
+// without the fields the member owns. A field flotilla's manager still owns
+// in live is first handed over to RetainedFieldManager with its live value,
+// so leaving it out changes nothing in the member.
+func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterface, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	out := obj.DeepCopy()
+	paths := interpret.Retain(out, live)
+	if len(paths) == 0 {
+		return obj, nil
+	}
+	owned, err := appliedFields(live, c.e.fieldManager())
+	if err != nil {
+		return nil, err
+	}
+	handover := &unstructured.Unstructured{Object: map[string]any{}}
+	handover.SetAPIVersion(live.GetAPIVersion())
+	handover.SetKind(live.GetKind())
+	handover.SetName(live.GetName())
+	handover.SetNamespace(live.GetNamespace())
+	n := 0
+	for _, p := range paths {
+		elems := make([]any, len(p))
+		for i, s := range p {
+			elems[i] = s
+		}
+		if !owned.Has(fieldpath.MakePathOrDie(elems...)) {
+			continue
+		}
+		v, found, err := unstructured.NestedFieldCopy(live.Object, p...)
+		if err != nil || !found {
+			continue
+		}
+		if err := unstructured.SetNestedField(handover.Object, v, p...); err != nil {
+			return nil, fmt.Errorf("hand %v over to the member: %w", p, err)
+		}
+		n++
+	}
+	if n > 0 {
+		if _, err := client.Apply(ctx, live.GetName(), handover, metav1.ApplyOptions{FieldManager: RetainedFieldManager, Force: true}); err != nil {
+			return nil, fmt.Errorf("hand the retained fields over to the member: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// appliedFields is the set of fields manager's Apply entry owns in live.
+func appliedFields(live *unstructured.Unstructured, manager string) (*fieldpath.Set, error) {
+	owned := &fieldpath.Set{}
+	for _, entry := range live.GetManagedFields() {
+		if entry.Manager != manager || entry.Operation != metav1.ManagedFieldsOperationApply || entry.Subresource != "" || entry.FieldsV1 == nil {
+			continue
+		}
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+			return nil, fmt.Errorf("decode the managed fields of %q: %w", entry.Manager, err)
+		}
+		owned = owned.Union(set)
+	}
+	return owned, nil
+}

@@ -1,0 +1,34 @@
+// Package interpret is flotilla's resource interpreter: everything flotilla
+// knows per kind, in one table keyed by group and kind (kinds.go), with one
+// file per operation of Karmada's resource interpreter:
+//
+//   - replicas.go: GetReplicas, a template's replicas and what one replica
+//     requests (InterpretReplica);
+//   - revise.go: ReviseReplica, a workload's replicas set to a cluster's
+//     share;
+//   - retain.go: Retain, the fields a member owns left out of what flotilla
+//     applies (the retain-replicas label);
+//   - reflect.go: ReflectStatus, the part of a member object's status
+//     carried back;
+//   - aggregate.go, aggregate_kinds.go, aggregate_phase.go: AggregateStatus,
+//     the members' statuses added up into the template's;
+//   - health.go, health_workload.go, health_service.go: InterpretHealth;
+//   - dependencies.go: GetDependencies, what a workload's pods refer to
+//     (propagateDeps);
+//   - prune.go: Prune, the hub-only fields removed before a manifest goes
+//     to a member (Karmada's prune package, which its interpreter calls).
+//
+// The built-in kinds are Karmada's native ones: Deployment, ReplicaSet,
+// StatefulSet, DaemonSet, Job, CronJob, Pod, Service, Ingress,
+// PersistentVolume, PersistentVolumeClaim, PodDisruptionBudget and
+// HorizontalPodAutoscaler (and ServiceAccount, for pruning). To teach
+// flotilla a new built-in kind, add its row to the table in kinds.go and its
+// rules in the operation files; the consistency test says what a row needs.
+//
+// Callers (render, plan, override, health, the controllers) ask this
+// package; none keeps a table of kinds of its own.
+//
+// It is part of the pure core: it must not import client-go,
+// controller-runtime or anything that does I/O, reads the clock or keeps
+// mutable global state. The same inputs give the same output, byte for byte.
+package interpret
