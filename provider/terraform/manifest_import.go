@@ -14,8 +14,8 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
