@@ -36,7 +36,7 @@ func TestAccScenarioManifestResourceExample(t *testing.T) {
 		}
 	}
 	config := strings.NewReplacer(`"~/.kube/config"`, quoteHCL(f.kubeconfig), `"kind-east"`, `"member1"`, `"kind-west"`, `"member2"`).Replace(src)
-	importID = strings.NewReplacer(",~/.kube/config,", ","+f.kubeconfig+",", ",kind-east", ",member1", ",kind-west", ",member2").Replace(importID)
+	importID = strings.NewReplacer("~/.kube/config", f.kubeconfig, "kind-east", "member1", "kind-west", "member2").Replace(importID)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
