@@ -16,8 +16,9 @@ import (
 
 // Paths of the handlers of flotilla's own work objects.
 const (
-	PathResourceBinding = "/validate-resourcebinding"
-	PathWork            = "/validate-work"
+	PathResourceBinding        = "/validate-resourcebinding"
+	PathClusterResourceBinding = "/validate-clusterresourcebinding"
+	PathWork                   = "/validate-work"
 )
 
 // Options configures the handlers of ResourceBindings and Works.
@@ -47,6 +48,34 @@ func (v bindingValidator) check(rb *workv1.ResourceBinding) error {
 		return apierrors.NewInvalid(workv1.GroupVersion.WithKind("ResourceBinding").GroupKind(), rb.Name, errs)
 	}
 	return nil
+}
+
+// clusterBindingValidator refuses a ClusterResourceBinding flotilla would
+// refuse to render, by the same rules as a ResourceBinding's: the
+// controllers hold one as a ResourceBinding without a namespace.
+type clusterBindingValidator struct{ opts Options }
+
+func (v clusterBindingValidator) check(crb *workv1.ClusterResourceBinding) error {
+	rb := &workv1.ResourceBinding{ObjectMeta: crb.ObjectMeta, Spec: crb.Spec}
+	if errs := controller.ValidateResourceBinding(rb, v.opts.Controller); len(errs) > 0 {
+		return apierrors.NewInvalid(workv1.GroupVersion.WithKind("ClusterResourceBinding").GroupKind(), crb.Name, errs)
+	}
+	return nil
+}
+
+func (v clusterBindingValidator) ValidateCreate(_ context.Context, crb *workv1.ClusterResourceBinding) (admission.Warnings, error) {
+	return nil, v.check(crb)
+}
+
+func (v clusterBindingValidator) ValidateUpdate(_ context.Context, old, crb *workv1.ClusterResourceBinding) (admission.Warnings, error) {
+	if equality.Semantic.DeepEqual(old.Spec, crb.Spec) && old.Labels[controller.LabelAttached] == crb.Labels[controller.LabelAttached] {
+		return nil, nil
+	}
+	return nil, v.check(crb)
+}
+
+func (v clusterBindingValidator) ValidateDelete(context.Context, *workv1.ClusterResourceBinding) (admission.Warnings, error) {
+	return nil, nil
 }
 
 func (v bindingValidator) ValidateCreate(_ context.Context, rb *workv1.ResourceBinding) (admission.Warnings, error) {
@@ -106,6 +135,7 @@ func (v workValidator) ValidateDelete(context.Context, *workv1.Work) (admission.
 
 // Ensure the validators fit controller-runtime's generic interface.
 var (
-	_ admission.Validator[*workv1.ResourceBinding] = bindingValidator{}
-	_ admission.Validator[*workv1.Work]            = workValidator{}
+	_ admission.Validator[*workv1.ResourceBinding]        = bindingValidator{}
+	_ admission.Validator[*workv1.ClusterResourceBinding] = clusterBindingValidator{}
+	_ admission.Validator[*workv1.Work]                   = workValidator{}
 )
