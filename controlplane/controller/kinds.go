@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -75,6 +76,13 @@ type kindRegistry struct {
 	filter    []schema.GroupVersionKind
 	// start runs the detector and the watches of a new kind.
 	start func(gvk schema.GroupVersionKind, namespaced bool) error
+	// mayList tells whether the control plane may list a kind; a kind it
+	// may not is left out (its informer would never sync), so the host
+	// RBAC granted to the control plane also filters the template kinds.
+	mayList func(gvk schema.GroupVersionKind) error
+	// denied are the kinds left out for RBAC, logged once by log.
+	denied map[schema.GroupKind]bool
+	log    func(gvk schema.GroupVersionKind, err error)
 
 	mu     sync.RWMutex
 	active map[schema.GroupKind]servedKind
@@ -155,6 +163,17 @@ func (k *kindRegistry) refresh() error {
 	}
 	k.mu.Unlock()
 	for _, s := range fresh {
+		if k.mayList != nil {
+			if err := k.mayList(s.gvk); err != nil {
+				if !k.denied[s.gvk.GroupKind()] && k.log != nil {
+					k.log(s.gvk, err)
+				}
+				k.mu.Lock()
+				k.denied[s.gvk.GroupKind()] = true
+				k.mu.Unlock()
+				continue
+			}
+		}
 		if err := k.start(s.gvk, s.namespaced); err != nil {
 			return fmt.Errorf("start detector for %s: %w", s.gvk, err)
 		}
@@ -233,4 +252,21 @@ func (w *crdWatch) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		return reconcile.Result{RequeueAfter: crdRetry}, nil
 	}
 	return reconcile.Result{}, nil
+}
+
+// listProbe is kindRegistry.mayList over the host: one list of at most one
+// object's metadata. Only a refusal (Forbidden, Unauthorized) leaves a kind
+// out; any other failure lets it start, and its informer retries.
+func listProbe(reader client.Reader) func(gvk schema.GroupVersionKind) error {
+	return func(gvk schema.GroupVersionKind) error {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err := reader.List(ctx, list, client.Limit(1))
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			return err
+		}
+		return nil
+	}
 }

@@ -45,7 +45,14 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("discovery client for the host: %w", err)
 	}
-	kinds := &kindRegistry{discovery: dc, filter: opts.TemplateKinds, active: map[schema.GroupKind]servedKind{}}
+	log := mgr.GetLogger().WithName("template-kinds")
+	kinds := &kindRegistry{
+		discovery: dc, filter: opts.TemplateKinds, active: map[schema.GroupKind]servedKind{},
+		mayList: listProbe(mgr.GetAPIReader()), denied: map[schema.GroupKind]bool{},
+		log: func(gvk schema.GroupVersionKind, err error) {
+			log.Info("template kind left out: the control plane may not list it", "kind", gvk.String(), "reason", err.Error())
+		},
+	}
 	opts.kinds = kinds
 	c := mgr.GetClient()
 	ms := &members{

@@ -129,12 +129,24 @@ func validateTemplateKind(rb *workv1.ResourceBinding, gvk schema.GroupVersionKin
 		return nil
 	}
 	s, ok := opts.kinds.lookup(gvk.GroupKind())
-	switch {
-	case !ok || s.gvk != gvk:
+	if !ok || s.gvk != gvk {
 		return field.ErrorList{field.NotSupported(kind, value, opts.kinds.names())}
-	case s.namespaced && clusterScoped(rb):
+	}
+	return ValidateBindingScope(rb, s.namespaced)
+}
+
+// ValidateBindingScope refuses a binding whose kind is not of its scope:
+// a ResourceBinding propagates a namespaced kind, a ClusterResourceBinding
+// (rb without a namespace) a cluster-scoped one. namespaced is the scope
+// the host serves the binding's kind with.
+func ValidateBindingScope(rb *workv1.ResourceBinding, namespaced bool) field.ErrorList {
+	kind := field.NewPath("spec", "resource", "kind")
+	gvk := schema.FromAPIVersionAndKind(rb.Spec.Resource.APIVersion, rb.Spec.Resource.Kind)
+	value := gvk.GroupVersion().String() + " " + gvk.Kind
+	switch {
+	case namespaced && clusterScoped(rb):
 		return field.ErrorList{field.Forbidden(kind, fmt.Sprintf("%s is namespaced: its binding is a ResourceBinding in the template's namespace", value))}
-	case !s.namespaced && !clusterScoped(rb):
+	case !namespaced && !clusterScoped(rb):
 		return field.ErrorList{field.Forbidden(kind, fmt.Sprintf("%s is cluster-scoped: only a ClusterResourceBinding, claimed by a ClusterPropagationPolicy, propagates it", value))}
 	}
 	return nil
