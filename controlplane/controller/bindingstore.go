@@ -26,14 +26,6 @@ import (
 // clusterScoped reports whether rb stands for a ClusterResourceBinding.
 func clusterScoped(rb *workv1.ResourceBinding) bool { return rb.Namespace == "" }
 
-// bindingKind is the kind of the object rb is stored as.
-func bindingKind(rb *workv1.ResourceBinding) string {
-	if clusterScoped(rb) {
-		return "ClusterResourceBinding"
-	}
-	return "ResourceBinding"
-}
-
 // bindingRef names a binding in messages: "ResourceBinding ns/name" or
 // "ClusterResourceBinding name".
 func bindingRef(rb *workv1.ResourceBinding) string {
