@@ -105,14 +105,14 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	}
 	key := client.ObjectKey{Namespace: req.Namespace, Name: BindingName(d.gvk.GroupKind(), req.Name)}
 	if isNotFound(err) || !tmpl.GetDeletionTimestamp().IsZero() {
-		return reconcile.Result{}, d.dropBinding(ctx, key)
+		return reconcile.Result{}, d.dropBinding(ctx, key, req.Name)
 	}
 	claim, ok, err := d.claim(ctx, tmpl)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if !ok {
-		return reconcile.Result{}, d.dropBinding(ctx, key)
+		return reconcile.Result{}, d.dropBinding(ctx, key, req.Name)
 	}
 	replicas, requirements, err := plan.Replicas(tmpl)
 	if err != nil {
@@ -125,7 +125,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		// like another group's), and two names (BindingName lowercases
 		// and replaces ':'): a binding never changes its template, so one
 		// template's flip can never delete the other's member objects.
-		if rb.ResourceVersion != "" && (groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || rb.Spec.Resource.Name != tmpl.GetName()) {
+		if rb.ResourceVersion != "" && (groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || d.othersBinding(rb, tmpl.GetName())) {
 			return fmt.Errorf("%s is the binding of %s %s, not of %s %s: a binding never changes its template",
 				bindingRef(rb), rb.Spec.Resource.Kind, rb.Spec.Resource.Name, tmpl.GetKind(), tmpl.GetName())
 		}
@@ -169,15 +169,17 @@ func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured) (
 }
 
 // dropBinding deletes the binding of an unclaimed template, unless it is
-// an attached binding: the dependencies distributor owns those.
-func (d *detector) dropBinding(ctx context.Context, key client.ObjectKey) error {
+// an attached binding (the dependencies distributor owns those) or the
+// binding of another template whose binding name is the same ("Admin" and
+// "admin").
+func (d *detector) dropBinding(ctx context.Context, key client.ObjectKey, name string) error {
 	rb := &workv1.ResourceBinding{}
 	// A binding the cache does not hold yet is deleted by name all the
 	// same; were it attached, the distributor writes it again.
 	if err := getBinding(ctx, d.client, key, rb); err != nil && !isNotFound(err) {
 		return fmt.Errorf("read binding %s: %w", key, err)
 	}
-	if attached(rb) {
+	if attached(rb) || (rb.ResourceVersion != "" && d.othersBinding(rb, name)) {
 		return nil
 	}
 	rb.Namespace, rb.Name = key.Namespace, key.Name
@@ -185,4 +187,13 @@ func (d *detector) dropBinding(ctx context.Context, key client.ObjectKey) error 
 		return fmt.Errorf("delete binding %s: %w", key, err)
 	}
 	return nil
+}
+
+// othersBinding reports whether rb is the binding of another template of
+// this kind whose binding name is the same as the template name's: names
+// that differ only in case or in ':' and '.'. A resource name edited to
+// anything else is the detector's to write back.
+func (d *detector) othersBinding(rb *workv1.ResourceBinding, name string) bool {
+	r := rb.Spec.Resource
+	return r.Name != name && groupKindOf(r) == d.gvk.GroupKind() && BindingName(d.gvk.GroupKind(), r.Name) == rb.Name
 }
