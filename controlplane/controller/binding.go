@@ -13,14 +13,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
@@ -53,9 +56,8 @@ type bindingReconciler struct {
 	now    func() time.Time
 }
 
-func (b *bindingReconciler) setup(mgr ctrl.Manager) error {
-	bld := ctrl.NewControllerManagedBy(mgr).Named("binding").
-		For(&workv1.ResourceBinding{}).
+func (b *bindingReconciler) setup(mgr ctrl.Manager) (controller.Controller, error) {
+	bld := newBindingController(mgr, "binding").
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			if key, ok := bindingOfWork(obj); ok {
 				return []reconcile.Request{{NamespacedName: key}}
@@ -68,38 +70,41 @@ func (b *bindingReconciler) setup(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&policyv1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(b.client)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{}))
-	// An HPA, or its binding, re-renders the workload it scales
-	// (markScaleTarget).
-	targets := hpaTargets(b.client)
-	if _, ok := hpaTemplateKind(b.opts); ok {
-		bld = bld.Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(targets))
-	}
-	for _, gvk := range b.opts.TemplateKinds {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		gk := gvk.GroupKind()
-		bld = bld.Watches(u, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			own := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: BindingName(gk, obj.GetName())}}}
-			if gk == interpret.HorizontalPodAutoscalerKind {
-				own = append(own, targets(ctx, obj)...)
-			}
-			return own
-		}))
-	}
-	return bld.Complete(b)
+	// An HPA's binding re-renders the workload it scales (markScaleTarget);
+	// the mapping ignores every other binding.
+	bld = bld.Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(hpaTargets(b.client)))
+	return bld.Build(b)
+}
+
+// watchTemplates adds a template kind's events to the binding controller
+// (running or not): a template's change re-renders its binding, of either
+// kind (a cluster-scoped template has no namespace, nor has its binding),
+// and an HPA's change re-renders the workload it scales.
+func watchTemplates(mgr ctrl.Manager, c controller.Controller, gvk schema.GroupVersionKind) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	gk := gvk.GroupKind()
+	targets := hpaTargets(mgr.GetClient())
+	return c.Watch(source.Kind[client.Object](mgr.GetCache(), u, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+		own := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: BindingName(gk, obj.GetName())}}}
+		if gk == interpret.HorizontalPodAutoscalerKind {
+			own = append(own, targets(ctx, obj)...)
+		}
+		return own
+	})))
 }
 
 // Reconcile makes one binding's Works match its schedule and reports them.
 func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var rb workv1.ResourceBinding
-	if err := b.client.Get(ctx, req.NamespacedName, &rb); err != nil {
+	if err := getBinding(ctx, b.client, req.NamespacedName, &rb); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !rb.DeletionTimestamp.IsZero() {
 		return b.remove(ctx, &rb)
 	}
 	if controllerutil.AddFinalizer(&rb, FinalizerExecution) {
-		if err := b.client.Update(ctx, &rb); err != nil {
+		if err := updateBinding(ctx, b.client, &rb); err != nil {
 			return reconcile.Result{}, fmt.Errorf("add finalizer to binding %s: %w", req, err)
 		}
 	}
@@ -107,6 +112,9 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		return b.refused(ctx, &rb, refuseBinding(&rb, errs...))
 	}
 	tmpl, err := readTemplate(ctx, b.client, &rb)
+	if isRefused(err) {
+		return b.refused(ctx, &rb, err)
+	}
 	if err != nil || tmpl == nil {
 		return reconcile.Result{}, err
 	}
@@ -296,7 +304,7 @@ func (b *bindingReconciler) remove(ctx context.Context, rb *workv1.ResourceBindi
 		return reconcile.Result{RequeueAfter: b.opts.Resync}, nil
 	}
 	controllerutil.RemoveFinalizer(rb, FinalizerExecution)
-	if err := b.client.Update(ctx, rb); err != nil && !isNotFound(err) {
+	if err := updateBinding(ctx, b.client, rb); err != nil && !isNotFound(err) {
 		return reconcile.Result{}, fmt.Errorf("remove finalizer from binding %s: %w", client.ObjectKeyFromObject(rb), err)
 	}
 	return reconcile.Result{}, nil

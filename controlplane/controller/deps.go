@@ -193,6 +193,10 @@ func (d *dependenciesDistributor) Reconcile(ctx context.Context, req reconcile.R
 func (d *dependenciesDistributor) dependencies(ctx context.Context, rb *workv1.ResourceBinding) (map[string]*metav1.PartialObjectMetadata, error) {
 	r := rb.Spec.Resource
 	tmpl, err := readTemplate(ctx, d.client, rb)
+	if isRefused(err) {
+		// The binding controller refuses the binding; it requires nothing.
+		return nil, nil
+	}
 	if err != nil || tmpl == nil {
 		// A template gone: the detector or the orphan collector deletes
 		// the binding.

@@ -12,7 +12,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -26,11 +25,14 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
-// detector claims templates of one kind and keeps their ResourceBindings.
+// detector claims templates of one kind and keeps their bindings:
+// ResourceBindings for a namespaced kind, ClusterResourceBindings for a
+// cluster-scoped one.
 type detector struct {
-	client client.Client
-	gvk    schema.GroupVersionKind
-	opts   Options
+	client     client.Client
+	gvk        schema.GroupVersionKind
+	namespaced bool
+	opts       Options
 	// events records why a template waits (dispatch.go); set in setup.
 	events events.EventRecorder
 }
@@ -47,29 +49,33 @@ func (d *detector) setup(mgr manager.Manager) error {
 	})
 	d.events = mgr.GetEventRecorder("flotilla-detector")
 	// A created override policy may be one a policy's dependentOverrides
-	// waits for.
+	// waits for, and a created PriorityClass one a schedulePriority names.
 	created := builder.WithPredicates(predicate.Funcs{
 		UpdateFunc: func(event.UpdateEvent) bool { return false }, DeleteFunc: func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	})
-	return ctrl.NewControllerManagedBy(mgr).
+	// A binding's spec or labels changed by anyone else are written
+	// back at once; the binding controller refuses them meanwhile.
+	changed := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))
+	bld := ctrl.NewControllerManagedBy(mgr).
 		Named("detector-"+strings.ToLower(d.gvk.Kind)+"."+d.gvk.Group).
 		For(d.newTemplate()).
-		Watches(&policyv1.PropagationPolicy{}, all).
 		Watches(&policyv1.ClusterPropagationPolicy{}, all).
-		Watches(&policyv1.OverridePolicy{}, all, created).
 		Watches(&policyv1.ClusterOverridePolicy{}, all, created).
-		// ... and a created PriorityClass one a schedulePriority names.
-		Watches(&schedulingv1.PriorityClass{}, all, created).
-		// A binding's spec or labels changed by anyone else are written
-		// back at once; the binding controller refuses them meanwhile.
-		Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
+		Watches(&schedulingv1.PriorityClass{}, all, created)
+	if !d.namespaced {
+		// Only ClusterPropagationPolicies claim cluster-scoped templates.
+		return bld.Watches(&workv1.ClusterResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), changed).Complete(d)
+	}
+	return bld.Watches(&policyv1.PropagationPolicy{}, all).
+		Watches(&policyv1.OverridePolicy{}, all, created).
+		Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), changed).
 		Complete(d)
 }
 
 // bindingTemplate maps a binding of this detector's kind to its template.
 func (d *detector) bindingTemplate(_ context.Context, obj client.Object) []reconcile.Request {
-	rb, ok := obj.(*workv1.ResourceBinding)
+	rb, ok := bindingView(obj)
 	if !ok || attached(rb) || groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || rb.Spec.Resource.Namespace != rb.Namespace || rb.Spec.Resource.Name == "" {
 		return nil
 	}
@@ -80,7 +86,11 @@ func (d *detector) bindingTemplate(_ context.Context, obj client.Object) []recon
 func (d *detector) templates(ctx context.Context, namespace string) []reconcile.Request {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(d.gvk.GroupVersion().WithKind(d.gvk.Kind + "List"))
-	if err := d.client.List(ctx, list, client.InNamespace(namespace)); err != nil {
+	var opts []client.ListOption
+	if d.namespaced {
+		opts = append(opts, client.InNamespace(namespace))
+	}
+	if err := d.client.List(ctx, list, opts...); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list templates", "kind", d.gvk.Kind)
 		return nil
 	}
@@ -98,7 +108,9 @@ const SystemNamespace = "flotilla-system"
 
 // Reconcile claims one template and creates, updates or deletes its binding.
 func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if d.opts.Reserved(req.Namespace) {
+	// A reserved namespace is never propagated either, as a template of
+	// its own (kube-system, flotilla-system, flotilla-es-*).
+	if d.opts.Reserved(req.Namespace) || (d.gvk.GroupKind() == namespaceKind && d.opts.Reserved(req.Name)) {
 		return reconcile.Result{}, nil
 	}
 	tmpl := d.newTemplate()
@@ -108,14 +120,14 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	}
 	key := client.ObjectKey{Namespace: req.Namespace, Name: BindingName(d.gvk.GroupKind(), req.Name)}
 	if isNotFound(err) || !tmpl.GetDeletionTimestamp().IsZero() {
-		return reconcile.Result{}, d.deleteBinding(ctx, key)
+		return reconcile.Result{}, d.dropBinding(ctx, key, req.Name)
 	}
 	claim, ok, err := d.claim(ctx, tmpl)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if !ok {
-		return reconcile.Result{}, d.deleteBinding(ctx, key)
+		return reconcile.Result{}, d.dropBinding(ctx, key, req.Name)
 	}
 	// As in Karmada, a binding that exists is left as it is meanwhile.
 	priority, reason, message, err := d.waitFor(ctx, tmpl, claim)
@@ -132,15 +144,14 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		ctrl.LoggerFrom(ctx).Info("template cannot be bound", "template", req.String(), "reason", err.Error())
 		return reconcile.Result{}, nil
 	}
-	rb := &workv1.ResourceBinding{}
-	rb.Namespace, rb.Name = key.Namespace, key.Name
-	_, err = controllerutil.CreateOrUpdate(ctx, d.client, rb, func() error {
+	err = createOrUpdateBinding(ctx, d.client, key, func(rb *workv1.ResourceBinding) error {
 		// Two kinds could still share a binding name (a core kind named
-		// like another group's): a binding never changes kind, so one
+		// like another group's), and two names (BindingName lowercases
+		// and replaces ':'): a binding never changes its template, so one
 		// template's flip can never delete the other's member objects.
-		if rb.ResourceVersion != "" && groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() {
-			return fmt.Errorf("binding %s is the binding of %s %s, not of %s %s: a binding never changes its resource's group or kind",
-				key, rb.Spec.Resource.APIVersion, rb.Spec.Resource.Kind, tmpl.GetAPIVersion(), tmpl.GetKind())
+		if rb.ResourceVersion != "" && (groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || d.othersBinding(rb, tmpl.GetName())) {
+			return fmt.Errorf("%s is the binding of %s %s, not of %s %s: a binding never changes its template",
+				bindingRef(rb), rb.Spec.Resource.Kind, rb.Spec.Resource.Name, tmpl.GetKind(), tmpl.GetName())
 		}
 		if rb.Labels == nil {
 			rb.Labels = map[string]string{}
@@ -183,21 +194,32 @@ func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured) (
 	return claim, ok, nil
 }
 
-// deleteBinding deletes the binding of an unclaimed template, unless it is
-// an attached binding: the dependencies distributor owns those.
-func (d *detector) deleteBinding(ctx context.Context, key client.ObjectKey) error {
+// dropBinding deletes the binding of an unclaimed template, unless it is
+// an attached binding (the dependencies distributor owns those) or the
+// binding of another template whose binding name is the same ("Admin" and
+// "admin").
+func (d *detector) dropBinding(ctx context.Context, key client.ObjectKey, name string) error {
 	rb := &workv1.ResourceBinding{}
 	// A binding the cache does not hold yet is deleted by name all the
 	// same; were it attached, the distributor writes it again.
-	if err := d.client.Get(ctx, key, rb); err != nil && !isNotFound(err) {
+	if err := getBinding(ctx, d.client, key, rb); err != nil && !isNotFound(err) {
 		return fmt.Errorf("read binding %s: %w", key, err)
 	}
-	if attached(rb) {
+	if attached(rb) || (rb.ResourceVersion != "" && d.othersBinding(rb, name)) {
 		return nil
 	}
 	rb.Namespace, rb.Name = key.Namespace, key.Name
-	if err := d.client.Delete(ctx, rb); err != nil && !isNotFound(err) {
+	if err := deleteBinding(ctx, d.client, rb); err != nil && !isNotFound(err) {
 		return fmt.Errorf("delete binding %s: %w", key, err)
 	}
 	return nil
+}
+
+// othersBinding reports whether rb is the binding of another template of
+// this kind whose binding name is the same as the template name's: names
+// that differ only in case or in ':' and '.'. A resource name edited to
+// anything else is the detector's to write back.
+func (d *detector) othersBinding(rb *workv1.ResourceBinding, name string) bool {
+	r := rb.Spec.Resource
+	return r.Name != name && groupKindOf(r) == d.gvk.GroupKind() && BindingName(d.gvk.GroupKind(), r.Name) == rb.Name
 }

@@ -29,23 +29,21 @@ func (r *applicationFailoverReconciler) setup(mgr ctrl.Manager) error {
 	// Bindings without application failover are skipped, unless they still
 	// carry a record to clean up after the policy dropped it.
 	relevant := predicate.NewPredicateFuncs(func(obj client.Object) bool {
-		rb, ok := obj.(*workv1.ResourceBinding)
+		rb, ok := bindingView(obj)
 		if !ok {
 			return false
 		}
 		_, recorded := rb.Annotations[AnnotationUnhealthySince]
 		return applicationFailover(&rb.Spec) != nil || recorded
 	})
-	return ctrl.NewControllerManagedBy(mgr).Named("application-failover").
-		For(&workv1.ResourceBinding{}, builder.WithPredicates(relevant)).
-		Complete(r)
+	return newBindingController(mgr, "application-failover", builder.WithPredicates(relevant)).Complete(r)
 }
 
 // Reconcile looks at one binding's health, keeps the unhealthy-since record
 // and evicts the clusters whose toleration ran out, in one write.
 func (r *applicationFailoverReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var rb workv1.ResourceBinding
-	if err := r.client.Get(ctx, req.NamespacedName, &rb); err != nil {
+	if err := getBinding(ctx, r.client, req.NamespacedName, &rb); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !rb.DeletionTimestamp.IsZero() {
@@ -78,7 +76,7 @@ func (r *applicationFailoverReconciler) Reconcile(ctx context.Context, req recon
 	}
 	// The scheduler and the execution side write spec.clusters and the
 	// tasks too: a lost update would resurrect or forget a cluster.
-	if err := r.client.Patch(ctx, &rb, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := patchBinding(ctx, r.client, &rb, orig, true); err != nil {
 		if len(d.evict) > 0 {
 			return reconcile.Result{}, fmt.Errorf("evict binding %s from %s: %w", req, strings.Join(d.evict, ", "), err)
 		}

@@ -16,11 +16,15 @@ import (
 )
 
 // PropagationPolicies lists the host's propagation policies that may claim a
-// template in namespace, in the engine's form.
+// template in namespace, in the engine's form. A cluster-scoped template
+// (namespace "") is claimed by ClusterPropagationPolicies only: no
+// namespaced policy is listed for it, so no tenant's policy ever reaches it.
 func PropagationPolicies(ctx context.Context, c client.Reader, namespace string) ([]api.PropagationPolicy, []api.ClusterPropagationPolicy, error) {
 	var pps policyv1.PropagationPolicyList
-	if err := c.List(ctx, &pps, client.InNamespace(namespace)); err != nil {
-		return nil, nil, fmt.Errorf("list propagation policies: %w", err)
+	if namespace != "" {
+		if err := c.List(ctx, &pps, client.InNamespace(namespace)); err != nil {
+			return nil, nil, fmt.Errorf("list propagation policies: %w", err)
+		}
 	}
 	var cpps policyv1.ClusterPropagationPolicyList
 	if err := c.List(ctx, &cpps); err != nil {
@@ -38,11 +42,14 @@ func PropagationPolicies(ctx context.Context, c client.Reader, namespace string)
 }
 
 // OverridePolicies lists the host's override policies that may apply to a
-// template in namespace, in the engine's form.
+// template in namespace, in the engine's form; only ClusterOverridePolicies
+// for a cluster-scoped template (namespace "").
 func OverridePolicies(ctx context.Context, c client.Reader, namespace string) ([]api.OverridePolicy, []api.ClusterOverridePolicy, error) {
 	var ops policyv1.OverridePolicyList
-	if err := c.List(ctx, &ops, client.InNamespace(namespace)); err != nil {
-		return nil, nil, fmt.Errorf("list override policies: %w", err)
+	if namespace != "" {
+		if err := c.List(ctx, &ops, client.InNamespace(namespace)); err != nil {
+			return nil, nil, fmt.Errorf("list override policies: %w", err)
+		}
 	}
 	var cops policyv1.ClusterOverridePolicyList
 	if err := c.List(ctx, &cops); err != nil {

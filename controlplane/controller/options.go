@@ -62,8 +62,9 @@ func ParseReservedNamespaces(list string) ([]string, error) {
 	return out, nil
 }
 
-// DefaultTemplateKinds are the template kinds detected when Options names
-// none: the common namespaced workload, network and config kinds.
+// DefaultTemplateKinds are the common namespaced workload, network and
+// config kinds, the detected kinds before discovery; kept as a ready-made
+// filter (Options.TemplateKinds).
 var DefaultTemplateKinds = []schema.GroupVersionKind{
 	{Group: "apps", Version: "v1", Kind: "Deployment"},
 	{Group: "apps", Version: "v1", Kind: "StatefulSet"},
@@ -115,7 +116,11 @@ func ParseTemplateKinds(list string) ([]schema.GroupVersionKind, error) {
 type Options struct {
 	// Fleet is stamped into the ownership labels of every member object.
 	Fleet string
-	// TemplateKinds are the namespaced kinds the detector watches on the host.
+	// TemplateKinds filters the kinds the detector watches on the host:
+	// only these, namespaced or cluster-scoped, each from when the host
+	// serves it (a CRD installed later is picked up without a restart).
+	// Empty: every kind the host serves (preferred version) that can be
+	// listed and watched, except events, leases, nodes and flotilla's own.
 	TemplateKinds []schema.GroupVersionKind
 	// ProbeInterval is how often each Cluster is probed.
 	ProbeInterval time.Duration
@@ -181,6 +186,10 @@ type Options struct {
 	// then created in members only as the namespace of an object
 	// propagated into them. Works it wrote before stay.
 	DisableNamespaceSync bool
+
+	// kinds are the template kinds the detectors run for, from discovery;
+	// Setup sets it, and the controllers' binding checks use it.
+	kinds *kindRegistry
 }
 
 // Validate refuses options that cannot work together.
@@ -217,9 +226,6 @@ func (o Options) Reserved(ns string) bool {
 func (o Options) withDefaults() Options {
 	if o.Fleet == "" {
 		o.Fleet = DefaultFleet
-	}
-	if len(o.TemplateKinds) == 0 {
-		o.TemplateKinds = DefaultTemplateKinds
 	}
 	if len(o.ReservedNamespaces) == 0 {
 		o.ReservedNamespaces = DefaultReservedNamespaces

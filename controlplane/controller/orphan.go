@@ -27,13 +27,11 @@ type orphanCollector struct {
 	// reader reads the host directly, to confirm a template the cache
 	// does not hold before its binding is deleted.
 	reader client.Reader
-	kinds  map[schema.GroupVersionKind]bool
+	kinds  *kindRegistry
 }
 
 func (o *orphanCollector) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).Named("binding-orphans").
-		For(&workv1.ResourceBinding{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Complete(o)
+	return newBindingController(mgr, "binding-orphans", builder.WithPredicates(predicate.GenerationChangedPredicate{})).Complete(o)
 }
 
 // Reconcile deletes one binding if its template no longer exists. Bindings
@@ -41,7 +39,7 @@ func (o *orphanCollector) setup(mgr ctrl.Manager) error {
 // whether they are wanted.
 func (o *orphanCollector) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var rb workv1.ResourceBinding
-	if err := o.client.Get(ctx, req.NamespacedName, &rb); err != nil {
+	if err := getBinding(ctx, o.client, req.NamespacedName, &rb); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	r := rb.Spec.Resource
@@ -49,7 +47,7 @@ func (o *orphanCollector) Reconcile(ctx context.Context, req reconcile.Request) 
 	// A binding naming another namespace's template is refused by the
 	// binding controller; reading that template here would only tell the
 	// binding's writer whether it exists.
-	if !rb.DeletionTimestamp.IsZero() || !o.kinds[gvk] || r.Namespace != rb.Namespace {
+	if !rb.DeletionTimestamp.IsZero() || !o.detects(gvk) || r.Namespace != rb.Namespace {
 		return reconcile.Result{}, nil
 	}
 	key := client.ObjectKey{Namespace: r.Namespace, Name: r.Name}
@@ -66,9 +64,15 @@ func (o *orphanCollector) Reconcile(ctx context.Context, req reconcile.Request) 
 	}
 	// The UID precondition keeps a binding the detector has just created
 	// again, for a template of the same name, from being taken with it.
-	if err := o.client.Delete(ctx, &rb, client.Preconditions{UID: &rb.UID}); err != nil && !isNotFound(err) {
+	if err := deleteBinding(ctx, o.client, &rb, client.Preconditions{UID: &rb.UID}); err != nil && !isNotFound(err) {
 		return reconcile.Result{}, fmt.Errorf("delete binding %s of the deleted template %s %s: %w", req, r.Kind, key, err)
 	}
 	ctrl.LoggerFrom(ctx).Info("deleted the binding of a template that no longer exists", "binding", req.String(), "template", r.Kind+" "+key.String())
 	return reconcile.Result{}, nil
+}
+
+// detects reports whether the detector runs for gvk.
+func (o *orphanCollector) detects(gvk schema.GroupVersionKind) bool {
+	s, ok := o.kinds.lookup(gvk.GroupKind())
+	return ok && s.gvk == gvk
 }

@@ -37,9 +37,11 @@ type schedulerReconciler struct {
 }
 
 func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
-	// Bindings are queued by their schedule priority (schedule_priority.go).
+	// Bindings of both kinds are queued by their schedule priority
+	// (schedule_priority.go).
 	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
 		Watches(&workv1.ResourceBinding{}, bindingsByPriority()).
+		Watches(&workv1.ClusterResourceBinding{}, bindingsByPriority()).
 		Watches(&clusterv1.Cluster{}, everyBindingByPriority(s.client), builder.WithPredicates(clusterSchedulingChanged)).
 		Complete(s)
 }
@@ -49,7 +51,7 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 // result and nothing is written.
 func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var rb workv1.ResourceBinding
-	if err := s.client.Get(ctx, req.NamespacedName, &rb); err != nil {
+	if err := getBinding(ctx, s.client, req.NamespacedName, &rb); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	// An attached binding (a dependency, see deps.go) has no placement of
@@ -90,7 +92,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			rb.Spec.Clusters, rb.Spec.GracefulEvictionTasks = result.Clusters, tasks
 			// The execution reconciler drops tasks concurrently: a lost
 			// update would resurrect or forget one.
-			if err := s.client.Patch(ctx, &rb, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			if err := patchBinding(ctx, s.client, &rb, orig, true); err != nil {
 				return reconcile.Result{}, fmt.Errorf("write schedule of binding %s: %w", req, err)
 			}
 			orig = rb.DeepCopy()
@@ -118,7 +120,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	meta.SetStatusCondition(&rb.Status.Conditions, cond)
 	rb.Status.SchedulerObservedGeneration = rb.Generation
 	if !equality.Semantic.DeepEqual(rb.Status, orig.Status) {
-		if err := s.client.Status().Patch(ctx, &rb, client.MergeFrom(orig)); err != nil {
+		if err := patchBindingStatus(ctx, s.client, &rb, orig); err != nil {
 			return reconcile.Result{}, fmt.Errorf("write status of binding %s: %w", req, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -45,8 +46,12 @@ func enqueueByPriority(q workqueue.TypedRateLimitingInterface[reconcile.Request]
 // bindingsByPriority enqueues the binding an event is about at its priority.
 func bindingsByPriority() handler.EventHandler {
 	add := func(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		if rb, ok := obj.(*workv1.ResourceBinding); ok {
-			enqueueByPriority(q, rb)
+		switch b := obj.(type) {
+		case *workv1.ResourceBinding:
+			enqueueByPriority(q, b)
+		case *workv1.ClusterResourceBinding:
+			// Its request has no namespace, as forBindings' have.
+			enqueueByPriority(q, &workv1.ResourceBinding{ObjectMeta: b.ObjectMeta, Spec: b.Spec})
 		}
 	}
 	return handler.Funcs{
@@ -69,14 +74,15 @@ func bindingsByPriority() handler.EventHandler {
 // an event of another kind (a Cluster that may move placements).
 func everyBindingByPriority(c client.Reader) handler.EventHandler {
 	all := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		var list workv1.ResourceBindingList
-		if err := c.List(ctx, &list); err != nil {
+		items, err := listAllBindings(ctx, c)
+		if err != nil {
 			// The informer cache answers; an error means it is gone.
+			ctrl.LoggerFrom(ctx).Error(err, "list bindings")
 			return
 		}
-		bindings := make([]*workv1.ResourceBinding, len(list.Items))
-		for i := range list.Items {
-			bindings[i] = &list.Items[i]
+		bindings := make([]*workv1.ResourceBinding, len(items))
+		for i := range items {
+			bindings[i] = &items[i]
 		}
 		enqueueByPriority(q, bindings...)
 	}

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
@@ -40,11 +41,19 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	for _, gvk := range opts.TemplateKinds {
-		if err := namespacedKind(mgr.GetRESTMapper(), gvk); err != nil {
-			return err
-		}
+	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("discovery client for the host: %w", err)
 	}
+	log := mgr.GetLogger().WithName("template-kinds")
+	kinds := &kindRegistry{
+		discovery: dc, filter: opts.TemplateKinds, active: map[schema.GroupKind]servedKind{},
+		mayList: listProbe(mgr.GetAPIReader()), denied: map[schema.GroupKind]bool{},
+		log: func(gvk schema.GroupVersionKind, err error) {
+			log.Info("template kind left out: the control plane may not list it", "kind", gvk.String(), "reason", err.Error())
+		},
+	}
+	opts.kinds = kinds
 	c := mgr.GetClient()
 	ms := &members{
 		reader:            c,
@@ -58,14 +67,26 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&clusterReconciler{client: c, members: ms, opts: opts, now: now, streaks: map[string]probeStreak{}}).setup(mgr); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)
 	}
-	for _, gvk := range opts.TemplateKinds {
-		if err := (&detector{client: c, gvk: gvk, opts: opts}).setup(mgr); err != nil {
-			return fmt.Errorf("set up detector for %s: %w", gvk, err)
-		}
+	binding, err := (&bindingReconciler{client: c, opts: opts, now: now}).setup(mgr)
+	if err != nil {
+		return fmt.Errorf("set up binding controller: %w", err)
 	}
-	kinds := make(map[schema.GroupVersionKind]bool, len(opts.TemplateKinds))
-	for _, gvk := range opts.TemplateKinds {
-		kinds[gvk] = true
+	// The kinds the host serves now get their detectors before the
+	// manager starts; later ones as discovery finds them.
+	kinds.start = func(gvk schema.GroupVersionKind, namespaced bool) error {
+		if err := (&detector{client: c, gvk: gvk, namespaced: namespaced, opts: opts}).setup(mgr); err != nil {
+			return err
+		}
+		return watchTemplates(mgr, binding, gvk)
+	}
+	if err := kinds.refresh(); err != nil {
+		return err
+	}
+	if err := mgr.Add(manager.RunnableFunc(kinds.run(opts.Resync))); err != nil {
+		return fmt.Errorf("set up template kind discovery: %w", err)
+	}
+	if err := (&crdWatch{kinds: kinds, reader: c, now: now}).setup(mgr); err != nil {
+		return fmt.Errorf("set up template kind discovery: %w", err)
 	}
 	if err := (&orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}).setup(mgr); err != nil {
 		return fmt.Errorf("set up binding orphan collector: %w", err)
@@ -79,9 +100,6 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&applicationFailoverReconciler{client: c, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up application failover controller: %w", err)
 	}
-	if err := (&bindingReconciler{client: c, opts: opts, now: now}).setup(mgr); err != nil {
-		return fmt.Errorf("set up binding controller: %w", err)
-	}
 	if !opts.DisableNamespaceSync {
 		if err := (&namespaceSync{client: c, opts: opts}).setup(mgr); err != nil {
 			return fmt.Errorf("set up namespace sync controller: %w", err)
@@ -93,20 +111,6 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := (&workStatus{client: c, executor: exec, members: ms, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers)}).setup(mgr); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
-	}
-	return nil
-}
-
-// namespacedKind refuses a template kind the host does not serve, or serves
-// cluster-scoped: templates are namespaced here (there is no
-// ClusterResourceBinding yet).
-func namespacedKind(mapper meta.RESTMapper, gvk schema.GroupVersionKind) error {
-	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return fmt.Errorf("template kind %s: the host does not serve it: %w", gvk, err)
-	}
-	if m.Scope.Name() != meta.RESTScopeNameNamespace {
-		return fmt.Errorf("template kind %s is cluster-scoped; only namespaced templates are supported", gvk)
 	}
 	return nil
 }

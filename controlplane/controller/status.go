@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -278,8 +277,8 @@ func (b *bindingReconciler) endEvictions(ctx context.Context, rb *workv1.Resourc
 	orig := rb.DeepCopy()
 	rb.Spec.GracefulEvictionTasks = kept
 	// The scheduler adds tasks concurrently: a lost update would forget one.
-	if err := b.client.Patch(ctx, rb, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		return 0, fmt.Errorf("end graceful eviction from %s for binding %s: %w", strings.Join(done, ", "), client.ObjectKeyFromObject(rb), err)
+	if err := patchBinding(ctx, b.client, rb, orig, true); err != nil {
+		return 0, fmt.Errorf("end graceful eviction from %s for %s: %w", strings.Join(done, ", "), bindingRef(rb), err)
 	}
 	return wait, nil
 }
@@ -288,8 +287,8 @@ func (b *bindingReconciler) patchStatus(ctx context.Context, orig, rb *workv1.Re
 	if equality.Semantic.DeepEqual(orig.Status, rb.Status) {
 		return nil
 	}
-	if err := b.client.Status().Patch(ctx, rb, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("write status of binding %s: %w", client.ObjectKeyFromObject(rb), err)
+	if err := patchBindingStatus(ctx, b.client, rb, orig); err != nil {
+		return fmt.Errorf("write status of %s: %w", bindingRef(rb), err)
 	}
 	return nil
 }

@@ -28,13 +28,15 @@ import (
 // template now, not from the binding's copy. See "ResourceBindings are not
 // trusted" in the design decisions guide.
 
-// BindingName is the name of the ResourceBinding of a template. For the
-// core group it is Karmada's "<name>-<kind>"; for any other group the
-// group follows, "<name>-<kind>.<group>", so that a Knative Service "web"
-// and a core Service "web" (which Karmada's name would collide) have
-// bindings of their own.
+// BindingName is the name of the ResourceBinding (or ClusterResourceBinding)
+// of a template. For the core group it is Karmada's "<name>-<kind>"; for
+// any other group the group follows, "<name>-<kind>.<group>", so that a
+// Knative Service "web" and a core Service "web" (which Karmada's name
+// would collide) have bindings of their own. As in Karmada, the name is
+// lowercased and ':' (common in RBAC names, "system:aggregate-to-view")
+// becomes '.', so it is a valid object name.
 func BindingName(gk schema.GroupKind, name string) string {
-	n := name + "-" + strings.ToLower(gk.Kind)
+	n := strings.ToLower(strings.ReplaceAll(name, ":", ".")) + "-" + strings.ToLower(gk.Kind)
 	if gk.Group != "" {
 		n += "." + gk.Group
 	}
@@ -51,9 +53,12 @@ func groupKindOf(r api.ObjectReference) schema.GroupKind {
 // reserved namespaces, names a template of its own namespace and of a
 // template kind (a dependency kind for a binding of the dependencies
 // distributor), carries the template's binding name, and has a placement
-// unless the distributor made it. The webhook refuses such a binding when
-// it is written; the controllers refuse it again, as the webhook is
-// optional.
+// unless the distributor made it. A ClusterResourceBinding (held as a
+// ResourceBinding with no namespace) names a cluster-scoped template, a
+// ResourceBinding a namespaced one: only cluster-level identities write
+// the former, so a tenant's binding never reaches a cluster-scoped object.
+// The webhook refuses such a binding when it is written; the controllers
+// refuse it again, as the webhook is optional.
 func ValidateResourceBinding(rb *workv1.ResourceBinding, opts Options) field.ErrorList {
 	opts = opts.withDefaults()
 	var errs field.ErrorList
@@ -62,14 +67,23 @@ func ValidateResourceBinding(rb *workv1.ResourceBinding, opts Options) field.Err
 	if opts.Reserved(rb.Namespace) {
 		errs = append(errs, field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf("namespace %s is reserved: its objects are never propagated", rb.Namespace)))
 	}
-	if r.Namespace != rb.Namespace {
+	switch {
+	case r.Namespace != rb.Namespace && clusterScoped(rb):
+		errs = append(errs, field.Forbidden(res.Child("namespace"), "must be empty: a ClusterResourceBinding propagates only a cluster-scoped template"))
+	case r.Namespace != rb.Namespace:
 		errs = append(errs, field.Forbidden(res.Child("namespace"), fmt.Sprintf("must be the binding's own namespace %q: a binding propagates only a template of its namespace", rb.Namespace)))
+	}
+	if gk := groupKindOf(r); gk == namespaceKind && opts.Reserved(r.Name) {
+		errs = append(errs, field.Forbidden(res.Child("name"), fmt.Sprintf("namespace %s is reserved: it is never propagated", r.Name)))
 	}
 	if r.Name == "" {
 		errs = append(errs, field.Required(res.Child("name"), "the template's name"))
 	}
 	gvk := schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
 	if attached(rb) {
+		if clusterScoped(rb) {
+			errs = append(errs, field.Forbidden(field.NewPath("metadata", "labels").Key(LabelAttached), "the dependencies distributor writes ResourceBindings only"))
+		}
 		if gvk.GroupVersion() != (schema.GroupVersion{Version: "v1"}) || !slices.Contains(dependencyKinds, gvk.Kind) {
 			errs = append(errs, field.NotSupported(res.Child("kind"), r.APIVersion+" "+r.Kind, dependencyKindNames()))
 		}
@@ -77,9 +91,7 @@ func ValidateResourceBinding(rb *workv1.ResourceBinding, opts Options) field.Err
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "placement"), "a binding of the dependencies distributor follows the workloads that require it and has no placement"))
 		}
 	} else {
-		if !slices.Contains(opts.TemplateKinds, gvk) {
-			errs = append(errs, field.NotSupported(res.Child("kind"), r.APIVersion+" "+r.Kind, templateKindNames(opts.TemplateKinds)))
-		}
+		errs = append(errs, validateTemplateKind(rb, gvk, opts)...)
 		if rb.Spec.Placement == nil {
 			errs = append(errs, field.Required(field.NewPath("spec", "placement"),
 				fmt.Sprintf("only the detector's bindings (with the claiming policy's placement) and the dependencies distributor's (label %s) are rendered", LabelAttached)))
@@ -97,6 +109,47 @@ func dependencyKindNames() []string {
 		out[i] = "v1 " + k
 	}
 	return out
+}
+
+// validateTemplateKind checks that a binding names a kind the detector
+// runs for, in the binding's scope. Without the control plane's
+// discovery (the webhook), the kind must pass the --template-kinds
+// filter (or not be skipped when there is none); the controllers then
+// check the scope too, and readTemplate the template's own.
+func validateTemplateKind(rb *workv1.ResourceBinding, gvk schema.GroupVersionKind, opts Options) field.ErrorList {
+	kind := field.NewPath("spec", "resource", "kind")
+	value := gvk.GroupVersion().String() + " " + gvk.Kind
+	if opts.kinds == nil {
+		switch {
+		case len(opts.TemplateKinds) > 0 && !slices.Contains(opts.TemplateKinds, gvk):
+			return field.ErrorList{field.NotSupported(kind, value, templateKindNames(opts.TemplateKinds))}
+		case len(opts.TemplateKinds) == 0 && skipped(gvk.GroupKind()):
+			return field.ErrorList{field.Forbidden(kind, fmt.Sprintf("%s is never a template", value))}
+		}
+		return nil
+	}
+	s, ok := opts.kinds.lookup(gvk.GroupKind())
+	if !ok || s.gvk != gvk {
+		return field.ErrorList{field.NotSupported(kind, value, opts.kinds.names())}
+	}
+	return ValidateBindingScope(rb, s.namespaced)
+}
+
+// ValidateBindingScope refuses a binding whose kind is not of its scope:
+// a ResourceBinding propagates a namespaced kind, a ClusterResourceBinding
+// (rb without a namespace) a cluster-scoped one. namespaced is the scope
+// the host serves the binding's kind with.
+func ValidateBindingScope(rb *workv1.ResourceBinding, namespaced bool) field.ErrorList {
+	kind := field.NewPath("spec", "resource", "kind")
+	gvk := schema.FromAPIVersionAndKind(rb.Spec.Resource.APIVersion, rb.Spec.Resource.Kind)
+	value := gvk.GroupVersion().String() + " " + gvk.Kind
+	switch {
+	case namespaced && clusterScoped(rb):
+		return field.ErrorList{field.Forbidden(kind, fmt.Sprintf("%s is namespaced: its binding is a ResourceBinding in the template's namespace", value))}
+	case !namespaced && !clusterScoped(rb):
+		return field.ErrorList{field.Forbidden(kind, fmt.Sprintf("%s is cluster-scoped: only a ClusterResourceBinding, claimed by a ClusterPropagationPolicy, propagates it", value))}
+	}
+	return nil
 }
 
 func templateKindNames(kinds []schema.GroupVersionKind) []string {
@@ -122,7 +175,7 @@ func (e *RefusedError) Error() string {
 }
 
 func refuseBinding(rb *workv1.ResourceBinding, errs ...*field.Error) error {
-	return &RefusedError{Object: "ResourceBinding " + rb.Namespace + "/" + rb.Name, Reasons: errs}
+	return &RefusedError{Object: bindingRef(rb), Reasons: errs}
 }
 
 // errPending says a binding is not refused but not settled either: it
@@ -147,7 +200,10 @@ type trusted struct {
 
 // readTemplate reads a binding's template once ValidateResourceBinding has
 // passed, so the kind is one the control plane already watches and the
-// namespace is the binding's; nil when the template is gone.
+// namespace is the binding's; nil when the template is gone. A template
+// whose namespace is not the binding's is refused: a cache read of a
+// cluster-scoped kind ignores the namespace asked for, so a
+// ResourceBinding naming a ClusterRole would otherwise read it.
 func readTemplate(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding) (*unstructured.Unstructured, error) {
 	r := rb.Spec.Resource
 	u := &unstructured.Unstructured{}
@@ -156,7 +212,11 @@ func readTemplate(ctx context.Context, c client.Reader, rb *workv1.ResourceBindi
 		if isNotFound(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("read template %s %s/%s of binding %s: %w", r.Kind, rb.Namespace, r.Name, client.ObjectKeyFromObject(rb), err)
+		return nil, fmt.Errorf("read template %s %s/%s of %s: %w", r.Kind, rb.Namespace, r.Name, bindingRef(rb), err)
+	}
+	if u.GetNamespace() != rb.Namespace {
+		return nil, refuseBinding(rb, field.Forbidden(field.NewPath("spec", "resource", "kind"),
+			fmt.Sprintf("%s %s is not of namespace %q: a ResourceBinding propagates a namespaced template of its namespace, a ClusterResourceBinding a cluster-scoped one", r.Kind, r.Name, rb.Namespace)))
 	}
 	return u, nil
 }
@@ -254,11 +314,11 @@ func trustAttached(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 			continue
 		}
 		tmpl, err := readTemplate(ctx, c, &wb)
+		if isRefused(err) || (err == nil && tmpl == nil) {
+			continue
+		}
 		if err != nil {
 			return nil, err
-		}
-		if tmpl == nil {
-			continue
 		}
 		_, err = trust(ctx, c, &wb, tmpl, opts)
 		var refused *RefusedError

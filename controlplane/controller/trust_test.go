@@ -27,6 +27,10 @@ func TestBindingName(t *testing.T) {
 		{schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", "web-deployment.apps"},
 		{schema.GroupKind{Group: "events.k8s.io", Kind: "Event"}, "e", "e-event.events.k8s.io"},
 		{schema.GroupKind{Kind: "Event"}, "e", "e-event"},
+		// RBAC names may hold ':' and capitals, which an object name may
+		// not: Karmada's replacement and lowercasing.
+		{schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}, "system:aggregate-to-view", "system.aggregate-to-view-clusterrole.rbac.authorization.k8s.io"},
+		{schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}, "Admins", "admins-clusterrolebinding.rbac.authorization.k8s.io"},
 	}
 	seen := map[string]schema.GroupKind{}
 	for _, tc := range cases {
@@ -59,8 +63,28 @@ func attachedBy(rb *workv1.ResourceBinding) {
 	rb.Spec.Placement = nil
 }
 
+// testKinds is a registry as discovery leaves it on a host.
+func testKinds() *kindRegistry {
+	k := &kindRegistry{active: map[schema.GroupKind]servedKind{}}
+	for _, s := range []servedKind{
+		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, true},
+		{schema.GroupVersionKind{Version: "v1", Kind: "Service"}, true},
+		{schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, true},
+		{schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, true},
+		{schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, false},
+		{schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, false},
+	} {
+		k.active[s.gvk.GroupKind()] = s
+	}
+	return k
+}
+
+func clusterBinding(name, apiVersion, kind, resName string, mutate ...func(*workv1.ResourceBinding)) *workv1.ResourceBinding {
+	return binding("", name, apiVersion, kind, "", resName, mutate...)
+}
+
 func TestValidateResourceBinding(t *testing.T) {
-	opts := Options{ReservedNamespaces: []string{"kube-*", "flotilla-system", "istio-system"}}
+	opts := Options{ReservedNamespaces: []string{"kube-*", "flotilla-system", "istio-system"}, kinds: testKinds()}
 	cases := []struct {
 		name string
 		rb   *workv1.ResourceBinding
@@ -81,9 +105,36 @@ func TestValidateResourceBinding(t *testing.T) {
 			[]string{`spec.resource.namespace: Forbidden`},
 		},
 		{
-			"cluster-scoped kind",
+			"cluster-scoped kind in a ResourceBinding",
 			binding("tenant-a", "admin-clusterrole.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "ClusterRole", "tenant-a", "admin"),
-			[]string{`spec.resource.kind: Unsupported value: "rbac.authorization.k8s.io/v1 ClusterRole"`},
+			[]string{`spec.resource.kind: Forbidden: rbac.authorization.k8s.io/v1 ClusterRole is cluster-scoped: only a ClusterResourceBinding`},
+		},
+		{"ClusterResourceBinding of a ClusterRole", clusterBinding("system.view-clusterrole.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "ClusterRole", "system:view"), nil},
+		{"ClusterResourceBinding of a Namespace", clusterBinding("shop-namespace", "v1", "Namespace", "shop"), nil},
+		{
+			"ClusterResourceBinding of a namespaced kind",
+			clusterBinding("web-deployment.apps", "apps/v1", "Deployment", "web"),
+			[]string{"spec.resource.kind: Forbidden: apps/v1 Deployment is namespaced"},
+		},
+		{
+			"ClusterResourceBinding naming a namespace's template",
+			binding("", "web-service", "v1", "Service", "shop", "web"),
+			[]string{"spec.resource.namespace: Forbidden: must be empty", "spec.resource.kind: Forbidden: v1 Service is namespaced"},
+		},
+		{
+			"reserved Namespace template",
+			clusterBinding("kube-system-namespace", "v1", "Namespace", "kube-system"),
+			[]string{"spec.resource.name: Forbidden: namespace kube-system is reserved"},
+		},
+		{
+			"attached ClusterResourceBinding",
+			clusterBinding("cfg-configmap", "v1", "ConfigMap", "cfg", attachedBy),
+			[]string{"metadata.labels[resourcebinding.flotilla.io/dependencies-distributor]: Forbidden"},
+		},
+		{
+			"kind discovery did not find",
+			binding("shop", "w-widget.example.com", "example.com/v1", "Widget", "shop", "w"),
+			[]string{`spec.resource.kind: Unsupported value: "example.com/v1 Widget"`},
 		},
 		{
 			"reserved namespace",
@@ -133,6 +184,75 @@ func TestValidateResourceBinding(t *testing.T) {
 	}
 }
 
+// TestValidateResourceBindingWithoutDiscovery: the webhook has no
+// discovery; the --template-kinds filter, or the skipped kinds, decide.
+func TestValidateResourceBindingWithoutDiscovery(t *testing.T) {
+	filtered := Options{TemplateKinds: []schema.GroupVersionKind{{Group: "apps", Version: "v1", Kind: "Deployment"}}}
+	cases := []struct {
+		name string
+		opts Options
+		rb   *workv1.ResourceBinding
+		want string
+	}{
+		{"in the filter", filtered, binding("shop", "web-deployment.apps", "apps/v1", "Deployment", "shop", "web"), ""},
+		{"outside the filter", filtered, binding("shop", "web-service", "v1", "Service", "shop", "web"), `Unsupported value: "v1 Service": supported values: "apps/v1 Deployment"`},
+		{"no filter", Options{}, clusterBinding("w-widget.example.com", "example.com/v1", "Widget", "w"), ""},
+		{"skipped kind", Options{}, binding("shop", "e-event", "v1", "Event", "shop", "e"), "v1 Event is never a template"},
+		{"flotilla's own kind", Options{}, binding("shop", "w-work.work.flotilla.io", "work.flotilla.io/v1alpha1", "Work", "shop", "w"), "is never a template"},
+	}
+	for _, tc := range cases {
+		errs := ValidateResourceBinding(tc.rb, tc.opts)
+		switch {
+		case tc.want == "" && len(errs) > 0:
+			t.Errorf("%s: %v", tc.name, errs)
+		case tc.want != "" && (len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), tc.want)):
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, errs, tc.want)
+		}
+	}
+}
+
+func TestTemplateKinds(t *testing.T) {
+	gvk := func(g, v, k string) schema.GroupVersionKind {
+		return schema.GroupVersionKind{Group: g, Version: v, Kind: k}
+	}
+	served := []servedKind{
+		{gvk("apps", "v1", "Deployment"), true},
+		{gvk("", "v1", "Event"), true},
+		{gvk("events.k8s.io", "v1", "Event"), true},
+		{gvk("coordination.k8s.io", "v1", "Lease"), true},
+		{gvk("", "v1", "Node"), false},
+		{gvk("work.flotilla.io", "v1alpha1", "ResourceBinding"), true},
+		{gvk("fleet.m.flotilla.io", "v1alpha1", "Manifest"), true},
+		{gvk("example.com", "v1", "Widget"), false},
+		{gvk("example.com", "v1beta1", "Widget"), false},
+		{gvk("rbac.authorization.k8s.io", "v1", "ClusterRole"), false},
+	}
+	preferred := func(gv schema.GroupVersion) bool { return gv.Version == "v1" }
+	names := func(list []servedKind) []string {
+		var out []string
+		for _, s := range list {
+			out = append(out, s.gvk.GroupVersion().String()+"/"+s.gvk.Kind)
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		filter []schema.GroupVersionKind
+		want   []string
+	}{
+		{"discovery: preferred versions, without events, leases, nodes and flotilla's groups", nil,
+			[]string{"apps/v1/Deployment", "example.com/v1/Widget", "rbac.authorization.k8s.io/v1/ClusterRole"}},
+		{"filter: exactly the listed versions the host serves", []schema.GroupVersionKind{gvk("example.com", "v1beta1", "Widget"), gvk("", "v1", "Event"), gvk("example.com", "v1", "Gadget")},
+			[]string{"v1/Event", "example.com/v1beta1/Widget"}},
+	}
+	for _, tc := range cases {
+		got := names(templateKinds(served, preferred, tc.filter))
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestEffectiveConflictResolution(t *testing.T) {
 	claim := func(kind string, cr api.ConflictResolution) *policy.Claim {
 		return &policy.Claim{Kind: kind, Spec: &api.PropagationSpec{ConflictResolution: cr}}
@@ -174,7 +294,12 @@ func TestValidateWork(t *testing.T) {
 		{"rendered work", func(*workv1.Work) {}, ""},
 		{"outside an execution namespace", func(w *workv1.Work) { w.Namespace = "shop" }, "metadata.namespace"},
 		{"no permanent id", func(w *workv1.Work) { delete(w.Labels, LabelBindingPermanentID) }, "resourcebinding.flotilla.io/permanent-id"},
-		{"no binding", func(w *workv1.Work) { w.Annotations = nil }, "resourcebinding.flotilla.io/namespace"},
+		{"no binding", func(w *workv1.Work) { w.Annotations = nil }, "resourcebinding.flotilla.io/name"},
+		{"work of a ClusterResourceBinding", func(w *workv1.Work) {
+			w.Annotations[AnnotationBindingNamespace] = ""
+			w.Spec.Workload.Manifests[0].Raw = []byte(`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"x"}}`)
+		}, ""},
+		{"namespaced object in a ClusterResourceBinding's work", func(w *workv1.Work) { w.Annotations[AnnotationBindingNamespace] = "" }, `must be the namespace ""`},
 		{"two manifests", func(w *workv1.Work) {
 			w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, w.Spec.Workload.Manifests[0])
 		}, "exactly one manifest"},
@@ -194,6 +319,28 @@ func TestValidateWork(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, errs)
 		case tc.want != "" && (len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), tc.want)):
 			t.Errorf("%s: got %v, want an error containing %q", tc.name, errs, tc.want)
+		}
+	}
+}
+
+func TestOthersBinding(t *testing.T) {
+	d := &detector{gvk: schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}}
+	name := "admin-clusterrole.rbac.authorization.k8s.io"
+	cases := []struct {
+		desc          string
+		apiVersion    string
+		kind, resName string
+		want          bool
+	}{
+		{"this template's binding", "rbac.authorization.k8s.io/v1", "ClusterRole", "admin", false},
+		{"a template named alike (case)", "rbac.authorization.k8s.io/v1", "ClusterRole", "Admin", true},
+		{"a resource name edited to another template's", "rbac.authorization.k8s.io/v1", "ClusterRole", "view", false},
+		{"another kind", "rbac.authorization.k8s.io/v1", "Role", "Admin", false},
+	}
+	for _, tc := range cases {
+		rb := clusterBinding(name, tc.apiVersion, tc.kind, tc.resName)
+		if got := d.othersBinding(rb, "admin"); got != tc.want {
+			t.Errorf("%s: othersBinding = %v, want %v", tc.desc, got, tc.want)
 		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
@@ -91,14 +90,14 @@ func allBindings(c client.Client) handler.MapFunc {
 }
 
 func listBindings(ctx context.Context, c client.Client, opts ...client.ListOption) []reconcile.Request {
-	var list workv1.ResourceBindingList
-	if err := c.List(ctx, &list, opts...); err != nil {
+	items, err := listAllBindings(ctx, c, opts...)
+	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list bindings")
 		return nil
 	}
-	out := make([]reconcile.Request, len(list.Items))
-	for i := range list.Items {
-		out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
+	out := make([]reconcile.Request, len(items))
+	for i := range items {
+		out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&items[i])}
 	}
 	return out
 }

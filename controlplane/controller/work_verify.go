@@ -24,7 +24,7 @@ const reasonWorkRefused = "Refused"
 // consider it, as far as the Work alone tells: it lives in an execution
 // namespace, names its binding by the permanent-id label and the
 // namespace/name annotations, and carries exactly one manifest, of the
-// binding's namespace. The webhook refuses other Works when they are
+// binding's namespace (none for a ClusterResourceBinding's). The webhook refuses other Works when they are
 // written; the execution controller also checks them against their
 // binding (verifyWork). A Work of the namespace sync (label
 // namespace.flotilla.io/name) is checked as validateNamespaceWork says.
@@ -40,9 +40,10 @@ func ValidateWork(w *workv1.Work) field.ErrorList {
 	if w.Labels[LabelBindingPermanentID] == "" {
 		errs = append(errs, field.Required(md.Child("labels").Key(LabelBindingPermanentID), "the UID of the Work's ResourceBinding"))
 	}
+	// A ClusterResourceBinding's Works have an empty namespace annotation.
 	key, ok := bindingOfWork(w)
-	if !ok || key.Namespace == "" {
-		errs = append(errs, field.Required(md.Child("annotations").Key(AnnotationBindingNamespace), "the namespace and name of the Work's ResourceBinding"))
+	if !ok {
+		errs = append(errs, field.Required(md.Child("annotations").Key(AnnotationBindingName), "the name (and namespace, unless a ClusterResourceBinding) of the Work's binding"))
 	}
 	ms := field.NewPath("spec", "workload", "manifests")
 	if n := len(w.Spec.Workload.Manifests); n != 1 {
@@ -87,7 +88,7 @@ func verifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster st
 	}
 	key, _ := bindingOfWork(w)
 	var rb workv1.ResourceBinding
-	err := c.Get(ctx, key, &rb)
+	err := getBinding(ctx, c, key, &rb)
 	switch {
 	case isNotFound(err):
 		return nil, refuse(field.NotFound(field.NewPath("metadata", "annotations").Key(AnnotationBindingName), key.String()))
@@ -144,7 +145,7 @@ func ownedWork(ctx context.Context, c client.Reader, w *workv1.Work, opts Option
 	}
 	key, _ := bindingOfWork(w)
 	var rb workv1.ResourceBinding
-	err := c.Get(ctx, key, &rb)
+	err := getBinding(ctx, c, key, &rb)
 	switch {
 	case isNotFound(err):
 		return false, nil

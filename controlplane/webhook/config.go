@@ -50,6 +50,7 @@ var hooks = []hook{
 	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionv1.NamespacedScope},
 	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionv1.ClusterScope},
 	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionv1.NamespacedScope},
+	{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionv1.ClusterScope},
 	{"work", PathWork, workv1.GroupVersion.Group, "works", admissionv1.NamespacedScope},
 }
 

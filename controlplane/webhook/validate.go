@@ -72,6 +72,7 @@ func (v validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, er
 // Register adds one validating handler per kind to the server.
 func Register(srv Server, scheme *runtime.Scheme, opts Options) {
 	srv.Register(PathResourceBinding, admission.WithValidator[*workv1.ResourceBinding](scheme, bindingValidator{opts: opts}))
+	srv.Register(PathClusterResourceBinding, admission.WithValidator[*workv1.ClusterResourceBinding](scheme, clusterBindingValidator{opts: opts}))
 	srv.Register(PathWork, admission.WithValidator[*workv1.Work](scheme, workValidator{opts: opts}))
 	srv.Register(PathCluster, admission.WithValidator(scheme, clusterValidator{opts: opts}))
 	srv.Register(PathPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.PropagationPolicy]{

@@ -81,6 +81,7 @@ func startHostWith(t *testing.T, opts webhook.Options) (client.Client, *testenv.
 	if opts.Secrets == nil {
 		opts.Secrets = hub
 	}
+	opts.Mapper = mgr.GetRESTMapper()
 	webhook.Register(mgr.GetWebhookServer(), scheme, opts)
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -7,6 +7,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -16,8 +19,9 @@ import (
 
 // Paths of the handlers of flotilla's own work objects.
 const (
-	PathResourceBinding = "/validate-resourcebinding"
-	PathWork            = "/validate-work"
+	PathResourceBinding        = "/validate-resourcebinding"
+	PathClusterResourceBinding = "/validate-clusterresourcebinding"
+	PathWork                   = "/validate-work"
 )
 
 // Options configures the handlers of ResourceBindings and Works.
@@ -35,6 +39,26 @@ type Options struct {
 	// Secrets reads the credentials Secret a Cluster names, so that its
 	// kubeconfig is checked at admission too; nil checks the Cluster alone.
 	Secrets client.Reader
+	// Mapper is the host's REST mapper: with it, a ResourceBinding naming
+	// a cluster-scoped kind (or a ClusterResourceBinding a namespaced one)
+	// is refused at admission too; nil leaves that to the controllers.
+	Mapper meta.RESTMapper
+}
+
+// validateBinding is controller.ValidateResourceBinding plus the scope
+// rule when the host's mapper knows the kind.
+func (o Options) validateBinding(rb *workv1.ResourceBinding) field.ErrorList {
+	errs := controller.ValidateResourceBinding(rb, o.Controller)
+	if o.Mapper == nil || len(errs) > 0 {
+		return errs
+	}
+	gvk := schema.FromAPIVersionAndKind(rb.Spec.Resource.APIVersion, rb.Spec.Resource.Kind)
+	m, err := o.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		// A kind the host does not serve has no template to propagate.
+		return nil
+	}
+	return controller.ValidateBindingScope(rb, m.Scope.Name() == meta.RESTScopeNameNamespace)
 }
 
 // bindingValidator refuses a ResourceBinding flotilla would refuse to
@@ -43,10 +67,38 @@ type Options struct {
 type bindingValidator struct{ opts Options }
 
 func (v bindingValidator) check(rb *workv1.ResourceBinding) error {
-	if errs := controller.ValidateResourceBinding(rb, v.opts.Controller); len(errs) > 0 {
+	if errs := v.opts.validateBinding(rb); len(errs) > 0 {
 		return apierrors.NewInvalid(workv1.GroupVersion.WithKind("ResourceBinding").GroupKind(), rb.Name, errs)
 	}
 	return nil
+}
+
+// clusterBindingValidator refuses a ClusterResourceBinding flotilla would
+// refuse to render, by the same rules as a ResourceBinding's: the
+// controllers hold one as a ResourceBinding without a namespace.
+type clusterBindingValidator struct{ opts Options }
+
+func (v clusterBindingValidator) check(crb *workv1.ClusterResourceBinding) error {
+	rb := &workv1.ResourceBinding{ObjectMeta: crb.ObjectMeta, Spec: crb.Spec}
+	if errs := v.opts.validateBinding(rb); len(errs) > 0 {
+		return apierrors.NewInvalid(workv1.GroupVersion.WithKind("ClusterResourceBinding").GroupKind(), crb.Name, errs)
+	}
+	return nil
+}
+
+func (v clusterBindingValidator) ValidateCreate(_ context.Context, crb *workv1.ClusterResourceBinding) (admission.Warnings, error) {
+	return nil, v.check(crb)
+}
+
+func (v clusterBindingValidator) ValidateUpdate(_ context.Context, old, crb *workv1.ClusterResourceBinding) (admission.Warnings, error) {
+	if equality.Semantic.DeepEqual(old.Spec, crb.Spec) && old.Labels[controller.LabelAttached] == crb.Labels[controller.LabelAttached] {
+		return nil, nil
+	}
+	return nil, v.check(crb)
+}
+
+func (v clusterBindingValidator) ValidateDelete(context.Context, *workv1.ClusterResourceBinding) (admission.Warnings, error) {
+	return nil, nil
 }
 
 func (v bindingValidator) ValidateCreate(_ context.Context, rb *workv1.ResourceBinding) (admission.Warnings, error) {
@@ -106,6 +158,7 @@ func (v workValidator) ValidateDelete(context.Context, *workv1.Work) (admission.
 
 // Ensure the validators fit controller-runtime's generic interface.
 var (
-	_ admission.Validator[*workv1.ResourceBinding] = bindingValidator{}
-	_ admission.Validator[*workv1.Work]            = workValidator{}
+	_ admission.Validator[*workv1.ResourceBinding]        = bindingValidator{}
+	_ admission.Validator[*workv1.ClusterResourceBinding] = clusterBindingValidator{}
+	_ admission.Validator[*workv1.Work]                   = workValidator{}
 )

@@ -87,8 +87,32 @@ func TestWebhookGuardsWorksAndBindings(t *testing.T) {
 	rb = &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "admin-clusterrole.rbac.authorization.k8s.io"}}
 	rb.Spec.Resource = api.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Namespace: "tenant-a", Name: "admin"}
 	rb.Spec.Placement = &api.Placement{}
-	if err := hub.Create(ctx, rb); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.resource.kind: Unsupported value") {
+	if err := hub.Create(ctx, rb); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.resource.kind: Forbidden: rbac.authorization.k8s.io/v1 ClusterRole is cluster-scoped") {
 		t.Fatalf("binding of a ClusterRole: %v, want Invalid naming spec.resource.kind", err)
+	}
+
+	t.Log("ClusterResourceBindings: a namespaced kind, a namespace's template, a reserved Namespace; a ClusterRole's passes")
+	crb := &workv1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "web-configmap"}}
+	crb.Spec.Resource = api.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Name: "web"}
+	crb.Spec.Placement = &api.Placement{}
+	if err := hub.Create(ctx, crb); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.resource.kind: Forbidden: v1 ConfigMap is namespaced") {
+		t.Fatalf("cluster binding of a ConfigMap: %v, want Invalid naming spec.resource.kind", err)
+	}
+	crb.Spec.Resource.Namespace = "tenant-a"
+	if err := hub.Create(ctx, crb); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.resource.namespace: Forbidden: must be empty") {
+		t.Fatalf("cluster binding of a namespace's template: %v, want Invalid naming spec.resource.namespace", err)
+	}
+	crb = &workv1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "kube-system-namespace"}}
+	crb.Spec.Resource = api.ObjectReference{APIVersion: "v1", Kind: "Namespace", Name: "kube-system"}
+	crb.Spec.Placement = &api.Placement{}
+	if err := hub.Create(ctx, crb); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.resource.name: Forbidden: namespace kube-system is reserved") {
+		t.Fatalf("cluster binding of kube-system: %v, want Invalid naming spec.resource.name", err)
+	}
+	crb = &workv1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "system.view-clusterrole.rbac.authorization.k8s.io"}}
+	crb.Spec.Resource = api.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "system:view"}
+	crb.Spec.Placement = &api.Placement{}
+	if err := hub.Create(ctx, crb); err != nil {
+		t.Fatalf("cluster binding of a ClusterRole: %v", err)
 	}
 	good := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "web-configmap"}}
 	good.Spec.Resource = api.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "tenant-a", Name: "web"}

@@ -49,7 +49,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.StringVar(&hook.failurePolicy, "webhook-failure-policy", "Fail", "what the host does when the webhook cannot be reached: Fail or Ignore")
 	fs.StringVar(&hook.certDir, "webhook-cert-dir", "", "`directory` with tls.crt, tls.key and ca.crt (a cert-manager Certificate's Secret) shared by every replica and reloaded on change; empty makes a self-signed certificate per process, fit for one replica")
 	var opts controller.Options
-	templateKinds := fs.String("template-kinds", "", "comma-separated namespaced `kinds` the detector watches, as group/version/Kind or version/Kind (CRD instances too); default: the common workload, network and config kinds")
+	templateKinds := fs.String("template-kinds", "", "comma-separated `kinds` the detector watches (a filter), as group/version/Kind or version/Kind, namespaced or cluster-scoped, CRD instances too, each from when the host serves it; default: every kind the host serves, learnt from discovery, except events, leases, nodes and flotilla's own")
 	fs.DurationVar(&opts.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed; 0 means the default")
 	fs.DurationVar(&opts.FailureThreshold, "cluster-failure-threshold", 0, "how long a member must fail its probe before it is NotReady; 0 means the default")
 	fs.DurationVar(&opts.SuccessThreshold, "cluster-success-threshold", 0, "how long a member must pass its probe before it is Ready again; 0 means the default")

@@ -144,6 +144,7 @@ func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []b
 	// Secrets are read directly: the manager's cache would watch every Secret of the host.
 	rules := c.rules
 	rules.Secrets = direct
+	rules.Mapper = mgr.GetRESTMapper()
 	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), rules)
 	install := manager.RunnableFunc(func(ctx context.Context) error {
 		cfg := webhook.Config{URL: c.url, CABundle: ca, FailurePolicy: admissionv1.FailurePolicyType(c.failurePolicy)}

@@ -1,5 +1,6 @@
 // Package v1alpha1 is work.flotilla.io/v1alpha1: ResourceBinding (one
-// template and where it goes) and Work (the rendered objects for one member),
+// template and where it goes), ClusterResourceBinding (the same for a
+// cluster-scoped template) and Work (the rendered objects for one member),
 // with Karmada's specs. Karmada serves ResourceBinding as v1alpha2; flotilla
 // starts its own group at v1alpha1. It holds types only and must not import
 // client-go.

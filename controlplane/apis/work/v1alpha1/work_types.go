@@ -44,6 +44,42 @@ func (b *ResourceBinding) Engine() api.ResourceBinding {
 	return api.ResourceBinding{ObjectMeta: b.ObjectMeta, Spec: b.Spec, Status: b.Status}
 }
 
+// ClusterResourceBinding is the ResourceBinding of a cluster-scoped
+// template (a Namespace, ClusterRole, CustomResourceDefinition or
+// cluster-scoped custom kind), claimed by a ClusterPropagationPolicy only:
+// Karmada's ClusterResourceBinding, with the same spec. Being
+// cluster-scoped itself, it is written only by cluster-level identities.
+// It is named after its template as a ResourceBinding is.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=crb,categories=flotilla
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.resource.kind`
+// +kubebuilder:printcolumn:name="Template",type=string,JSONPath=`.spec.resource.name`
+// +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
+// +kubebuilder:printcolumn:name="FullyApplied",type=string,JSONPath=`.status.conditions[?(@.type=="FullyApplied")].status`
+type ClusterResourceBinding struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the template reference, its requirements and the result.
+	Spec api.ResourceBindingSpec `json:"spec"`
+
+	// Status is the scheduler's and the members' report.
+	// +optional
+	Status api.ResourceBindingStatus `json:"status,omitempty"`
+}
+
+// ClusterResourceBindingList is a list of ClusterResourceBinding.
+//
+// +kubebuilder:object:root=true
+type ClusterResourceBindingList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the bindings.
+	Items []ClusterResourceBinding `json:"items"`
+}
+
 // Work is the rendered objects for one member cluster; Karmada's spec. The
 // binding controller writes one per scheduled cluster in the cluster's
 // execution namespace (flotilla-es-<cluster>); the execution controller
@@ -79,5 +115,5 @@ type WorkList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ResourceBinding{}, &ResourceBindingList{}, &Work{}, &WorkList{})
+	SchemeBuilder.Register(&ResourceBinding{}, &ResourceBindingList{}, &ClusterResourceBinding{}, &ClusterResourceBindingList{}, &Work{}, &WorkList{})
 }
