@@ -35,7 +35,9 @@ type Fleet struct {
 	// ClusterOverridePolicies are the cluster-wide override policies.
 	ClusterOverridePolicies []api.ClusterOverridePolicy
 	// Bindings are the previous scheduling results, matched to templates by
-	// spec.resource; they make placements sticky and scaling steady.
+	// spec.resource; they make placements sticky and scaling steady, and
+	// the claim their Karmada annotations record sticky
+	// (policy.BindingClaim, policy.ResolveClaim).
 	Bindings []api.ResourceBinding
 }
 
@@ -132,7 +134,10 @@ func refOf(tmpl *unstructured.Unstructured) ObjectRef {
 // schedule claims and schedules one template.
 func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured) (Result, *api.PropagationSpec) {
 	res := Result{Template: refOf(tmpl)}
-	claim, ok := policy.ClaimPropagation(tmpl, f.PropagationPolicies, f.ClusterPropagationPolicies)
+	prev := previousBinding(f.Bindings, res.Template)
+	// The previous result's claim is sticky, as in the continuous driver,
+	// so preemption means the same in every front end.
+	claim, ok := policy.ResolveClaim(tmpl, policy.BindingClaim(prev), f.PropagationPolicies, f.ClusterPropagationPolicies)
 	if !ok {
 		return res, nil
 	}
@@ -151,7 +156,7 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 		ReplicaRequirements: req,
 		Placement:           spec.Placement,
 	}
-	if prev := previousBinding(f.Bindings, res.Template); prev != nil {
+	if prev != nil {
 		b = scheduler.BindingFor(prev, spec.Placement)
 		b.Resource.UID = tmpl.GetUID()
 		b.Replicas, b.ReplicaRequirements = replicas, req

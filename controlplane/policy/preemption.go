@@ -134,3 +134,44 @@ func priorityOf(spec *api.PropagationSpec) int32 {
 	}
 	return *spec.Priority
 }
+
+// Karmada's claim metadata on a ResourceBinding (and its template), which
+// `kubectl get resourcebinding -o yaml` shows: the claiming
+// PropagationPolicy's name and namespace, or the ClusterPropagationPolicy's
+// name.
+const (
+	AnnotationClaimPolicyName        = "propagationpolicy.karmada.io/name"
+	AnnotationClaimPolicyNamespace   = "propagationpolicy.karmada.io/namespace"
+	AnnotationClaimClusterPolicyName = "clusterpropagationpolicy.karmada.io/name"
+)
+
+// BindingClaim is the claim a previous result records in Karmada's
+// annotations; nil when it records none, or a PropagationPolicy of another
+// namespace than the binding's template.
+func BindingClaim(rb *api.ResourceBinding) *ClaimRef {
+	if rb == nil {
+		return nil
+	}
+	a := rb.Annotations
+	if name := a[AnnotationClaimClusterPolicyName]; name != "" {
+		return &ClaimRef{Kind: api.KindClusterPropagationPolicy, Name: name}
+	}
+	name, ns := a[AnnotationClaimPolicyName], a[AnnotationClaimPolicyNamespace]
+	if name == "" || (ns != "" && ns != rb.Spec.Resource.Namespace) {
+		return nil
+	}
+	return &ClaimRef{Kind: api.KindPropagationPolicy, Name: name}
+}
+
+// SetBindingClaim records claim in rb's annotations as Karmada does.
+func SetBindingClaim(rb *api.ResourceBinding, claim ClaimRef, namespace string) {
+	if rb.Annotations == nil {
+		rb.Annotations = map[string]string{}
+	}
+	if claim.Kind == api.KindClusterPropagationPolicy {
+		rb.Annotations[AnnotationClaimClusterPolicyName] = claim.Name
+		return
+	}
+	rb.Annotations[AnnotationClaimPolicyName] = claim.Name
+	rb.Annotations[AnnotationClaimPolicyNamespace] = namespace
+}

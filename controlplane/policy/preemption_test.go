@@ -206,3 +206,32 @@ func TestSpecificationHash(t *testing.T) {
 		}
 	}
 }
+
+func TestBindingClaim(t *testing.T) {
+	rb := func(annotations map[string]string) *api.ResourceBinding {
+		return &api.ResourceBinding{
+			ObjectMeta: metav1.ObjectMeta{Annotations: annotations},
+			Spec:       api.ResourceBindingSpec{Resource: api.ObjectReference{Namespace: "prod", Name: "web"}},
+		}
+	}
+	cases := map[string]struct {
+		rb   *api.ResourceBinding
+		want *policy.ClaimRef
+	}{
+		"none":              {rb(nil), nil},
+		"nil binding":       {nil, nil},
+		"propagation":       {rb(map[string]string{policy.AnnotationClaimPolicyName: "web", policy.AnnotationClaimPolicyNamespace: "prod"}), &policy.ClaimRef{Kind: api.KindPropagationPolicy, Name: "web"}},
+		"another namespace": {rb(map[string]string{policy.AnnotationClaimPolicyName: "web", policy.AnnotationClaimPolicyNamespace: "dev"}), nil},
+		"cluster-wide":      {rb(map[string]string{policy.AnnotationClaimClusterPolicyName: "fleet"}), &policy.ClaimRef{Kind: api.KindClusterPropagationPolicy, Name: "fleet"}},
+	}
+	for name, tc := range cases {
+		if diff := cmp.Diff(tc.want, policy.BindingClaim(tc.rb)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+	round := rb(nil)
+	policy.SetBindingClaim(round, policy.ClaimRef{Kind: api.KindPropagationPolicy, Name: "web"}, "prod")
+	if got := policy.BindingClaim(round); got == nil || got.Name != "web" || got.Kind != api.KindPropagationPolicy {
+		t.Errorf("SetBindingClaim then BindingClaim = %+v", got)
+	}
+}

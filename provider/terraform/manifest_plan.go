@@ -96,9 +96,12 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.AddAttributeError(path.Root("placement"), "Cannot read the recorded placement", err.Error())
 		return
 	}
-	previous := previousBindings(in.template, counts, rawString(state[attrAffinityTerm]))
+	claimedBy := rawString(state[attrPolicy])
+	previous := previousBindings(in.template, counts, rawString(state[attrAffinityTerm]), claimedBy)
 	if hasState && !planned[attrRescheduleTrigger].Equal(state[attrRescheduleTrigger]) {
-		previous = nil // schedule from scratch, as Karmada's rescheduleTriggeredAt asks
+		// Schedule from scratch, as Karmada's rescheduleTriggeredAt asks;
+		// the claim is not a scheduling result and stays.
+		previous = previousBindings(in.template, nil, "", claimedBy)
 	}
 	templates := append([]*unstructured.Unstructured{in.template}, in.dependencies...)
 	results, unreachable := r.data.Engine.Plan(ctx, in.fleet, templates, previous)
