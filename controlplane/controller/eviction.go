@@ -111,6 +111,7 @@ func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clus
 // cluster. Unlike Karmada, an empty schedule is not "all healthy": with no
 // replacement anywhere the old copy stays until the timeout. Suppressed
 // tasks and tasks in purgeMode Never stay until a person removes them.
+// A Directly task ends at once unless it carries preserved state.
 //
 // scheduled is spec.clusters and status the fresh per-cluster report. It
 // returns the tasks that stay, the clusters whose task is over, and how long
@@ -146,7 +147,11 @@ func assessEvictions(tasks []api.GracefulEvictionTask, scheduled []api.TargetClu
 			created = task.CreationTimestamp.Time
 		}
 		left := created.Add(grace).Sub(now)
-		if left <= 0 || healthy || task.PurgeMode == api.PurgeModeDirectly || task.PurgeMode == api.PurgeModeImmediately {
+		// A Directly task ends at once, unless it carries preserved state:
+		// that stays until the new copy is healthy or the grace period
+		// ends, so the new cluster's object is rendered with it (Karmada
+		// keeps every task that long).
+		if left <= 0 || healthy || (!keepsCopy(task) && len(task.PreservedLabelState) == 0) {
 			done = append(done, task.FromCluster)
 			continue
 		}

@@ -106,6 +106,16 @@ func TestAssessEvictions(t *testing.T) {
 			task("d", 0, func(t *api.GracefulEvictionTask) { t.PurgeMode = api.PurgeModeDirectly }),
 			task("e", 8*time.Minute),
 		}, wantKept: []string{"a", "e"}, wantDone: []string{"d"}, wantWait: 2 * time.Minute},
+		{name: "Directly with preserved state waits for a healthy replacement", scheduled: scheduled, status: partly, tasks: []api.GracefulEvictionTask{
+			task("d", time.Minute, func(t *api.GracefulEvictionTask) {
+				t.PurgeMode, t.PreservedLabelState = api.PurgeModeDirectly, map[string]string{"job-id": "42"}
+			}),
+		}, wantKept: []string{"d"}, wantWait: 9 * time.Minute},
+		{name: "Directly with preserved state ends once the replacement is healthy", scheduled: scheduled, status: healthy, tasks: []api.GracefulEvictionTask{
+			task("d", time.Minute, func(t *api.GracefulEvictionTask) {
+				t.PurgeMode, t.PreservedLabelState = api.PurgeModeDirectly, map[string]string{"job-id": "42"}
+			}),
+		}, wantDone: []string{"d"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
