@@ -57,13 +57,20 @@ func untoleratedNoExecute(c *api.Cluster, tolerations []corev1.Toleration) *core
 // untolerated NoExecute taint gets a task, so that its copy stays until the
 // replacement is healthy; a cluster left for any other reason (a policy
 // change, a reschedule, a deleted Cluster) gets none and is pruned at once,
-// as in Karmada. With purgeMode Directly no task is made either. Existing
-// tasks are kept. The result is nil when there are no tasks.
-func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clusters map[string]*api.Cluster, now time.Time) []api.GracefulEvictionTask {
+// as in Karmada. With purgeMode Directly no task is made either, unless
+// failover.cluster.statePreservation has rules: then the task carries the
+// state the cluster last reported (status) to the new cluster, as Karmada's
+// taint manager does, and the failover waits while that state cannot be
+// read. Existing tasks are kept. The result is nil when there are no tasks.
+func evictionTasks(spec *api.ResourceBindingSpec, status []api.AggregatedStatusItem, next []api.TargetCluster, clusters map[string]*api.Cluster, now time.Time) ([]api.GracefulEvictionTask, error) {
 	tasks := slices.Clone(spec.GracefulEvictionTasks)
 	mode := clusterPurgeMode(spec.Failover)
-	if mode == api.PurgeModeDirectly {
-		return tasks
+	var preserve *api.StatePreservation
+	if spec.Failover != nil && spec.Failover.Cluster != nil {
+		preserve = spec.Failover.Cluster.StatePreservation
+	}
+	if mode == api.PurgeModeDirectly && (preserve == nil || len(preserve.Rules) == 0) {
+		return tasks, nil
 	}
 	var tolerations []corev1.Toleration
 	if spec.Placement != nil {
@@ -86,6 +93,10 @@ func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clus
 		if taint == nil {
 			continue
 		}
+		preserved, err := preservedLabelState(preserve, status, prev.Name)
+		if err != nil {
+			return nil, err
+		}
 		replicas, created := prev.Replicas, metav1.NewTime(now)
 		tasks = append(tasks, api.GracefulEvictionTask{
 			FromCluster:            prev.Name,
@@ -95,13 +106,14 @@ func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clus
 			Message:                fmt.Sprintf("cluster %s has the untolerated taint %s", prev.Name, taint.ToString()),
 			Producer:               EvictionProducerTaintManager,
 			ClustersBeforeFailover: slices.Clone(before),
+			PreservedLabelState:    preserved,
 			CreationTimestamp:      &created,
 		})
 	}
 	if len(tasks) == 0 {
-		return nil
+		return nil, nil
 	}
-	return tasks
+	return tasks, nil
 }
 
 // assessEvictions decides which eviction tasks are over, as Karmada's
