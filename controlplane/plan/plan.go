@@ -236,13 +236,20 @@ func unionClusters(a, b []api.TargetCluster) []api.TargetCluster {
 }
 
 func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.Unstructured, spec *api.PropagationSpec, placement []api.TargetCluster) (map[string]render.Work, error) {
+	// A previous binding under failover carries preserved state to its
+	// new cluster, as the continuous driver renders it.
+	var failover api.ResourceBindingSpec
+	if prev := previousBinding(f.Bindings, refOf(tmpl)); prev != nil {
+		failover.GracefulEvictionTasks = prev.Spec.GracefulEvictionTasks
+	}
+	failover.Clusters = placement
 	targets := make([]render.Target, 0, len(placement))
 	for _, tc := range placement {
 		c, ok := byName[tc.Name]
 		if !ok {
 			return nil, fmt.Errorf("placement names unknown cluster %q", tc.Name)
 		}
-		targets = append(targets, render.Target{Cluster: c, Replicas: tc.Replicas})
+		targets = append(targets, render.Target{Cluster: c, Replicas: tc.Replicas, Labels: render.PreservedLabels(&failover, tc.Name)})
 	}
 	scheduling := api.ReplicaSchedulingTypeDuplicated
 	if spec != nil && spec.Placement.ReplicaScheduling != nil && spec.Placement.ReplicaScheduling.ReplicaSchedulingType != "" {

@@ -212,6 +212,29 @@ func TestPlanOutcomes(t *testing.T) {
 				}
 			},
 		},
+		"a previous binding under failover renders the preserved state into the new cluster": {
+			fleet: Fleet{
+				Name:     "prod",
+				Clusters: eastWest(),
+				PropagationPolicies: []api.PropagationPolicy{*apitest.MakePropagationPolicy("web", "default").
+					SelectKind("apps/v1", "Deployment").ClusterNames("east", "west").Obj()},
+				Bindings: []api.ResourceBinding{{Spec: api.ResourceBindingSpec{
+					Resource: api.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"},
+					Clusters: []api.TargetCluster{{Name: "west", Replicas: 3}},
+					GracefulEvictionTasks: []api.GracefulEvictionTask{{FromCluster: "east", PurgeMode: api.PurgeModeDirectly,
+						PreservedLabelState: map[string]string{"job-id": "42"}, ClustersBeforeFailover: []string{"east"}}},
+				}}},
+			},
+			templates: []*unstructured.Unstructured{deploy},
+			check: func(t *testing.T, rs []Result) {
+				if diff := cmp.Diff(map[string]int32{"west": 3}, placementOf(rs[0])); diff != "" {
+					t.Fatalf("placement (-want +got):\n%s", diff)
+				}
+				if got := rs[0].Works["west"].Object.GetLabels()["job-id"]; got != "42" {
+					t.Errorf("west's object has job-id %q, want the preserved 42", got)
+				}
+			},
+		},
 		"a bad template is an error for that template only": {
 			fleet: Fleet{
 				Name:                "prod",
