@@ -124,6 +124,10 @@ func TestDecodeErrors(t *testing.T) {
 			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod, bogus: x}]\n",
 			want: `p.yaml:1: PropagationPolicy prod/web: spec.resourceSelectors[0].bogus: Forbidden: unknown field`,
 		},
+		"workloadAffinity is refused by name, not as an unknown field": {
+			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n  placement:\n    workloadAffinity:\n      affinity: {groupByLabelKey: app.group}\n",
+			want: `p.yaml:1: PropagationPolicy prod/web: spec.placement.workloadAffinity: Forbidden: ` + api.WorkloadAffinityRefusal,
+		},
 		"wrong type": {
 			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n  priority: high\n",
 			want: `p.yaml:1: PropagationPolicy prod/web: spec.priority: Invalid value: "high": must be of type int32`,

@@ -30,6 +30,32 @@ type Placement struct {
 	// ReplicaScheduling says how replicas are assigned; nil means Duplicated.
 	// +optional
 	ReplicaScheduling *ReplicaSchedulingStrategy `json:"replicaScheduling,omitempty"`
+
+	// WorkloadAffinity is Karmada's inter-workload affinity and
+	// anti-affinity. It is decoded so that it can be refused by name
+	// (WorkloadAffinityRefusal), never silently dropped: flotilla's
+	// scheduler places each template on its own and keeps no index of the
+	// other workloads' placements.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="false",message="workloadAffinity is not supported: flotilla schedules each template on its own, without an index of the other workloads' placements; remove it"
+	WorkloadAffinity *WorkloadAffinity `json:"workloadAffinity,omitempty"`
+}
+
+// WorkloadAffinity is Karmada's inter-workload affinity (co-locate the
+// workloads that share a label value) and anti-affinity (separate them).
+type WorkloadAffinity struct {
+	// Affinity co-locates workloads of the same affinity group.
+	// +optional
+	Affinity *WorkloadAffinityTerm `json:"affinity,omitempty"`
+	// AntiAffinity separates workloads of the same anti-affinity group.
+	// +optional
+	AntiAffinity *WorkloadAffinityTerm `json:"antiAffinity,omitempty"`
+}
+
+// WorkloadAffinityTerm names the template label whose value forms the group.
+type WorkloadAffinityTerm struct {
+	// GroupByLabelKey is the label key on the resource template.
+	GroupByLabelKey string `json:"groupByLabelKey"`
 }
 
 // SpreadFieldValue is a cluster field clusters can be grouped by.

@@ -24,8 +24,21 @@ func ValidatePlacement(p *Placement, fldPath *field.Path) field.ErrorList {
 	errs = append(errs, validateTolerations(p.ClusterTolerations, fldPath.Child("clusterTolerations"))...)
 	errs = append(errs, validateSpreadConstraints(p.SpreadConstraints, fldPath.Child("spreadConstraints"))...)
 	errs = append(errs, validateReplicaScheduling(p.ReplicaScheduling, fldPath.Child("replicaScheduling"))...)
+	if p.WorkloadAffinity != nil {
+		errs = append(errs, field.Forbidden(fldPath.Child("workloadAffinity"), WorkloadAffinityRefusal))
+	}
 	return errs
 }
+
+// WorkloadAffinityRefusal says why placement.workloadAffinity is refused in
+// every front end. Karmada's scheduler keeps an in-memory index of every
+// workload's affinity group and filters clusters by where the group's other
+// workloads run (behind its alpha WorkloadAffinity gate). Flotilla's
+// scheduler is a pure function of one template, its policy and the
+// clusters; accepting the field and ignoring it would place co-located
+// workloads apart without a word.
+const WorkloadAffinityRefusal = "workloadAffinity is not supported: flotilla schedules each template on its own, " +
+	"without an index of the other workloads' placements, so the affinity could not be kept; remove it"
 
 // ValidateClusterAffinity validates a cluster affinity rooted at fldPath;
 // nil is valid. Field selector keys must be provider, region or zone and,

@@ -218,6 +218,16 @@ func TestValidatePropagationPolicy(t *testing.T) {
 			policy: web().Failover(&api.FailoverBehavior{Cluster: &api.ClusterFailoverBehavior{PurgeMode: "Eventually"}}).Obj(),
 			want:   []string{"spec.failover.cluster.purgeMode: " + uns},
 		},
+		// Karmada's scheduler filters by where the group's other workloads
+		// run; flotilla's schedules one template at a time, so it refuses.
+		"workloadAffinity is refused": {
+			policy: func() *api.PropagationPolicy {
+				p := web().Obj()
+				p.Spec.Placement.WorkloadAffinity = &api.WorkloadAffinity{AntiAffinity: &api.WorkloadAffinityTerm{GroupByLabelKey: "app.group"}}
+				return p
+			}(),
+			want: []string{"spec.placement.workloadAffinity: " + forb},
+		},
 		"suspension all and some": {
 			policy: func() *api.PropagationPolicy {
 				p := web().Obj()

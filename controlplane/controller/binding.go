@@ -177,9 +177,10 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	return b.writeStatus(ctx, &rb, tmpl, current, plan)
 }
 
-// evicting reports whether the binding has a graceful eviction task for cluster.
+// evicting reports whether the binding has a graceful eviction task for
+// cluster that keeps the old copy there.
 func evicting(rb *workv1.ResourceBinding, cluster string) bool {
-	return slices.ContainsFunc(rb.Spec.GracefulEvictionTasks, func(t api.GracefulEvictionTask) bool { return t.FromCluster == cluster })
+	return slices.ContainsFunc(rb.Spec.GracefulEvictionTasks, func(t api.GracefulEvictionTask) bool { return t.FromCluster == cluster && keepsCopy(t) })
 }
 
 // works lists the binding's Works, by label, plus any Work that already

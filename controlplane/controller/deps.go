@@ -294,7 +294,7 @@ func equalSpecAndLabels(a, b *workv1.ResourceBinding) bool {
 func snapshotOf(rb *workv1.ResourceBinding) api.BindingSnapshot {
 	clusters := slices.Clone(rb.Spec.Clusters)
 	for _, t := range rb.Spec.GracefulEvictionTasks {
-		if !slices.ContainsFunc(clusters, func(tc api.TargetCluster) bool { return tc.Name == t.FromCluster }) {
+		if keepsCopy(t) && !slices.ContainsFunc(clusters, func(tc api.TargetCluster) bool { return tc.Name == t.FromCluster }) {
 			clusters = append(clusters, api.TargetCluster{Name: t.FromCluster})
 		}
 	}

@@ -122,7 +122,23 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if isNotFound(err) || !tmpl.GetDeletionTimestamp().IsZero() {
 		return reconcile.Result{}, d.dropBinding(ctx, key, req.Name)
 	}
-	claim, ok, err := d.claim(ctx, tmpl)
+	// The binding records the claim a previous pass made: claims are
+	// sticky (policy.ResolveClaim), and a Lazy claim keeps its binding
+	// until the template changes (policy.HeldLazily).
+	existing := &workv1.ResourceBinding{}
+	if err := getBinding(ctx, d.client, key, existing); err != nil {
+		if !isNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("read binding %s: %w", key, err)
+		}
+		existing = nil
+	}
+	if existing != nil && (groupKindOf(existing.Spec.Resource) != d.gvk.GroupKind() || d.othersBinding(existing, req.Name)) {
+		// Another template's binding: its claim is not this one's (the
+		// write below refuses it).
+		existing = nil
+	}
+	prev := recordedClaim(existing)
+	claim, ok, err := d.claim(ctx, tmpl, prev)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -137,6 +153,13 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	case reason != "":
 		d.waiting(ctx, tmpl, reason, message)
 		return reconcile.Result{RequeueAfter: waitRetry}, nil
+	}
+	specHash, err := policy.SpecificationHash(tmpl)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if existing != nil && policy.HeldLazily(claim, prev, existing.Annotations[AnnotationTemplateSpecHash], specHash) {
+		return reconcile.Result{}, nil
 	}
 	replicas, requirements, err := interpret.GetReplicas(tmpl)
 	if err != nil {
@@ -159,7 +182,11 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		// A policy now claims a dependency that was attached: it is the
 		// template's own binding from here on.
 		detach(rb)
-		rb.Labels[LabelPolicy] = claim.Kind + "." + claim.Name
+		rb.Labels[LabelPolicy] = claim.Ref().String()
+		if rb.Annotations == nil {
+			rb.Annotations = map[string]string{}
+		}
+		rb.Annotations[AnnotationTemplateSpecHash] = specHash
 		s := &rb.Spec
 		s.Resource = api.ObjectReference{APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), UID: tmpl.GetUID()}
 		s.Replicas, s.ReplicaRequirements = replicas, requirements
@@ -185,13 +212,33 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 // LabelPolicy names, on a ResourceBinding, the policy that claimed its template.
 const LabelPolicy = "propagationpolicy.flotilla.io/claimed-by"
 
-func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured) (policy.Claim, bool, error) {
+// AnnotationTemplateSpecHash records, on a ResourceBinding, the
+// policy.SpecificationHash of the template the detector last wrote it for,
+// so that a binding claimed by a Lazy policy is rewritten only when the
+// template changes.
+const AnnotationTemplateSpecHash = "propagationpolicy.flotilla.io/template-spec-hash"
+
+func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (policy.Claim, bool, error) {
 	pp, cpp, err := PropagationPolicies(ctx, d.client, tmpl.GetNamespace())
 	if err != nil {
 		return policy.Claim{}, false, err
 	}
-	claim, ok := policy.ClaimPropagation(tmpl, pp, cpp)
+	claim, ok := policy.ResolveClaim(tmpl, prev, pp, cpp)
 	return claim, ok, nil
+}
+
+// recordedClaim is the claim a detector's binding records; nil for no
+// binding, an attached one (the distributor's, which no policy claims) or
+// a label that names no propagation policy.
+func recordedClaim(rb *workv1.ResourceBinding) *policy.ClaimRef {
+	if rb == nil || attached(rb) {
+		return nil
+	}
+	ref, ok := policy.ParseClaimRef(rb.Labels[LabelPolicy])
+	if !ok {
+		return nil
+	}
+	return &ref
 }
 
 // dropBinding deletes the binding of an unclaimed template, unless it is

@@ -50,13 +50,20 @@ func untoleratedNoExecute(c *api.Cluster, tolerations []corev1.Toleration, now t
 // untolerated NoExecute taint gets a task, so that its copy stays until the
 // replacement is healthy; a cluster left for any other reason (a policy
 // change, a reschedule, a deleted Cluster) gets none and is pruned at once,
-// as in Karmada. With purgeMode Directly no task is made either. Existing
-// tasks are kept. The result is nil when there are no tasks.
-func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clusters map[string]*api.Cluster, now time.Time) []api.GracefulEvictionTask {
+// as in Karmada. With purgeMode Directly no task is made either, unless
+// failover.cluster.statePreservation has rules: then the task carries the
+// state the cluster last reported (status) to the new cluster, as Karmada's
+// taint manager does, and the failover waits while that state cannot be
+// read. Existing tasks are kept. The result is nil when there are no tasks.
+func evictionTasks(spec *api.ResourceBindingSpec, status []api.AggregatedStatusItem, next []api.TargetCluster, clusters map[string]*api.Cluster, now time.Time) ([]api.GracefulEvictionTask, error) {
 	tasks := slices.Clone(spec.GracefulEvictionTasks)
 	mode := clusterPurgeMode(spec.Failover)
-	if mode == api.PurgeModeDirectly {
-		return tasks
+	var preserve *api.StatePreservation
+	if spec.Failover != nil && spec.Failover.Cluster != nil {
+		preserve = spec.Failover.Cluster.StatePreservation
+	}
+	if mode == api.PurgeModeDirectly && (preserve == nil || len(preserve.Rules) == 0) {
+		return tasks, nil
 	}
 	var tolerations []corev1.Toleration
 	if spec.Placement != nil {
@@ -79,6 +86,10 @@ func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clus
 		if taint == nil {
 			continue
 		}
+		preserved, err := preservedLabelState(preserve, status, prev.Name)
+		if err != nil {
+			return nil, err
+		}
 		replicas, created := prev.Replicas, metav1.NewTime(now)
 		tasks = append(tasks, api.GracefulEvictionTask{
 			FromCluster:            prev.Name,
@@ -88,13 +99,14 @@ func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clus
 			Message:                fmt.Sprintf("cluster %s has the untolerated taint %s", prev.Name, taint.ToString()),
 			Producer:               EvictionProducerTaintManager,
 			ClustersBeforeFailover: slices.Clone(before),
+			PreservedLabelState:    preserved,
 			CreationTimestamp:      &created,
 		})
 	}
 	if len(tasks) == 0 {
-		return nil
+		return nil, nil
 	}
-	return tasks
+	return tasks, nil
 }
 
 // assessEvictions decides which eviction tasks are over, as Karmada's
@@ -104,6 +116,7 @@ func evictionTasks(spec *api.ResourceBindingSpec, next []api.TargetCluster, clus
 // cluster. Unlike Karmada, an empty schedule is not "all healthy": with no
 // replacement anywhere the old copy stays until the timeout. Suppressed
 // tasks and tasks in purgeMode Never stay until a person removes them.
+// A Directly task ends at once unless it carries preserved state.
 //
 // scheduled is spec.clusters and status the fresh per-cluster report. It
 // returns the tasks that stay, the clusters whose task is over, and how long
@@ -139,7 +152,11 @@ func assessEvictions(tasks []api.GracefulEvictionTask, scheduled []api.TargetClu
 			created = task.CreationTimestamp.Time
 		}
 		left := created.Add(grace).Sub(now)
-		if left <= 0 || healthy || task.PurgeMode == api.PurgeModeDirectly || task.PurgeMode == api.PurgeModeImmediately {
+		// A Directly task ends at once, unless it carries preserved state:
+		// that stays until the new copy is healthy or the grace period
+		// ends, so the new cluster's object is rendered with it (Karmada
+		// keeps every task that long).
+		if left <= 0 || healthy || (!keepsCopy(task) && len(task.PreservedLabelState) == 0) {
 			done = append(done, task.FromCluster)
 			continue
 		}

@@ -1,12 +1,14 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -34,10 +36,13 @@ func TestEvictionTasks(t *testing.T) {
 	}
 	older := api.GracefulEvictionTask{FromCluster: "x", Reason: "Other", Producer: "p"}
 	tests := []struct {
-		name string
-		spec api.ResourceBindingSpec
-		next []api.TargetCluster
-		want []api.GracefulEvictionTask
+		name    string
+		spec    api.ResourceBindingSpec
+		next    []api.TargetCluster
+		want    []api.GracefulEvictionTask
+		wantErr string
+		// noStatus: cluster a reported no status.
+		noStatus bool
 	}{
 		{name: "a NoExecute cluster that leaves gets a task", spec: api.ResourceBindingSpec{Clusters: prev},
 			next: []api.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 3}}, want: []api.GracefulEvictionTask{task}},
@@ -56,10 +61,35 @@ func TestEvictionTasks(t *testing.T) {
 		{name: "existing tasks are kept and not doubled", spec: api.ResourceBindingSpec{Clusters: prev, GracefulEvictionTasks: []api.GracefulEvictionTask{older, task}},
 			next: []api.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 3}}, want: []api.GracefulEvictionTask{older, task}},
 		{name: "a cluster that stays gets none", spec: api.ResourceBindingSpec{Clusters: prev}, next: prev},
+		{name: "purgeMode Directly with statePreservation makes a task with the state", spec: api.ResourceBindingSpec{Clusters: prev,
+			Failover: &api.FailoverBehavior{Cluster: &api.ClusterFailoverBehavior{PurgeMode: api.PurgeModeDirectly,
+				StatePreservation: &api.StatePreservation{Rules: []api.StatePreservationRule{{AliasLabelName: "job", JSONPath: "{.job}"}}}}}},
+			next: []api.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 3}}, want: []api.GracefulEvictionTask{func() api.GracefulEvictionTask {
+				tk := task
+				tk.PurgeMode, tk.PreservedLabelState = api.PurgeModeDirectly, map[string]string{"job": "j-1"}
+				return tk
+			}()}},
+		{name: "statePreservation without the cluster's status waits", noStatus: true, spec: api.ResourceBindingSpec{Clusters: prev,
+			Failover: &api.FailoverBehavior{Cluster: &api.ClusterFailoverBehavior{
+				StatePreservation: &api.StatePreservation{Rules: []api.StatePreservationRule{{AliasLabelName: "job", JSONPath: "{.job}"}}}}}},
+			next: []api.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 3}}, wantErr: "the status has not been collected from cluster a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := evictionTasks(&tt.spec, tt.next, fleet, t0)
+			status := []api.AggregatedStatusItem{{ClusterName: "a", Status: &runtime.RawExtension{Raw: []byte(`{"job":"j-1"}`)}}}
+			if tt.noStatus {
+				status = nil
+			}
+			got, err := evictionTasks(&tt.spec, status, tt.next, fleet, t0)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("tasks (-want +got):\n%s", diff)
 			}
@@ -111,6 +141,16 @@ func TestAssessEvictions(t *testing.T) {
 			task("d", 0, func(t *api.GracefulEvictionTask) { t.PurgeMode = api.PurgeModeDirectly }),
 			task("e", 8*time.Minute),
 		}, wantKept: []string{"a", "e"}, wantDone: []string{"d"}, wantWait: 2 * time.Minute},
+		{name: "Directly with preserved state waits for a healthy replacement", scheduled: scheduled, status: partly, tasks: []api.GracefulEvictionTask{
+			task("d", time.Minute, func(t *api.GracefulEvictionTask) {
+				t.PurgeMode, t.PreservedLabelState = api.PurgeModeDirectly, map[string]string{"job-id": "42"}
+			}),
+		}, wantKept: []string{"d"}, wantWait: 9 * time.Minute},
+		{name: "Directly with preserved state ends once the replacement is healthy", scheduled: scheduled, status: healthy, tasks: []api.GracefulEvictionTask{
+			task("d", time.Minute, func(t *api.GracefulEvictionTask) {
+				t.PurgeMode, t.PreservedLabelState = api.PurgeModeDirectly, map[string]string{"job-id": "42"}
+			}),
+		}, wantDone: []string{"d"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -137,8 +137,9 @@ func applicationPurgeMode(app *api.ApplicationFailoverBehavior) api.PurgeMode {
 // follows the policy's purge mode: Directly ends at once, Gracefully keeps
 // the old copy until the new clusters are healthy or gracePeriodSeconds
 // (else the controller's timeout) pass, Never keeps it until someone sets
-// suppressDeletion to false. State preservation is not carried over.
-func gracefulEvictCluster(spec *api.ResourceBindingSpec, cluster string, now time.Time) {
+// suppressDeletion to false. preserved is the state carried to the new
+// cluster (preservedLabelState), nil for none.
+func gracefulEvictCluster(spec *api.ResourceBindingSpec, cluster string, now time.Time, preserved map[string]string) {
 	i := slices.IndexFunc(spec.Clusters, func(tc api.TargetCluster) bool { return tc.Name == cluster })
 	if i < 0 {
 		return
@@ -164,6 +165,7 @@ func gracefulEvictCluster(spec *api.ResourceBindingSpec, cluster string, now tim
 		Message:                fmt.Sprintf("the template has been unhealthy on cluster %s for longer than %v", cluster, toleration(app)),
 		Producer:               EvictionProducerApplicationFailover,
 		ClustersBeforeFailover: before,
+		PreservedLabelState:    preserved,
 		CreationTimestamp:      &created,
 	}
 	if evicted.Replicas > 0 {

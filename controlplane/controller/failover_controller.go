@@ -61,7 +61,13 @@ func (r *applicationFailoverReconciler) Reconcile(ctx context.Context, req recon
 
 	orig := rb.DeepCopy()
 	for _, cluster := range d.evict {
-		gracefulEvictCluster(&rb.Spec, cluster, now)
+		// The state is read before the cluster leaves; without it the
+		// failover waits, as in Karmada.
+		preserved, err := preservedLabelState(applicationFailover(&rb.Spec).StatePreservation, rb.Status.AggregatedStatus, cluster)
+		if err != nil {
+			return reconcile.Result{}, fmt.Errorf("application failover of binding %s from cluster %s: %w", req, cluster, err)
+		}
+		gracefulEvictCluster(&rb.Spec, cluster, now, preserved)
 	}
 	if v := formatUnhealthySince(d.since); v != "" {
 		if rb.Annotations == nil {

@@ -1,11 +1,13 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -150,9 +152,14 @@ func TestGracefulEvictCluster(t *testing.T) {
 		failover     *api.FailoverBehavior
 		tasks        []api.GracefulEvictionTask
 		cluster      string
+		preserved    map[string]string
 		wantClusters []api.TargetCluster
 		wantTasks    []api.GracefulEvictionTask
 	}{
+		{name: "preserved state rides on the task", failover: appFailover(ptr.To[int32](2), api.PurgeModeDirectly, nil), cluster: "a",
+			preserved: map[string]string{"job-id": "42"}, wantClusters: clusters[1:], wantTasks: []api.GracefulEvictionTask{with(func(t *api.GracefulEvictionTask) {
+				t.PurgeMode, t.PreservedLabelState = api.PurgeModeDirectly, map[string]string{"job-id": "42"}
+			})}},
 		{name: "Gracefully carries the grace period", failover: appFailover(ptr.To[int32](2), api.PurgeModeGracefully, ptr.To[int32](60)), cluster: "a",
 			wantClusters: clusters[1:], wantTasks: []api.GracefulEvictionTask{with(func(t *api.GracefulEvictionTask) {
 				t.PurgeMode, t.GracePeriodSeconds = api.PurgeModeGracefully, ptr.To[int32](60)
@@ -176,7 +183,7 @@ func TestGracefulEvictCluster(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := api.ResourceBindingSpec{Clusters: clusters, Failover: tt.failover, GracefulEvictionTasks: tt.tasks}
-			gracefulEvictCluster(&spec, tt.cluster, t0)
+			gracefulEvictCluster(&spec, tt.cluster, t0, tt.preserved)
 			if diff := cmp.Diff(tt.wantClusters, spec.Clusters); diff != "" {
 				t.Errorf("clusters (-want +got):\n%s", diff)
 			}
@@ -210,6 +217,47 @@ func TestUnhealthySinceAnnotation(t *testing.T) {
 	for _, bad := range []string{"not json", `{"a":"yesterday"}`} {
 		if _, err := parseUnhealthySince(map[string]string{AnnotationUnhealthySince: bad}); err == nil {
 			t.Errorf("parse %q: no error", bad)
+		}
+	}
+}
+
+func TestPreservedLabelState(t *testing.T) {
+	status := []api.AggregatedStatusItem{
+		{ClusterName: "a", Status: &runtime.RawExtension{Raw: []byte(`{"jobID":"job-42","replicas":3,"note":"has spaces"}`)}},
+		{ClusterName: "b"},
+	}
+	rules := func(rs ...api.StatePreservationRule) *api.StatePreservation { return &api.StatePreservation{Rules: rs} }
+	cases := []struct {
+		name    string
+		sp      *api.StatePreservation
+		cluster string
+		want    map[string]string
+		wantErr string
+	}{
+		{name: "no rules", cluster: "a"},
+		{name: "each rule gives one label, from status", sp: rules(
+			api.StatePreservationRule{AliasLabelName: "example.com/job-id", JSONPath: "{.jobID}"},
+			api.StatePreservationRule{AliasLabelName: "replicas", JSONPath: "{.replicas}"}), cluster: "a",
+			want: map[string]string{"example.com/job-id": "job-42", "replicas": "3"}},
+		{name: "status not collected", sp: rules(api.StatePreservationRule{AliasLabelName: "x", JSONPath: "{.jobID}"}), cluster: "b",
+			wantErr: "the status has not been collected from cluster b"},
+		{name: "missing key", sp: rules(api.StatePreservationRule{AliasLabelName: "x", JSONPath: "{.nope}"}), cluster: "a",
+			wantErr: `statePreservation.rules[0].jsonPath "{.nope}" on the status from cluster a`},
+		{name: "bad path", sp: rules(api.StatePreservationRule{AliasLabelName: "x", JSONPath: "{.jobID"}), cluster: "a",
+			wantErr: `statePreservation.rules[0].jsonPath "{.jobID"`},
+		{name: "not a label value", sp: rules(api.StatePreservationRule{AliasLabelName: "x", JSONPath: "{.note}"}), cluster: "a",
+			wantErr: `gives "has spaces", not a label value`},
+	}
+	for _, tc := range cases {
+		got, err := preservedLabelState(tc.sp, status, tc.cluster)
+		switch {
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.wantErr)
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }

@@ -90,7 +90,7 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 			return nil, fmt.Errorf("read cluster %s: %w", tc.Name, err)
 		}
 		e := cl.Engine()
-		targets = append(targets, render.Target{Cluster: &e, Replicas: tc.Replicas})
+		targets = append(targets, render.Target{Cluster: &e, Replicas: tc.Replicas, Labels: render.PreservedLabels(&rb.Spec, tc.Name)})
 	}
 	scheduling := api.ReplicaSchedulingTypeDuplicated
 	if p := rb.Spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {

@@ -86,7 +86,11 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	var requeue time.Duration
 	if schedErr == nil {
 		requeue = tolerationRunsOut(result.Clusters, byName, rb.Spec.Placement.ClusterTolerations, now)
-		tasks := evictionTasks(&rb.Spec, result.Clusters, byName, now)
+		tasks, err := evictionTasks(&rb.Spec, rb.Status.AggregatedStatus, result.Clusters, byName, now)
+		if err != nil {
+			// Moving without the task would lose the preserved state.
+			return reconcile.Result{}, fmt.Errorf("cluster failover of binding %s: %w", req, err)
+		}
 		moved := !equality.Semantic.DeepEqual(result.Clusters, rb.Spec.Clusters)
 		if moved || !equality.Semantic.DeepEqual(tasks, rb.Spec.GracefulEvictionTasks) {
 			rb.Spec.Clusters, rb.Spec.GracefulEvictionTasks = result.Clusters, tasks

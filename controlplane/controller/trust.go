@@ -237,26 +237,38 @@ func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 	if attached(rb) {
 		return trustAttached(ctx, c, rb, opts)
 	}
-	claim, err := claimOf(ctx, c, tmpl)
+	prev := recordedClaim(rb)
+	claim, err := claimOf(ctx, c, tmpl, prev)
 	if err != nil {
 		return nil, err
 	}
 	if claim == nil {
 		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "resource"), render.TemplateRefOf(tmpl).String(), "no propagation policy claims the template"))
 	}
+	// A binding held by a Lazy claim keeps the placement it was written
+	// with until the template changes, so it cannot be checked against
+	// the policy: it is taken as written (see the security guide).
+	held, err := heldLazily(rb, tmpl, claim, prev)
+	if err != nil {
+		return nil, err
+	}
 	// A binding that differs from its claim is not refused but waits: the
 	// detector watches policies and bindings and writes it back (a
 	// policy changed a moment ago, or someone edited the binding), and
 	// the scheduler then schedules the written placement.
 	switch {
-	case rb.Labels[LabelPolicy] != claim.Kind+"."+claim.Name,
-		!equality.Semantic.DeepEqual(*rb.Spec.Placement, claim.Spec.Placement),
-		rb.Spec.PropagateDeps != claim.Spec.PropagateDeps,
+	case rb.Labels[LabelPolicy] != claim.Ref().String(),
+		!held && !equality.Semantic.DeepEqual(*rb.Spec.Placement, claim.Spec.Placement),
+		!held && rb.Spec.PropagateDeps != claim.Spec.PropagateDeps,
 		rb.Status.SchedulerObservedGeneration != rb.Generation:
 		return nil, errPending
 	}
+	placement := &claim.Spec.Placement
+	if held {
+		placement = rb.Spec.Placement
+	}
 	scheduling := api.ReplicaSchedulingTypeDuplicated
-	if p := claim.Spec.Placement; p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
+	if p := placement; p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
 		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
 	}
 	return &trusted{
@@ -267,13 +279,23 @@ func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 	}, nil
 }
 
-// claimOf returns the policy that claims tmpl now, nil when none does.
-func claimOf(ctx context.Context, c client.Reader, tmpl *unstructured.Unstructured) (*policy.Claim, error) {
+// heldLazily reports whether rb is held by a Lazy claim (policy.HeldLazily).
+func heldLazily(rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, claim *policy.Claim, prev *policy.ClaimRef) (bool, error) {
+	hash, err := policy.SpecificationHash(tmpl)
+	if err != nil {
+		return false, err
+	}
+	return policy.HeldLazily(*claim, prev, rb.Annotations[AnnotationTemplateSpecHash], hash), nil
+}
+
+// claimOf returns the policy that claims tmpl now, given the claim prev a
+// binding records (claims are sticky), nil when none does.
+func claimOf(ctx context.Context, c client.Reader, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (*policy.Claim, error) {
 	pp, cpp, err := PropagationPolicies(ctx, c, tmpl.GetNamespace())
 	if err != nil {
 		return nil, err
 	}
-	claim, ok := policy.ClaimPropagation(tmpl, pp, cpp)
+	claim, ok := policy.ResolveClaim(tmpl, prev, pp, cpp)
 	if !ok {
 		return nil, nil
 	}

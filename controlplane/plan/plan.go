@@ -36,7 +36,9 @@ type Fleet struct {
 	// ClusterOverridePolicies are the cluster-wide override policies.
 	ClusterOverridePolicies []api.ClusterOverridePolicy
 	// Bindings are the previous scheduling results, matched to templates by
-	// spec.resource; they make placements sticky and scaling steady.
+	// spec.resource; they make placements sticky and scaling steady, and
+	// the claim their Karmada annotations record sticky
+	// (policy.BindingClaim, policy.ResolveClaim).
 	Bindings []api.ResourceBinding
 }
 
@@ -140,7 +142,10 @@ func refOf(tmpl *unstructured.Unstructured) ObjectRef {
 // schedule claims and schedules one template.
 func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured) (Result, *api.PropagationSpec) {
 	res := Result{Template: refOf(tmpl)}
-	claim, ok := policy.ClaimPropagation(tmpl, f.PropagationPolicies, f.ClusterPropagationPolicies)
+	prev := previousBinding(f.Bindings, res.Template)
+	// The previous result's claim is sticky, as in the continuous driver,
+	// so preemption means the same in every front end.
+	claim, ok := policy.ResolveClaim(tmpl, policy.BindingClaim(prev), f.PropagationPolicies, f.ClusterPropagationPolicies)
 	if !ok {
 		return res, nil
 	}
@@ -163,7 +168,7 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 		ReplicaRequirements: req,
 		Placement:           spec.Placement,
 	}
-	if prev := previousBinding(f.Bindings, res.Template); prev != nil {
+	if prev != nil {
 		b = scheduler.BindingFor(prev, spec.Placement)
 		b.Resource.UID = tmpl.GetUID()
 		b.Replicas, b.ReplicaRequirements = replicas, req
@@ -244,13 +249,20 @@ func unionClusters(a, b []api.TargetCluster) []api.TargetCluster {
 }
 
 func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.Unstructured, spec *api.PropagationSpec, placement []api.TargetCluster) (map[string]render.Work, error) {
+	// A previous binding under failover carries preserved state to its
+	// new cluster, as the continuous driver renders it.
+	var failover api.ResourceBindingSpec
+	if prev := previousBinding(f.Bindings, refOf(tmpl)); prev != nil {
+		failover.GracefulEvictionTasks = prev.Spec.GracefulEvictionTasks
+	}
+	failover.Clusters = placement
 	targets := make([]render.Target, 0, len(placement))
 	for _, tc := range placement {
 		c, ok := byName[tc.Name]
 		if !ok {
 			return nil, fmt.Errorf("placement names unknown cluster %q", tc.Name)
 		}
-		targets = append(targets, render.Target{Cluster: c, Replicas: tc.Replicas})
+		targets = append(targets, render.Target{Cluster: c, Replicas: tc.Replicas, Labels: render.PreservedLabels(&failover, tc.Name)})
 	}
 	scheduling := api.ReplicaSchedulingTypeDuplicated
 	if spec != nil && spec.Placement.ReplicaScheduling != nil && spec.Placement.ReplicaScheduling.ReplicaSchedulingType != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
@@ -171,6 +172,66 @@ func TestPlanOutcomes(t *testing.T) {
 				}
 				if len(rs[1].Placement) != 0 {
 					t.Errorf("an unreferenced ConfigMap must not follow: %v", rs[1].Placement)
+				}
+			},
+		},
+		"the previous claim is sticky; preemption Always takes it": {
+			fleet: func() Fleet {
+				pp := apitest.MakePropagationPolicy
+				prev := api.ResourceBinding{Spec: api.ResourceBindingSpec{
+					Resource: api.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"},
+					Clusters: []api.TargetCluster{{Name: "east", Replicas: 3}},
+				}}
+				prevAPI := *prev.DeepCopy()
+				prevAPI.Spec.Resource.Name = "api"
+				policy.SetBindingClaim(&prev, policy.ClaimRef{Kind: api.KindPropagationPolicy, Name: "low"}, "default")
+				policy.SetBindingClaim(&prevAPI, policy.ClaimRef{Kind: api.KindPropagationPolicy, Name: "low"}, "default")
+				return Fleet{
+					Name:     "prod",
+					Clusters: eastWest(),
+					PropagationPolicies: []api.PropagationPolicy{
+						*pp("low", "default").SelectKind("apps/v1", "Deployment").ClusterNames("east").Obj(),
+						*pp("high", "default").SelectKind("apps/v1", "Deployment").ClusterNames("west").Priority(5).Obj(),
+						*pp("urgent", "default").SelectName("apps/v1", "Deployment", "api").ClusterNames("west").Priority(9).Preemption(api.PreemptAlways).Obj(),
+					},
+					Bindings: []api.ResourceBinding{prev, prevAPI},
+				}
+			}(),
+			templates: []*unstructured.Unstructured{deploy, apitest.MakeDeployment("api", "default").Replicas(3).Obj(), apitest.MakeDeployment("new", "default").Replicas(1).Obj()},
+			check: func(t *testing.T, rs []Result) {
+				want := []string{"PropagationPolicy default/low", "PropagationPolicy default/urgent", "PropagationPolicy default/high"}
+				var got []string
+				for _, r := range rs {
+					got = append(got, r.Policy.String())
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("claims of web (held), api (preempted), new (unclaimed before) (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(map[string]int32{"east": 3}, placementOf(rs[0])); diff != "" {
+					t.Errorf("web placement (-want +got):\n%s", diff)
+				}
+			},
+		},
+		"a previous binding under failover renders the preserved state into the new cluster": {
+			fleet: Fleet{
+				Name:     "prod",
+				Clusters: eastWest(),
+				PropagationPolicies: []api.PropagationPolicy{*apitest.MakePropagationPolicy("web", "default").
+					SelectKind("apps/v1", "Deployment").ClusterNames("east", "west").Obj()},
+				Bindings: []api.ResourceBinding{{Spec: api.ResourceBindingSpec{
+					Resource: api.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"},
+					Clusters: []api.TargetCluster{{Name: "west", Replicas: 3}},
+					GracefulEvictionTasks: []api.GracefulEvictionTask{{FromCluster: "east", PurgeMode: api.PurgeModeDirectly,
+						PreservedLabelState: map[string]string{"job-id": "42"}, ClustersBeforeFailover: []string{"east"}}},
+				}}},
+			},
+			templates: []*unstructured.Unstructured{deploy},
+			check: func(t *testing.T, rs []Result) {
+				if diff := cmp.Diff(map[string]int32{"west": 3}, placementOf(rs[0])); diff != "" {
+					t.Fatalf("placement (-want +got):\n%s", diff)
+				}
+				if got := rs[0].Works["west"].Object.GetLabels()["job-id"]; got != "42" {
+					t.Errorf("west's object has job-id %q, want the preserved 42", got)
 				}
 			},
 		},

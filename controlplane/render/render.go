@@ -40,6 +40,10 @@ type Target struct {
 	Cluster *api.Cluster
 	// Replicas is the cluster's share, used when scheduling is Divided.
 	Replicas int32
+	// Labels are merged into the object after the overrides and before
+	// flotilla's ownership labels (which they cannot replace): the state a
+	// failover preserved for this cluster (PreservedLabels).
+	Labels map[string]string
 }
 
 // Work is the rendered manifest for one cluster.
@@ -100,6 +104,16 @@ func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions ma
 	applied, err := override.Apply(obj, t.Cluster, in.Overrides)
 	if err != nil {
 		return Work{}, err
+	}
+	if len(t.Labels) > 0 {
+		labels := obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		for k, v := range t.Labels {
+			labels[k] = v
+		}
+		obj.SetLabels(labels)
 	}
 	interpret.Prune(obj)
 	if err := stampOwnership(obj, ref, in.Fleet); err != nil {

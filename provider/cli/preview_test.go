@@ -96,6 +96,47 @@ spec:
 ---
 `
 
+// claimPolicies are low (priority 1) and high (priority 5, by name, with
+// the given preemption and Lazy activation) selecting Deployment web.
+func claimPolicies(preemption string) string {
+	return `
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: low, namespace: default}
+spec:
+  priority: 1
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement: {clusterAffinity: {clusterNames: [east]}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: high, namespace: default}
+spec:
+  priority: 5
+  preemption: ` + preemption + `
+  activationPreference: Lazy
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement: {clusterAffinity: {clusterNames: [east]}}
+---
+`
+}
+
+// previousClaimBinding is Karmada's binding of web, claimed by low.
+const previousClaimBinding = `
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata:
+  name: web-deployment
+  namespace: default
+  annotations:
+    propagationpolicy.karmada.io/name: low
+    propagationpolicy.karmada.io/namespace: default
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: default, name: web}
+  replicas: 3
+  clusters: [{name: east, replicas: 3}]
+`
+
 func TestPreviewOutcomes(t *testing.T) {
 	cases := map[string]struct {
 		input      string
@@ -158,6 +199,37 @@ spec:
 					t.Errorf("want no policy, no error, empty (not null) placement; got %+v", r)
 				}
 			},
+		},
+		"a previous binding's claim is sticky against a higher priority": {
+			input:    twoClusters + webDeployment + claimPolicies("Never") + previousClaimBinding,
+			wantCode: ExitOK,
+			check: func(t *testing.T, out PreviewOutput) {
+				if p := out.Results[0].Policy; p == nil || p.Name != "low" {
+					t.Errorf("want web held by low (Karmada's claim annotations on the binding), got %+v", p)
+				}
+			},
+		},
+		"preemption Always with a higher priority takes a claimed template": {
+			input:    twoClusters + webDeployment + claimPolicies("Always") + previousClaimBinding,
+			wantCode: ExitOK,
+			check: func(t *testing.T, out PreviewOutput) {
+				if p := out.Results[0].Policy; p == nil || p.Name != "high" {
+					t.Errorf("want web preempted by high, got %+v", p)
+				}
+			},
+		},
+		"placement.workloadAffinity is refused by name": {
+			input: twoClusters + webDeployment + `
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement: {workloadAffinity: {antiAffinity: {groupByLabelKey: app.group}}}
+`,
+			wantCode:   ExitBadInput,
+			wantStderr: "spec.placement.workloadAffinity: Forbidden: workloadAffinity is not supported",
+			check:      func(*testing.T, PreviewOutput) {},
 		},
 		"propagateDeps carries the referenced ConfigMap to the workload's clusters": {
 			input: twoClusters + `

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,6 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -227,12 +229,14 @@ func membersFromRaw(v tftypes.Value) ([]engine.Member, bool, diag.Diagnostics) {
 	return members, known, diags
 }
 
-// previousBindings turns the placement and affinity term recorded in state
-// into the previous scheduling result, so placements stay sticky (a template
-// that fell back to a later clusterAffinities term stays there, as in
-// Karmada) and scaling steady.
-func previousBindings(tmpl *unstructured.Unstructured, counts map[string]int64, affinityTerm string) []api.ResourceBinding {
-	if len(counts) == 0 || tmpl == nil {
+// previousBindings turns the placement, affinity term and claiming policy
+// recorded in state into the previous scheduling result, so placements stay
+// sticky (a template that fell back to a later clusterAffinities term stays
+// there, as in Karmada), scaling steady, and the claim sticky (a policy
+// with a higher priority takes the template only with preemption Always).
+func previousBindings(tmpl *unstructured.Unstructured, counts map[string]int64, affinityTerm, claimedBy string) []api.ResourceBinding {
+	claim, claimed := parsePolicyRef(claimedBy)
+	if (len(counts) == 0 && !claimed) || tmpl == nil {
 		return nil
 	}
 	rb := api.ResourceBinding{Spec: api.ResourceBindingSpec{Resource: api.ObjectReference{
@@ -242,7 +246,29 @@ func previousBindings(tmpl *unstructured.Unstructured, counts map[string]int64, 
 		rb.Spec.Clusters = append(rb.Spec.Clusters, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
 	}
 	rb.Status.SchedulerObservedAffinityName = affinityTerm
+	if claimed {
+		policy.SetBindingClaim(&rb, claim, tmpl.GetNamespace())
+	}
 	return []api.ResourceBinding{rb}
+}
+
+// parsePolicyRef reads the policy attribute (plan.ObjectRef's String:
+// "PropagationPolicy <namespace>/<name>" or "ClusterPropagationPolicy
+// <name>"); ok is false for anything else, which only makes the claim
+// not sticky.
+func parsePolicyRef(s string) (ref policy.ClaimRef, ok bool) {
+	kind, rest, found := strings.Cut(s, " ")
+	if !found || rest == "" {
+		return policy.ClaimRef{}, false
+	}
+	switch kind {
+	case api.KindClusterPropagationPolicy:
+		return policy.ClaimRef{Kind: kind, Name: rest}, !strings.Contains(rest, "/")
+	case api.KindPropagationPolicy:
+		_, name, found := strings.Cut(rest, "/")
+		return policy.ClaimRef{Kind: kind, Name: name}, found && name != ""
+	}
+	return policy.ClaimRef{}, false
 }
 
 // placementCounts is a plan result's placement: cluster → replicas.

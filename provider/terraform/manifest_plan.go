@@ -97,9 +97,12 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.AddAttributeError(path.Root("placement"), "Cannot read the recorded placement", err.Error())
 		return
 	}
-	previous := previousBindings(in.template, counts, rawString(state[attrAffinityTerm]))
+	claimedBy := rawString(state[attrPolicy])
+	previous := previousBindings(in.template, counts, rawString(state[attrAffinityTerm]), claimedBy)
 	if hasState && !planned[attrRescheduleTrigger].Equal(state[attrRescheduleTrigger]) {
-		previous = nil // schedule from scratch, as Karmada's rescheduleTriggeredAt asks
+		// Schedule from scratch, as Karmada's rescheduleTriggeredAt asks;
+		// the claim is not a scheduling result and stays.
+		previous = previousBindings(in.template, nil, "", claimedBy)
 	}
 	// Plan from the member status the refresh recorded, so that Terraform's
 	// second plan, just before apply, comes out the same (manifest_facts.go).

@@ -88,7 +88,7 @@ func (k policyKind) importState(ref importRef, data []byte) (*importedPolicy, er
 	}
 	out := &importedPolicy{state: state}
 	for _, p := range sortedKeys(dropped) {
-		skip, known := skippedFields[k.specTypeName()+"."+strings.TrimPrefix(p, "spec.")]
+		skip, known := skippedFieldAt(strings.TrimPrefix(p, "spec."), k.specTypeName())
 		switch {
 		case !known:
 			out.ignored = append(out.ignored, p+": not supported")

@@ -106,6 +106,9 @@ spec:
 		{"unknown field", propagationPolicyKind, importRef{"p.yaml", "default", "web"},
 			"apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web}\nspec:\n  placment: {}\n",
 			"spec.placment: Forbidden: unknown field"},
+		{"workload affinity", propagationPolicyKind, importRef{"p.yaml", "default", "web"},
+			"apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: Service}]\n  placement:\n    workloadAffinity: {antiAffinity: {groupByLabelKey: app.group}}\n",
+			"p.yaml:1: PropagationPolicy default/web: spec.placement.workloadAffinity: Forbidden: workloadAffinity is not supported: flotilla schedules each template on its own"},
 		{"not YAML", propagationPolicyKind, importRef{"p.yaml", "default", "web"}, "kind: [", "not valid Karmada YAML"},
 	}
 	for _, tc := range errs {

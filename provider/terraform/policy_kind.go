@@ -93,17 +93,18 @@ func (k policyKind) id(namespace, name string) string {
 
 // skippedMarkdown lists the kind's skipped Karmada fields and why, for the docs.
 func (k policyKind) skippedMarkdown() string {
-	prefix := k.specTypeName() + "."
+	paths := map[string]string{}
 	var keys []string
 	for key := range skippedFields {
-		if strings.HasPrefix(key, prefix) {
-			keys = append(keys, key)
+		if p, ok := skippedSpecPath(key, k.specTypeName()); ok {
+			paths[p] = key
+			keys = append(keys, p)
 		}
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	for _, key := range keys {
-		fmt.Fprintf(&b, "- `spec.%s`: %s.\n", strings.TrimPrefix(key, prefix), skippedFields[key].reason)
+	for _, p := range keys {
+		fmt.Fprintf(&b, "- `spec.%s`: %s.\n", p, skippedFields[paths[p]].reason)
 	}
 	return b.String()
 }

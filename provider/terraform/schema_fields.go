@@ -1,6 +1,9 @@
 package terraform
 
 import (
+	"reflect"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -21,7 +24,9 @@ type skippedField struct {
 }
 
 // skippedFields are the Karmada fields with no attribute: deprecated ones,
-// and ones that need a control plane running between Terraform runs.
+// ones that need a control plane running between Terraform runs, and ones
+// no front end supports. Keys are fields of the spec types or of the types
+// in skippedParents.
 var skippedFields = map[string]skippedField{
 	"PropagationSpec.association": {reason: "deprecated in Karmada; use `propagate_deps`"},
 	"PropagationSpec.schedulerName": {
@@ -35,8 +40,35 @@ var skippedFields = map[string]skippedField{
 		"`terraform plan` must show what `apply` does"},
 	"PropagationSpec.schedulePriority": {reason: "it orders the control plane's scheduling queue (the `controlplane` honours it); " +
 		"a plan schedules every template at once, so it would change no placement"},
+	"Placement.workloadAffinity": {reason: api.WorkloadAffinityRefusal},
 	"OverrideSpec.targetCluster": {reason: "deprecated in Karmada; use `override_rules[*].target_cluster`"},
 	"OverrideSpec.overriders":    {reason: "deprecated in Karmada; use `override_rules[*].overriders`"},
+}
+
+// skippedParents are the nested types whose fields may be skipped, with
+// their path under spec.
+var skippedParents = map[string]string{"Placement": "placement"}
+
+// skippedSpecPath is the path under spec of a skippedFields key, and
+// whether it belongs to a policy whose spec type is specType.
+func skippedSpecPath(key, specType string) (string, bool) {
+	typ, name, _ := strings.Cut(key, ".")
+	if typ == specType {
+		return name, true
+	}
+	parent, nested := skippedParents[typ]
+	return parent + "." + name, nested && specType == reflect.TypeFor[api.PropagationSpec]().Name()
+}
+
+// skippedFieldAt is the skipped field at path (under spec) of a policy
+// whose spec type is specType.
+func skippedFieldAt(path, specType string) (skippedField, bool) {
+	for key, f := range skippedFields {
+		if p, ok := skippedSpecPath(key, specType); ok && p == path {
+			return f, true
+		}
+	}
+	return skippedField{}, false
 }
 
 // enumOf accepts only the given values, Karmada's enum.

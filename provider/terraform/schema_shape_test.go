@@ -260,7 +260,7 @@ func TestPolicyFieldTables(t *testing.T) {
 		}
 	}
 	specs := map[string]reflect.Type{}
-	for _, typ := range []reflect.Type{reflect.TypeFor[api.PropagationSpec](), reflect.TypeFor[api.OverrideSpec]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[api.PropagationSpec](), reflect.TypeFor[api.OverrideSpec](), reflect.TypeFor[api.Placement]()} {
 		for i := range typ.NumField() {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 			specs[typ.Name()+"."+name] = typ
@@ -268,7 +268,7 @@ func TestPolicyFieldTables(t *testing.T) {
 	}
 	for _, key := range sortedKeys(skippedFields) {
 		if specs[key] == nil {
-			t.Errorf("skippedFields[%q] is not a field of PropagationSpec or OverrideSpec", key)
+			t.Errorf("skippedFields[%q] is not a field of PropagationSpec, OverrideSpec or Placement", key)
 		}
 		if skippedFields[key].reason == "" {
 			t.Errorf("skippedFields[%q] has no reason", key)

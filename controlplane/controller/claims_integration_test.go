@@ -1,0 +1,170 @@
+package controller_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+// TestClaimsPreemptionAndLazy runs the control plane against a real host and
+// three real members: a claim is sticky against a higher-priority policy,
+// a policy with preemption Always and a higher priority takes the template,
+// a Lazy policy's placement change waits for the template's next change
+// while a non-Lazy one moves its template at once, and the host refuses
+// placement.workloadAffinity by name.
+func TestClaimsPreemptionAndLazy(t *testing.T) {
+	env := startControlPlane(t)
+	hub, members, names := env.hub, env.members, env.names
+	ctx := t.Context()
+	m0, m1, m2 := names[0], names[1], names[2]
+
+	policyYAML := func(name, selector, extra string, priority int, cluster string) *policyv1.PropagationPolicy {
+		pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
+		mustYAML(t, pp, `
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment%s}
+  priority: %d
+  placement:
+    clusterAffinity: {clusterNames: [%s]}
+%s`, selector, priority, cluster, extra)
+		return pp
+	}
+	setCluster := func(name, cluster string, lazy bool) {
+		t.Helper()
+		var pp policyv1.PropagationPolicy
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &pp); err != nil {
+			t.Fatal(err)
+		}
+		pp.Spec.Placement.ClusterAffinity.ClusterNames = []string{cluster}
+		if lazy {
+			pp.Spec.ActivationPreference = api.LazyActivation
+		}
+		if err := hub.Update(ctx, &pp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claimedBy := func(name string) string {
+		t.Helper()
+		var rb workv1.ResourceBinding
+		key := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, name)}
+		if err := hub.Get(ctx, key, &rb); err != nil {
+			t.Fatal(err)
+		}
+		return rb.Labels[controller.LabelPolicy]
+	}
+
+	mustCreate(t, hub, policyYAML("low", ", name: web", "", 1, m0))
+	mustCreate(t, hub, namedDeployment("web"))
+	waitPlaced(t, members, "web", m0)
+
+	t.Log("sticky: a higher-priority policy without preemption does not take web")
+	mustCreate(t, hub, policyYAML("high", "", "", 5, m1))
+	// api is selected by high only: once it is on m1, the detector has
+	// seen high, and web has been reconciled against it too.
+	mustCreate(t, hub, namedDeployment("api"))
+	waitPlaced(t, members, "api", m1)
+	waitPlaced(t, members, "web", m0)
+	if got := claimedBy("web"); got != "PropagationPolicy.low" {
+		t.Fatalf("web is claimed by %q, want PropagationPolicy.low (claims are sticky)", got)
+	}
+
+	t.Log("preemption: Always with a higher priority takes web")
+	mustCreate(t, hub, policyYAML("urgent", ", name: web", "  preemption: Always\n", 10, m2))
+	waitPlaced(t, members, "web", m2)
+	if got := claimedBy("web"); got != "PropagationPolicy.urgent" {
+		t.Fatalf("web is claimed by %q, want PropagationPolicy.urgent", got)
+	}
+
+	t.Log("lazy: urgent turns Lazy and moves to m0; high (not Lazy) moves to m0 too")
+	setCluster("urgent", m0, true)
+	setCluster("high", m0, false)
+	waitPlaced(t, members, "api", m0)
+	waitPlaced(t, members, "web", m2)
+
+	t.Log("lazy: an override still reaches the held binding (it is trusted and rendered)")
+	op := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "mark"}}
+	mustYAML(t, op, `
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overrideRules:
+  - overriders:
+      labelsOverrider: [{operator: add, value: {marked: "yes"}}]
+`)
+	mustCreate(t, hub, op)
+	poll(t, "web on "+m2+" labelled marked=yes", func() (bool, string) {
+		var d appsv1.Deployment
+		if err := members[m2].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+			return false, err.Error()
+		}
+		return d.Labels["marked"] == "yes", fmt.Sprintf("labels %v", d.Labels)
+	})
+	waitPlaced(t, members, "web", m2)
+
+	t.Log("lazy: the template's next change brings urgent's placement")
+	var web appsv1.Deployment
+	if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &web); err != nil {
+		t.Fatal(err)
+	}
+	web.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
+	if err := hub.Update(ctx, &web); err != nil {
+		t.Fatal(err)
+	}
+	waitPlaced(t, members, "web", m0)
+
+	t.Log("workloadAffinity: the host refuses it by name, without the webhook")
+	bad := policyYAML("affine", "", "    workloadAffinity: {affinity: {groupByLabelKey: app.group}}\n", 0, m0)
+	err := hub.Create(ctx, bad)
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "workloadAffinity is not supported") {
+		t.Fatalf("create a policy with workloadAffinity: %v, want it refused as not supported", err)
+	}
+}
+
+// namedDeployment is a one-replica Deployment in default.
+func namedDeployment(name string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: name, Image: "nginx"}}},
+			},
+		},
+	}
+}
+
+// waitPlaced waits until the Deployment name exists on cluster only.
+func waitPlaced(t *testing.T, members map[string]client.Client, name, cluster string) {
+	t.Helper()
+	poll(t, fmt.Sprintf("%s only on %s", name, cluster), func() (bool, string) {
+		var on []string
+		for m, c := range members {
+			var d appsv1.Deployment
+			err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: name}, &d)
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				return false, err.Error()
+			default:
+				on = append(on, m)
+			}
+		}
+		return len(on) == 1 && on[0] == cluster, fmt.Sprintf("on %v", on)
+	})
+}

@@ -1,0 +1,109 @@
+package controller_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+// TestApplicationFailoverStatePreservation: on application failover with
+// purgeMode Directly, failover.application.statePreservation's JSONPath
+// rules read the status the primary member reported and the Deployment
+// created on the backup member carries the values as labels (Karmada's
+// StatefulFailoverInjection); the old copy goes at once.
+func TestApplicationFailoverStatePreservation(t *testing.T) {
+	env := startControlPlane(t)
+	hub, memberClients, names := env.hub, env.members, env.names
+	ctx := t.Context()
+	primary, backup := names[0], names[1]
+	both := map[string]client.Client{primary: memberClients[primary], backup: memberClients[backup]}
+	primaryHealthy, backupHealthy := &atomic.Bool{}, &atomic.Bool{}
+	primaryHealthy.Store(true)
+	backupHealthy.Store(false) // so the task, and with it the injection, lasts until checked
+	playDeploymentController(t, memberClients[primary], primaryHealthy)
+	playDeploymentController(t, memberClients[backup], backupHealthy)
+
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	mustYAML(t, pp, `
+spec:
+  propagateDeps: true
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: web}
+  placement:
+    clusterAffinities:
+    - {affinityName: primary, clusterNames: [%s]}
+    - {affinityName: backup, clusterNames: [%s]}
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 1}
+      purgeMode: Directly
+      statePreservation:
+        rules:
+        - {aliasLabelName: failover.example.com/replicas, jsonPath: "{.replicas}"}
+        - {aliasLabelName: failover.example.com/generation, jsonPath: "{.observedGeneration}"}
+`, primary, backup)
+	mustCreate(t, hub, pp)
+	mustCreate(t, hub, deployment(3))
+	waitReplicas(t, both, map[string]int32{primary: 3, backup: -1})
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	var rb workv1.ResourceBinding
+	poll(t, "the primary reports Healthy", func() (bool, string) {
+		if err := hub.Get(ctx, rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		return healthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprintf("status %+v", rb.Status.AggregatedStatus)
+	})
+	var primaryDeployment appsv1.Deployment
+	if err := memberClients[primary].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &primaryDeployment); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"failover.example.com/replicas":   "3",
+		"failover.example.com/generation": fmt.Sprint(primaryDeployment.Status.ObservedGeneration),
+	}
+
+	t.Log("the primary turns Unhealthy: failover to the backup with the primary's state")
+	primaryHealthy.Store(false)
+	fastPoll(t, "an eviction task with the preserved state", func() (bool, string) {
+		if err := hub.Get(ctx, rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		for _, task := range rb.Spec.GracefulEvictionTasks {
+			if task.FromCluster == primary {
+				return equality.Semantic.DeepEqual(task.PreservedLabelState, want), fmt.Sprintf("task %+v", task)
+			}
+		}
+		return false, fmt.Sprintf("tasks %+v", rb.Spec.GracefulEvictionTasks)
+	})
+	poll(t, "the backup's Deployment carries the preserved labels", func() (bool, string) {
+		var d appsv1.Deployment
+		if err := memberClients[backup].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+			return false, err.Error()
+		}
+		for k, v := range want {
+			if d.Labels[k] != v {
+				return false, fmt.Sprintf("labels %v", d.Labels)
+			}
+		}
+		return true, ""
+	})
+	t.Log("purgeMode Directly: the old copy goes without waiting for the backup")
+	waitReplicas(t, both, map[string]int32{primary: -1, backup: 3})
+	if err := hub.Get(ctx, rbKey, &rb); err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Spec.GracefulEvictionTasks) != 1 {
+		t.Errorf("the task should last while the backup is unhealthy: %+v", rb.Spec.GracefulEvictionTasks)
+	}
+}
