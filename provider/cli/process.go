@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"github.com/hashicorp/go-hclog"
@@ -17,13 +18,46 @@ import (
 // logging, kubeconfig loading and health endpoints.
 
 // processLogger returns the process' go-hclog logger at level and routes
-// controller-runtime's and client-go's logs through it.
+// controller-runtime's and client-go's logs through it. controller-runtime
+// takes its logger once per process (ctrl.SetLogger fulfils a one-time
+// promise; later calls change nothing), so the logger is made on the first
+// call and a later one (tests run several commands in one process) moves
+// its output and level instead of making another that would hear nothing.
 func processLogger(name, level string, out io.Writer) hclog.Logger {
-	logger := hclog.New(&hclog.LoggerOptions{Name: name, Level: hclog.LevelFromString(level), Output: out})
-	log := logr.New(&hclogSink{logger: logger})
-	ctrl.SetLogger(log)
-	klog.SetLogger(log)
-	return logger
+	processLog.out.set(out)
+	processLog.once.Do(func() {
+		processLog.logger = hclog.New(&hclog.LoggerOptions{Name: name, Level: hclog.LevelFromString(level), Output: &processLog.out})
+		log := logr.New(&hclogSink{logger: processLog.logger})
+		ctrl.SetLogger(log)
+		klog.SetLogger(log)
+	})
+	processLog.logger.SetLevel(hclog.LevelFromString(level))
+	return processLog.logger.ResetNamed(name)
+}
+
+// processLog is the process-wide logger processLogger makes once.
+var processLog struct {
+	once   sync.Once
+	out    switchWriter
+	logger hclog.Logger
+}
+
+// switchWriter writes to the writer set last.
+type switchWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *switchWriter) set(w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w = w
+}
+
+func (s *switchWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // loadKubeconfig reads a kubeconfig file, with an optional context.
