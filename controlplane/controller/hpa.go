@@ -13,18 +13,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
-// hpaTemplateKind is the HorizontalPodAutoscaler version among the template
-// kinds, and whether there is one: without it no HPA is propagated and no
-// workload is marked.
-func hpaTemplateKind(opts Options) (schema.GroupVersionKind, bool) {
-	for _, gvk := range opts.TemplateKinds {
-		if gvk.GroupKind() == interpret.HorizontalPodAutoscalerKind {
-			return gvk, true
-		}
-	}
-	return schema.GroupVersionKind{}, false
-}
-
 // scaleTarget is the binding key of the workload an HPA template scales
 // (spec.scaleTargetRef, in the HPA's namespace), and whether it names one.
 func scaleTarget(hpa client.Object) (client.ObjectKey, bool) {
