@@ -68,7 +68,7 @@ func TestDecideDiscovered(t *testing.T) {
 		{"one serves it cluster-scoped, one does not serve it", map[string]discoveredScope{"east": root, "west": {}}, false, true, nil},
 		{"namespaced", map[string]discoveredScope{"east": ns}, false, false, nil},
 		{"disagree", map[string]discoveredScope{"east": root, "west": ns}, false, false, []string{"disagree", "cluster-scoped in east", "namespaced in west"}},
-		{"nobody serves it, no namespace written", map[string]discoveredScope{"east": {}, "west": {err: fmt.Errorf("boom")}}, false, false, []string{"no member serves example.com", "not served by east", "west (boom)", "metadata.namespace"}},
+		{"nobody serves it, no namespace written", map[string]discoveredScope{"east": {}, "west": {err: fmt.Errorf("boom")}}, false, false, []string{"no member serves Widget.example.com", "not served by east", "west (boom)", "metadata.namespace"}},
 		{"nobody serves it, namespace written", map[string]discoveredScope{"east": {}}, true, false, nil},
 		{"no members, no namespace written", nil, false, false, []string{"no member serves"}},
 	} {
