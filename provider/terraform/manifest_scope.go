@@ -138,13 +138,15 @@ func decideScope(ctx context.Context, e *engine.Engine, in *manifestInputs) (rea
 	if in.template == nil || !in.scopeOpen {
 		return true, nil
 	}
+	written := in.template.GetNamespace() != ""
 	for _, m := range in.fleet.Members {
 		if m.Connection == nil {
-			return false, nil
+			// A written namespace already gives the identity; the check
+			// against discovery waits for a plan with every connection.
+			return written, nil
 		}
 	}
 	gk := in.template.GroupVersionKind().GroupKind()
-	written := in.template.GetNamespace() != ""
 	answers := askMembers(ctx, e, in.fleet.Members, gk)
 	clusterScoped, err := decideDiscovered(gk, answers, written)
 	switch {
