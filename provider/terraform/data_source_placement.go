@@ -118,6 +118,10 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if _, diags := decideScope(ctx, d.data.Engine, &in); diags.HasError() {
+		resp.Diagnostics.Append(diags...)
+		return
+	}
 	results, unreachable := d.data.Engine.Plan(ctx, in.fleet, []*unstructured.Unstructured{in.template}, nil)
 	for _, name := range sortedKeys(unreachable) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",

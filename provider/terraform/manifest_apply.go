@@ -165,6 +165,7 @@ type stateSetter interface {
 func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior manifestPrivate, timeout time.Duration, state stateSetter, private privateSetter, diags *diag.Diagnostics) {
 	in, d := expandManifest(ctx, m)
 	diags.Append(d...)
+	diags.Append(unsettledScope(in)...)
 	if diags.HasError() {
 		return
 	}
@@ -422,6 +423,7 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	in, d := expandManifest(ctx, &m)
 	resp.Diagnostics.Append(d...)
+	resp.Diagnostics.Append(unsettledScope(in)...)
 	if resp.Diagnostics.HasError() || in.template == nil {
 		return
 	}

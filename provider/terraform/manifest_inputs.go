@@ -32,6 +32,10 @@ type manifestInputs struct {
 	// connections alone do not count: such clusters are planned from their
 	// declared facts.
 	known bool
+	// scopeOpen is true when the template's kind is neither built in nor
+	// declared by a CustomResourceDefinition in dependencies, and no
+	// recorded id settles its namespace: decideScope asks the members.
+	scopeOpen bool
 }
 
 // expandManifest turns the model into engine input. A nil template with no
@@ -40,7 +44,7 @@ func expandManifest(ctx context.Context, m *manifestModel) (manifestInputs, diag
 	attrs := map[string]tftypes.Value{}
 	for name, v := range map[string]attr.Value{
 		attrManifest: m.Manifest, attrDependencies: m.Dependencies, attrClusters: m.Clusters,
-		attrPropagationPolicies: m.PropagationPolicies, attrOverridePolicies: m.OverridePolicies,
+		attrPropagationPolicies: m.PropagationPolicies, attrOverridePolicies: m.OverridePolicies, attrID: m.ID,
 	} {
 		tv, err := v.ToTerraformValue(ctx)
 		if err != nil {
@@ -67,6 +71,7 @@ func expandRaw(attrs map[string]tftypes.Value) (manifestInputs, diag.Diagnostics
 	diags.Append(d...)
 	in.dependencies = deps
 	in.known = in.known && known
+	diags.Append(settleScopes(&in, rawString(attrs[attrID]))...)
 
 	members, known, d := fleetDecoder.members(attrs[attrClusters])
 	diags.Append(d...)
@@ -159,8 +164,39 @@ func dependenciesFromRaw(v tftypes.Value) ([]*unstructured.Unstructured, bool, d
 	return out, true, diags
 }
 
-// templateFromJSON checks a decoded manifest and gives a namespaced object
-// that names no namespace the default one, as kubectl's default context does.
+// settleScopes gives every namespaced object that names no namespace the
+// default one, as kubectl's default context does, and refuses a namespace
+// on a cluster-scoped one (kubectl would drop it silently; a namespace the
+// user wrote and flotilla ignores is a surprise). The template's scope is
+// decided offline (manifest_scope.go), else by the recorded id; else it
+// stays open for decideScope. A dependency whose scope only discovery could
+// tell is taken as namespaced, as before.
+func settleScopes(in *manifestInputs, recordedID string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	settle := func(t *unstructured.Unstructured, at path.Path, main bool) {
+		cluster, decided := staticScope(t.GroupVersionKind().GroupKind(), in.dependencies)
+		switch {
+		case decided && cluster && t.GetNamespace() != "":
+			diags.AddAttributeError(at.AtName("metadata").AtName("namespace"), "Namespace on a cluster-scoped object",
+				fmt.Sprintf("%s is cluster-scoped, so %s cannot have metadata.namespace %q; remove it.", t.GroupVersionKind().GroupKind(), objectName(t), t.GetNamespace()))
+		case decided && cluster:
+		case main && !decided:
+			in.scopeOpen = !scopeFromID(t, recordedID)
+		case t.GetNamespace() == "":
+			t.SetNamespace(api.DefaultNamespace)
+		}
+	}
+	if in.template != nil {
+		settle(in.template, path.Root(attrManifest), true)
+	}
+	for i, d := range in.dependencies {
+		settle(d, path.Root(attrDependencies).AtListIndex(i), false)
+	}
+	return diags
+}
+
+// templateFromJSON checks a decoded manifest; settleScopes gives it its
+// namespace.
 func templateFromJSON(raw any, at path.Path) (*unstructured.Unstructured, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	obj, ok := raw.(map[string]any)
@@ -182,9 +218,6 @@ func templateFromJSON(raw any, at path.Path) (*unstructured.Unstructured, diag.D
 	}
 	if diags.HasError() {
 		return nil, diags
-	}
-	if tmpl.GetNamespace() == "" && !api.IsClusterScopedBuiltin(tmpl.GroupVersionKind().GroupKind()) {
-		tmpl.SetNamespace(api.DefaultNamespace)
 	}
 	return tmpl, diags
 }

@@ -50,10 +50,24 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.AddError("Cannot read the configuration", err.Error())
 		return
 	}
-	in, d := expandRaw(withWriteOnly(planned, config))
+	attrs := withWriteOnly(planned, config)
+	if hasState {
+		// The recorded id holds the scope decided when the object was
+		// first planned (manifest_scope.go).
+		attrs[attrID] = state[attrID]
+	}
+	in, d := expandRaw(attrs)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	scopeReady, d := decideScope(ctx, r.data.Engine, &in)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !scopeReady {
+		in.template, in.known = nil, false // the id waits for the members' connections
 	}
 	set := map[string]tftypes.Value{}
 	defer func() {

@@ -34,6 +34,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	in, d := expandRaw(state)
 	resp.Diagnostics.Append(d...)
+	resp.Diagnostics.Append(unsettledScope(in)...)
 	if resp.Diagnostics.HasError() || in.template == nil {
 		return
 	}
