@@ -175,6 +175,12 @@ func applyRequest(p Planned, r plan.Result) execution.ApplyRequest {
 		Objects:                     make(map[string]*unstructured.Unstructured, len(r.Works)),
 		ConflictResolution:          r.ConflictResolution,
 		PreserveResourcesOnDeletion: r.PreserveResourcesOnDeletion,
+		// A workload with the retain-replicas label (or a kind whose
+		// customization retains fields) keeps what its member owns once it
+		// exists there, as in continuous mode: Read leaves those fields out
+		// of drift (execution.AsDeclared), so the plan shows no change for
+		// them and apply must not reset them either.
+		RetainMemberFields: true,
 	}
 	for cluster, w := range r.Works {
 		if !slices.Contains(r.Suspended, cluster) {

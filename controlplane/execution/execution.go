@@ -105,8 +105,9 @@ type ApplyRequest struct {
 	// RetainMemberFields leaves the fields the resource interpreter's
 	// Retain operation gives to the member (spec.replicas of a workload
 	// with the retain-replicas label) out of what is applied once the
-	// object exists there. The continuous driver sets it; the synchronous
-	// driver, whose plan shows every rendered field, does not.
+	// object exists there. Both drivers set it; the synchronous one's
+	// refresh reads those fields as declared (AsDeclared), so its plan
+	// shows no change the apply would not make.
 	RetainMemberFields bool
 }
 

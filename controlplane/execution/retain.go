@@ -83,3 +83,30 @@ func appliedFields(live *unstructured.Unstructured, manager string) (*fieldpath.
 	}
 	return owned, nil
 }
+
+// AsDeclared returns managed (a ManagedView of live) with the fields the
+// member owns by interpret.Retain set to their values in desired, the
+// object flotilla applies: what a Terraform refresh records, so that an HPA
+// scaling a workload with the retain-replicas label is not drift, while
+// every other field still shows its live value. managed is returned as it
+// is when nothing is retained.
+func AsDeclared(desired, managed, live *unstructured.Unstructured) *unstructured.Unstructured {
+	if desired == nil || managed == nil || live == nil {
+		return managed
+	}
+	paths := interpret.Retain(desired.DeepCopy(), live)
+	if len(paths) == 0 {
+		return managed
+	}
+	out := managed.DeepCopy()
+	for _, p := range paths {
+		v, found, err := unstructured.NestedFieldCopy(desired.Object, p...)
+		if err != nil || !found {
+			unstructured.RemoveNestedField(out.Object, p...)
+			continue
+		}
+		// Cannot fail: p exists in desired, so its parents are maps.
+		_ = unstructured.SetNestedField(out.Object, v, p...)
+	}
+	return out
+}

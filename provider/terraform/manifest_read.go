@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -145,11 +146,11 @@ func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refus
 			diags.AddAttributeWarning(at, o.Object.String()+" in cluster "+o.Cluster+" is no longer flotilla's",
 				"Its ownership labels were removed or changed; the next apply takes it back only if the policy's conflict_resolution is Overwrite.")
 			observed[o.Cluster] = map[string]any{}
-		case render.Equivalent(desired, r.data.SensitiveKinds.redact(withStringData(desired, o.Managed.Object, liveObject(o.Live)))):
+		case render.Equivalent(desired, r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)))):
 			observed[o.Cluster] = desired
 			items = append(items, health.Observe(o.Cluster, o.Live, 0))
 		default:
-			observed[o.Cluster] = r.data.SensitiveKinds.redact(withStringData(desired, o.Managed.Object, liveObject(o.Live)))
+			observed[o.Cluster] = r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)))
 			items = append(items, health.Observe(o.Cluster, o.Live, 0))
 		}
 	}
@@ -173,6 +174,14 @@ func addPendingPrunes(objects map[string]*unstructured.Unstructured, tmpl *unstr
 		id.SetName(tmpl.GetName())
 		objects[cluster] = id
 	}
+}
+
+// asDeclared is the managed view of an observation with the fields its
+// member owns (the retain-replicas label: spec.replicas) read as recorded,
+// so an HPA scaling the workload is not drift and the plan proposes no
+// replica change apply would not make.
+func asDeclared(recorded *unstructured.Unstructured, o execution.Observation) map[string]any {
+	return execution.AsDeclared(recorded, o.Managed, o.Live).Object
 }
 
 // liveObject is a live object's content; nil reads as none.
