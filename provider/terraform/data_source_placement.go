@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
@@ -111,9 +112,8 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() || d.data == nil {
 		return
 	}
-	in, diags := expandManifest(ctx, &manifestModel{
-		Manifest: m.Manifest, Clusters: m.Clusters, PropagationPolicies: m.PropagationPolicies, OverridePolicies: m.OverridePolicies,
-	})
+	decoded, diags := decodeManifest(req.Config.Raw, tftypes.Value{}, tftypes.Value{})
+	in := decoded.in
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -83,93 +84,65 @@ func writePrivate(ctx context.Context, p privateSetter, v manifestPrivate) diag.
 }
 
 func (r *manifestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m manifestModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	resp.Diagnostics.Append(writeOnlyFrom(ctx, req.Config, &m)...)
+	m, d := decodeManifest(req.Config.Raw, req.Plan.Raw, tftypes.Value{})
+	resp.Diagnostics.Append(d...)
+	t, d := timeoutsOf(ctx, req.Plan)
+	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := m.Timeouts.Create(ctx, r.data.RolloutTimeout)
+	timeout, d := t.Create(ctx, r.data.RolloutTimeout)
 	resp.Diagnostics.Append(d...)
-	r.apply(ctx, &m, manifestPrivate{}, timeout, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, m, manifestPrivate{}, timeout, req.Plan.Raw, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *manifestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m manifestModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	resp.Diagnostics.Append(writeOnlyFrom(ctx, req.Config, &m)...)
+	m, d := decodeManifest(req.Config.Raw, req.Plan.Raw, req.State.Raw)
+	resp.Diagnostics.Append(d...)
 	prior, d := readPrivate(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	t, d := timeoutsOf(ctx, req.Plan)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if len(prior.Applied) == 0 {
 		// Imported, or written by an older version: prune from wherever the state says it runs.
-		var state manifestModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		objects, _ := renderedObjects(ctx, state.Rendered)
-		prior.Applied = sortedKeys(objects)
+		prior.Applied = m.recorded.renderedClusters()
 	}
 	if prior.Dependencies == nil {
-		var state manifestModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		prior.Dependencies = dependencyClusters(ctx, &state)
+		prior.Dependencies = m.recorded.dependencyClusters()
 	}
-	timeout, d := m.Timeouts.Update(ctx, r.data.RolloutTimeout)
+	timeout, d := t.Update(ctx, r.data.RolloutTimeout)
 	resp.Diagnostics.Append(d...)
-	var recorded types.Map
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(attrConnections), &recorded)...)
-	connections, err := recorded.ToTerraformValue(ctx)
-	if err == nil {
-		prior.Connections, err = rawConnections(connections)
-	}
-	if err != nil {
+	var err error
+	if prior.Connections, err = rawConnections(m.recorded.connections); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root(attrConnections), "Cannot read the recorded connections", err.Error())
 		return
 	}
-	r.apply(ctx, &m, prior, timeout, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, m, prior, timeout, req.Plan.Raw, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
-// configGetter is what Create and Update requests offer to read the configuration.
-type configGetter interface {
+// timeoutsOf reads the timeouts block of a plan or state, alone.
+func timeoutsOf(ctx context.Context, from interface {
 	GetAttribute(ctx context.Context, p path.Path, target any) diag.Diagnostics
-}
-
-// writeOnlyFrom copies the write-only fleet inputs from the configuration
-// into m: the plan holds them as null. The state gets them as null too,
-// as the framework nulls write-only attributes in what it records.
-func writeOnlyFrom(ctx context.Context, config configGetter, m *manifestModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	diags.Append(config.GetAttribute(ctx, path.Root(attrClusters), &m.Clusters)...)
-	diags.Append(config.GetAttribute(ctx, path.Root(attrPropagationPolicies), &m.PropagationPolicies)...)
-	diags.Append(config.GetAttribute(ctx, path.Root(attrOverridePolicies), &m.OverridePolicies)...)
-	return diags
-}
-
-// recorded is m as state records it: the write-only inputs null.
-func (m *manifestModel) recorded() manifestModel {
-	out := *m
-	out.Clusters, out.PropagationPolicies, out.OverridePolicies = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
-	return out
-}
-
-// stateSetter is what Create and Update responses offer to record state.
-type stateSetter interface {
-	Set(ctx context.Context, val any) diag.Diagnostics
+}) (timeouts.Value, diag.Diagnostics) {
+	var t timeouts.Value
+	d := from.GetAttribute(ctx, path.Root(attrTimeouts), &t)
+	return t, d
 }
 
 // apply applies the planned placement exactly, records what happened, and
-// waits for the rollout. State is written even when something failed, so
-// nothing applied is forgotten; the clusters that failed keep showing a
-// pending change.
-func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior manifestPrivate, timeout time.Duration, state stateSetter, private privateSetter, diags *diag.Diagnostics) {
-	in, d := expandManifest(ctx, m)
-	diags.Append(d...)
+// waits for the rollout. State is the plan with what apply learnt set, and
+// it is written even when something failed, so nothing applied is
+// forgotten; the clusters that failed keep showing a pending change.
+func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior manifestPrivate, timeout time.Duration, plan tftypes.Value, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+	in := m.in
 	diags.Append(unsettledScope(in)...)
 	if diags.HasError() {
 		return
 	}
-	planned, err := plannedFrom(ctx, in, m, prior)
+	planned, err := plannedFrom(in, m.planned, prior)
 	if err != nil {
 		diags.AddError("Cannot read the plan", err.Error())
 		return
@@ -186,49 +159,51 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 		diags.AddError("Apply failed", fmt.Sprintf("%v", err))
 		return
 	}
+	// The write-only inputs are recorded as null, as the plan holds them.
+	dynamicNull := tftypes.NewValue(tftypes.DynamicPseudoType, nil)
+	set := map[string]tftypes.Value{attrClusters: dynamicNull, attrPropagationPolicies: dynamicNull, attrOverridePolicies: dynamicNull}
+	record := func() {
+		v, err := withAttributes(plan, set)
+		if err != nil {
+			diags.AddError("Cannot record the state", err.Error())
+			return
+		}
+		state.Raw = v
+	}
 	a := out[0]
 	ok := appliedOK(a)
-	record := manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion}
-	m.Rendered = keepApplied(ctx, m.Rendered, ok, diags)
+	written := manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion}
+	set[attrRendered] = keepClusters(m.planned.rendered, ok)
 	var failed []engine.Applied
 	if a.Err != nil {
 		failed = append(failed, a)
 	}
 	if len(out) > 1 {
-		record.Dependencies = map[string][]string{}
-		deps, err := renderedList(ctx, m.DependenciesRendered)
-		if err != nil {
-			diags.AddError("Cannot record the rendered dependencies", err.Error())
+		written.Dependencies = map[string][]string{}
+		var deps []tftypes.Value
+		if err := m.planned.dependenciesRendered.As(&deps); err != nil || len(deps) != len(out)-1 {
+			diags.AddError("Cannot record the rendered dependencies", fmt.Sprintf("dependencies_rendered has %d entries for %d dependencies (%v)", len(deps), len(out)-1, err))
 			return
 		}
-		kept := make([]map[string]map[string]any, len(deps))
+		kept := make([]tftypes.Value, len(deps))
 		for i, dep := range out[1:] {
-			record.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()] = dep.Clusters
-			okDep := appliedOK(dep)
-			byCluster := map[string]map[string]any{}
-			for cluster, obj := range deps[i] {
-				if okDep[cluster] {
-					byCluster[cluster] = obj.Object
-				}
-			}
-			kept[i] = byCluster
+			written.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()] = dep.Clusters
+			kept[i] = keepClusters(deps[i], appliedOK(dep))
 			if dep.Err != nil {
 				failed = append(failed, dep)
 			}
 		}
-		if m.DependenciesRendered, err = renderedListModel(ctx, kept); err != nil {
-			diags.AddError("Cannot record the rendered dependencies", err.Error())
-			return
-		}
+		set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, kept)
 	}
-	if err := r.pruneDependencies(ctx, in, prior, &record); err != nil {
+	if err := r.pruneDependencies(ctx, in, prior, &written); err != nil {
 		diags.AddAttributeError(path.Root("dependencies"), "Cannot remove a dependency that is no longer listed", err.Error())
 	}
-	diags.Append(writePrivate(ctx, private, record)...)
-	if m.Connections, err = appliedConnections(ctx, in.fleet.Members, out, prior.Connections); err != nil {
+	diags.Append(writePrivate(ctx, private, written)...)
+	if set[attrConnections], err = appliedConnections(in.fleet.Members, out, prior.Connections); err != nil {
+		set[attrConnections] = tftypes.NewValue(connectionsType, nil)
 		diags.AddAttributeError(path.Root("connections"), "Cannot record the connections", err.Error())
 	}
-	m.Status = statusValue(health.Aggregated{Health: health.Unknown}, diags)
+	set[attrStatus] = statusValue(health.Aggregated{Health: health.Unknown}, diags)
 	if len(failed) > 0 {
 		var summaries []string
 		for _, f := range failed {
@@ -236,51 +211,42 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestModel, prior ma
 		}
 		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.String()+" failed in some clusters",
 			strings.Join(summaries, "\n")+"\n\nThe clusters that succeeded are recorded; run apply again to retry the others.")
-		diags.Append(state.Set(ctx, m.recorded())...)
+		record()
 		return
 	}
 	// A held-back cluster got nothing: there is nothing there to wait for.
 	for _, cluster := range a.Result.Suspended {
 		delete(ok, cluster)
 	}
-	if m.WaitForRollout.ValueBool() && len(ok) > 0 {
+	if m.planned.waitForRollout && len(ok) > 0 {
 		agg, err := r.data.Engine.Wait(ctx, in.fleet.Members, in.template, sortedStrings(ok), timeout, func(p status.Progress) {
 			tflog.Info(ctx, "waiting for rollout", map[string]any{"object": p.Object, "elapsed": p.Elapsed.Round(time.Second).String(), "not_ready": p.String()})
 		})
-		m.Status = statusValue(agg, diags)
+		set[attrStatus] = statusValue(agg, diags)
 		if err != nil {
 			diags.AddAttributeError(path.Root("status"), "Rollout of "+a.Result.Template.String()+" is not healthy", err.Error())
 		}
 	} else if len(ok) > 0 {
-		m.Status = statusValue(health.Aggregate(in.template, nil), diags)
+		set[attrStatus] = statusValue(health.Aggregate(in.template, nil), diags)
 	}
-	diags.Append(state.Set(ctx, m.recorded())...)
+	record()
 }
 
 // plannedFrom reads what the plan showed: the placement and rendered
 // hashes of the template and of each dependency, and where earlier applies
 // left them.
-func plannedFrom(ctx context.Context, in manifestInputs, m *manifestModel, prior manifestPrivate) ([]engine.Planned, error) {
-	main := engine.Planned{Template: in.template, Applied: prior.Applied, AffinityTerm: m.AffinityTerm.ValueString()}
-	suspended, err := suspendedFrom(ctx, m.SuspendedClusters)
-	if err != nil {
-		return nil, err
+func plannedFrom(in manifestInputs, p manifestRecord, prior manifestPrivate) ([]engine.Planned, error) {
+	main := engine.Planned{Template: in.template, Applied: prior.Applied, AffinityTerm: p.affinityTerm, Suspended: p.suspended}
+	for _, name := range sortedKeys(p.placement) {
+		main.Placement = append(main.Placement, api.TargetCluster{Name: name, Replicas: int32(p.placement[name])})
 	}
-	main.Suspended = suspended
-	counts := map[string]int64{}
-	if d := m.Placement.ElementsAs(ctx, &counts, false); d.HasError() {
-		return nil, fmt.Errorf("placement: %s", d[0].Detail())
-	}
-	for _, name := range sortedKeys(counts) {
-		main.Placement = append(main.Placement, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
-	}
-	objects, err := renderedObjects(ctx, m.Rendered)
+	objects, err := renderedFromRaw(p.rendered, "rendered")
 	if err != nil {
 		return nil, err
 	}
 	main.Hashes = hashesOf(objects)
 	planned := []engine.Planned{main}
-	deps, err := renderedList(ctx, m.DependenciesRendered)
+	deps, err := renderedListFromRaw(p.dependenciesRendered)
 	if err != nil {
 		return nil, err
 	}
@@ -305,20 +271,6 @@ func hashesOf(objects map[string]*unstructured.Unstructured) map[string]string {
 	return out
 }
 
-// dependencyClusters is where the state says each dependency runs.
-func dependencyClusters(ctx context.Context, m *manifestModel) map[string][]string {
-	out := map[string][]string{}
-	deps, _, _ := dependenciesFromValue(ctx, m.Dependencies)
-	rendered, err := renderedList(ctx, m.DependenciesRendered)
-	if err != nil || len(rendered) != len(deps) {
-		return out
-	}
-	for i, dep := range deps {
-		out[render.TemplateRefOf(dep).String()] = sortedKeys(rendered[i])
-	}
-	return out
-}
-
 // appliedOK lists the placed clusters whose object was applied without error.
 func appliedOK(a engine.Applied) map[string]bool {
 	ok := map[string]bool{}
@@ -333,33 +285,25 @@ func appliedOK(a engine.Applied) map[string]bool {
 	return ok
 }
 
-// keepApplied keeps in a rendered value only the clusters that were
-// applied, so the others show as a change in the next plan.
-func keepApplied(ctx context.Context, rendered types.Map, ok map[string]bool, diags *diag.Diagnostics) types.Map {
-	objects, err := renderedObjects(ctx, rendered)
-	if err != nil {
-		diags.AddError("Cannot record the rendered objects", err.Error())
-		return rendered
-	}
-	kept := map[string]map[string]any{}
-	for cluster, obj := range objects {
-		if ok[cluster] {
-			kept[cluster] = obj.Object
+// keepClusters keeps of a rendered value only the clusters in keep, as they
+// are (the JSON is not decoded), so the others show as a change in the next
+// plan. Null reads as no cluster.
+func keepClusters(rendered tftypes.Value, keep map[string]bool) tftypes.Value {
+	elems, _ := rawMap(rendered)
+	kept := make(map[string]tftypes.Value, len(elems))
+	for cluster, e := range elems {
+		if keep[cluster] {
+			kept[cluster] = e
 		}
 	}
-	v, err := renderedModel(ctx, kept)
-	if err != nil {
-		diags.AddError("Cannot record the rendered objects", err.Error())
-		return rendered
-	}
-	return v
+	return tftypes.NewValue(renderedType, kept)
 }
 
 // appliedConnections is the connections attribute after apply: every
 // cluster the object or a dependency may now be in (placed, or left by a
 // prune that failed), each connection from the configuration or, for a
 // cluster no longer configured, as recorded before.
-func appliedConnections(ctx context.Context, members []engine.Member, out []engine.Applied, recorded map[string]tftypes.Value) (types.Map, error) {
+func appliedConnections(members []engine.Member, out []engine.Applied, recorded map[string]tftypes.Value) (tftypes.Value, error) {
 	names := map[string]bool{}
 	for _, a := range out {
 		for _, tc := range a.Result.Placement {
@@ -369,11 +313,7 @@ func appliedConnections(ctx context.Context, members []engine.Member, out []engi
 			names[c] = true
 		}
 	}
-	v, err := connectionsValue(members, names, recorded)
-	if err != nil {
-		return types.MapNull(types.StringType), err
-	}
-	return stringMapModel(ctx, v)
+	return connectionsValue(members, names, recorded)
 }
 
 func outcomeSummary(a engine.Applied) string {
@@ -403,117 +343,13 @@ func statusJSON(agg health.Aggregated) map[string]any {
 	return map[string]any{"health": string(agg.Health), "clusters": clusters, "aggregated": aggregated}
 }
 
-// statusValue is the status attribute for an aggregated status.
-func statusValue(agg health.Aggregated, diags *diag.Diagnostics) types.Dynamic {
-	v, err := valueFromJSON(statusJSON(agg))
+// statusValue is the status attribute for an aggregated status; null when
+// it cannot be recorded, with an error.
+func statusValue(agg health.Aggregated, diags *diag.Diagnostics) tftypes.Value {
+	v, err := rawFromJSON(statusJSON(agg))
 	if err != nil {
 		diags.AddError("Cannot record the status", err.Error())
-		return types.DynamicNull()
+		return tftypes.NewValue(tftypes.DynamicPseudoType, nil)
 	}
-	return types.DynamicValue(v)
-}
-
-func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m manifestModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	prior, d := readPrivate(ctx, req.Private)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	in, d := expandManifest(ctx, &m)
-	resp.Diagnostics.Append(d...)
-	resp.Diagnostics.Append(unsettledScope(in)...)
-	if resp.Diagnostics.HasError() || in.template == nil {
-		return
-	}
-	connections, err := m.Connections.ToTerraformValue(ctx)
-	var refused map[string]error
-	if err == nil {
-		in.fleet.Members, refused, err = membersFromConnections(connections, r.data.Trusted)
-	}
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
-		return
-	}
-	if len(refused) > 0 {
-		// Nothing is deleted anywhere: a destroy that runs again once the
-		// provider block trusts the connection finds every object still there.
-		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot remove "+render.TemplateRefOf(in.template).String()+": a recorded connection is not trusted",
-			refusedSummary(refused)+"\n\nNothing was deleted and the resource stays in state. If the state is yours, add the plugin to the provider "+
-				"block's trusted_exec and run destroy again.")
-		return
-	}
-	objects, _ := renderedObjects(ctx, m.Rendered)
-	clusters := map[string]bool{}
-	for c := range objects {
-		clusters[c] = true
-	}
-	for _, c := range prior.Applied {
-		clusters[c] = true
-	}
-	timeout, d := m.Timeouts.Delete(ctx, r.data.RolloutTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res := r.data.Engine.Delete(ctx, in.fleet.Members, in.template, sortedStrings(clusters), prior.Preserve)
-	for ref, where := range mergeClusters(prior.Dependencies, dependencyClusters(ctx, &m)) {
-		for _, dep := range in.dependencies {
-			if render.TemplateRefOf(dep).String() == ref && len(where) > 0 {
-				res.Outcomes = append(res.Outcomes, r.data.Engine.Delete(ctx, in.fleet.Members, dep, where, prior.Preserve).Outcomes...)
-			}
-		}
-	}
-	if err := res.Err(); err != nil {
-		resp.Diagnostics.AddError("Cannot remove "+render.TemplateRefOf(in.template).String()+" from every cluster",
-			outcomeSummary(engine.Applied{Outcomes: res.Outcomes})+"\n\nNothing was forgotten: the resource stays in state; run destroy again once the clusters answer.")
-	}
-}
-
-// mergeClusters unions two maps of cluster lists.
-func mergeClusters(a, b map[string][]string) map[string][]string {
-	sets := map[string]map[string]bool{}
-	for _, m := range []map[string][]string{a, b} {
-		for k, list := range m {
-			if sets[k] == nil {
-				sets[k] = map[string]bool{}
-			}
-			for _, c := range list {
-				sets[k][c] = true
-			}
-		}
-	}
-	out := make(map[string][]string, len(sets))
-	for k, set := range sets {
-		out[k] = sortedStrings(set)
-	}
-	return out
-}
-
-// pruneDependencies removes the dependencies an earlier apply made that are
-// no longer listed. Those whose removal fails stay recorded for next time.
-func (r *manifestResource) pruneDependencies(ctx context.Context, in manifestInputs, prior manifestPrivate, record *manifestPrivate) error {
-	listed := map[string]bool{}
-	for _, dep := range in.dependencies {
-		listed[render.TemplateRefOf(dep).String()] = true
-	}
-	var errs []error
-	for _, ref := range sortedKeys(prior.Dependencies) {
-		where := prior.Dependencies[ref]
-		if listed[ref] || len(where) == 0 {
-			continue
-		}
-		tmpl, err := templateFromImportID(ref)
-		if err == nil {
-			err = r.data.Engine.Delete(ctx, in.fleet.Members, tmpl, where, prior.Preserve).Err()
-		}
-		if err != nil {
-			if record.Dependencies == nil {
-				record.Dependencies = map[string][]string{}
-			}
-			record.Dependencies[ref] = where
-			errs = append(errs, fmt.Errorf("%s: %w", ref, err))
-		}
-	}
-	return errors.Join(errs...)
+	return v
 }

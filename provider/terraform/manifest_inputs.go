@@ -38,26 +38,9 @@ type manifestInputs struct {
 	scopeOpen bool
 }
 
-// expandManifest turns the model into engine input. A nil template with no
-// error diagnostics means the template itself is not known yet.
-func expandManifest(ctx context.Context, m *manifestModel) (manifestInputs, diag.Diagnostics) {
-	attrs := map[string]tftypes.Value{}
-	for name, v := range map[string]attr.Value{
-		attrManifest: m.Manifest, attrDependencies: m.Dependencies, attrClusters: m.Clusters,
-		attrPropagationPolicies: m.PropagationPolicies, attrOverridePolicies: m.OverridePolicies, attrID: m.ID,
-	} {
-		tv, err := v.ToTerraformValue(ctx)
-		if err != nil {
-			var diags diag.Diagnostics
-			diags.AddAttributeError(path.Root(name), "Invalid "+name, err.Error())
-			return manifestInputs{}, diags
-		}
-		attrs[name] = tv
-	}
-	return expandRaw(attrs)
-}
-
-// expandRaw is expandManifest for the raw attributes of flotilla_manifest.
+// expandRaw turns the raw attributes of flotilla_manifest into engine
+// input (decodeManifest chooses which). A nil template with no error
+// diagnostics means the template itself is not known yet.
 // The fleet (clusters and policies) is decoded once per distinct value
 // in the provider process: a configuration of a hundred manifests passes
 // the same clusters to each.
@@ -123,17 +106,6 @@ func templateFromRaw(v tftypes.Value) (*unstructured.Unstructured, bool, diag.Di
 	}
 	tmpl, d := templateFromJSON(raw, path.Root("manifest"))
 	return tmpl, true, d
-}
-
-// dependenciesFromValue decodes the dependencies attribute of a model.
-func dependenciesFromValue(ctx context.Context, v types.Dynamic) ([]*unstructured.Unstructured, bool, diag.Diagnostics) {
-	tv, err := v.ToTerraformValue(ctx)
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddAttributeError(path.Root("dependencies"), "Invalid dependencies", err.Error())
-		return nil, true, diags
-	}
-	return dependenciesFromRaw(tv)
 }
 
 // dependenciesFromRaw decodes the dependencies attribute: a list of

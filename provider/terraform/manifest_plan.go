@@ -16,12 +16,7 @@ import (
 // ValidateConfig checks what can be checked without the engine: the shape
 // of the manifest and that clusters and policies are flotilla resources.
 func (r *manifestResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	attrs, err := rawAttributes(req.Config.Raw)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the configuration", err.Error())
-		return
-	}
-	_, d := expandRaw(attrs)
+	_, d := decodeManifest(req.Config.Raw, tftypes.Value{}, tftypes.Value{})
 	resp.Diagnostics.Append(d...)
 }
 
@@ -32,35 +27,12 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return // destroy, or the provider is not configured yet
 	}
-	planned, err := rawAttributes(resp.Plan.Raw)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
-		return
-	}
-	hasState := !req.State.Raw.IsNull()
-	state := map[string]tftypes.Value{}
-	if hasState {
-		if state, err = rawAttributes(req.State.Raw); err != nil {
-			resp.Diagnostics.AddError("Cannot read the state", err.Error())
-			return
-		}
-	}
-	config, err := rawAttributes(req.Config.Raw)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the configuration", err.Error())
-		return
-	}
-	attrs := withWriteOnly(planned, config)
-	if hasState {
-		// The recorded id holds the scope decided when the object was
-		// first planned (manifest_scope.go).
-		attrs[attrID] = state[attrID]
-	}
-	in, d := expandRaw(attrs)
+	m, d := decodeManifest(req.Config.Raw, resp.Plan.Raw, req.State.Raw)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	in, hasState := m.in, m.hasState
 	scopeReady, d := decideScope(ctx, r.data.Engine, &in)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
@@ -81,7 +53,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 		resp.Plan.Raw = v
 	}()
-	stateID := rawString(state[attrID])
+	stateID := m.recorded.id
 	if in.template != nil {
 		id := render.TemplateRefOf(in.template).String()
 		set[attrID] = tftypes.NewValue(tftypes.String, id)
@@ -98,7 +70,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		set[attrStatus] = dynamicUnknown
 		set[attrConnections] = tftypes.NewValue(connectionsType, tftypes.UnknownValue)
 		set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, tftypes.UnknownValue)
-		if planned[attrDependencies].IsNull() {
+		if m.planned.dependencies.IsNull() {
 			set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, nil)
 		}
 		if in.template == nil {
@@ -106,14 +78,9 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 		return
 	}
-	counts, err := rawPlacement(state[attrPlacement])
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("placement"), "Cannot read the recorded placement", err.Error())
-		return
-	}
-	claimedBy := rawString(state[attrPolicy])
-	previous := previousBindings(in.template, counts, rawString(state[attrAffinityTerm]), claimedBy)
-	if hasState && !planned[attrRescheduleTrigger].Equal(state[attrRescheduleTrigger]) {
+	claimedBy := m.recorded.policy
+	previous := previousBindings(in.template, m.recorded.placement, m.recorded.affinityTerm, claimedBy)
+	if hasState && !m.planned.rescheduleTrigger.Equal(m.recorded.rescheduleTrigger) {
 		// Schedule from scratch, as Karmada's rescheduleTriggeredAt asks;
 		// the claim is not a scheduling result and stays.
 		previous = previousBindings(in.template, nil, "", claimedBy)
@@ -147,6 +114,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	set[attrPlacement] = placementValue(placementCounts(res))
 	set[attrSuspendedClusters] = suspendedValue(res.Suspended)
+	var err error
 	if set[attrRendered], err = renderedValue(r.data.SensitiveKinds.redactAll(worksObjects(res.Works))); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
 		return
@@ -156,7 +124,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		where[cluster] = true
 	}
 	set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, nil)
-	if !planned[attrDependencies].IsNull() {
+	if !m.planned.dependencies.IsNull() {
 		works := make([]map[string]map[string]any, 0, len(in.dependencies))
 		for i, dep := range results[1:] {
 			at := path.Root("dependencies").AtListIndex(i)
@@ -185,7 +153,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	// prunes it there and records that cluster only if the prune fails, so
 	// connections is known only after apply.
 	pending := false
-	for _, cluster := range recordedClusters(state, prior) {
+	for _, cluster := range recordedClusters(m.recorded, prior) {
 		pending = pending || !where[cluster]
 	}
 	set[attrConnections] = tftypes.NewValue(connectionsType, tftypes.UnknownValue)
@@ -196,10 +164,10 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 	}
 	set[attrStatus] = dynamicUnknown
-	if hasState && set[attrPlacement].Equal(state[attrPlacement]) && set[attrRendered].Equal(state[attrRendered]) &&
-		set[attrSuspendedClusters].Equal(state[attrSuspendedClusters]) &&
-		set[attrDependenciesRendered].Equal(state[attrDependenciesRendered]) && !state[attrStatus].IsNull() {
-		set[attrStatus] = state[attrStatus]
+	if hasState && set[attrPlacement].Equal(m.recorded.placementRaw) && set[attrRendered].Equal(m.recorded.rendered) &&
+		set[attrSuspendedClusters].Equal(m.recorded.suspendedRaw) &&
+		set[attrDependenciesRendered].Equal(m.recorded.dependenciesRendered) && !m.recorded.status.IsNull() {
+		set[attrStatus] = m.recorded.status
 	}
 	tflog.Debug(ctx, "planned manifest", map[string]any{"template": res.Template.String(), "clusters": len(res.Placement)})
 }
@@ -219,17 +187,17 @@ func withWriteOnly(planned, config map[string]tftypes.Value) map[string]tftypes.
 
 // recordedClusters lists every cluster the state or private state says
 // the object or one of its dependencies may be in.
-func recordedClusters(state map[string]tftypes.Value, prior manifestPrivate) []string {
+func recordedClusters(recorded manifestRecord, prior manifestPrivate) []string {
 	out := append([]string(nil), prior.Applied...)
 	for _, where := range prior.Dependencies {
 		out = append(out, where...)
 	}
-	if objects, err := renderedFromRaw(state[attrRendered], "rendered"); err == nil {
-		out = append(out, sortedKeys(objects)...)
-	}
-	if deps, err := renderedListFromRaw(state[attrDependenciesRendered]); err == nil {
-		for _, objects := range deps {
-			out = append(out, sortedKeys(objects)...)
+	out = append(out, recorded.renderedClusters()...)
+	var deps []tftypes.Value
+	if recorded.dependenciesRendered.IsKnown() && !recorded.dependenciesRendered.IsNull() && recorded.dependenciesRendered.As(&deps) == nil {
+		for _, d := range deps {
+			elems, _ := rawMap(d)
+			out = append(out, sortedKeys(elems)...)
 		}
 	}
 	return out

@@ -10,12 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// flotilla_manifest's hot paths (ValidateConfig, ModifyPlan, Read) work on
-// the raw Terraform value rather than on manifestModel: reading the model
+// Every RPC of flotilla_manifest works on the raw Terraform value, through
+// decodeManifest, rather than on a framework model: reading a model
 // converts every Dynamic attribute (the fleet by value, rendered) into
 // framework values and setting it converts them all back, which profiles of
 // a 10-member, 100-app plan showed costing more than the planning itself.
-// Only the attributes they change are rebuilt; the rest travel untouched.
+// Only the attributes an RPC changes are rebuilt; the rest travel untouched.
 
 // Attribute names of flotilla_manifest.
 const (
@@ -26,6 +26,8 @@ const (
 	attrConnections          = "connections"
 	attrDependencies         = "dependencies"
 	attrRescheduleTrigger    = "reschedule_trigger"
+	attrWaitForRollout       = "wait_for_rollout"
+	attrTimeouts             = "timeouts"
 	attrPlacement            = "placement"
 	attrRendered             = "rendered"
 	attrDependenciesRendered = "dependencies_rendered"

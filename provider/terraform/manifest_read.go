@@ -25,22 +25,19 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if r.data == nil || req.State.Raw.IsNull() {
 		return
 	}
-	state, err := rawAttributes(req.State.Raw)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the state", err.Error())
-		return
-	}
-	if state[attrConnections].IsNull() {
+	m, d := decodeManifest(tftypes.Value{}, tftypes.Value{}, req.State.Raw)
+	if m.hasState && m.recorded.connections.IsNull() {
 		return // imported by an older version: nothing to read until the next apply records the connections
 	}
-	in, d := expandRaw(state)
+	in := m.in
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(unsettledScope(in)...)
 	if resp.Diagnostics.HasError() || in.template == nil {
 		return
 	}
 	var refused map[string]error
-	if in.fleet.Members, refused, err = membersFromConnections(state[attrConnections], r.data.Trusted); err != nil {
+	var err error
+	if in.fleet.Members, refused, err = membersFromConnections(m.recorded.connections, r.data.Trusted); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
 		return
 	}
@@ -53,7 +50,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		r.readImported(ctx, in, in.fleet.Members, resp)
 		return
 	}
-	objects, err := renderedFromRaw(state[attrRendered], "rendered")
+	objects, err := renderedFromRaw(m.recorded.rendered, "rendered")
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("rendered"), "Cannot read the recorded objects", err.Error())
 		return
@@ -64,28 +61,23 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		objects = map[string]*unstructured.Unstructured{}
 	}
 	addPendingPrunes(objects, in.template, prior.Applied)
-	suspended, err := rawSuspended(state[attrSuspendedClusters])
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root(attrSuspendedClusters), "Cannot read the recorded suspended clusters", err.Error())
-		return
-	}
-	objects, held := withoutSuspended(objects, suspended)
+	objects, held := withoutSuspended(objects, m.recorded.suspended)
 	set := map[string]tftypes.Value{}
 	observed, items := r.observe(ctx, in, refused, objects, path.Root("rendered"), &resp.Diagnostics)
 	for cluster, obj := range held {
 		observed[cluster] = obj
 	}
-	if v, err := renderedValue(observed); err == nil && !v.Equal(state[attrRendered]) {
+	if v, err := renderedValue(observed); err == nil && !v.Equal(m.recorded.rendered) {
 		set[attrRendered] = v
 	}
 	if len(items) > 0 {
 		if v, err := rawFromJSON(statusJSON(health.Aggregate(in.template, items))); err != nil {
 			resp.Diagnostics.AddError("Cannot record the status", err.Error())
-		} else if !v.Equal(state[attrStatus]) {
+		} else if !v.Equal(m.recorded.status) {
 			set[attrStatus] = v
 		}
 	}
-	deps, err := renderedListFromRaw(state[attrDependenciesRendered])
+	deps, err := renderedListFromRaw(m.recorded.dependenciesRendered)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("dependencies_rendered"), "Cannot read the recorded objects", err.Error())
 		return
@@ -98,7 +90,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 			}
 			list[i], _ = r.observe(ctx, in, refused, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
 		}
-		if v, err := renderedListValue(list); err == nil && !v.Equal(state[attrDependenciesRendered]) {
+		if v, err := renderedListValue(list); err == nil && !v.Equal(m.recorded.dependenciesRendered) {
 			set[attrDependenciesRendered] = v
 		}
 	}

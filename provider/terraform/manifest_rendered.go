@@ -2,11 +2,9 @@ package terraform
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -104,54 +102,4 @@ func renderedListFromRaw(v tftypes.Value) ([]map[string]*unstructured.Unstructur
 		out[i] = objects
 	}
 	return out, nil
-}
-
-// renderedObjects decodes the model's rendered attribute.
-func renderedObjects(ctx context.Context, v types.Map) (map[string]*unstructured.Unstructured, error) {
-	tv, err := v.ToTerraformValue(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return renderedFromRaw(tv, "rendered")
-}
-
-// renderedList decodes the model's dependencies_rendered attribute.
-func renderedList(ctx context.Context, v types.List) ([]map[string]*unstructured.Unstructured, error) {
-	tv, err := v.ToTerraformValue(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return renderedListFromRaw(tv)
-}
-
-// renderedModel is a rendered value as the model's type.
-func renderedModel(ctx context.Context, objects map[string]map[string]any) (types.Map, error) {
-	v, err := renderedValue(objects)
-	if err != nil {
-		return types.MapNull(types.StringType), err
-	}
-	return stringMapModel(ctx, v)
-}
-
-// stringMapModel is a raw map of strings as the model's type.
-func stringMapModel(ctx context.Context, v tftypes.Value) (types.Map, error) {
-	av, err := types.MapType{ElemType: types.StringType}.ValueFromTerraform(ctx, v)
-	if err != nil {
-		return types.MapNull(types.StringType), err
-	}
-	return av.(types.Map), nil
-}
-
-// renderedListModel is a dependencies_rendered value as the model's type.
-func renderedListModel(ctx context.Context, list []map[string]map[string]any) (types.List, error) {
-	elemType := types.MapType{ElemType: types.StringType}
-	v, err := renderedListValue(list)
-	if err != nil {
-		return types.ListNull(elemType), err
-	}
-	av, err := types.ListType{ElemType: elemType}.ValueFromTerraform(ctx, v)
-	if err != nil {
-		return types.ListNull(elemType), err
-	}
-	return av.(types.List), nil
 }

@@ -1,11 +1,9 @@
 package terraform
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -50,19 +48,6 @@ func rawSuspended(v tftypes.Value) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", attrSuspendedClusters, err)
 		}
 		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// suspendedFrom reads the attribute from a plan or state model.
-func suspendedFrom(ctx context.Context, v types.Set) ([]string, error) {
-	var out []string
-	if v.IsNull() || v.IsUnknown() {
-		return nil, nil
-	}
-	if d := v.ElementsAs(ctx, &out, false); d.HasError() {
-		return nil, fmt.Errorf("%s: %s", attrSuspendedClusters, d[0].Detail())
 	}
 	slices.Sort(out)
 	return out, nil

@@ -30,27 +30,6 @@ var (
 
 func newManifestResource() resource.Resource { return &manifestResource{} }
 
-// manifestModel is flotilla_manifest's plan and state.
-type manifestModel struct {
-	ID                   types.String   `tfsdk:"id"`
-	Manifest             types.Dynamic  `tfsdk:"manifest"`
-	Clusters             types.Dynamic  `tfsdk:"clusters"`
-	PropagationPolicies  types.Dynamic  `tfsdk:"propagation_policies"`
-	OverridePolicies     types.Dynamic  `tfsdk:"override_policies"`
-	Connections          types.Map      `tfsdk:"connections"`
-	Dependencies         types.Dynamic  `tfsdk:"dependencies"`
-	WaitForRollout       types.Bool     `tfsdk:"wait_for_rollout"`
-	RescheduleTrigger    types.String   `tfsdk:"reschedule_trigger"`
-	Timeouts             timeouts.Value `tfsdk:"timeouts"`
-	Placement            types.Map      `tfsdk:"placement"`
-	SuspendedClusters    types.Set      `tfsdk:"suspended_clusters"`
-	Rendered             types.Map      `tfsdk:"rendered"`
-	DependenciesRendered types.List     `tfsdk:"dependencies_rendered"`
-	Policy               types.String   `tfsdk:"policy"`
-	AffinityTerm         types.String   `tfsdk:"affinity_term"`
-	Status               types.Dynamic  `tfsdk:"status"`
-}
-
 func (r *manifestResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_manifest"
 }
