@@ -75,17 +75,10 @@ type Applied struct {
 // always reported, so nothing is applied and then forgotten.
 func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]Applied, error) {
 	templates := make([]*unstructured.Unstructured, len(planned))
-	previous := make([]api.ResourceBinding, 0, len(planned))
+	previous := make([]Previous, len(planned))
 	for i, p := range planned {
 		templates[i] = p.Template
-		if len(p.Placement) > 0 {
-			rb := api.ResourceBinding{Spec: api.ResourceBindingSpec{
-				Resource: api.ObjectReference{APIVersion: p.Template.GetAPIVersion(), Kind: p.Template.GetKind(), Namespace: p.Template.GetNamespace(), Name: p.Template.GetName()},
-				Clusters: p.Placement,
-			}}
-			rb.Status.SchedulerObservedAffinityName = p.AffinityTerm
-			previous = append(previous, rb)
-		}
+		previous[i] = Previous{Placement: p.Placement, AffinityTerm: p.AffinityTerm}
 	}
 	results, _ := e.Plan(ctx, fleet, templates, previous)
 	var stale []error

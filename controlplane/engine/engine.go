@@ -245,14 +245,14 @@ func (e *Engine) ForgetStatus() {
 	e.mu.Unlock()
 }
 
-// Plan schedules and renders templates against the fleet. previous holds
-// the last applied placements (matched to templates by spec.resource): they
-// keep placements sticky and scaling steady. The second return value says,
-// per member, why its live status could not be read; such members are
-// planned as unreachable.
-func (e *Engine) Plan(ctx context.Context, fleet Fleet, templates []*unstructured.Unstructured, previous []api.ResourceBinding) ([]plan.Result, map[string]error) {
+// Plan schedules and renders templates against the fleet. previous[i] is
+// what was recorded of templates[i]'s last scheduling result (see
+// Previous); previous may be shorter than templates, or nil. The second
+// return value says, per member, why its live status could not be read;
+// such members are planned as unreachable.
+func (e *Engine) Plan(ctx context.Context, fleet Fleet, templates []*unstructured.Unstructured, previous []Previous) ([]plan.Result, map[string]error) {
 	clusters, reasons := e.Snapshot(ctx, fleet.Members)
-	return plan.Plan(planFleet(e.opts.Fleet, fleet, clusters, previous), templates), reasons
+	return plan.Plan(planFleet(e.opts.Fleet, fleet, clusters, bindings(templates, previous)), templates), reasons
 }
 
 func planFleet(name string, fleet Fleet, clusters []api.Cluster, previous []api.ResourceBinding) plan.Fleet {

@@ -234,29 +234,6 @@ func membersFromRaw(v tftypes.Value) ([]engine.Member, bool, diag.Diagnostics) {
 	return members, known, diags
 }
 
-// previousBindings turns the placement, affinity term and claiming policy
-// recorded in state into the previous scheduling result, so placements stay
-// sticky (a template that fell back to a later clusterAffinities term stays
-// there, as in Karmada), scaling steady, and the claim sticky (a policy
-// with a higher priority takes the template only with preemption Always).
-func previousBindings(tmpl *unstructured.Unstructured, counts map[string]int64, affinityTerm, claimedBy string) []api.ResourceBinding {
-	claim, claimed := parsePolicyRef(claimedBy)
-	if (len(counts) == 0 && !claimed) || tmpl == nil {
-		return nil
-	}
-	rb := api.ResourceBinding{Spec: api.ResourceBindingSpec{Resource: api.ObjectReference{
-		APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(),
-	}}}
-	for _, name := range sortedKeys(counts) {
-		rb.Spec.Clusters = append(rb.Spec.Clusters, api.TargetCluster{Name: name, Replicas: int32(counts[name])})
-	}
-	rb.Status.SchedulerObservedAffinityName = affinityTerm
-	if claimed {
-		policy.SetBindingClaim(&rb, claim, tmpl.GetNamespace())
-	}
-	return []api.ResourceBinding{rb}
-}
-
 // parsePolicyRef reads the policy attribute (plan.ObjectRef's String:
 // "PropagationPolicy <namespace>/<name>" or "ClusterPropagationPolicy
 // <name>"); ok is false for anything else, which only makes the claim

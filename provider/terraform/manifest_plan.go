@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -22,7 +26,10 @@ func (r *manifestResource) ValidateConfig(_ context.Context, req resource.Valida
 
 // ModifyPlan computes placement and rendered, so the plan shows per cluster
 // what apply will do. They are unknown only when an input they depend on is.
-// It reads and writes the raw plan (see manifest_raw.go).
+// It reads and writes the raw plan (see manifest_raw.go), in steps: the
+// identity, then either every computed attribute unknown or the engine's
+// plan shown (placement and rendered, the dependencies, the connections,
+// the status).
 func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return // destroy, or the provider is not configured yet
@@ -32,78 +39,125 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	in, hasState := m.in, m.hasState
-	scopeReady, d := decideScope(ctx, r.data.Engine, &in)
+	scopeReady, d := decideScope(ctx, r.data.Engine, &m.in)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if !scopeReady {
-		in.template, in.known = nil, false // the id waits for the members' connections
+		m.in.template, m.in.known = nil, false // the id waits for the members' connections
 	}
 	set := map[string]tftypes.Value{}
-	defer func() {
-		if resp.Diagnostics.HasError() || len(set) == 0 {
-			return
-		}
-		v, err := withAttributes(resp.Plan.Raw, set)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot record the plan", err.Error())
-			return
-		}
-		resp.Plan.Raw = v
-	}()
-	stateID := m.recorded.id
-	if in.template != nil {
-		id := render.TemplateRefOf(in.template).String()
-		set[attrID] = tftypes.NewValue(tftypes.String, id)
-		if hasState && stateID != "" && stateID != id && sameIdentityChanged(stateID, in.template) {
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("manifest"))
-		}
+	if planIdentity(m, set) {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("manifest"))
 	}
-	if !in.known {
-		set[attrPlacement] = tftypes.NewValue(placementType, tftypes.UnknownValue)
-		set[attrSuspendedClusters] = tftypes.NewValue(suspendedType, tftypes.UnknownValue)
-		set[attrRendered] = dynamicUnknown
-		set[attrPolicy] = stringUnknown
-		set[attrAffinityTerm] = stringUnknown
-		set[attrStatus] = dynamicUnknown
-		set[attrConnections] = tftypes.NewValue(connectionsType, tftypes.UnknownValue)
-		set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, tftypes.UnknownValue)
-		if m.planned.dependencies.IsNull() {
-			set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, nil)
-		}
-		if in.template == nil {
-			set[attrID] = stringUnknown
-		}
+	if m.in.known {
+		r.planPlacement(ctx, m, req.Private, set, &resp.Diagnostics)
+	} else {
+		planUnknown(m, set)
+	}
+	if resp.Diagnostics.HasError() || len(set) == 0 {
 		return
 	}
-	claimedBy := m.recorded.policy
-	previous := previousBindings(in.template, m.recorded.placement, m.recorded.affinityTerm, claimedBy)
-	if hasState && !m.planned.rescheduleTrigger.Equal(m.recorded.rescheduleTrigger) {
-		// Schedule from scratch, as Karmada's rescheduleTriggeredAt asks;
-		// the claim is not a scheduling result and stays.
-		previous = previousBindings(in.template, nil, "", claimedBy)
+	v, err := withAttributes(resp.Plan.Raw, set)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot record the plan", err.Error())
+		return
 	}
+	resp.Plan.Raw = v
+}
+
+// planIdentity sets the id from the template and reports whether the
+// change of template replaces the resource: a changed group, kind,
+// namespace or name does, a new version of the same kind does not.
+func planIdentity(m manifestRequest, set map[string]tftypes.Value) (replace bool) {
+	if m.in.template == nil {
+		return false
+	}
+	id := render.TemplateRefOf(m.in.template).String()
+	set[attrID] = tftypes.NewValue(tftypes.String, id)
+	recorded := m.recorded.id
+	return m.hasState && recorded != "" && recorded != id && sameIdentityChanged(recorded, m.in.template)
+}
+
+// planUnknown marks every computed attribute unknown, for a plan whose
+// inputs are not all known yet. dependencies_rendered stays null without
+// dependencies, and the id is unknown only while the template is.
+func planUnknown(m manifestRequest, set map[string]tftypes.Value) {
+	set[attrPlacement] = tftypes.NewValue(placementType, tftypes.UnknownValue)
+	set[attrSuspendedClusters] = tftypes.NewValue(suspendedType, tftypes.UnknownValue)
+	set[attrRendered] = dynamicUnknown
+	set[attrPolicy] = stringUnknown
+	set[attrAffinityTerm] = stringUnknown
+	set[attrStatus] = dynamicUnknown
+	set[attrConnections] = tftypes.NewValue(connectionsType, tftypes.UnknownValue)
+	set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, tftypes.UnknownValue)
+	if m.planned.dependencies.IsNull() {
+		set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, nil)
+	}
+	if m.in.template == nil {
+		set[attrID] = stringUnknown
+	}
+}
+
+// planPlacement plans the template and its dependencies with the engine and
+// shows the result.
+func (r *manifestResource) planPlacement(ctx context.Context, m manifestRequest, private privateGetter, set map[string]tftypes.Value, diags *diag.Diagnostics) {
 	// Plan from the member status the refresh recorded, so that Terraform's
 	// second plan, just before apply, comes out the same (manifest_facts.go).
-	prior, d := readPrivate(ctx, req.Private)
-	resp.Diagnostics.Append(d...)
-	withRecordedFacts(in.fleet.Members, prior.Facts)
-	templates := append([]*unstructured.Unstructured{in.template}, in.dependencies...)
-	results, unreachable := r.data.Engine.Plan(ctx, in.fleet, templates, previous)
+	prior, d := readPrivate(ctx, private)
+	diags.Append(d...)
+	withRecordedFacts(m.in.fleet.Members, prior.Facts)
+	templates := append([]*unstructured.Unstructured{m.in.template}, m.in.dependencies...)
+	results, unreachable := r.data.Engine.Plan(ctx, m.in.fleet, templates, []engine.Previous{previousOf(m)})
 	for _, name := range sortedKeys(unreachable) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",
+		diags.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",
 			fmt.Sprintf("Planned as unreachable (tainted %s:NoExecute), so replicas move away from it: %v", "cluster.karmada.io/unreachable", unreachable[name]))
 	}
-	res := results[0]
-	if res.Err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot place "+res.Template.String(), res.Err.Error())
+	where, d := showResult(results[0], r.data.SensitiveKinds, set)
+	diags.Append(d...)
+	if diags.HasError() {
 		return
+	}
+	diags.Append(showDependencies(results[1:], !m.planned.dependencies.IsNull(), r.data.SensitiveKinds, set, where)...)
+	if diags.HasError() {
+		return
+	}
+	diags.Append(planConnections(m, prior, where, set)...)
+	planStatus(m, set)
+	tflog.Debug(ctx, "planned manifest", map[string]any{"template": results[0].Template.String(), "clusters": len(results[0].Placement)})
+}
+
+// previousOf is the recorded scheduling result the plan resumes from. A
+// changed reschedule_trigger schedules from scratch, as Karmada's
+// rescheduleTriggeredAt asks; the claim is not a scheduling result and
+// stays.
+func previousOf(m manifestRequest) engine.Previous {
+	var p engine.Previous
+	if claim, ok := parsePolicyRef(m.recorded.policy); ok {
+		p.Claim = &claim
+	}
+	if m.hasState && !m.planned.rescheduleTrigger.Equal(m.recorded.rescheduleTrigger) {
+		return p
+	}
+	for _, name := range sortedKeys(m.recorded.placement) {
+		p.Placement = append(p.Placement, api.TargetCluster{Name: name, Replicas: int32(m.recorded.placement[name])})
+	}
+	p.AffinityTerm = m.recorded.affinityTerm
+	return p
+}
+
+// showResult sets what the template's plan shows: policy, affinity_term,
+// placement, suspended_clusters and rendered. where lists the clusters it
+// goes to.
+func showResult(res plan.Result, sensitive sensitiveKinds, set map[string]tftypes.Value) (where map[string]bool, diags diag.Diagnostics) {
+	if res.Err != nil {
+		diags.AddAttributeError(path.Root("manifest"), "Cannot place "+res.Template.String(), res.Err.Error())
+		return nil, diags
 	}
 	set[attrPolicy] = stringNull
 	if res.Policy == nil {
-		resp.Diagnostics.AddAttributeWarning(path.Root("propagation_policies"), "No propagation policy claims "+res.Template.String(),
+		diags.AddAttributeWarning(path.Root("propagation_policies"), "No propagation policy claims "+res.Template.String(),
 			"It will not be applied to any cluster. Add a flotilla_propagation_policy whose resource_selectors match it.")
 	} else {
 		set[attrPolicy] = tftypes.NewValue(tftypes.String, res.Policy.String())
@@ -115,61 +169,79 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	set[attrPlacement] = placementValue(placementCounts(res))
 	set[attrSuspendedClusters] = suspendedValue(res.Suspended)
 	var err error
-	if set[attrRendered], err = renderedValue(r.data.SensitiveKinds.redactAll(worksObjects(res.Works))); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
-		return
+	if set[attrRendered], err = renderedValue(sensitive.redactAll(worksObjects(res.Works))); err != nil {
+		diags.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
+		return nil, diags
 	}
-	where := map[string]bool{}
+	where = map[string]bool{}
 	for cluster := range res.Works {
 		where[cluster] = true
 	}
+	return where, diags
+}
+
+// showDependencies sets dependencies_rendered from the dependencies'
+// plans, null when the dependencies attribute is (listed is false), and
+// adds the clusters they go to to where.
+func showDependencies(results []plan.Result, listed bool, sensitive sensitiveKinds, set map[string]tftypes.Value, where map[string]bool) diag.Diagnostics {
+	var diags diag.Diagnostics
 	set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, nil)
-	if !m.planned.dependencies.IsNull() {
-		works := make([]map[string]map[string]any, 0, len(in.dependencies))
-		for i, dep := range results[1:] {
-			at := path.Root("dependencies").AtListIndex(i)
-			switch {
-			case dep.Err != nil:
-				resp.Diagnostics.AddAttributeError(at, "Cannot place "+dep.Template.String(), dep.Err.Error())
-			case len(dep.Placement) == 0:
-				resp.Diagnostics.AddAttributeWarning(at, dep.Template.String()+" goes to no cluster",
-					"No propagation policy claims it, and it follows the workload only when the workload's pod template refers to it and the claiming policy has propagate_deps = true.")
-			}
-			works = append(works, r.data.SensitiveKinds.redactAll(worksObjects(dep.Works)))
-			for cluster := range dep.Works {
-				where[cluster] = true
-			}
+	if !listed {
+		return nil
+	}
+	works := make([]map[string]map[string]any, 0, len(results))
+	for i, dep := range results {
+		at := path.Root("dependencies").AtListIndex(i)
+		switch {
+		case dep.Err != nil:
+			diags.AddAttributeError(at, "Cannot place "+dep.Template.String(), dep.Err.Error())
+		case len(dep.Placement) == 0:
+			diags.AddAttributeWarning(at, dep.Template.String()+" goes to no cluster",
+				"No propagation policy claims it, and it follows the workload only when the workload's pod template refers to it and the claiming policy has propagate_deps = true.")
 		}
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if set[attrDependenciesRendered], err = renderedListValue(works); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("dependencies"), "Cannot show the rendered objects", err.Error())
-			return
+		works = append(works, sensitive.redactAll(worksObjects(dep.Works)))
+		for cluster := range dep.Works {
+			where[cluster] = true
 		}
 	}
-	// connections records the placed clusters. While an earlier apply left
-	// the object or a dependency in a cluster it no longer goes to, apply
-	// prunes it there and records that cluster only if the prune fails, so
-	// connections is known only after apply.
-	pending := false
-	for _, cluster := range recordedClusters(m.recorded, prior) {
-		pending = pending || !where[cluster]
+	if diags.HasError() {
+		return diags
 	}
+	var err error
+	if set[attrDependenciesRendered], err = renderedListValue(works); err != nil {
+		diags.AddAttributeError(path.Root("dependencies"), "Cannot show the rendered objects", err.Error())
+	}
+	return diags
+}
+
+// planConnections sets connections to the placed clusters' (where). While
+// an earlier apply left the object or a dependency in a cluster it no
+// longer goes to, apply prunes it there and records that cluster only if
+// the prune fails, so connections is known only after apply.
+func planConnections(m manifestRequest, prior manifestPrivate, where map[string]bool, set map[string]tftypes.Value) diag.Diagnostics {
 	set[attrConnections] = tftypes.NewValue(connectionsType, tftypes.UnknownValue)
-	if !pending {
-		if set[attrConnections], err = connectionsValue(in.fleet.Members, where, nil); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot record the connections", err.Error())
-			return
+	for _, cluster := range recordedClusters(m.recorded, prior) {
+		if !where[cluster] {
+			return nil
 		}
 	}
-	set[attrStatus] = dynamicUnknown
-	if hasState && set[attrPlacement].Equal(m.recorded.placementRaw) && set[attrRendered].Equal(m.recorded.rendered) &&
-		set[attrSuspendedClusters].Equal(m.recorded.suspendedRaw) &&
-		set[attrDependenciesRendered].Equal(m.recorded.dependenciesRendered) && !m.recorded.status.IsNull() {
-		set[attrStatus] = m.recorded.status
+	var diags diag.Diagnostics
+	var err error
+	if set[attrConnections], err = connectionsValue(m.in.fleet.Members, where, nil); err != nil {
+		diags.AddAttributeError(path.Root("connections"), "Cannot record the connections", err.Error())
 	}
-	tflog.Debug(ctx, "planned manifest", map[string]any{"template": res.Template.String(), "clusters": len(res.Placement)})
+	return diags
+}
+
+// planStatus keeps the recorded status when the plan changes nothing it
+// depends on; otherwise status is known only after apply.
+func planStatus(m manifestRequest, set map[string]tftypes.Value) {
+	set[attrStatus] = dynamicUnknown
+	r := m.recorded
+	if m.hasState && set[attrPlacement].Equal(r.placementRaw) && set[attrRendered].Equal(r.rendered) &&
+		set[attrSuspendedClusters].Equal(r.suspendedRaw) && set[attrDependenciesRendered].Equal(r.dependenciesRendered) && !r.status.IsNull() {
+		set[attrStatus] = r.status
+	}
 }
 
 // withWriteOnly is the planned attributes with the write-only fleet inputs
