@@ -2,11 +2,9 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
@@ -42,26 +40,11 @@ func (e *Engine) Delete(ctx context.Context, members []Member, template *unstruc
 
 // Wait waits until the template's objects in clusters are healthy, or
 // timeout passes, calling progress after each poll that is not done yet. It
-// returns the aggregated status either way.
+// returns the aggregated status either way. It reads the members as
+// Observe does, but afresh on every poll: the lists Observe shares would
+// show the objects as they were before the rollout.
 func (e *Engine) Wait(ctx context.Context, members []Member, template *unstructured.Unstructured, clusters []string, timeout time.Duration, progress func(status.Progress)) (health.Aggregated, error) {
-	if len(clusters) == 0 {
-		return health.Aggregate(template, nil), nil
-	}
-	conn := e.connector(members)
-	target, err := conn.Connect(ctx, clusters[0])
-	if err != nil {
-		return health.Aggregated{}, fmt.Errorf("wait for %s: %w", render.TemplateRefOf(template), err)
-	}
-	gvk := template.GroupVersionKind()
-	mapping, err := target.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return health.Aggregated{}, fmt.Errorf("wait for %s: map kind in cluster %s: %w", render.TemplateRefOf(template), clusters[0], err)
-	}
-	reader := &status.Reader{Client: func(ctx context.Context, cluster string) (dynamic.Interface, error) {
-		t, err := conn.Connect(ctx, cluster)
-		return t.Dynamic, err
-	}}
-	return status.Wait(ctx, status.Options{
-		Template: template, Resource: mapping.Resource, Clusters: clusters, Timeout: timeout,
-	}, reader.Read, progress)
+	fresh := e.executor(members)
+	fresh.Reads = nil
+	return status.Wait(ctx, status.Options{Template: template, Clusters: clusters, Timeout: timeout}, fresh.ObserveLive, progress)
 }

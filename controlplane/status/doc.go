@@ -3,10 +3,11 @@
 // aggregates them with package health, reports progress, and on timeout
 // names every member that is not ready and why.
 //
-// It owns the wait loop and the default reader over dynamic clients.
-// Interpreting objects belongs to package health; connecting to members
-// (clients, credentials, health probes) belongs to the caller, which hands
-// Reader a function that returns a member's client.
+// It owns the wait loop. Reading members belongs to package execution
+// (ObserveLive, the one path that reads objects back from members, for
+// refresh and for waiting alike), interpreting objects to package health,
+// and connecting to members (clients, credentials, health probes) to the
+// caller, which hands Wait its executor's ObserveLive.
 //
 // It is one of the engine's I/O packages: it may import client-go and
 // internal/ packages, and it must never import provider/.

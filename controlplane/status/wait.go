@@ -10,54 +10,30 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 )
 
 // DefaultInterval is the time between polls when Options.Interval is zero.
 const DefaultInterval = 2 * time.Second
 
-// Target is the object to read in every member.
-type Target struct {
-	// Resource is the object's resource in the members.
-	Resource schema.GroupVersionResource
-	// Namespace is empty for a cluster-scoped object.
-	Namespace string
-	// Name is the object's name.
-	Name string
-}
-
-// Observation is what reading the target in one member gave.
-type Observation struct {
-	// Cluster is the member's name.
-	Cluster string
-	// Object is the live object; nil when it does not exist (and Err is nil).
-	Object *unstructured.Unstructured
-	// Err is set when the member could not be read: unreachable, not
-	// connected, or the read was refused.
-	Err error
-}
-
-// ReadFunc reads the target in each of clusters and returns one Observation
-// per cluster, in any order. It does not fail as a whole: a member that
-// cannot be read is an Observation with Err set. (*Reader).Read is the
-// implementation over dynamic clients; the synchronous driver may pass its
-// own.
-type ReadFunc func(ctx context.Context, target Target, clusters []string) []Observation
+// ReadFunc reads objects back from their members, one Observation per
+// request, in request order: execution.Executor's ObserveLive, with no
+// read cache (each poll must see the members as they are now). It does not
+// fail as a whole: a member that cannot be read is an Observation with Err
+// set.
+type ReadFunc func(ctx context.Context, reqs []execution.ObserveRequest) []execution.Observation
 
 // Options says what to wait for.
 type Options struct {
 	// Template is the resource template the members' objects were rendered
-	// from. Its kind, namespace and name identify the objects; its
-	// generation and status feed health.Aggregate. Wait takes every
+	// from. Its apiVersion, kind, namespace and name identify the objects;
+	// its generation and status feed health.Aggregate. Wait takes every
 	// member's object to be rendered from this template as given (the
 	// caller has just applied it), so the template's generation is each
 	// member's ResourceTemplateGeneration. Required.
 	Template *unstructured.Unstructured
-	// Resource is the template's resource (group, version, plural) in the
-	// members. Required.
-	Resource schema.GroupVersionResource
 	// Clusters are the members the object was applied to.
 	Clusters []string
 	// Interval is the time between polls, and so the most often progress is
@@ -128,9 +104,6 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 		return health.Aggregated{}, errors.New("wait for rollout: no template given")
 	}
 	object := describe(opts.Template)
-	if opts.Resource.Resource == "" || opts.Resource.Version == "" {
-		return health.Aggregated{}, fmt.Errorf("wait for %s: no resource given", object)
-	}
 	if read == nil {
 		return health.Aggregated{}, fmt.Errorf("wait for %s: no read function given", object)
 	}
@@ -151,10 +124,13 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 		ctx, cancel = context.WithDeadline(ctx, start.Add(opts.Timeout))
 		defer cancel()
 	}
-	target := Target{Resource: opts.Resource, Namespace: opts.Template.GetNamespace(), Name: opts.Template.GetName()}
+	reqs := make([]execution.ObserveRequest, len(clusters))
+	for i, cluster := range clusters {
+		reqs[i] = execution.ObserveRequest{Cluster: cluster, Object: opts.Template}
+	}
 	var last health.Aggregated
 	for polled := false; ; polled = true {
-		observations := read(ctx, target, clusters)
+		observations := read(ctx, reqs)
 		if ctx.Err() == nil || !polled {
 			last = aggregate(opts.Template, clusters, observations)
 		}
@@ -179,8 +155,8 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 
 // aggregate judges one poll. A cluster the read function did not answer for
 // is Unknown, so a faulty ReadFunc cannot make a wait succeed.
-func aggregate(template *unstructured.Unstructured, clusters []string, observations []Observation) health.Aggregated {
-	byCluster := make(map[string]Observation, len(observations))
+func aggregate(template *unstructured.Unstructured, clusters []string, observations []execution.Observation) health.Aggregated {
+	byCluster := make(map[string]execution.Observation, len(observations))
 	for _, o := range observations {
 		byCluster[o.Cluster] = o
 	}
@@ -193,8 +169,8 @@ func aggregate(template *unstructured.Unstructured, clusters []string, observati
 			items = append(items, notObserved(cluster, "not read", generation))
 		case o.Err != nil:
 			items = append(items, notObserved(cluster, readFailure(o.Err), generation))
-		default:
-			items = append(items, health.Observe(cluster, o.Object, generation))
+		default: // a NotFound observation has no Live object
+			items = append(items, health.Observe(cluster, o.Live, generation))
 		}
 	}
 	return health.Aggregate(template, items)
@@ -209,15 +185,23 @@ func notObserved(cluster, why string, templateGeneration int64) health.ClusterSt
 
 // readFailure says why a member could not be read. An answer from the
 // apiserver (forbidden, unknown resource) is a read failure; anything else
-// means the member was not reached. A transport error is cut to its cause:
-// the request URL in front of it adds length, not meaning.
+// means the member was not reached. The error is cut to its cause: the
+// member and object it names are the observation's, and a transport
+// error's request URL adds length, not meaning.
 func readFailure(err error) string {
-	if errors.As(err, new(apierrors.APIStatus)) {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if e, ok := status.(error); ok {
+			return "read failed: " + e.Error()
+		}
 		return "read failed: " + err.Error()
 	}
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
-		err = urlErr.Err
+		return "unreachable: " + urlErr.Err.Error()
+	}
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
+		err = next
 	}
 	return "unreachable: " + err.Error()
 }

@@ -12,9 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/status"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -69,7 +73,15 @@ func TestWait(t *testing.T) {
 		}
 		clients[c.Name] = client
 	}
-	reader := &status.Reader{Client: status.StaticClients(clients), Timeout: 2 * time.Second}
+	targets := execution.Targets{}
+	for _, c := range f.Clusters {
+		dc, err := discovery.NewDiscoveryClientForConfig(c.RESTConfig())
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		targets[c.Name] = execution.Target{Dynamic: clients[c.Name], Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
+	}
+	reader := &execution.Executor{Clusters: targets, Fleet: "test"}
 	create := func(t *testing.T, cluster string, obj *unstructured.Unstructured) {
 		t.Helper()
 		if _, err := clients[cluster].Resource(deployments).Namespace("default").Create(t.Context(), obj, metav1.CreateOptions{}); err != nil {
@@ -85,8 +97,8 @@ func TestWait(t *testing.T) {
 		}
 		var rec recorder
 		agg, err := status.Wait(t.Context(), status.Options{
-			Template: web, Resource: deployments, Clusters: both, Interval: 250 * time.Millisecond, Timeout: 60 * time.Second,
-		}, reader.Read, rec.report)
+			Template: web, Clusters: both, Interval: 250 * time.Millisecond, Timeout: 60 * time.Second,
+		}, reader.ObserveLive, rec.report)
 		if err != nil {
 			t.Fatalf("Wait: %v", err)
 		}
@@ -116,8 +128,8 @@ func TestWait(t *testing.T) {
 		const interval = 400 * time.Millisecond
 		var rec recorder
 		agg, err := status.Wait(t.Context(), status.Options{
-			Template: stuck, Resource: deployments, Clusters: both, Interval: interval, Timeout: 5 * time.Second,
-		}, reader.Read, rec.report)
+			Template: stuck, Clusters: both, Interval: interval, Timeout: 5 * time.Second,
+		}, reader.ObserveLive, rec.report)
 		var waitErr *status.WaitError
 		if !errors.As(err, &waitErr) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Wait error = %v, want a *WaitError wrapping context.DeadlineExceeded", err)
@@ -158,9 +170,9 @@ func TestWait(t *testing.T) {
 	t.Run("a missing object and an unconnected member are waited for and named", func(t *testing.T) {
 		absent := apitest.MakeDeployment("absent", "default").Obj()
 		agg, err := status.Wait(t.Context(), status.Options{
-			Template: absent, Resource: deployments, Clusters: []string{"member3", "member1", "member2"},
+			Template: absent, Clusters: []string{"member3", "member1", "member2"},
 			Interval: 200 * time.Millisecond, Timeout: time.Second,
-		}, reader.Read, nil)
+		}, reader.ObserveLive, nil)
 		want := "timed out after 1s waiting for Deployment default/absent: member1: not found; member2: not found; member3: unreachable: not connected"
 		if err == nil || err.Error() != want {
 			t.Errorf("error:\n got %v\nwant %s", err, want)
@@ -174,9 +186,9 @@ func TestWait(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(300*time.Millisecond, cancel)
 		_, err := status.Wait(ctx, status.Options{
-			Template: apitest.MakeDeployment("absent", "default").Obj(), Resource: deployments, Clusters: []string{"member1"},
+			Template: apitest.MakeDeployment("absent", "default").Obj(), Clusters: []string{"member1"},
 			Interval: 100 * time.Millisecond,
-		}, reader.Read, nil)
+		}, reader.ObserveLive, nil)
 		if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "stopped waiting for Deployment default/absent after ") ||
 			!strings.HasSuffix(err.Error(), "(context canceled): member1: not found") {
 			t.Errorf("error = %v, want a cancellation naming member1", err)
@@ -191,8 +203,8 @@ func TestWait(t *testing.T) {
 		var once sync.Once
 		var sawUnreachable string
 		agg, err := status.Wait(t.Context(), status.Options{
-			Template: web, Resource: deployments, Clusters: both, Interval: 300 * time.Millisecond, Timeout: 60 * time.Second,
-		}, reader.Read, func(p status.Progress) {
+			Template: web, Clusters: both, Interval: 300 * time.Millisecond, Timeout: 60 * time.Second,
+		}, reader.ObserveLive, func(p status.Progress) {
 			for _, c := range p.NotReady() {
 				if c.Cluster == "member2" && c.Health == health.Unknown && strings.HasPrefix(c.Reason(), "unreachable: ") {
 					once.Do(func() {
@@ -222,7 +234,7 @@ func TestWait(t *testing.T) {
 }
 
 func TestWaitNeedsNoMemberForTrivialOrInvalidInput(t *testing.T) {
-	neverRead := func(context.Context, status.Target, []string) []status.Observation {
+	neverRead := func(context.Context, []execution.ObserveRequest) []execution.Observation {
 		t.Error("read was called")
 		return nil
 	}
@@ -233,10 +245,9 @@ func TestWaitNeedsNoMemberForTrivialOrInvalidInput(t *testing.T) {
 		read    status.ReadFunc
 		wantErr string
 	}{
-		{"no template", status.Options{Resource: deployments, Clusters: []string{"a"}}, neverRead, "wait for rollout: no template given"},
-		{"no resource", status.Options{Template: tmpl, Clusters: []string{"a"}}, neverRead, "wait for Deployment default/web: no resource given"},
-		{"no read function", status.Options{Template: tmpl, Resource: deployments, Clusters: []string{"a"}}, nil, "wait for Deployment default/web: no read function given"},
-		{"no clusters: nothing to wait for", status.Options{Template: tmpl, Resource: deployments}, neverRead, ""},
+		{"no template", status.Options{Clusters: []string{"a"}}, neverRead, "wait for rollout: no template given"},
+		{"no read function", status.Options{Template: tmpl, Clusters: []string{"a"}}, nil, "wait for Deployment default/web: no read function given"},
+		{"no clusters: nothing to wait for", status.Options{Template: tmpl}, neverRead, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
