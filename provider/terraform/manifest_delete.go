@@ -24,15 +24,8 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	in := m.in
-	resp.Diagnostics.Append(unsettledScope(in)...)
-	if resp.Diagnostics.HasError() || in.template == nil {
-		return
-	}
-	var refused map[string]error
-	var err error
-	if in.fleet.Members, refused, err = membersFromConnections(m.recorded.connections, r.data.Trusted); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
+	in, refused, ok := r.recordedInputs(m, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if len(refused) > 0 {

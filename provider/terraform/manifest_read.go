@@ -29,16 +29,9 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if m.hasState && m.recorded.connections.IsNull() {
 		return // imported by an older version: nothing to read until the next apply records the connections
 	}
-	in := m.in
 	resp.Diagnostics.Append(d...)
-	resp.Diagnostics.Append(unsettledScope(in)...)
-	if resp.Diagnostics.HasError() || in.template == nil {
-		return
-	}
-	var refused map[string]error
-	var err error
-	if in.fleet.Members, refused, err = membersFromConnections(m.recorded.connections, r.data.Trusted); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot read the recorded connections", err.Error())
+	in, refused, ok := r.recordedInputs(m, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	prior, d := readPrivate(ctx, req.Private)
@@ -103,6 +96,24 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	resp.State.Raw = v
+}
+
+// recordedInputs is the state's inputs with the members reached through
+// the recorded connections, for refresh and destroy, which get no
+// configuration; refused lists the connections trust does not allow. ok
+// is false when there is nothing to act on, or an error.
+func (r *manifestResource) recordedInputs(m manifestRequest, diags *diag.Diagnostics) (in manifestInputs, refused map[string]error, ok bool) {
+	in = m.in
+	diags.Append(unsettledScope(in)...)
+	if diags.HasError() || in.template == nil {
+		return in, nil, false
+	}
+	var err error
+	if in.fleet.Members, refused, err = membersFromConnections(m.recorded.connections, r.data.Trusted); err != nil {
+		diags.AddAttributeError(path.Root(attrConnections), "Cannot read the recorded connections", err.Error())
+		return in, nil, false
+	}
+	return in, refused, true
 }
 
 // observe reads objects back from their clusters and returns, per cluster,
