@@ -12,19 +12,19 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
-// manifestType is flotilla_manifest's raw object type.
-func manifestType(t *testing.T) tftypes.Object {
+// rawManifestType is flotilla_manifest's raw object type.
+func rawManifestType(t *testing.T) tftypes.Object {
 	t.Helper()
 	var sr resource.SchemaResponse
 	newManifestResource().Schema(context.Background(), resource.SchemaRequest{}, &sr)
 	return sr.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
 }
 
-// manifestValue is a flotilla_manifest value with attrs set, every other
+// rawManifest is a flotilla_manifest value with attrs set, every other
 // attribute null.
-func manifestValue(t *testing.T, attrs map[string]tftypes.Value) tftypes.Value {
+func rawManifest(t *testing.T, attrs map[string]tftypes.Value) tftypes.Value {
 	t.Helper()
-	typ := manifestType(t)
+	typ := rawManifestType(t)
 	all := map[string]tftypes.Value{}
 	for name, at := range typ.AttributeTypes {
 		all[name] = tftypes.NewValue(at, nil)
@@ -38,8 +38,8 @@ func manifestValue(t *testing.T, attrs map[string]tftypes.Value) tftypes.Value {
 	return tftypes.NewValue(typ, all)
 }
 
-// objectValue is a JSON object as Terraform passes a manifest.
-func objectValue(t *testing.T, obj map[string]any) tftypes.Value {
+// rawObject is a JSON object as Terraform passes a manifest.
+func rawObject(t *testing.T, obj map[string]any) tftypes.Value {
 	t.Helper()
 	v, err := rawFromJSON(obj)
 	if err != nil {
@@ -48,9 +48,9 @@ func objectValue(t *testing.T, obj map[string]any) tftypes.Value {
 	return v
 }
 
-// oneCluster is a clusters value of one flotilla_cluster named name, whose
+// rawOneCluster is a clusters value of one flotilla_cluster named name, whose
 // host is not known yet.
-func oneCluster(name string) tftypes.Value {
+func rawOneCluster(name string) tftypes.Value {
 	typ := clusterObjectType().TerraformType(context.Background()).(tftypes.Object)
 	attrs := map[string]tftypes.Value{}
 	for n, at := range typ.AttributeTypes {
@@ -62,7 +62,7 @@ func oneCluster(name string) tftypes.Value {
 	return tftypes.NewValue(tftypes.Tuple{ElementTypes: []tftypes.Type{typ}}, []tftypes.Value{tftypes.NewValue(typ, attrs)})
 }
 
-func stringMap(elems map[string]string) tftypes.Value {
+func rawStringMap(elems map[string]string) tftypes.Value {
 	out := map[string]tftypes.Value{}
 	for k, v := range elems {
 		out[k] = tftypes.NewValue(tftypes.String, v)
@@ -97,31 +97,31 @@ func TestDecodeManifest(t *testing.T) {
 	}{{
 		name: "ValidateConfig: the configuration alone, the namespace defaulted",
 		config: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, web)})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, web)})
 		},
 		want: want{template: "apps/v1, Kind=Deployment, default/web", known: true},
 	}, {
 		name: "plan: the write-only clusters come from the configuration",
 		config: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, web), attrClusters: oneCluster("east")})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, web), attrClusters: rawOneCluster("east")})
 		},
 		plan: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, web), attrPlacement: placementValue(map[string]int64{"east": 2})})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, web), attrPlacement: placementValue(map[string]int64{"east": 2})})
 		},
 		want: want{template: "apps/v1, Kind=Deployment, default/web", known: true, members: []string{"east"}, planned: map[string]int64{"east": 2}},
 	}, {
 		name: "plan over state: the recorded id settles an unknown kind's namespace",
 		config: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, widget)})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, widget)})
 		},
 		plan: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, widget)})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, widget)})
 		},
 		state: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{
-				attrManifest: objectValue(t, widget), attrID: tftypes.NewValue(tftypes.String, "example.com/v1, Kind=Widget, team/w1"),
+			return rawManifest(t, map[string]tftypes.Value{
+				attrManifest: rawObject(t, widget), attrID: tftypes.NewValue(tftypes.String, "example.com/v1, Kind=Widget, team/w1"),
 				attrPlacement: placementValue(map[string]int64{"east": 1, "west": 1}),
-				attrRendered:  stringMap(map[string]string{"east": "{}", "west": "not JSON: rendered is not parsed"}),
+				attrRendered:  rawStringMap(map[string]string{"east": "{}", "west": "not JSON: rendered is not parsed"}),
 			})
 		},
 		want: want{template: "example.com/v1, Kind=Widget, team/w1", known: true, hasState: true,
@@ -129,38 +129,38 @@ func TestDecodeManifest(t *testing.T) {
 	}, {
 		name: "a new unknown kind without a namespace stays open for discovery",
 		config: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, widget)})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, widget)})
 		},
 		want: want{template: "example.com/v1, Kind=Widget, w1", known: true, scopeOpen: true},
 	}, {
 		name: "Read: the inputs come from the state",
 		state: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, web), attrRendered: stringMap(map[string]string{"east": "{}"})})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, web), attrRendered: rawStringMap(map[string]string{"east": "{}"})})
 		},
 		want: want{template: "apps/v1, Kind=Deployment, default/web", known: true, hasState: true, rendered: []string{"east"}},
 	}, {
 		name: "an unknown manifest is not known, with no error",
 		config: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: tftypes.NewValue(tftypes.DynamicPseudoType, tftypes.UnknownValue)})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: tftypes.NewValue(tftypes.DynamicPseudoType, tftypes.UnknownValue)})
 		},
 		want: want{known: false},
 	}, {
 		name: "a manifest without a kind is an error naming the field",
 		config: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, map[string]any{"apiVersion": "v1", "metadata": map[string]any{"name": "x"}})})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, map[string]any{"apiVersion": "v1", "metadata": map[string]any{"name": "x"}})})
 		},
 		want: want{known: true, errSummary: "Invalid manifest"},
 	}, {
 		name: "a placement that cannot be read is an error naming the state",
 		config: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, web)})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, web)})
 		},
 		plan: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{attrManifest: objectValue(t, web)})
+			return rawManifest(t, map[string]tftypes.Value{attrManifest: rawObject(t, web)})
 		},
 		state: func(t *testing.T) tftypes.Value {
-			return manifestValue(t, map[string]tftypes.Value{
-				attrManifest: objectValue(t, web),
+			return rawManifest(t, map[string]tftypes.Value{
+				attrManifest: rawObject(t, web),
 				attrPlacement: tftypes.NewValue(placementType, map[string]tftypes.Value{
 					"east": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue), "west": tftypes.NewValue(tftypes.Number, big.NewFloat(1)),
 				}),
@@ -225,7 +225,7 @@ func TestDependencyClusters(t *testing.T) {
 		rec  manifestRecord
 		want map[string][]string
 	}{
-		{"one dependency in two clusters", manifestRecord{dependencies: deps(cm), dependenciesRendered: rendered(stringMap(map[string]string{"west": "x", "east": "y"}))},
+		{"one dependency in two clusters", manifestRecord{dependencies: deps(cm), dependenciesRendered: rendered(rawStringMap(map[string]string{"west": "x", "east": "y"}))},
 			map[string][]string{"v1, Kind=ConfigMap, app/cfg": {"east", "west"}}},
 		{"no dependencies", manifestRecord{dependencies: tftypes.NewValue(tftypes.DynamicPseudoType, nil), dependenciesRendered: tftypes.NewValue(dependenciesRenderedType, nil)},
 			map[string][]string{}},
@@ -242,16 +242,16 @@ func TestDependencyClusters(t *testing.T) {
 // JSON byte for byte, drops the others, and records null as no cluster.
 func TestKeepClusters(t *testing.T) {
 	t.Parallel()
-	in := stringMap(map[string]string{"east": `{"a":"\u003c1"}`, "west": `{"b":2}`})
+	in := rawStringMap(map[string]string{"east": `{"a":"\u003c1"}`, "west": `{"b":2}`})
 	tests := []struct {
 		name     string
 		rendered tftypes.Value
 		keep     map[string]bool
 		want     tftypes.Value
 	}{
-		{"keeps the applied, as they are", in, map[string]bool{"east": true}, stringMap(map[string]string{"east": `{"a":"\u003c1"}`})},
-		{"none applied", in, map[string]bool{}, stringMap(map[string]string{})},
-		{"null", tftypes.NewValue(renderedType, nil), map[string]bool{"east": true}, stringMap(map[string]string{})},
+		{"keeps the applied, as they are", in, map[string]bool{"east": true}, rawStringMap(map[string]string{"east": `{"a":"\u003c1"}`})},
+		{"none applied", in, map[string]bool{}, rawStringMap(map[string]string{})},
+		{"null", tftypes.NewValue(renderedType, nil), map[string]bool{"east": true}, rawStringMap(map[string]string{})},
 	}
 	for _, tc := range tests {
 		if got := keepClusters(tc.rendered, tc.keep); !got.Equal(tc.want) {

@@ -17,7 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
-func deployment(apiVersion, name string) *unstructured.Unstructured {
+func stepDeployment(apiVersion, name string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetAPIVersion(apiVersion)
 	u.SetKind("Deployment")
@@ -39,11 +39,11 @@ func TestPlanIdentity(t *testing.T) {
 		wantReplace bool
 	}{
 		{"template not known yet: nothing set", nil, true, "apps/v1, Kind=Deployment, default/web", "", false},
-		{"a new resource", deployment("apps/v1", "web"), false, "", "apps/v1, Kind=Deployment, default/web", false},
-		{"unchanged", deployment("apps/v1", "web"), true, "apps/v1, Kind=Deployment, default/web", "apps/v1, Kind=Deployment, default/web", false},
-		{"a new version of the same kind", deployment("apps/v1", "web"), true, "apps/v1beta2, Kind=Deployment, default/web", "apps/v1, Kind=Deployment, default/web", false},
-		{"a new name replaces", deployment("apps/v1", "api"), true, "apps/v1, Kind=Deployment, default/web", "apps/v1, Kind=Deployment, default/api", true},
-		{"imported without an id", deployment("apps/v1", "web"), true, "", "apps/v1, Kind=Deployment, default/web", false},
+		{"a new resource", stepDeployment("apps/v1", "web"), false, "", "apps/v1, Kind=Deployment, default/web", false},
+		{"unchanged", stepDeployment("apps/v1", "web"), true, "apps/v1, Kind=Deployment, default/web", "apps/v1, Kind=Deployment, default/web", false},
+		{"a new version of the same kind", stepDeployment("apps/v1", "web"), true, "apps/v1beta2, Kind=Deployment, default/web", "apps/v1, Kind=Deployment, default/web", false},
+		{"a new name replaces", stepDeployment("apps/v1", "api"), true, "apps/v1, Kind=Deployment, default/web", "apps/v1, Kind=Deployment, default/api", true},
+		{"imported without an id", stepDeployment("apps/v1", "web"), true, "", "apps/v1, Kind=Deployment, default/web", false},
 	}
 	for _, tc := range tests {
 		set := map[string]tftypes.Value{}
@@ -69,7 +69,7 @@ func TestPlanUnknown(t *testing.T) {
 		wantDepsNull bool
 		wantIDSet    bool
 	}{
-		{"no dependencies, template known", deployment("apps/v1", "web"), unlisted, true, false},
+		{"no dependencies, template known", stepDeployment("apps/v1", "web"), unlisted, true, false},
 		{"dependencies listed, template unknown", nil, listed, false, true},
 	}
 	for _, tc := range tests {
@@ -123,7 +123,7 @@ func TestPreviousOf(t *testing.T) {
 // a plan error names the manifest and sets nothing.
 func TestShowResult(t *testing.T) {
 	t.Parallel()
-	web := deployment("apps/v1", "web")
+	web := stepDeployment("apps/v1", "web")
 	webRef := plan.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"}
 	ref := plan.ObjectRef{Kind: api.KindPropagationPolicy, Namespace: "default", Name: "web"}
 	placed := plan.Result{
@@ -142,7 +142,7 @@ func TestShowResult(t *testing.T) {
 		attrAffinityTerm:      tftypes.NewValue(tftypes.String, "primary"),
 		attrPlacement:         placementValue(map[string]int64{"east": 2}),
 		attrSuspendedClusters: suspendedValue([]string{"east"}),
-		attrRendered:          stringMap(map[string]string{"east": `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default"}}`}),
+		attrRendered:          rawStringMap(map[string]string{"east": `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default"}}`}),
 	}
 	for name, v := range want {
 		if !set[name].Equal(v) {
@@ -190,7 +190,7 @@ func TestPlanConnections(t *testing.T) {
 			tftypes.NewValue(connectionsType, map[string]tftypes.Value{"east": tftypes.NewValue(tftypes.String, string(b))})},
 		{"a connection not known yet", manifestRecord{}, manifestPrivate{}, map[string]bool{"west": true},
 			tftypes.NewValue(connectionsType, map[string]tftypes.Value{"west": stringUnknown})},
-		{"a recorded cluster left: known after apply", manifestRecord{rendered: stringMap(map[string]string{"west": "{}"})}, manifestPrivate{}, map[string]bool{"east": true},
+		{"a recorded cluster left: known after apply", manifestRecord{rendered: rawStringMap(map[string]string{"west": "{}"})}, manifestPrivate{}, map[string]bool{"east": true},
 			tftypes.NewValue(connectionsType, tftypes.UnknownValue)},
 		{"a dependency left: known after apply", manifestRecord{}, manifestPrivate{Dependencies: map[string][]string{"v1, Kind=ConfigMap, default/c": {"west"}}}, map[string]bool{"east": true},
 			tftypes.NewValue(connectionsType, tftypes.UnknownValue)},
@@ -215,7 +215,7 @@ func TestPlanStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rendered := stringMap(map[string]string{"east": "{}"})
+	rendered := rawStringMap(map[string]string{"east": "{}"})
 	placement := placementValue(map[string]int64{"east": 1})
 	recorded := manifestRecord{
 		placementRaw: placement, rendered: rendered, suspendedRaw: suspendedValue(nil),
@@ -237,7 +237,7 @@ func TestPlanStatus(t *testing.T) {
 		want     tftypes.Value
 	}{
 		{"unchanged: the status stays", true, recorded, planned(rendered), status},
-		{"a changed object: known after apply", true, recorded, planned(stringMap(map[string]string{"east": `{"a":1}`})), dynamicUnknown},
+		{"a changed object: known after apply", true, recorded, planned(rawStringMap(map[string]string{"east": `{"a":1}`})), dynamicUnknown},
 		{"no recorded status", true, withoutStatus, planned(rendered), dynamicUnknown},
 		{"a new resource", false, manifestRecord{}, planned(rendered), dynamicUnknown},
 	}
