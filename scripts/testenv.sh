@@ -17,7 +17,7 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 mkdir -p "$dir"
-echo "testenv: building ${missing[*]} into $dir (a cold build takes about 6 minutes)"
+echo "testenv: building ${missing[*]} into $dir (cold: about 6 minutes on an idle 2-core machine, 20-35 minutes on a busy one; each step prints its elapsed time)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$SECONDS
