@@ -59,7 +59,7 @@ spec:
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, controller.ConditionWorkApplied)
+		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		ok := c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "is not managed by flotilla") &&
 			w.Annotations[controller.AnnotationConflictResolution] == "Abort" && rb.Spec.ConflictResolution == api.ConflictAbort
 		return ok, fmt.Sprintf("work conditions %+v annotations %v; binding conflictResolution %q", w.Status.Conditions, w.Annotations, rb.Spec.ConflictResolution)

@@ -37,10 +37,6 @@ import (
 // until its objects are removed from (or released in) its member.
 const FinalizerExecution = "flotilla.io/execution"
 
-// ConditionFullyApplied is the binding condition the binding controller
-// sets from its Works: True when every scheduled cluster's Work is applied.
-const ConditionFullyApplied = "FullyApplied"
-
 // pendingRetry is how soon a binding that waits for the scheduler is
 // looked at again.
 const pendingRetry = time.Second

@@ -113,7 +113,7 @@ spec:
 		if err := hub.Get(ctx, roleBinding, &crb); err != nil {
 			return false, err.Error()
 		}
-		ok := meta.IsStatusConditionTrue(crb.Status.Conditions, controller.ConditionFullyApplied) && len(crb.Status.AggregatedStatus) == 2 &&
+		ok := meta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied) && len(crb.Status.AggregatedStatus) == 2 &&
 			crb.Spec.Resource.Namespace == "" && crb.Labels[controller.LabelPolicy] == api.KindClusterPropagationPolicy+".platform"
 		return ok, fmt.Sprintf("labels %v, resource %+v, status %+v", crb.Labels, crb.Spec.Resource, crb.Status)
 	})

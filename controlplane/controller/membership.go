@@ -16,12 +16,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
-// ReasonMembershipConflict is the Ready condition's reason when the member
-// carries the membership marker of another Cluster, another fleet, another
-// control plane of the same fleet name, or Terraform: the control plane then
-// neither applies nor prunes anything there.
-const ReasonMembershipConflict = "MembershipConflict"
-
 // claims records which member clients carry this control plane's marker
 // for their Cluster, so that execution registers (one request) only once per
 // client; the cluster status controller checks again on every probe.
@@ -102,9 +96,9 @@ func (m *members) probe(ctx context.Context, cl *clusterv1.Cluster) (api.Cluster
 		return status, err
 	}
 	if cerr := m.claims.claim(ctx, cl, c); cerr != nil {
-		reason := member.ReasonClusterNotReachable
+		reason := api.ReasonClusterNotReachable
 		if errors.Is(cerr, member.ErrAlreadyRegistered) {
-			reason = ReasonMembershipConflict
+			reason = api.ReasonMembershipConflict
 		}
 		return notReady(reason, cerr), cerr
 	}

@@ -41,7 +41,7 @@ const (
 func (b *bindingReconciler) renderFailed(ctx context.Context, rb *workv1.ResourceBinding, renderErr error) (reconcile.Result, error) {
 	orig := rb.DeepCopy()
 	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
-		Type: ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: "RenderFailed", Message: renderErr.Error(),
+		Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: "RenderFailed", Message: renderErr.Error(),
 		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
 	})
 	if err := b.patchStatus(ctx, orig, rb); err != nil {
@@ -60,7 +60,7 @@ const reasonRefused = "Refused"
 func (b *bindingReconciler) refused(ctx context.Context, rb *workv1.ResourceBinding, why error) (reconcile.Result, error) {
 	orig := rb.DeepCopy()
 	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
-		Type: ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: reasonRefused, Message: why.Error(),
+		Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: reasonRefused, Message: why.Error(),
 		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
 	})
 	if err := b.patchStatus(ctx, orig, rb); err != nil {
@@ -101,7 +101,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 			continue
 		}
 		msg := msgPendingRemoval
-		if c := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied); c != nil && c.Reason == reasonRemovalFailed {
+		if c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); c != nil && c.Reason == reasonRemovalFailed {
 			msg += ": " + c.Message
 		}
 		status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: msg, Health: api.ResourceUnknown})
@@ -111,7 +111,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 
 	cond := fullyApplied(placed, current)
 	if held := suspendedHeld(placed, current); len(held) > 0 && cond.Reason == "Applying" {
-		cond.Reason, cond.Message = ReasonSuspendDispatching, "dispatching to cluster "+strings.Join(held, ", ")+" is suspended by the propagation policy"
+		cond.Reason, cond.Message = api.ReasonSuspendDispatching, "dispatching to cluster "+strings.Join(held, ", ")+" is suspended by the propagation policy"
 	}
 	cond.ObservedGeneration, cond.LastTransitionTime = rb.Generation, metav1.NewTime(b.now())
 	meta.SetStatusCondition(&rb.Status.Conditions, cond)
@@ -150,8 +150,8 @@ func workClusterStatus(cluster string, w *workv1.Work, ref render.TemplateRef) h
 		cs.AppliedMessage = fmt.Sprintf("work %s/%s is being deleted; it is created again once gone", w.Namespace, w.Name)
 		return cs
 	}
-	applied := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
-	available := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkAvailable)
+	applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+	available := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkAvailable)
 	switch {
 	case applied == nil && workSuspended(w):
 		cs.AppliedMessage = fmt.Sprintf("work %s/%s is not applied: the propagation policy suspends dispatching to cluster %s", w.Namespace, w.Name, cluster)
@@ -230,7 +230,7 @@ func aggregatedItem(it health.ClusterStatus) api.AggregatedStatusItem {
 // its current spec applied; False with the failures, or with the clusters
 // still waiting, otherwise.
 func fullyApplied(placed []string, works map[string]*workv1.Work) metav1.Condition {
-	cond := metav1.Condition{Type: ConditionFullyApplied, Status: metav1.ConditionFalse}
+	cond := metav1.Condition{Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse}
 	if len(placed) == 0 {
 		cond.Reason, cond.Message = "NotScheduled", "the binding has no clusters"
 		return cond
@@ -242,7 +242,7 @@ func fullyApplied(placed []string, works map[string]*workv1.Work) metav1.Conditi
 			waiting = append(waiting, cluster)
 			continue
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
+		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		switch {
 		case c != nil && c.Status == metav1.ConditionFalse:
 			failures = append(failures, c.Message)

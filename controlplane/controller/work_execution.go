@@ -73,8 +73,8 @@ func executionTrigger(oldW, newW *workv1.Work) bool {
 	if oldW.Generation != newW.Generation || !newW.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(newW, FinalizerExecution) {
 		return true
 	}
-	was := meta.FindStatusCondition(oldW.Status.Conditions, ConditionWorkAvailable)
-	is := meta.FindStatusCondition(newW.Status.Conditions, ConditionWorkAvailable)
+	was := meta.FindStatusCondition(oldW.Status.Conditions, api.ConditionWorkAvailable)
+	is := meta.FindStatusCondition(newW.Status.Conditions, api.ConditionWorkAvailable)
 	return is != nil && is.Reason == reasonNotFound && (was == nil || was.Reason != reasonNotFound)
 }
 
@@ -118,7 +118,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	orig := w.DeepCopy()
 	workDispatchingCondition(&w, e.now())
-	cond := metav1.Condition{Type: ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
+	cond := metav1.Condition{Type: api.ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
 	if err != nil {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonWorkRefused, err.Error()
 	} else if notReady := clusterNotReady(&cl); notReady != "" {
@@ -215,7 +215,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	if failure != "" {
 		orig := w.DeepCopy()
 		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{
-			Type: ConditionWorkApplied, Status: metav1.ConditionFalse, Reason: reasonRemovalFailed, Message: failure,
+			Type: api.ConditionWorkApplied, Status: metav1.ConditionFalse, Reason: reasonRemovalFailed, Message: failure,
 			ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now()),
 		})
 		if err := patchWorkStatus(ctx, e.client, orig, w); err != nil && !isNotFound(err) {

@@ -65,7 +65,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !w.DeletionTimestamp.IsZero() || (w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching) {
 		return reconcile.Result{}, nil
 	}
-	applied := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
+	applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 	if applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != w.Generation {
 		// The execution controller's next status write brings the Work back.
 		return reconcile.Result{}, nil
@@ -75,7 +75,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	orig := w.DeepCopy()
-	cond := metav1.Condition{Type: ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
+	cond := metav1.Condition{Type: api.ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
 	objs, decodeErr := manifests(&w)
 	if notReady := clusterNotReady(&cl); notReady != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonClusterNotReady, notReady

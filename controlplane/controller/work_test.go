@@ -277,7 +277,7 @@ func TestExecutionTrigger(t *testing.T) {
 	}
 	available := func(reason string) func(*workv1.Work) {
 		return func(w *workv1.Work) {
-			w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: ConditionWorkAvailable, Status: metav1.ConditionFalse, Reason: reason})
+			w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: api.ConditionWorkAvailable, Status: metav1.ConditionFalse, Reason: reason})
 		}
 	}
 	tests := []struct {

@@ -57,7 +57,7 @@ func TestSnapshotStalledMember(t *testing.T) {
 		if !meta.IsStatusConditionTrue(clusters[0].Status.Conditions, api.ClusterConditionReady) {
 			t.Errorf("healthy member not Ready: %+v", clusters[0].Status.Conditions)
 		}
-		if !hasTaint(clusters[1].Spec.Taints, TaintClusterUnreachable, corev1.TaintEffectNoExecute) {
+		if !hasTaint(clusters[1].Spec.Taints, api.TaintClusterUnreachable, corev1.TaintEffectNoExecute) {
 			t.Errorf("stalled member taints = %v, want the unreachable NoExecute taint", clusters[1].Spec.Taints)
 		}
 	})

@@ -227,8 +227,8 @@ func testFailures(t *testing.T, m *testenv.Cluster) {
 			}
 			assertNoSecret(t, "CollectStatus", err.Error(), tt.secrets...)
 			ready := meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
-			if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != ReasonClusterNotReachable {
-				t.Errorf("Ready condition = %+v, want False/%s", ready, ReasonClusterNotReachable)
+			if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != api.ReasonClusterNotReachable {
+				t.Errorf("Ready condition = %+v, want False/%s", ready, api.ReasonClusterNotReachable)
 			}
 			for _, err := range []error{
 				Register(t.Context(), c, "prod", "east"),
@@ -378,7 +378,7 @@ func testUnreachable(t *testing.T, m *testenv.Cluster) {
 		t.Errorf("CollectStatus = %v, want ErrNotConnected", err)
 	}
 	want := []metav1.Condition{{
-		Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: ReasonClusterNotReachable, Message: err.Error(),
+		Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: api.ReasonClusterNotReachable, Message: err.Error(),
 	}}
 	if diff := cmp.Diff(want, status.Conditions, ignoreTransitionTime); diff != "" {
 		t.Errorf("conditions of a stopped member (-want +got):\n%s", diff)

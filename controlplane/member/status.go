@@ -16,26 +16,6 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
-)
-
-// Reasons of the conditions CollectStatus sets, Karmada's own.
-const (
-	// ReasonClusterReady: the member answered its health check.
-	ReasonClusterReady = "ClusterReady"
-	// ReasonClusterNotReady: the member answered that it is not healthy.
-	ReasonClusterNotReady = "ClusterNotReady"
-	// ReasonClusterNotReachable: the member did not answer, or refused
-	// flotilla's credentials.
-	ReasonClusterNotReachable = "ClusterNotReachable"
-
-	// ReasonAPIEnablementsComplete: discovery of every API group succeeded.
-	ReasonAPIEnablementsComplete = "Complete"
-	// ReasonAPIEnablementsPartial: some API groups failed discovery (an
-	// aggregated API whose backend is down, typically).
-	ReasonAPIEnablementsPartial = "Partial"
-	// ReasonAPIEnablementsEmpty: discovery returned nothing.
-	ReasonAPIEnablementsEmpty = "Empty"
 )
 
 // CollectStatus observes a member within ctx (give it a deadline: the
@@ -66,9 +46,9 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 	var status api.ClusterStatus
 	now := metav1.Now()
 	notReady := func(err error) (api.ClusterStatus, error) {
-		reason := ReasonClusterNotReachable
+		reason := api.ReasonClusterNotReachable
 		if errors.Is(err, ErrNotReady) {
-			reason = ReasonClusterNotReady
+			reason = api.ReasonClusterNotReady
 		}
 		status = api.ClusterStatus{}
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
@@ -82,7 +62,7 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 	}
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
 		Type: api.ClusterConditionReady, Status: metav1.ConditionTrue,
-		Reason: ReasonClusterReady, Message: "cluster is healthy and ready to accept workloads", LastTransitionTime: now,
+		Reason: api.ReasonClusterReady, Message: "cluster is healthy and ready to accept workloads", LastTransitionTime: now,
 	})
 
 	var errs []error
@@ -180,16 +160,16 @@ func (c *Client) serverVersion(ctx context.Context) (string, error) {
 
 func enablementsCondition(n int, err error, now metav1.Time) metav1.Condition {
 	cond := metav1.Condition{
-		Type: scheduler.ConditionCompleteAPIEnablements, Status: metav1.ConditionTrue,
-		Reason: ReasonAPIEnablementsComplete, Message: "collected complete API enablements from the cluster",
+		Type: api.ClusterConditionCompleteAPIEnablements, Status: metav1.ConditionTrue,
+		Reason: api.ReasonAPIEnablementsComplete, Message: "collected complete API enablements from the cluster",
 		LastTransitionTime: now,
 	}
 	switch {
 	case n == 0:
-		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonAPIEnablementsEmpty
+		cond.Status, cond.Reason = metav1.ConditionFalse, api.ReasonAPIEnablementsEmpty
 		cond.Message = "collected no API enablements from the cluster"
 	case err != nil:
-		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonAPIEnablementsPartial
+		cond.Status, cond.Reason = metav1.ConditionFalse, api.ReasonAPIEnablementsPartial
 		cond.Message = fmt.Sprintf("collected partial API enablements (%d group versions) from the cluster", n)
 	}
 	return cond

@@ -47,8 +47,8 @@ func testStallingDiscovery(t *testing.T, m *testenv.Cluster) {
 		t.Errorf("CollectStatus = %v, want ErrNotConnected", err)
 	}
 	ready := meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
-	if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != ReasonClusterNotReachable {
-		t.Errorf("Ready condition = %+v, want False with reason %s", ready, ReasonClusterNotReachable)
+	if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != api.ReasonClusterNotReachable {
+		t.Errorf("Ready condition = %+v, want False with reason %s", ready, api.ReasonClusterNotReachable)
 	}
 	if p.Seen() == 0 {
 		t.Fatalf("the proxy held no discovery request; the test proves nothing")

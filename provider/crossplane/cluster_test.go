@@ -11,14 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
 func TestClusterSpec(t *testing.T) {
 	user := corev1.Taint{Key: "role", Value: "dr", Effect: corev1.TaintEffectNoSchedule}
-	notReady := corev1.Taint{Key: controller.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}
-	unreachable := corev1.Taint{Key: controller.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}
+	notReady := corev1.Taint{Key: api.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}
+	unreachable := corev1.Taint{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}
 	foreign := corev1.Taint{Key: "someone-else", Effect: corev1.TaintEffectNoSchedule}
 	mg := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "east", Annotations: map[string]string{"crossplane.io/external-name": "east-1"}}}
 	mg.Spec.ForProvider = v1alpha1.ClusterParameters{

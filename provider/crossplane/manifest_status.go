@@ -43,7 +43,7 @@ func manifestObservation(rb *workv1.ResourceBinding, status map[string]any, hash
 		obs.Policy = kind + "/" + name
 	}
 	obs.AffinityTerm = rb.Status.SchedulerObservedAffinityName
-	if c := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
+	if c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
 		obs.Message = c.Message
 	}
 	reported := make(map[string]api.AggregatedStatusItem, len(rb.Status.AggregatedStatus))
@@ -107,10 +107,10 @@ func manifestReadiness(rb *workv1.ResourceBinding) xpv2.Condition {
 	if rb == nil {
 		return xpv2.Unavailable().WithMessage("no PropagationPolicy claims the template yet")
 	}
-	if c := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
+	if c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
 		return xpv2.Unavailable().WithMessage("not scheduled: " + c.Message)
 	}
-	applied := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionFullyApplied)
+	applied := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
 	switch {
 	case applied == nil || applied.ObservedGeneration < rb.Generation:
 		return xpv2.Creating().WithMessage("waiting for the control plane to apply the template to its clusters")

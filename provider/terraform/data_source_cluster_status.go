@@ -221,7 +221,7 @@ func (d *clusterStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		// the configuration may be at fault.
 		status = api.ClusterStatus{Conditions: []metav1.Condition{{
 			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-			Reason: member.ReasonClusterNotReachable, Message: err.Error(),
+			Reason: api.ReasonClusterNotReachable, Message: err.Error(),
 		}}}
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot connect to cluster %s", name), err.Error())
 	}
