@@ -1,5 +1,11 @@
 package api
 
+import (
+	"errors"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
 // Taints, condition types and condition reasons, Karmada's names where
 // Karmada has one. They live here, beside the types they are written on, so
 // that every driver and front end reads and writes the same strings.
@@ -61,6 +67,25 @@ const (
 	// ReasonAPIEnablementsEmpty: discovery returned nothing.
 	ReasonAPIEnablementsEmpty = "Empty"
 )
+
+// NotReadyStatus is the status of a member that could not be observed, or
+// must not be used: only a Ready=False condition with reason (such as
+// ReasonClusterNotReachable) and the error as its message, changed at at.
+// Every other fact is unknown, so none is given.
+func NotReadyStatus(reason string, err error, at metav1.Time) ClusterStatus {
+	return ClusterStatus{Conditions: []metav1.Condition{{
+		Type: ClusterConditionReady, Status: metav1.ConditionFalse,
+		Reason: reason, Message: err.Error(), LastTransitionTime: at,
+	}}}
+}
+
+// ErrNotConnected means a member could not be reached: no answer came back
+// (the connection was refused or timed out, the name did not resolve, the
+// TLS handshake failed, the credential plugin did not run), or there is no
+// client for it at all. Errors about an unreachable member wrap it, so
+// callers tell it apart with errors.Is; where the member is not named by
+// the context (an Observation, say), the error names it.
+var ErrNotConnected = errors.New("not connected")
 
 // Condition types of a ResourceBinding.
 const (

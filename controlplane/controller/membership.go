@@ -105,9 +105,7 @@ func (m *members) probe(ctx context.Context, cl *clusterv1.Cluster) (api.Cluster
 	return status, err
 }
 
+// notReady is the probed status of a member that must not be used.
 func notReady(reason string, err error) api.ClusterStatus {
-	return api.ClusterStatus{Conditions: []metav1.Condition{{
-		Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-		Reason: reason, Message: err.Error(), LastTransitionTime: metav1.Now(),
-	}}}
+	return api.NotReadyStatus(reason, err, metav1.Now())
 }

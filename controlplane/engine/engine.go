@@ -222,11 +222,9 @@ func (e *Engine) clusterStatus(ctx context.Context, m Member) (api.ClusterStatus
 	}
 }
 
+// notReachable is the status of a member whose status could not be read.
 func notReachable(err error) api.ClusterStatus {
-	return api.ClusterStatus{Conditions: []metav1.Condition{{
-		Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: api.ReasonClusterNotReachable,
-		Message: err.Error(), LastTransitionTime: metav1.Now(),
-	}}}
+	return api.NotReadyStatus(api.ReasonClusterNotReachable, err, metav1.Now())
 }
 
 // ForgetStatus drops cached member status, so the next call probes again.

@@ -48,7 +48,7 @@ func TestSnapshotStalledMember(t *testing.T) {
 		if p.Seen() == 0 {
 			t.Fatal("the proxy held no discovery request; the test proves nothing")
 		}
-		if err := reasons["stalled"]; !errors.Is(err, member.ErrNotConnected) {
+		if err := reasons["stalled"]; !errors.Is(err, api.ErrNotConnected) {
 			t.Errorf("reason of the stalled member = %v, want ErrNotConnected", err)
 		}
 		if err := reasons["healthy"]; err != nil {

@@ -29,7 +29,7 @@ import (
 // Ready=False condition (ClusterNotReachable, or ClusterNotReady when it
 // answered unhealthy), and a fact that cannot be read is left empty. The
 // error says what could not be collected, and wraps the probe's sentinel
-// (ErrNotConnected…) when the probe failed. Conditions carry the current
+// (api.ErrNotConnected…) when the probe failed. Conditions carry the current
 // time as LastTransitionTime; meta.SetStatusCondition keeps an older one
 // when the status has not changed.
 //
@@ -50,12 +50,7 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 		if errors.Is(err, ErrNotReady) {
 			reason = api.ReasonClusterNotReady
 		}
-		status = api.ClusterStatus{}
-		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-			Reason: reason, Message: err.Error(), LastTransitionTime: now,
-		})
-		return status, err
+		return api.NotReadyStatus(reason, err, now), err
 	}
 	if err := c.Probe(ctx); err != nil {
 		return notReady(err)
@@ -127,13 +122,13 @@ func (t boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // discoveryError is the error of a member whose API discovery failed
-// whole: ErrNotConnected when no answer came in time, ErrNotReady when it
+// whole: api.ErrNotConnected when no answer came in time, ErrNotReady when it
 // answered with an error.
 func (c *Client) discoveryError(ctx context.Context, err error) error {
 	kind := ErrNotReady
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
-		kind = ErrNotConnected
+		kind = api.ErrNotConnected
 	}
 	cause := transportCause(err)
 	if ctx.Err() != nil {

@@ -43,8 +43,8 @@ func testStallingDiscovery(t *testing.T, m *testenv.Cluster) {
 	if took > 10*time.Second {
 		t.Errorf("CollectStatus took %s with a %s deadline, want it to return at the deadline", took, deadline)
 	}
-	if !errors.Is(err, ErrNotConnected) {
-		t.Errorf("CollectStatus = %v, want ErrNotConnected", err)
+	if !errors.Is(err, api.ErrNotConnected) {
+		t.Errorf("CollectStatus = %v, want api.ErrNotConnected", err)
 	}
 	ready := meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
 	if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != api.ReasonClusterNotReachable {

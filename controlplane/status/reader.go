@@ -2,10 +2,10 @@ package status
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -14,10 +14,6 @@ import (
 // DefaultReadTimeout bounds each GET when Reader.Timeout is zero, so one
 // member that does not answer cannot hold up the progress of a wait.
 const DefaultReadTimeout = 10 * time.Second
-
-// errNotConnected is the error for a member without a client. The member
-// is named by the Observation it is in, so the error does not repeat it.
-var errNotConnected = errors.New("not connected")
 
 // Reader is the default ReadFunc: it GETs the target from every member at
 // once over dynamic clients. Pass its Read method to Wait.
@@ -36,7 +32,7 @@ func StaticClients(clients map[string]dynamic.Interface) func(ctx context.Contex
 	return func(_ context.Context, cluster string) (dynamic.Interface, error) {
 		c, ok := clients[cluster]
 		if !ok || c == nil {
-			return nil, errNotConnected
+			return nil, api.ErrNotConnected
 		}
 		return c, nil
 	}
@@ -63,7 +59,7 @@ func (r *Reader) Read(ctx context.Context, target Target, clusters []string) []O
 
 func (r *Reader) read(ctx context.Context, target Target, cluster string, timeout time.Duration) Observation {
 	if r.Client == nil {
-		return Observation{Cluster: cluster, Err: errNotConnected}
+		return Observation{Cluster: cluster, Err: api.ErrNotConnected}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -219,10 +219,7 @@ func (d *clusterStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		// The connection could not even be built (a kubeconfig file that is
 		// gone, say): as unreachable as it gets, and worth a warning since
 		// the configuration may be at fault.
-		status = api.ClusterStatus{Conditions: []metav1.Condition{{
-			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-			Reason: api.ReasonClusterNotReachable, Message: err.Error(),
-		}}}
+		status = api.NotReadyStatus(api.ReasonClusterNotReachable, err, metav1.Time{})
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot connect to cluster %s", name), err.Error())
 	}
 	ready := meta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady)
