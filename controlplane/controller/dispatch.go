@@ -18,6 +18,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
@@ -109,7 +110,7 @@ func workDispatchingCondition(w *workv1.Work, now time.Time) {
 // when nothing is missing. It also returns the resolved schedule priority.
 func (d *detector) waitFor(ctx context.Context, tmpl *unstructured.Unstructured, claim policy.Claim) (*api.BindingSchedulePriority, string, string, error) {
 	if len(claim.Spec.DependentOverrides) > 0 {
-		ops, cops, err := OverridePolicies(ctx, d.client, tmpl.GetNamespace())
+		ops, cops, err := hoststore.OverridePolicies(ctx, d.client, tmpl.GetNamespace())
 		if err != nil {
 			return nil, "", "", err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -278,7 +279,7 @@ func (b *bindingReconciler) endEvictions(ctx context.Context, rb *workv1.Resourc
 	rb.Spec.GracefulEvictionTasks = kept
 	// The scheduler adds tasks concurrently: a lost update would forget one.
 	if err := patchBinding(ctx, b.client, rb, orig, true); err != nil {
-		return 0, fmt.Errorf("end graceful eviction from %s for %s: %w", strings.Join(done, ", "), bindingRef(rb), err)
+		return 0, fmt.Errorf("end graceful eviction from %s for %s: %w", strings.Join(done, ", "), hoststore.BindingRef(rb), err)
 	}
 	return wait, nil
 }
@@ -288,7 +289,7 @@ func (b *bindingReconciler) patchStatus(ctx context.Context, orig, rb *workv1.Re
 		return nil
 	}
 	if err := patchBindingStatus(ctx, b.client, rb, orig); err != nil {
-		return fmt.Errorf("write status of %s: %w", bindingRef(rb), err)
+		return fmt.Errorf("write status of %s: %w", hoststore.BindingRef(rb), err)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
@@ -39,7 +39,7 @@ func manifestObservation(rb *workv1.ResourceBinding, status map[string]any, hash
 		obs.Message = "no PropagationPolicy claims the template yet"
 		return obs
 	}
-	if kind, name, ok := strings.Cut(rb.Labels[controller.LabelPolicy], "."); ok {
+	if kind, name, ok := strings.Cut(rb.Labels[hoststore.LabelPolicy], "."); ok {
 		obs.Policy = kind + "/" + name
 	}
 	obs.AffinityTerm = rb.Status.SchedulerObservedAffinityName
@@ -146,7 +146,7 @@ func manifestReadiness(rb *workv1.ResourceBinding) xpv2.Condition {
 // flotilla.io/rendered-hash. A template that cannot be rendered has no
 // hashes; the binding's FullyApplied condition says why.
 func (m *manifestClient) renderedHashes(ctx context.Context, tmpl *unstructured.Unstructured, rb *workv1.ResourceBinding) (map[string]string, error) {
-	works, err := controller.RenderBinding(ctx, m.host.client, rb, tmpl, m.host.fleet)
+	works, err := hoststore.RenderBinding(ctx, m.host.client, rb, tmpl, m.host.fleet)
 	if err != nil {
 		// A cluster leaving the fleet, or a template the engine refuses:
 		// the binding's FullyApplied condition says why; no hashes meanwhile.

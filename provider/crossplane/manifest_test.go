@@ -14,7 +14,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
@@ -103,7 +103,7 @@ func newBinding(policyLabel string) *binding {
 	b := &binding{}
 	b.rb.Generation = 2
 	if policyLabel != "" {
-		b.rb.Labels = map[string]string{controller.LabelPolicy: policyLabel}
+		b.rb.Labels = map[string]string{hoststore.LabelPolicy: policyLabel}
 	}
 	return b
 }
