@@ -81,10 +81,15 @@ func connectionFor(ctx context.Context, c client.Reader, cl *clusterv1.Cluster, 
 	return ClusterConnection(cl, &s, allowExecAndFiles)
 }
 
-// connectReason is the Ready condition's reason for a failure to connect.
-func connectReason(err error) string {
-	if errors.Is(err, ErrCredentialsRefused) {
+// notReadyReason is the Ready condition's reason for a member that cannot
+// be used: its credentials were refused, it carries another registration's
+// membership marker, or it could not be reached.
+func notReadyReason(err error) string {
+	switch {
+	case errors.Is(err, ErrCredentialsRefused):
 		return api.ReasonCredentialsRefused
+	case errors.Is(err, member.ErrAlreadyRegistered):
+		return api.ReasonMembershipConflict
 	}
 	return api.ReasonClusterNotReachable
 }

@@ -89,18 +89,14 @@ func (m *claims) ensure(ctx context.Context, cl *clusterv1.Cluster, c *member.Cl
 func (m *members) probe(ctx context.Context, cl *clusterv1.Cluster) (api.ClusterStatus, error) {
 	c, err := m.client(ctx, cl)
 	if err != nil {
-		return notReady(connectReason(err), err), err
+		return notReady(notReadyReason(err), err), err
 	}
 	status, err := member.CollectStatus(ctx, c)
 	if !meta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady) {
 		return status, err
 	}
 	if cerr := m.claims.claim(ctx, cl, c); cerr != nil {
-		reason := api.ReasonClusterNotReachable
-		if errors.Is(cerr, member.ErrAlreadyRegistered) {
-			reason = api.ReasonMembershipConflict
-		}
-		return notReady(reason, cerr), cerr
+		return notReady(notReadyReason(cerr), cerr), cerr
 	}
 	return status, err
 }

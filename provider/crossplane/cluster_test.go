@@ -63,6 +63,9 @@ func TestClusterReadiness(t *testing.T) {
 		{name: "not probed yet", reason: xpv2.ReasonCreating, message: "waiting for the control plane"},
 		{name: "ready", conds: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionTrue}}, reason: xpv2.ReasonAvailable},
 		{name: "not ready", conds: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: "ClusterNotReachable", Message: "connection refused"}}, reason: xpv2.ReasonUnavailable, message: "ClusterNotReachable: connection refused"},
+		{name: "membership conflict", conds: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: api.ReasonMembershipConflict,
+			Message: `cluster twin: cluster at https://127.0.0.1:6443 is already registered as "east" in fleet "prod"; refusing to register it as "twin" in fleet "prod"`}},
+			reason: xpv2.ReasonUnavailable, message: `MembershipConflict: cluster twin: cluster at https://127.0.0.1:6443 is already registered as "east"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
