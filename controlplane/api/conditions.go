@@ -114,6 +114,24 @@ const (
 
 // Reasons of binding and Work conditions, and of template events.
 const (
+	// ReasonRefused: flotilla refuses the binding (FullyApplied) or the
+	// Work (Applied), as it is not one the control plane would have written.
+	ReasonRefused = "Refused"
+	// ReasonDispatching is the Dispatching reason of a Work being dispatched.
+	ReasonDispatching = "Dispatching"
+	// ReasonWorkApplied: the Work's manifests were applied (Applied).
+	ReasonWorkApplied = "AppliedSuccessful"
+	// ReasonWorkApplyFailed: a manifest could not be applied (Applied).
+	ReasonWorkApplyFailed = "AppliedFailed"
+	// ReasonWorkRemovalFailed: a manifest could not be removed from the
+	// member (Applied).
+	ReasonWorkRemovalFailed = "RemovalFailed"
+	// ReasonWorkAvailable: every manifest exists in the member (Available).
+	ReasonWorkAvailable = "ManifestsAvailable"
+	// ReasonWorkNotFound: a manifest is missing from the member (Available).
+	ReasonWorkNotFound = "NotFound"
+	// ReasonWorkObserveFailed: the member could not be read (Available).
+	ReasonWorkObserveFailed = "ObserveFailed"
 	// ReasonSuspendDispatching is Karmada's reason for a held-back Work.
 	ReasonSuspendDispatching = "SuspendDispatching"
 	// ReasonOtherScheduler is the Scheduled reason of a binding whose

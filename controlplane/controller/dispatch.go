@@ -27,10 +27,6 @@ import (
 // another scheduler), dependentOverrides and schedulePriority (the binding
 // waits for the override policies and the PriorityClass to exist).
 
-// reasonDispatching is the Dispatching condition's reason while a Work is
-// dispatched.
-const reasonDispatching = "Dispatching"
-
 // waitRetry is how soon a template waiting for an override policy or a
 // PriorityClass is looked at again; a created override policy brings it back
 // at once (the detector watches them).
@@ -96,7 +92,7 @@ func workDispatchingCondition(w *workv1.Work, now time.Time) {
 	if !workSuspended(w) {
 		if c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionDispatching); c != nil && c.Status != metav1.ConditionTrue {
 			meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: api.ConditionDispatching, Status: metav1.ConditionTrue,
-				Reason: reasonDispatching, Message: "work is being dispatched to member clusters", ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
+				Reason: api.ReasonDispatching, Message: "work is being dispatched to member clusters", ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
 		}
 		return
 	}

@@ -51,9 +51,6 @@ func (b *bindingReconciler) renderFailed(ctx context.Context, rb *workv1.Resourc
 	return reconcile.Result{RequeueAfter: b.opts.Resync}, nil
 }
 
-// reasonRefused is the FullyApplied reason of a binding flotilla refuses.
-const reasonRefused = "Refused"
-
 // refused records why a binding is not rendered, in its FullyApplied
 // condition. No Work is written or deleted: the Works it may have are
 // those of an earlier, accepted spec, and stay until the binding is fixed
@@ -61,7 +58,7 @@ const reasonRefused = "Refused"
 func (b *bindingReconciler) refused(ctx context.Context, rb *workv1.ResourceBinding, why error) (reconcile.Result, error) {
 	orig := rb.DeepCopy()
 	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
-		Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: reasonRefused, Message: why.Error(),
+		Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: api.ReasonRefused, Message: why.Error(),
 		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
 	})
 	if err := b.patchStatus(ctx, orig, rb); err != nil {
@@ -102,7 +99,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 			continue
 		}
 		msg := msgPendingRemoval
-		if c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); c != nil && c.Reason == reasonRemovalFailed {
+		if c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); c != nil && c.Reason == api.ReasonWorkRemovalFailed {
 			msg += ": " + c.Message
 		}
 		status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: msg, Health: api.ResourceUnknown})
