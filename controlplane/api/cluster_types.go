@@ -120,9 +120,6 @@ type ResourceModelRange struct {
 	Max resource.Quantity `json:"max"`
 }
 
-// ClusterConditionReady is the condition type that says a member accepts workloads.
-const ClusterConditionReady = "Ready"
-
 // ClusterStatus is the observed state of a member cluster.
 type ClusterStatus struct {
 	// KubernetesVersion is the member's apiserver version.

@@ -275,7 +275,7 @@ func createReadyCluster(ctx context.Context, hub client.Client, i int) error {
 		},
 		Conditions: []metav1.Condition{
 			{Type: api.ClusterConditionReady, Status: metav1.ConditionTrue, Reason: "ClusterReady", Message: "set by the benchmark", LastTransitionTime: now},
-			{Type: "CompleteAPIEnablements", Status: metav1.ConditionTrue, Reason: "Complete", Message: "set by the benchmark", LastTransitionTime: now},
+			{Type: api.ClusterConditionCompleteAPIEnablements, Status: metav1.ConditionTrue, Reason: api.ReasonAPIEnablementsComplete, Message: "set by the benchmark", LastTransitionTime: now},
 		},
 		NodeSummary: &api.NodeSummary{TotalNum: 10, ReadyNum: 10},
 		ResourceSummary: &api.ResourceSummary{
@@ -324,7 +324,7 @@ func countScheduled(ctx context.Context, hub client.Client) (bindings, scheduled
 		for i := range list.Items {
 			rb := &list.Items[i]
 			bindings++
-			c := meta.FindStatusCondition(rb.Status.Conditions, controller.ConditionScheduled)
+			c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled)
 			if c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == rb.Generation && len(rb.Spec.Clusters) > 0 {
 				scheduled++
 			}

@@ -29,6 +29,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -36,10 +37,6 @@ import (
 // FinalizerExecution holds a binding until its Works are gone, and a Work
 // until its objects are removed from (or released in) its member.
 const FinalizerExecution = "flotilla.io/execution"
-
-// ConditionFullyApplied is the binding condition the binding controller
-// sets from its Works: True when every scheduled cluster's Work is applied.
-const ConditionFullyApplied = "FullyApplied"
 
 // pendingRetry is how soon a binding that waits for the scheduler is
 // looked at again.
@@ -86,7 +83,7 @@ func watchTemplates(mgr ctrl.Manager, c controller.Controller, gvk schema.GroupV
 	gk := gvk.GroupKind()
 	targets := hpaTargets(mgr.GetClient())
 	return c.Watch(source.Kind[client.Object](mgr.GetCache(), u, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-		own := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: BindingName(gk, obj.GetName())}}}
+		own := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: hoststore.BindingName(gk, obj.GetName())}}}
 		if gk == interpret.HorizontalPodAutoscalerKind {
 			own = append(own, targets(ctx, obj)...)
 		}
@@ -276,7 +273,7 @@ func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBindi
 	checked := rb.DeepCopy()
 	checked.Spec.Clusters = t.clusters
 	checked.Spec.Placement = &api.Placement{ReplicaScheduling: &api.ReplicaSchedulingStrategy{ReplicaSchedulingType: t.scheduling}}
-	return RenderBinding(ctx, b.client, checked, tmpl, b.opts.Fleet)
+	return hoststore.RenderBinding(ctx, b.client, checked, tmpl, b.opts.Fleet)
 }
 
 // remove deletes the binding's Works and lets the binding go once they are

@@ -26,15 +26,6 @@ import (
 // clusterScoped reports whether rb stands for a ClusterResourceBinding.
 func clusterScoped(rb *workv1.ResourceBinding) bool { return rb.Namespace == "" }
 
-// bindingRef names a binding in messages: "ResourceBinding ns/name" or
-// "ClusterResourceBinding name".
-func bindingRef(rb *workv1.ResourceBinding) string {
-	if clusterScoped(rb) {
-		return "ClusterResourceBinding " + rb.Name
-	}
-	return "ResourceBinding " + rb.Namespace + "/" + rb.Name
-}
-
 // asStored returns the object rb is stored as. The result shares rb's
 // maps and slices; fromStored copies what the server returned back.
 func asStored(rb *workv1.ResourceBinding) client.Object {

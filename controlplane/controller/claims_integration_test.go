@@ -16,7 +16,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 )
 
 // TestClaimsPreemptionAndLazy runs the control plane against a real host and
@@ -60,11 +60,11 @@ spec:
 	claimedBy := func(name string) string {
 		t.Helper()
 		var rb workv1.ResourceBinding
-		key := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, name)}
+		key := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, name)}
 		if err := hub.Get(ctx, key, &rb); err != nil {
 			t.Fatal(err)
 		}
-		return rb.Labels[controller.LabelPolicy]
+		return rb.Labels[hoststore.LabelPolicy]
 	}
 
 	mustCreate(t, hub, policyYAML("low", ", name: web", "", 1, m0))

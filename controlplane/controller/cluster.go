@@ -19,12 +19,6 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 )
 
-// Karmada's taints for clusters that are not ready or not reachable.
-const (
-	TaintClusterNotReady    = "cluster.karmada.io/not-ready"
-	TaintClusterUnreachable = "cluster.karmada.io/unreachable"
-)
-
 // probeStreak is the run of equal probe results a cluster has had.
 type probeStreak struct {
 	ready bool
@@ -175,9 +169,9 @@ func nextTaints(current []corev1.Taint, ready *metav1.Condition, now time.Time, 
 	switch {
 	case ready == nil || ready.Status == metav1.ConditionTrue:
 	case ready.Status == metav1.ConditionFalse:
-		key = TaintClusterNotReady
+		key = api.TaintClusterNotReady
 	default:
-		key = TaintClusterUnreachable
+		key = api.TaintClusterUnreachable
 	}
 	var wait time.Duration
 	want := map[corev1.TaintEffect]bool{}
@@ -191,7 +185,7 @@ func nextTaints(current []corev1.Taint, ready *metav1.Condition, now time.Time, 
 	}
 	var out []corev1.Taint
 	for _, t := range current {
-		ours := t.Key == TaintClusterNotReady || t.Key == TaintClusterUnreachable
+		ours := api.IsClusterStatusTaint(t.Key)
 		if !ours {
 			out = append(out, t)
 			continue

@@ -28,13 +28,13 @@ func TestNextTaints(t *testing.T) {
 	}{
 		{name: "ready keeps user taints", current: []corev1.Taint{user}, ready: ready(metav1.ConditionTrue, 0), want: []corev1.Taint{user}},
 		{name: "not ready gets NoSchedule at once", current: []corev1.Taint{user}, ready: ready(metav1.ConditionFalse, time.Second),
-			want: []corev1.Taint{user, {Key: TaintClusterNotReady, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &now}}, wantWait: time.Minute - time.Second},
+			want: []corev1.Taint{user, {Key: api.TaintClusterNotReady, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &now}}, wantWait: time.Minute - time.Second},
 		{name: "NoExecute after the grace, NoSchedule kept as it was",
-			current: []corev1.Taint{{Key: TaintClusterNotReady, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &earlier}}, ready: ready(metav1.ConditionFalse, time.Minute),
-			want: []corev1.Taint{{Key: TaintClusterNotReady, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &earlier}, {Key: TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: &now}}},
+			current: []corev1.Taint{{Key: api.TaintClusterNotReady, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &earlier}}, ready: ready(metav1.ConditionFalse, time.Minute),
+			want: []corev1.Taint{{Key: api.TaintClusterNotReady, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &earlier}, {Key: api.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: &now}}},
 		{name: "unknown is unreachable", ready: ready(metav1.ConditionUnknown, 0),
-			want: []corev1.Taint{{Key: TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &now}}, wantWait: time.Minute},
-		{name: "ready again clears both", current: []corev1.Taint{{Key: TaintClusterNotReady, Effect: corev1.TaintEffectNoSchedule}, user, {Key: TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}},
+			want: []corev1.Taint{{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &now}}, wantWait: time.Minute},
+		{name: "ready again clears both", current: []corev1.Taint{{Key: api.TaintClusterNotReady, Effect: corev1.TaintEffectNoSchedule}, user, {Key: api.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}},
 			ready: ready(metav1.ConditionTrue, 0), want: []corev1.Taint{user}},
 	}
 	for _, tt := range tests {
@@ -56,7 +56,7 @@ func TestNextStatusThresholds(t *testing.T) {
 	cond := func(s metav1.ConditionStatus) api.ClusterStatus {
 		return api.ClusterStatus{KubernetesVersion: "v1.35.0", Conditions: []metav1.Condition{{Type: api.ClusterConditionReady, Status: s, Reason: "R"}}}
 	}
-	down := api.ClusterStatus{Conditions: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: "ClusterNotReachable"}}}
+	down := api.ClusterStatus{Conditions: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: api.ReasonClusterNotReachable}}}
 	tests := []struct {
 		name    string
 		current api.ClusterStatus

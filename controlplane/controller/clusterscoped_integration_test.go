@@ -17,7 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 )
 
 var widgetGVK = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
@@ -113,8 +113,8 @@ spec:
 		if err := hub.Get(ctx, roleBinding, &crb); err != nil {
 			return false, err.Error()
 		}
-		ok := meta.IsStatusConditionTrue(crb.Status.Conditions, controller.ConditionFullyApplied) && len(crb.Status.AggregatedStatus) == 2 &&
-			crb.Spec.Resource.Namespace == "" && crb.Labels[controller.LabelPolicy] == api.KindClusterPropagationPolicy+".platform"
+		ok := meta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied) && len(crb.Status.AggregatedStatus) == 2 &&
+			crb.Spec.Resource.Namespace == "" && crb.Labels[hoststore.LabelPolicy] == api.KindClusterPropagationPolicy+".platform"
 		return ok, fmt.Sprintf("labels %v, resource %+v, status %+v", crb.Labels, crb.Spec.Resource, crb.Status)
 	})
 	var rbs workv1.ResourceBindingList

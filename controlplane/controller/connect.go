@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
@@ -22,10 +23,6 @@ var errNoCredentials = errors.New("spec.secretRef is not set")
 // would run a command or read a local file (see member.Connection's
 // InlineOnly).
 var ErrCredentialsRefused = errors.New("credentials refused")
-
-// ReasonCredentialsRefused is the Ready condition's reason when a Cluster's
-// credentials are refused (ErrCredentialsRefused).
-const ReasonCredentialsRefused = "CredentialsRefused"
 
 // CheckSecretRef refuses a Cluster whose spec.secretRef names a Secret
 // outside SystemNamespace: the control plane reads it with its own
@@ -84,12 +81,17 @@ func connectionFor(ctx context.Context, c client.Reader, cl *clusterv1.Cluster, 
 	return ClusterConnection(cl, &s, allowExecAndFiles)
 }
 
-// connectReason is the Ready condition's reason for a failure to connect.
-func connectReason(err error) string {
-	if errors.Is(err, ErrCredentialsRefused) {
-		return ReasonCredentialsRefused
+// notReadyReason is the Ready condition's reason for a member that cannot
+// be used: its credentials were refused, it carries another registration's
+// membership marker, or it could not be reached.
+func notReadyReason(err error) string {
+	switch {
+	case errors.Is(err, ErrCredentialsRefused):
+		return api.ReasonCredentialsRefused
+	case errors.Is(err, member.ErrAlreadyRegistered):
+		return api.ReasonMembershipConflict
 	}
-	return member.ReasonClusterNotReachable
+	return api.ReasonClusterNotReachable
 }
 
 // members reaches member clusters through the shared member.Cache, with the

@@ -18,7 +18,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 )
 
 const deadline = 30 * time.Second
@@ -84,7 +83,7 @@ spec:
 		}
 		noExecute := false
 		for _, taint := range cl.Spec.Taints {
-			noExecute = noExecute || (taint.Key == controller.TaintClusterNotReady && taint.Effect == corev1.TaintEffectNoExecute)
+			noExecute = noExecute || (taint.Key == api.TaintClusterNotReady && taint.Effect == corev1.TaintEffectNoExecute)
 		}
 		return meta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && noExecute, fmt.Sprintf("taints %v", cl.Spec.Taints)
 	})

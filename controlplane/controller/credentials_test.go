@@ -137,7 +137,7 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 		t.Fatal(err)
 	}
 	addCluster(t, a.hub, "exec", controller.SystemNamespace, m, map[string][]byte{clusterv1.SecretKeyKubeconfig: execKubeconfig})
-	msg := waitClusterReady(t, a.hub, "exec", metav1.ConditionFalse, controller.ReasonCredentialsRefused)
+	msg := waitClusterReady(t, a.hub, "exec", metav1.ConditionFalse, api.ReasonCredentialsRefused)
 	for _, want := range []string{"cluster exec", "secret flotilla-system/exec", "kubeconfig: user", "sets exec"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Ready message %q does not say %q", msg, want)
@@ -146,7 +146,7 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 
 	t.Log("a secretRef outside flotilla-system is refused")
 	addCluster(t, a.hub, "elsewhere", "default", m, tokenSecret(m))
-	msg = waitClusterReady(t, a.hub, "elsewhere", metav1.ConditionFalse, controller.ReasonCredentialsRefused)
+	msg = waitClusterReady(t, a.hub, "elsewhere", metav1.ConditionFalse, api.ReasonCredentialsRefused)
 	if want := `spec.secretRef.namespace "default"`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}
@@ -162,14 +162,14 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 
 	t.Log("a second Cluster for the same member is refused")
 	addCluster(t, a.hub, "m-twin", controller.SystemNamespace, m, tokenSecret(m))
-	msg = waitClusterReady(t, a.hub, "m-twin", metav1.ConditionFalse, controller.ReasonMembershipConflict)
+	msg = waitClusterReady(t, a.hub, "m-twin", metav1.ConditionFalse, api.ReasonMembershipConflict)
 	if want := `is already registered as "m" in fleet "test"`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}
 
 	t.Log("a second control plane with the same fleet name is refused, and applies nothing")
 	addCluster(t, b.hub, "m", controller.SystemNamespace, m, tokenSecret(m))
-	msg = waitClusterReady(t, b.hub, "m", metav1.ConditionFalse, controller.ReasonMembershipConflict)
+	msg = waitClusterReady(t, b.hub, "m", metav1.ConditionFalse, api.ReasonMembershipConflict)
 	if want := `already registered as "m" in fleet "test" by controlplane/`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}

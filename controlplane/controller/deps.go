@@ -17,6 +17,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
@@ -223,7 +224,7 @@ func (d *dependenciesDistributor) dependencies(ctx context.Context, rb *workv1.R
 		if m.DeletionTimestamp.IsZero() {
 			// The cache may hand the object back without its kind.
 			m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: dep.Kind})
-			out[BindingName(schema.GroupKind{Kind: dep.Kind}, dep.Name)] = m
+			out[hoststore.BindingName(schema.GroupKind{Kind: dep.Kind}, dep.Name)] = m
 		}
 	}
 	return out, nil

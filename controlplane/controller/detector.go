@@ -21,6 +21,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
@@ -76,7 +77,7 @@ func (d *detector) setup(mgr manager.Manager) error {
 // bindingTemplate maps a binding of this detector's kind to its template.
 func (d *detector) bindingTemplate(_ context.Context, obj client.Object) []reconcile.Request {
 	rb, ok := bindingView(obj)
-	if !ok || attached(rb) || groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || rb.Spec.Resource.Namespace != rb.Namespace || rb.Spec.Resource.Name == "" {
+	if !ok || attached(rb) || hoststore.GroupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || rb.Spec.Resource.Namespace != rb.Namespace || rb.Spec.Resource.Name == "" {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: rb.Namespace, Name: rb.Spec.Resource.Name}}}
@@ -118,7 +119,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if err != nil && !isNotFound(err) {
 		return reconcile.Result{}, fmt.Errorf("read %s %s: %w", d.gvk.Kind, req, err)
 	}
-	key := client.ObjectKey{Namespace: req.Namespace, Name: BindingName(d.gvk.GroupKind(), req.Name)}
+	key := client.ObjectKey{Namespace: req.Namespace, Name: hoststore.BindingName(d.gvk.GroupKind(), req.Name)}
 	if isNotFound(err) || !tmpl.GetDeletionTimestamp().IsZero() {
 		return reconcile.Result{}, d.dropBinding(ctx, key, req.Name)
 	}
@@ -132,7 +133,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		}
 		existing = nil
 	}
-	if existing != nil && (groupKindOf(existing.Spec.Resource) != d.gvk.GroupKind() || d.othersBinding(existing, req.Name)) {
+	if existing != nil && (hoststore.GroupKindOf(existing.Spec.Resource) != d.gvk.GroupKind() || d.othersBinding(existing, req.Name)) {
 		// Another template's binding: its claim is not this one's (the
 		// write below refuses it).
 		existing = nil
@@ -169,12 +170,12 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	}
 	err = createOrUpdateBinding(ctx, d.client, key, func(rb *workv1.ResourceBinding) error {
 		// Two kinds could still share a binding name (a core kind named
-		// like another group's), and two names (BindingName lowercases
+		// like another group's), and two names (hoststore.BindingName lowercases
 		// and replaces ':'): a binding never changes its template, so one
 		// template's flip can never delete the other's member objects.
-		if rb.ResourceVersion != "" && (groupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || d.othersBinding(rb, tmpl.GetName())) {
+		if rb.ResourceVersion != "" && (hoststore.GroupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || d.othersBinding(rb, tmpl.GetName())) {
 			return fmt.Errorf("%s is the binding of %s %s, not of %s %s: a binding never changes its template",
-				bindingRef(rb), rb.Spec.Resource.Kind, rb.Spec.Resource.Name, tmpl.GetKind(), tmpl.GetName())
+				hoststore.BindingRef(rb), rb.Spec.Resource.Kind, rb.Spec.Resource.Name, tmpl.GetKind(), tmpl.GetName())
 		}
 		if rb.Labels == nil {
 			rb.Labels = map[string]string{}
@@ -182,7 +183,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		// A policy now claims a dependency that was attached: it is the
 		// template's own binding from here on.
 		detach(rb)
-		rb.Labels[LabelPolicy] = claim.Ref().String()
+		rb.Labels[hoststore.LabelPolicy] = claim.Ref().String()
 		if rb.Annotations == nil {
 			rb.Annotations = map[string]string{}
 		}
@@ -209,9 +210,6 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	return reconcile.Result{}, nil
 }
 
-// LabelPolicy names, on a ResourceBinding, the policy that claimed its template.
-const LabelPolicy = "propagationpolicy.flotilla.io/claimed-by"
-
 // AnnotationTemplateSpecHash records, on a ResourceBinding, the
 // policy.SpecificationHash of the template the detector last wrote it for,
 // so that a binding claimed by a Lazy policy is rewritten only when the
@@ -219,7 +217,7 @@ const LabelPolicy = "propagationpolicy.flotilla.io/claimed-by"
 const AnnotationTemplateSpecHash = "propagationpolicy.flotilla.io/template-spec-hash"
 
 func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (policy.Claim, bool, error) {
-	pp, cpp, err := PropagationPolicies(ctx, d.client, tmpl.GetNamespace())
+	pp, cpp, err := hoststore.PropagationPolicies(ctx, d.client, tmpl.GetNamespace())
 	if err != nil {
 		return policy.Claim{}, false, err
 	}
@@ -234,7 +232,7 @@ func recordedClaim(rb *workv1.ResourceBinding) *policy.ClaimRef {
 	if rb == nil || attached(rb) {
 		return nil
 	}
-	ref, ok := policy.ParseClaimRef(rb.Labels[LabelPolicy])
+	ref, ok := policy.ParseClaimRef(rb.Labels[hoststore.LabelPolicy])
 	if !ok {
 		return nil
 	}
@@ -268,5 +266,5 @@ func (d *detector) dropBinding(ctx context.Context, key client.ObjectKey, name s
 // anything else is the detector's to write back.
 func (d *detector) othersBinding(rb *workv1.ResourceBinding, name string) bool {
 	r := rb.Spec.Resource
-	return r.Name != name && groupKindOf(r) == d.gvk.GroupKind() && BindingName(d.gvk.GroupKind(), r.Name) == rb.Name
+	return r.Name != name && hoststore.GroupKindOf(r) == d.gvk.GroupKind() && hoststore.BindingName(d.gvk.GroupKind(), r.Name) == rb.Name
 }

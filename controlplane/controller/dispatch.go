@@ -18,6 +18,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
@@ -25,28 +26,6 @@ import (
 // suspension (Works written, not dispatched), schedulerName (left to
 // another scheduler), dependentOverrides and schedulePriority (the binding
 // waits for the override policies and the PriorityClass to exist).
-
-// ConditionDispatching is the Work and binding condition that says whether
-// the claiming policy's suspension holds dispatch back, Karmada's
-// WorkDispatching. On a binding it is present only while some scheduled
-// cluster is held back.
-const ConditionDispatching = "Dispatching"
-
-// Reasons of the conditions and events below.
-const (
-	// ReasonSuspendDispatching is Karmada's reason for a held-back Work.
-	ReasonSuspendDispatching = "SuspendDispatching"
-	reasonDispatching        = "Dispatching"
-	// ReasonOtherScheduler is the Scheduled reason of a binding whose
-	// policy names another scheduler.
-	ReasonOtherScheduler = "OtherScheduler"
-	// ReasonDependentOverridesMissing is the template event of a template
-	// whose claiming policy waits for override policies.
-	ReasonDependentOverridesMissing = "DependentOverridesMissing"
-	// ReasonPriorityClassNotFound is the template event of a template whose
-	// claiming policy's schedulePriority names no PriorityClass.
-	ReasonPriorityClassNotFound = "PriorityClassNotFound"
-)
 
 // waitRetry is how soon a template waiting for an override policy or a
 // PriorityClass is looked at again; a created override policy brings it back
@@ -95,11 +74,11 @@ func dispatchingCondition(conds *[]metav1.Condition, s *api.BindingSuspension, p
 		}
 	}
 	if len(held) == 0 {
-		meta.RemoveStatusCondition(conds, ConditionDispatching)
+		meta.RemoveStatusCondition(conds, api.ConditionDispatching)
 		return
 	}
 	meta.SetStatusCondition(conds, metav1.Condition{
-		Type: ConditionDispatching, Status: metav1.ConditionFalse, Reason: ReasonSuspendDispatching, ObservedGeneration: generation,
+		Type: api.ConditionDispatching, Status: metav1.ConditionFalse, Reason: api.ReasonSuspendDispatching, ObservedGeneration: generation,
 		LastTransitionTime: metav1.NewTime(now),
 		Message: fmt.Sprintf("the propagation policy suspends dispatching to cluster %s: the works are written and not applied until the suspension is lifted",
 			strings.Join(held, ", ")),
@@ -111,14 +90,14 @@ func dispatchingCondition(conds *[]metav1.Condition, s *api.BindingSuspension, p
 // A Work never held back gets none, so nothing changes for it.
 func workDispatchingCondition(w *workv1.Work, now time.Time) {
 	if !workSuspended(w) {
-		if c := meta.FindStatusCondition(w.Status.Conditions, ConditionDispatching); c != nil && c.Status != metav1.ConditionTrue {
-			meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: ConditionDispatching, Status: metav1.ConditionTrue,
-				Reason: reasonDispatching, Message: "work is being dispatched to member clusters", ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
+		if c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionDispatching); c != nil && c.Status != metav1.ConditionTrue {
+			meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: api.ConditionDispatching, Status: metav1.ConditionTrue,
+				Reason: api.ReasonDispatching, Message: "work is being dispatched to member clusters", ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
 		}
 		return
 	}
-	meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: ConditionDispatching, Status: metav1.ConditionFalse,
-		Reason: ReasonSuspendDispatching, Message: "work dispatching is in a suspended state", ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
+	meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: api.ConditionDispatching, Status: metav1.ConditionFalse,
+		Reason: api.ReasonSuspendDispatching, Message: "work dispatching is in a suspended state", ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
 }
 
 // waitFor says why the detector must not write a claimed template's binding
@@ -127,7 +106,7 @@ func workDispatchingCondition(w *workv1.Work, now time.Time) {
 // when nothing is missing. It also returns the resolved schedule priority.
 func (d *detector) waitFor(ctx context.Context, tmpl *unstructured.Unstructured, claim policy.Claim) (*api.BindingSchedulePriority, string, string, error) {
 	if len(claim.Spec.DependentOverrides) > 0 {
-		ops, cops, err := OverridePolicies(ctx, d.client, tmpl.GetNamespace())
+		ops, cops, err := hoststore.OverridePolicies(ctx, d.client, tmpl.GetNamespace())
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -136,7 +115,7 @@ func (d *detector) waitFor(ctx context.Context, tmpl *unstructured.Unstructured,
 			if claim.Kind == api.KindClusterPropagationPolicy {
 				kind = api.KindClusterOverridePolicy
 			}
-			return nil, ReasonDependentOverridesMissing, fmt.Sprintf("%s %s waits for %s %s (spec.dependentOverrides): no binding is written until it exists",
+			return nil, api.ReasonDependentOverridesMissing, fmt.Sprintf("%s %s waits for %s %s (spec.dependentOverrides): no binding is written until it exists",
 				claim.Kind, policyName(claim), kind, strings.Join(missing, ", ")), nil
 		}
 	}
@@ -148,7 +127,7 @@ func (d *detector) waitFor(ctx context.Context, tmpl *unstructured.Unstructured,
 	err := d.client.Get(ctx, client.ObjectKey{Name: sp.PriorityClassName}, &pc)
 	switch {
 	case isNotFound(err):
-		return nil, ReasonPriorityClassNotFound, fmt.Sprintf("%s %s: spec.schedulePriority.priorityClassName %q names no PriorityClass: no binding is written until it exists",
+		return nil, api.ReasonPriorityClassNotFound, fmt.Sprintf("%s %s: spec.schedulePriority.priorityClassName %q names no PriorityClass: no binding is written until it exists",
 			claim.Kind, policyName(claim), sp.PriorityClassName), nil
 	case err != nil:
 		return nil, "", "", fmt.Errorf("read PriorityClass %s of %s %s: %w", sp.PriorityClassName, claim.Kind, policyName(claim), err)
@@ -178,7 +157,7 @@ func otherScheduler(rb *workv1.ResourceBinding) *metav1.Condition {
 	if !api.OtherScheduler(rb.Spec.SchedulerName) {
 		return nil
 	}
-	return &metav1.Condition{Type: ConditionScheduled, Status: metav1.ConditionFalse, Reason: ReasonOtherScheduler, ObservedGeneration: rb.Generation,
+	return &metav1.Condition{Type: api.ConditionScheduled, Status: metav1.ConditionFalse, Reason: api.ReasonOtherScheduler, ObservedGeneration: rb.Generation,
 		Message: fmt.Sprintf("the propagation policy names scheduler %q (spec.schedulerName); flotilla's scheduler is %q and leaves the binding to it",
 			rb.Spec.SchedulerName, api.DefaultSchedulerName)}
 }
@@ -189,7 +168,7 @@ func suspendedHeld(placed []string, works map[string]*workv1.Work) []string {
 	var out []string
 	for _, c := range placed {
 		if w := works[c]; w != nil && workSuspended(w) && !slices.Contains(out, c) {
-			if a := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied); a == nil || a.ObservedGeneration != w.Generation {
+			if a := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); a == nil || a.ObservedGeneration != w.Generation {
 				out = append(out, c)
 			}
 		}

@@ -80,7 +80,7 @@ spec:
 		if err := hub.Get(ctx, key, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(rb.Status.Conditions, controller.ConditionDispatching)
+		c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionDispatching)
 		return c == nil && rb.Spec.Suspension == nil, fmt.Sprintf("condition %+v, suspension %+v", c, rb.Spec.Suspension)
 	})
 }
@@ -128,15 +128,15 @@ spec:
 		if err := hub.Get(ctx, otherKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(rb.Status.Conditions, controller.ConditionScheduled)
-		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == controller.ReasonOtherScheduler &&
+		c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled)
+		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == api.ReasonOtherScheduler &&
 			strings.Contains(c.Message, `"my-scheduler"`) && len(rb.Spec.Clusters) == 0
 		return ok, fmt.Sprintf("condition %+v, clusters %v", c, rb.Spec.Clusters)
 	})
 
 	t.Log("dependentOverrides: no binding, a Warning event names the missing OverridePolicy")
 	waitsKey := client.ObjectKey{Namespace: "default", Name: "waits-configmap"}
-	waitEvent(t, env, "waits", controller.ReasonDependentOverridesMissing, "OverridePolicy colour")
+	waitEvent(t, env, "waits", api.ReasonDependentOverridesMissing, "OverridePolicy colour")
 	noBinding(t, env, waitsKey)
 	op := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "colour"}}
 	mustYAML(t, op, `
@@ -151,7 +151,7 @@ spec:
 	mustCreate(t, hub, op)
 
 	t.Log("schedulePriority: still no binding while the PriorityClass is missing")
-	waitEvent(t, env, "waits", controller.ReasonPriorityClassNotFound, `"flotilla-high"`)
+	waitEvent(t, env, "waits", api.ReasonPriorityClassNotFound, `"flotilla-high"`)
 	noBinding(t, env, waitsKey)
 	mustCreate(t, hub, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-high"}, Value: 1000})
 	poll(t, "ConfigMap waits propagated with the override", func() (bool, string) {
@@ -201,10 +201,10 @@ func waitWorkHeld(t *testing.T, env controlPlane, cluster string, replicas int32
 			if len(w.Spec.Workload.Manifests) != 1 || json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &d) != nil || d.Name != "web" {
 				continue
 			}
-			c := meta.FindStatusCondition(w.Status.Conditions, controller.ConditionDispatching)
+			c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionDispatching)
 			held := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
 			ok := held && d.Spec.Replicas != nil && *d.Spec.Replicas == replicas && c != nil && c.Status == metav1.ConditionFalse &&
-				c.Reason == controller.ReasonSuspendDispatching && c.ObservedGeneration == w.Generation
+				c.Reason == api.ReasonSuspendDispatching && c.ObservedGeneration == w.Generation
 			return ok, fmt.Sprintf("suspended %v, replicas %v, condition %+v (generation %d)", w.Spec.SuspendDispatching, d.Spec.Replicas, c, w.Generation)
 		}
 		return false, "no work"
@@ -220,8 +220,8 @@ func waitBindingDispatching(t *testing.T, env controlPlane, key client.ObjectKey
 		if err := env.hub.Get(t.Context(), key, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(rb.Status.Conditions, controller.ConditionDispatching)
-		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == controller.ReasonSuspendDispatching &&
+		c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionDispatching)
+		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == api.ReasonSuspendDispatching &&
 			strings.Contains(c.Message, "cluster "+held+":")
 		return ok, fmt.Sprintf("condition %+v", c)
 	})

@@ -89,15 +89,15 @@ func TestDispatchingCondition(t *testing.T) {
 	}
 	var conds []metav1.Condition
 	dispatchingCondition(&conds, on("b", "z"), []string{"a", "b"}, 3, now)
-	c := meta.FindStatusCondition(conds, ConditionDispatching)
-	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonSuspendDispatching || c.ObservedGeneration != 3 {
+	c := meta.FindStatusCondition(conds, api.ConditionDispatching)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != api.ReasonSuspendDispatching || c.ObservedGeneration != 3 {
 		t.Fatalf("condition %+v", c)
 	}
 	if want := "suspends dispatching to cluster b:"; !strings.Contains(c.Message, want) {
 		t.Errorf("message %q does not say %q", c.Message, want)
 	}
 	dispatchingCondition(&conds, on("z"), []string{"a", "b"}, 4, now)
-	if c := meta.FindStatusCondition(conds, ConditionDispatching); c != nil {
+	if c := meta.FindStatusCondition(conds, api.ConditionDispatching); c != nil {
 		t.Errorf("no scheduled cluster is held back, condition stays: %+v", c)
 	}
 }

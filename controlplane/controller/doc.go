@@ -24,7 +24,8 @@
 //     It plays Karmada's taint manager too: a cluster left because of an
 //     untolerated NoExecute taint gets a GracefulEvictionTask in the same
 //     write. spec.rescheduleTriggeredAt asks for one schedule from scratch;
-//   - binding: renders the binding with controlplane/render (override
+//   - binding: renders the binding (hoststore.RenderBinding over
+//     plan.RenderBinding, the synchronous driver's render step, override
 //     policies included) into one Work per scheduled cluster, in the
 //     cluster's execution namespace flotilla-es-<cluster> (created on
 //     demand), named <template>-<hash> and tied to the binding by the

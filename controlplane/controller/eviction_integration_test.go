@@ -14,6 +14,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 )
 
 // TestGracefulEvictionAndRebalance taints a reachable member NoExecute by
@@ -52,7 +53,7 @@ spec:
 	t.Log("graceful eviction: the primary member is tainted NoExecute by hand")
 	setTaints(t, hub, primary, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
 	waitReplicas(t, both(), map[string]int32{primary: 4, backup: 4})
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 )
 
 // TestApplicationFailover makes the template's Deployment Unhealthy on the
@@ -64,7 +65,7 @@ spec:
 	mustCreate(t, hub, pp)
 	mustCreate(t, hub, deployment(4))
 	waitReplicas(t, both, map[string]int32{primary: 4, backup: -1})
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	poll(t, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {

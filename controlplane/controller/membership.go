@@ -16,12 +16,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
-// ReasonMembershipConflict is the Ready condition's reason when the member
-// carries the membership marker of another Cluster, another fleet, another
-// control plane of the same fleet name, or Terraform: the control plane then
-// neither applies nor prunes anything there.
-const ReasonMembershipConflict = "MembershipConflict"
-
 // claims records which member clients carry this control plane's marker
 // for their Cluster, so that execution registers (one request) only once per
 // client; the cluster status controller checks again on every probe.
@@ -95,25 +89,19 @@ func (m *claims) ensure(ctx context.Context, cl *clusterv1.Cluster, c *member.Cl
 func (m *members) probe(ctx context.Context, cl *clusterv1.Cluster) (api.ClusterStatus, error) {
 	c, err := m.client(ctx, cl)
 	if err != nil {
-		return notReady(connectReason(err), err), err
+		return notReady(notReadyReason(err), err), err
 	}
 	status, err := member.CollectStatus(ctx, c)
 	if !meta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady) {
 		return status, err
 	}
 	if cerr := m.claims.claim(ctx, cl, c); cerr != nil {
-		reason := member.ReasonClusterNotReachable
-		if errors.Is(cerr, member.ErrAlreadyRegistered) {
-			reason = ReasonMembershipConflict
-		}
-		return notReady(reason, cerr), cerr
+		return notReady(notReadyReason(cerr), cerr), cerr
 	}
 	return status, err
 }
 
+// notReady is the probed status of a member that must not be used.
 func notReady(reason string, err error) api.ClusterStatus {
-	return api.ClusterStatus{Conditions: []metav1.Condition{{
-		Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-		Reason: reason, Message: err.Error(), LastTransitionTime: metav1.Now(),
-	}}}
+	return api.NotReadyStatus(reason, err, metav1.Now())
 }

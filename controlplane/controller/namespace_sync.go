@@ -24,6 +24,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -150,7 +151,7 @@ func (s *namespaceSync) Reconcile(ctx context.Context, req reconcile.Request) (r
 	if err := s.client.List(ctx, &clusters); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list clusters: %w", err)
 	}
-	_, cops, err := OverridePolicies(ctx, s.client, "")
+	_, cops, err := hoststore.OverridePolicies(ctx, s.client, "")
 	if err != nil {
 		return reconcile.Result{}, err
 	}

@@ -68,7 +68,7 @@ spec:
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(pre), Name: workName}, &w); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, controller.ConditionWorkApplied)
+		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "existed before flotilla's namespace sync"), fmt.Sprintf("conditions %+v", w.Status.Conditions)
 	})
 	assertUntouched(t, env.members[pre])
@@ -100,7 +100,7 @@ spec:
 		if err := hub.Get(ctx, client.ObjectKeyFromObject(forged), &w); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, controller.ConditionWorkApplied)
+		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		return c != nil && c.Reason == "Refused" && strings.Contains(c.Message, "never synced"), fmt.Sprintf("conditions %+v", w.Status.Conditions)
 	})
 	for _, n := range []string{withOverride, late} {

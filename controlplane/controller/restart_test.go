@@ -27,6 +27,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -97,7 +98,7 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 	})
 	t.Logf("deleted template removed from members %v after the restart", time.Since(start).Round(10*time.Millisecond))
 	poll(t, "the deleted template's binding is gone", func() (bool, string) {
-		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}, &workv1.ResourceBinding{})
+		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 
@@ -105,7 +106,7 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	after := env.snapshot(t)
 	delete(before.members, "ConfigMap")
-	delete(before.bindings, controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings"))
+	delete(before.bindings, hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings"))
 	// The deleted template's Works, one per member, went with its binding;
 	// the others must stay.
 	gone := 0

@@ -21,9 +21,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
-// ConditionScheduled is the binding condition the scheduler sets.
-const ConditionScheduled = "Scheduled"
-
 // unschedulableRetry is how often a binding that no cluster fits is
 // scheduled again. Cluster events pass only on changes that can move a
 // placement (clusterSchedulingChanged), not on pods freeing capacity.
@@ -109,7 +106,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			}
 		}
 	}
-	cond := metav1.Condition{Type: ConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success", Message: "binding is scheduled", ObservedGeneration: rb.Generation}
+	cond := metav1.Condition{Type: api.ConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success", Message: "binding is scheduled", ObservedGeneration: rb.Generation}
 	if schedErr != nil {
 		requeue = unschedulableRetry
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "NoClusterFit", schedErr.Error()

@@ -229,7 +229,7 @@ spec:
 			return false, err.Error()
 		}
 		for _, w := range works.Items {
-			c := meta.FindStatusCondition(w.Status.Conditions, controller.ConditionWorkApplied)
+			c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 			if c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "cluster stalled did not finish within the work timeout 5s") {
 				return true, ""
 			}

@@ -14,7 +14,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 )
 
 // TestApplicationFailoverStatePreservation: on application failover with
@@ -56,7 +56,7 @@ spec:
 	mustCreate(t, hub, pp)
 	mustCreate(t, hub, deployment(3))
 	waitReplicas(t, both, map[string]int32{primary: 3, backup: -1})
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	poll(t, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {

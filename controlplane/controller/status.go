@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -41,7 +42,7 @@ const (
 func (b *bindingReconciler) renderFailed(ctx context.Context, rb *workv1.ResourceBinding, renderErr error) (reconcile.Result, error) {
 	orig := rb.DeepCopy()
 	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
-		Type: ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: "RenderFailed", Message: renderErr.Error(),
+		Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: "RenderFailed", Message: renderErr.Error(),
 		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
 	})
 	if err := b.patchStatus(ctx, orig, rb); err != nil {
@@ -50,9 +51,6 @@ func (b *bindingReconciler) renderFailed(ctx context.Context, rb *workv1.Resourc
 	return reconcile.Result{RequeueAfter: b.opts.Resync}, nil
 }
 
-// reasonRefused is the FullyApplied reason of a binding flotilla refuses.
-const reasonRefused = "Refused"
-
 // refused records why a binding is not rendered, in its FullyApplied
 // condition. No Work is written or deleted: the Works it may have are
 // those of an earlier, accepted spec, and stay until the binding is fixed
@@ -60,7 +58,7 @@ const reasonRefused = "Refused"
 func (b *bindingReconciler) refused(ctx context.Context, rb *workv1.ResourceBinding, why error) (reconcile.Result, error) {
 	orig := rb.DeepCopy()
 	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
-		Type: ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: reasonRefused, Message: why.Error(),
+		Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: api.ReasonRefused, Message: why.Error(),
 		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
 	})
 	if err := b.patchStatus(ctx, orig, rb); err != nil {
@@ -101,7 +99,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 			continue
 		}
 		msg := msgPendingRemoval
-		if c := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied); c != nil && c.Reason == reasonRemovalFailed {
+		if c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); c != nil && c.Reason == api.ReasonWorkRemovalFailed {
 			msg += ": " + c.Message
 		}
 		status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: msg, Health: api.ResourceUnknown})
@@ -111,7 +109,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 
 	cond := fullyApplied(placed, current)
 	if held := suspendedHeld(placed, current); len(held) > 0 && cond.Reason == "Applying" {
-		cond.Reason, cond.Message = ReasonSuspendDispatching, "dispatching to cluster "+strings.Join(held, ", ")+" is suspended by the propagation policy"
+		cond.Reason, cond.Message = api.ReasonSuspendDispatching, "dispatching to cluster "+strings.Join(held, ", ")+" is suspended by the propagation policy"
 	}
 	cond.ObservedGeneration, cond.LastTransitionTime = rb.Generation, metav1.NewTime(b.now())
 	meta.SetStatusCondition(&rb.Status.Conditions, cond)
@@ -150,8 +148,8 @@ func workClusterStatus(cluster string, w *workv1.Work, ref render.TemplateRef) h
 		cs.AppliedMessage = fmt.Sprintf("work %s/%s is being deleted; it is created again once gone", w.Namespace, w.Name)
 		return cs
 	}
-	applied := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
-	available := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkAvailable)
+	applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+	available := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkAvailable)
 	switch {
 	case applied == nil && workSuspended(w):
 		cs.AppliedMessage = fmt.Sprintf("work %s/%s is not applied: the propagation policy suspends dispatching to cluster %s", w.Namespace, w.Name, cluster)
@@ -230,7 +228,7 @@ func aggregatedItem(it health.ClusterStatus) api.AggregatedStatusItem {
 // its current spec applied; False with the failures, or with the clusters
 // still waiting, otherwise.
 func fullyApplied(placed []string, works map[string]*workv1.Work) metav1.Condition {
-	cond := metav1.Condition{Type: ConditionFullyApplied, Status: metav1.ConditionFalse}
+	cond := metav1.Condition{Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse}
 	if len(placed) == 0 {
 		cond.Reason, cond.Message = "NotScheduled", "the binding has no clusters"
 		return cond
@@ -242,7 +240,7 @@ func fullyApplied(placed []string, works map[string]*workv1.Work) metav1.Conditi
 			waiting = append(waiting, cluster)
 			continue
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
+		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		switch {
 		case c != nil && c.Status == metav1.ConditionFalse:
 			failures = append(failures, c.Message)
@@ -278,7 +276,7 @@ func (b *bindingReconciler) endEvictions(ctx context.Context, rb *workv1.Resourc
 	rb.Spec.GracefulEvictionTasks = kept
 	// The scheduler adds tasks concurrently: a lost update would forget one.
 	if err := patchBinding(ctx, b.client, rb, orig, true); err != nil {
-		return 0, fmt.Errorf("end graceful eviction from %s for %s: %w", strings.Join(done, ", "), bindingRef(rb), err)
+		return 0, fmt.Errorf("end graceful eviction from %s for %s: %w", strings.Join(done, ", "), hoststore.BindingRef(rb), err)
 	}
 	return wait, nil
 }
@@ -288,7 +286,7 @@ func (b *bindingReconciler) patchStatus(ctx context.Context, orig, rb *workv1.Re
 		return nil
 	}
 	if err := patchBindingStatus(ctx, b.client, rb, orig); err != nil {
-		return fmt.Errorf("write status of %s: %w", bindingRef(rb), err)
+		return fmt.Errorf("write status of %s: %w", hoststore.BindingRef(rb), err)
 	}
 	return nil
 }

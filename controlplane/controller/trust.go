@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
@@ -27,26 +27,6 @@ import (
 // take every setting that reaches a member from the policy that claims the
 // template now, not from the binding's copy. See "ResourceBindings are not
 // trusted" in the design decisions guide.
-
-// BindingName is the name of the ResourceBinding (or ClusterResourceBinding)
-// of a template. For the core group it is Karmada's "<name>-<kind>"; for
-// any other group the group follows, "<name>-<kind>.<group>", so that a
-// Knative Service "web" and a core Service "web" (which Karmada's name
-// would collide) have bindings of their own. As in Karmada, the name is
-// lowercased and ':' (common in RBAC names, "system:aggregate-to-view")
-// becomes '.', so it is a valid object name.
-func BindingName(gk schema.GroupKind, name string) string {
-	n := strings.ToLower(strings.ReplaceAll(name, ":", ".")) + "-" + strings.ToLower(gk.Kind)
-	if gk.Group != "" {
-		n += "." + gk.Group
-	}
-	return n
-}
-
-// groupKindOf is the group and kind of a binding's resource.
-func groupKindOf(r api.ObjectReference) schema.GroupKind {
-	return schema.FromAPIVersionAndKind(r.APIVersion, r.Kind).GroupKind()
-}
 
 // ValidateResourceBinding checks what a binding must be for flotilla to
 // act on it, as far as the binding alone tells: it lives outside the
@@ -73,7 +53,7 @@ func ValidateResourceBinding(rb *workv1.ResourceBinding, opts Options) field.Err
 	case r.Namespace != rb.Namespace:
 		errs = append(errs, field.Forbidden(res.Child("namespace"), fmt.Sprintf("must be the binding's own namespace %q: a binding propagates only a template of its namespace", rb.Namespace)))
 	}
-	if gk := groupKindOf(r); gk == namespaceKind && opts.Reserved(r.Name) {
+	if gk := hoststore.GroupKindOf(r); gk == namespaceKind && opts.Reserved(r.Name) {
 		errs = append(errs, field.Forbidden(res.Child("name"), fmt.Sprintf("namespace %s is reserved: it is never propagated", r.Name)))
 	}
 	if r.Name == "" {
@@ -97,7 +77,7 @@ func ValidateResourceBinding(rb *workv1.ResourceBinding, opts Options) field.Err
 				fmt.Sprintf("only the detector's bindings (with the claiming policy's placement) and the dependencies distributor's (label %s) are rendered", LabelAttached)))
 		}
 	}
-	if want := BindingName(gvk.GroupKind(), r.Name); r.Name != "" && rb.Name != want {
+	if want := hoststore.BindingName(gvk.GroupKind(), r.Name); r.Name != "" && rb.Name != want {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), rb.Name, fmt.Sprintf("the binding of %s %s/%s is named %q", r.Kind, r.Namespace, r.Name, want)))
 	}
 	return errs
@@ -175,7 +155,7 @@ func (e *RefusedError) Error() string {
 }
 
 func refuseBinding(rb *workv1.ResourceBinding, errs ...*field.Error) error {
-	return &RefusedError{Object: bindingRef(rb), Reasons: errs}
+	return &RefusedError{Object: hoststore.BindingRef(rb), Reasons: errs}
 }
 
 // errPending says a binding is not refused but not settled either: it
@@ -205,16 +185,12 @@ type trusted struct {
 // cluster-scoped kind ignores the namespace asked for, so a
 // ResourceBinding naming a ClusterRole would otherwise read it.
 func readTemplate(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding) (*unstructured.Unstructured, error) {
-	r := rb.Spec.Resource
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
-	if err := c.Get(ctx, client.ObjectKey{Namespace: rb.Namespace, Name: r.Name}, u); err != nil {
-		if isNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("read template %s %s/%s of %s: %w", r.Kind, rb.Namespace, r.Name, bindingRef(rb), err)
+	u, err := hoststore.ReadTemplate(ctx, c, rb)
+	if err != nil || u == nil {
+		return nil, err
 	}
 	if u.GetNamespace() != rb.Namespace {
+		r := rb.Spec.Resource
 		return nil, refuseBinding(rb, field.Forbidden(field.NewPath("spec", "resource", "kind"),
 			fmt.Sprintf("%s %s is not of namespace %q: a ResourceBinding propagates a namespaced template of its namespace, a ClusterResourceBinding a cluster-scoped one", r.Kind, r.Name, rb.Namespace)))
 	}
@@ -257,7 +233,7 @@ func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 	// policy changed a moment ago, or someone edited the binding), and
 	// the scheduler then schedules the written placement.
 	switch {
-	case rb.Labels[LabelPolicy] != claim.Ref().String(),
+	case rb.Labels[hoststore.LabelPolicy] != claim.Ref().String(),
 		!held && !equality.Semantic.DeepEqual(*rb.Spec.Placement, claim.Spec.Placement),
 		!held && rb.Spec.PropagateDeps != claim.Spec.PropagateDeps,
 		rb.Status.SchedulerObservedGeneration != rb.Generation:
@@ -291,7 +267,7 @@ func heldLazily(rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, cla
 // claimOf returns the policy that claims tmpl now, given the claim prev a
 // binding records (claims are sticky), nil when none does.
 func claimOf(ctx context.Context, c client.Reader, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (*policy.Claim, error) {
-	pp, cpp, err := PropagationPolicies(ctx, c, tmpl.GetNamespace())
+	pp, cpp, err := hoststore.PropagationPolicies(ctx, c, tmpl.GetNamespace())
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
@@ -34,7 +35,7 @@ func TestBindingName(t *testing.T) {
 	}
 	seen := map[string]schema.GroupKind{}
 	for _, tc := range cases {
-		got := BindingName(tc.gk, tc.name)
+		got := hoststore.BindingName(tc.gk, tc.name)
 		if got != tc.want {
 			t.Errorf("BindingName(%v, %q) = %q, want %q", tc.gk, tc.name, got, tc.want)
 		}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
 // clusterSchedulingChanged passes the Cluster updates that can change a
@@ -46,7 +45,7 @@ func schedulingChanged(oldC, newC *clusterv1.Cluster) bool {
 		return true
 	}
 	o, n := &oldC.Status, &newC.Status
-	for _, t := range []string{api.ClusterConditionReady, scheduler.ConditionCompleteAPIEnablements} {
+	for _, t := range []string{api.ClusterConditionReady, api.ClusterConditionCompleteAPIEnablements} {
 		if conditionStatus(o, t) != conditionStatus(n, t) {
 			return true
 		}

@@ -21,7 +21,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -34,7 +33,7 @@ func probedCluster() *clusterv1.Cluster {
 			KubernetesVersion: "v1.35.4",
 			Conditions: []metav1.Condition{
 				{Type: api.ClusterConditionReady, Status: metav1.ConditionTrue, Reason: "ClusterReady", LastTransitionTime: at},
-				{Type: scheduler.ConditionCompleteAPIEnablements, Status: metav1.ConditionTrue, Reason: "Complete", LastTransitionTime: at},
+				{Type: api.ClusterConditionCompleteAPIEnablements, Status: metav1.ConditionTrue, Reason: "Complete", LastTransitionTime: at},
 			},
 			APIEnablements: []api.APIEnablement{{GroupVersion: "apps/v1", Resources: []api.APIResource{{Name: "deployments", Kind: "Deployment"}}}},
 			NodeSummary:    &api.NodeSummary{TotalNum: 3, ReadyNum: 3},

@@ -55,16 +55,6 @@ const (
 	LabelExecutionSpace = "cluster.flotilla.io/execution-space"
 )
 
-// Conditions of a Work, Karmada's names.
-const (
-	// ConditionWorkApplied is set by the execution controller: the
-	// manifests were applied to the member (True) or not, and why.
-	ConditionWorkApplied = "Applied"
-	// ConditionWorkAvailable is set by the work status controller: every
-	// manifest exists in the member (True) or not, and why.
-	ConditionWorkAvailable = "Available"
-)
-
 // maxNameLength is the longest object name the apiserver accepts for a Work.
 const maxNameLength = 253
 

@@ -44,8 +44,8 @@ func reported(status string, conds ...metav1.Condition) *workv1.Work {
 func TestWorkClusterStatus(t *testing.T) {
 	ref := render.TemplateRefOf(deploymentTemplate())
 	const st = `{"generation":5,"observedGeneration":5,"readyReplicas":3}`
-	applied := cond(ConditionWorkApplied, metav1.ConditionTrue, reasonApplied, "", 2)
-	available := cond(ConditionWorkAvailable, metav1.ConditionTrue, reasonAvailable, "", 2)
+	applied := cond(api.ConditionWorkApplied, metav1.ConditionTrue, api.ReasonWorkApplied, "", 2)
+	available := cond(api.ConditionWorkAvailable, metav1.ConditionTrue, api.ReasonWorkAvailable, "", 2)
 	deleted := reported(st, applied, available)
 	deleting(deleted)
 	tests := []struct {
@@ -74,12 +74,12 @@ func TestWorkClusterStatus(t *testing.T) {
 		},
 		{
 			name: "apply failed",
-			work: reported(st, cond(ConditionWorkApplied, metav1.ConditionFalse, reasonApplyFailed, "apply Deployment default/web to cluster east: conflict", 2)),
+			work: reported(st, cond(api.ConditionWorkApplied, metav1.ConditionFalse, api.ReasonWorkApplyFailed, "apply Deployment default/web to cluster east: conflict", 2)),
 			want: health.ClusterStatus{Cluster: "east", Health: health.Unknown, AppliedMessage: "apply Deployment default/web to cluster east: conflict"},
 		},
 		{
 			name: "object gone from the member",
-			work: reported(st, applied, cond(ConditionWorkAvailable, metav1.ConditionFalse, reasonNotFound, "Deployment default/web not found in cluster east", 2)),
+			work: reported(st, applied, cond(api.ConditionWorkAvailable, metav1.ConditionFalse, api.ReasonWorkNotFound, "Deployment default/web not found in cluster east", 2)),
 			want: health.ClusterStatus{Cluster: "east", Health: health.Unknown, AppliedMessage: "Deployment default/web not found in cluster east"},
 		},
 		{
@@ -89,12 +89,12 @@ func TestWorkClusterStatus(t *testing.T) {
 		},
 		{
 			name: "a new spec not applied yet does not count as the template's generation",
-			work: reported(st, cond(ConditionWorkApplied, metav1.ConditionTrue, reasonApplied, "", 1), available),
+			work: reported(st, cond(api.ConditionWorkApplied, metav1.ConditionTrue, api.ReasonWorkApplied, "", 1), available),
 			want: health.ClusterStatus{Cluster: "east", Applied: true, Health: health.Healthy, Status: map[string]any{"observedGeneration": int64(5), "readyReplicas": int64(3)}, Generation: 5, ObservedGeneration: 5},
 		},
 		{
 			name: "an observation from before the apply does not count either",
-			work: reported(st, applied, cond(ConditionWorkAvailable, metav1.ConditionTrue, reasonAvailable, "", 1)),
+			work: reported(st, applied, cond(api.ConditionWorkAvailable, metav1.ConditionTrue, api.ReasonWorkAvailable, "", 1)),
 			want: health.ClusterStatus{Cluster: "east", Applied: true, Health: health.Healthy, Status: map[string]any{"observedGeneration": int64(5), "readyReplicas": int64(3)}, Generation: 5, ObservedGeneration: 5},
 		},
 		{
@@ -116,7 +116,7 @@ func TestWorkClusterStatus(t *testing.T) {
 func TestAggregatedItemKeepsTodaysShape(t *testing.T) {
 	ref := render.TemplateRefOf(deploymentTemplate())
 	w := reported(`{"generation":5,"observedGeneration":5,"readyReplicas":3}`,
-		cond(ConditionWorkApplied, metav1.ConditionTrue, reasonApplied, "", 2), cond(ConditionWorkAvailable, metav1.ConditionTrue, reasonAvailable, "", 2))
+		cond(api.ConditionWorkApplied, metav1.ConditionTrue, api.ReasonWorkApplied, "", 2), cond(api.ConditionWorkAvailable, metav1.ConditionTrue, api.ReasonWorkAvailable, "", 2))
 	got := aggregatedItem(workClusterStatus("east", w, ref))
 	want := api.AggregatedStatusItem{ClusterName: "east", Applied: true, Health: api.ResourceHealthy, Status: &runtime.RawExtension{Raw: []byte(`{"observedGeneration":5,"readyReplicas":3}`)}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -130,9 +130,9 @@ func TestAggregatedItemKeepsTodaysShape(t *testing.T) {
 
 func TestFullyApplied(t *testing.T) {
 	ok := func(gen int64) *workv1.Work {
-		return reported(`{}`, cond(ConditionWorkApplied, metav1.ConditionTrue, reasonApplied, "", gen))
+		return reported(`{}`, cond(api.ConditionWorkApplied, metav1.ConditionTrue, api.ReasonWorkApplied, "", gen))
 	}
-	failed := reported(`{}`, cond(ConditionWorkApplied, metav1.ConditionFalse, reasonApplyFailed, "apply Deployment default/web to cluster west: boom", 2))
+	failed := reported(`{}`, cond(api.ConditionWorkApplied, metav1.ConditionFalse, api.ReasonWorkApplyFailed, "apply Deployment default/web to cluster west: boom", 2))
 	tests := []struct {
 		name    string
 		placed  []string
@@ -148,7 +148,7 @@ func TestFullyApplied(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := fullyApplied(tt.placed, tt.works)
-		if got.Status != tt.status || got.Reason != tt.reason || got.Message != tt.message || got.Type != ConditionFullyApplied {
+		if got.Status != tt.status || got.Reason != tt.reason || got.Message != tt.message || got.Type != api.ConditionFullyApplied {
 			t.Errorf("%s: fullyApplied = %+v, want %s %s %q", tt.name, got, tt.status, tt.reason, tt.message)
 		}
 	}

@@ -26,17 +26,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
-// Reasons of the Work conditions.
-const (
-	reasonApplied         = "AppliedSuccessful"
-	reasonApplyFailed     = "AppliedFailed"
-	reasonClusterNotReady = "ClusterNotReady"
-	reasonRemovalFailed   = "RemovalFailed"
-	reasonAvailable       = "ManifestsAvailable"
-	reasonNotFound        = "NotFound"
-	reasonObserveFailed   = "ObserveFailed"
-)
-
 // workExecution applies each Work's manifests to its member and removes
 // them when the Work is deleted. It is the only controller that writes to
 // members.
@@ -73,9 +62,9 @@ func executionTrigger(oldW, newW *workv1.Work) bool {
 	if oldW.Generation != newW.Generation || !newW.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(newW, FinalizerExecution) {
 		return true
 	}
-	was := meta.FindStatusCondition(oldW.Status.Conditions, ConditionWorkAvailable)
-	is := meta.FindStatusCondition(newW.Status.Conditions, ConditionWorkAvailable)
-	return is != nil && is.Reason == reasonNotFound && (was == nil || was.Reason != reasonNotFound)
+	was := meta.FindStatusCondition(oldW.Status.Conditions, api.ConditionWorkAvailable)
+	is := meta.FindStatusCondition(newW.Status.Conditions, api.ConditionWorkAvailable)
+	return is != nil && is.Reason == api.ReasonWorkNotFound && (was == nil || was.Reason != api.ReasonWorkNotFound)
 }
 
 // Reconcile applies or removes one Work.
@@ -118,20 +107,20 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	orig := w.DeepCopy()
 	workDispatchingCondition(&w, e.now())
-	cond := metav1.Condition{Type: ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
+	cond := metav1.Condition{Type: api.ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
 	if err != nil {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonWorkRefused, err.Error()
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonRefused, err.Error()
 	} else if notReady := clusterNotReady(&cl); notReady != "" {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonClusterNotReady, notReady
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else {
 		busy, err := onMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) error { return e.apply(ctx, &w, cluster, t.conflict) })
 		switch {
 		case busy:
 			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
 		case err != nil:
-			cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonApplyFailed, err.Error()
+			cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonWorkApplyFailed, err.Error()
 		default:
-			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, reasonApplied, "manifests are applied to cluster "+cluster
+			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, api.ReasonWorkApplied, "manifests are applied to cluster "+cluster
 		}
 	}
 	meta.SetStatusCondition(&w.Status.Conditions, cond)
@@ -215,7 +204,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	if failure != "" {
 		orig := w.DeepCopy()
 		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{
-			Type: ConditionWorkApplied, Status: metav1.ConditionFalse, Reason: reasonRemovalFailed, Message: failure,
+			Type: api.ConditionWorkApplied, Status: metav1.ConditionFalse, Reason: api.ReasonWorkRemovalFailed, Message: failure,
 			ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now()),
 		})
 		if err := patchWorkStatus(ctx, e.client, orig, w); err != nil && !isNotFound(err) {

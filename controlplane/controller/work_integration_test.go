@@ -16,10 +16,12 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -70,7 +72,7 @@ spec:
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	name := controller.WorkName(render.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
 		t.Fatal(err)
@@ -87,8 +89,8 @@ spec:
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(n), Name: name}, &w); err != nil {
 				return false, err.Error()
 			}
-			return meta.IsStatusConditionTrue(w.Status.Conditions, controller.ConditionWorkApplied) &&
-					meta.IsStatusConditionTrue(w.Status.Conditions, controller.ConditionWorkAvailable) && len(w.Status.ManifestStatuses) == 1,
+			return meta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkApplied) &&
+					meta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable) && len(w.Status.ManifestStatuses) == 1,
 				fmt.Sprintf("conditions %+v, manifest statuses %d", w.Status.Conditions, len(w.Status.ManifestStatuses))
 		})
 		if got := w.Labels[controller.LabelBindingPermanentID]; got != string(rb.UID) {
@@ -240,7 +242,7 @@ spec:
 			clusters = append(clusters, it.ClusterName)
 		}
 		return len(clusters) == 2 && clusters[0] == names[0] && clusters[1] == names[1] &&
-				meta.IsStatusConditionTrue(rb.Status.Conditions, controller.ConditionFullyApplied),
+				meta.IsStatusConditionTrue(rb.Status.Conditions, api.ConditionFullyApplied),
 			fmt.Sprintf("clusters %v, conditions %+v", clusters, rb.Status.Conditions)
 	})
 
@@ -301,7 +303,7 @@ spec:
 	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
 
 	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
-	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
+	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
 	t.Log("Abort: the Work and the binding say which object in which cluster is refused")
 	poll(t, "work and binding report the conflict", func() (bool, string) {
 		var w workv1.Work
@@ -312,8 +314,8 @@ spec:
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		applied := meta.FindStatusCondition(w.Status.Conditions, controller.ConditionWorkApplied)
-		full := meta.FindStatusCondition(rb.Status.Conditions, controller.ConditionFullyApplied)
+		applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		full := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
 		ok := applied != nil && applied.Status == metav1.ConditionFalse &&
 			strings.Contains(applied.Message, "ConfigMap default/settings") && strings.Contains(applied.Message, names[0]) &&
 			full != nil && full.Status == metav1.ConditionFalse && full.Message == applied.Message &&
@@ -344,7 +346,7 @@ spec:
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		return cm.Data["owner"] == "flotilla" && cm.Labels[render.LabelFleet] == "test" && meta.IsStatusConditionTrue(rb.Status.Conditions, controller.ConditionFullyApplied),
+		return cm.Data["owner"] == "flotilla" && cm.Labels[render.LabelFleet] == "test" && meta.IsStatusConditionTrue(rb.Status.Conditions, api.ConditionFullyApplied),
 			fmt.Sprintf("member data %v labels %v; binding conditions %+v", cm.Data, cm.Labels, rb.Status.Conditions)
 	})
 

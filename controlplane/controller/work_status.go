@@ -65,7 +65,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !w.DeletionTimestamp.IsZero() || (w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching) {
 		return reconcile.Result{}, nil
 	}
-	applied := meta.FindStatusCondition(w.Status.Conditions, ConditionWorkApplied)
+	applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 	if applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != w.Generation {
 		// The execution controller's next status write brings the Work back.
 		return reconcile.Result{}, nil
@@ -75,12 +75,12 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	orig := w.DeepCopy()
-	cond := metav1.Condition{Type: ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
+	cond := metav1.Condition{Type: api.ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
 	objs, decodeErr := manifests(&w)
 	if notReady := clusterNotReady(&cl); notReady != "" {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonClusterNotReady, notReady
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else if decodeErr != nil {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonObserveFailed, decodeErr.Error()
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonWorkObserveFailed, decodeErr.Error()
 	} else {
 		var statuses []api.ManifestStatus
 		busy, err := onMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
@@ -95,7 +95,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			// The message names the timeout when it was the cause.
 			cond.Message = err.Error()
 		}
-		if cond.Reason != reasonObserveFailed {
+		if cond.Reason != api.ReasonWorkObserveFailed {
 			// An object that could not be read keeps its last report.
 			w.Status.ManifestStatuses = statuses
 		}
@@ -131,11 +131,11 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 	switch {
 	case len(failures) > 0:
 		msg := strings.Join(failures, "; ")
-		return statuses, metav1.ConditionFalse, reasonObserveFailed, msg, errors.New(msg)
+		return statuses, metav1.ConditionFalse, api.ReasonWorkObserveFailed, msg, errors.New(msg)
 	case len(missing) > 0:
-		return statuses, metav1.ConditionFalse, reasonNotFound, strings.Join(missing, "; "), nil
+		return statuses, metav1.ConditionFalse, api.ReasonWorkNotFound, strings.Join(missing, "; "), nil
 	}
-	return statuses, metav1.ConditionTrue, reasonAvailable, "manifests exist in cluster " + cluster, nil
+	return statuses, metav1.ConditionTrue, api.ReasonWorkAvailable, "manifests exist in cluster " + cluster, nil
 }
 
 // manifestStatus is one object's entry in status.manifestStatuses. The

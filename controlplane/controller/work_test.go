@@ -277,7 +277,7 @@ func TestExecutionTrigger(t *testing.T) {
 	}
 	available := func(reason string) func(*workv1.Work) {
 		return func(w *workv1.Work) {
-			w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: ConditionWorkAvailable, Status: metav1.ConditionFalse, Reason: reason})
+			w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: api.ConditionWorkAvailable, Status: metav1.ConditionFalse, Reason: reason})
 		}
 	}
 	tests := []struct {
@@ -290,9 +290,9 @@ func TestExecutionTrigger(t *testing.T) {
 		{"deleted", base, with(deleting), true},
 		{"finalizer missing", base, with(func(w *workv1.Work) { w.Finalizers = nil }), true},
 		{"member status changed", base, with(func(w *workv1.Work) { w.Status.ManifestStatuses = []api.ManifestStatus{{Health: api.ResourceHealthy}} }), false},
-		{"object found missing", base, with(available(reasonNotFound)), true},
-		{"object still missing", with(available(reasonNotFound)), with(available(reasonNotFound)), false},
-		{"member unreachable", base, with(available(reasonObserveFailed)), false},
+		{"object found missing", base, with(available(api.ReasonWorkNotFound)), true},
+		{"object still missing", with(available(api.ReasonWorkNotFound)), with(available(api.ReasonWorkNotFound)), false},
+		{"member unreachable", base, with(available(api.ReasonWorkObserveFailed)), false},
 	}
 	for _, tt := range tests {
 		if got := executionTrigger(tt.old, tt.new); got != tt.want {

@@ -16,10 +16,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
-// reasonWorkRefused is the Applied reason of a Work the execution
-// controller will not apply.
-const reasonWorkRefused = "Refused"
-
 // ValidateWork checks what a Work must be for the execution controller to
 // consider it, as far as the Work alone tells: it lives in an execution
 // namespace, names its binding by the permanent-id label and the

@@ -20,15 +20,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 )
 
-// Karmada's taints for clusters that are not ready or not reachable. The
-// synchronous driver sets the unreachable one with effect NoExecute on a
-// member that does not answer, so the scheduler moves replicas away from it
-// exactly as Karmada's taint manager would.
-const (
-	TaintClusterUnreachable = "cluster.karmada.io/unreachable"
-	TaintClusterNotReady    = "cluster.karmada.io/not-ready"
-)
-
 // DefaultStatusTTL is how long a member's collected status is reused. One
 // Terraform run plans every manifest within it, so each member is probed
 // once per run, not once per manifest.
@@ -178,10 +169,10 @@ func (e *Engine) Snapshot(ctx context.Context, members []Member) ([]api.Cluster,
 // whose status could not be read and that is not Ready, as Karmada's taint
 // manager would; the taints slice is copied, never changed in place.
 func taintedIfUnreachable(taints []corev1.Taint, status api.ClusterStatus, err error) []corev1.Taint {
-	if err == nil || meta.IsStatusConditionTrue(status.Conditions, "Ready") {
+	if err == nil || meta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady) {
 		return taints
 	}
-	return append(append([]corev1.Taint(nil), taints...), corev1.Taint{Key: TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute})
+	return append(append([]corev1.Taint(nil), taints...), corev1.Taint{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute})
 }
 
 // clusterStatus collects a member's status, reusing a recent one.
@@ -231,11 +222,9 @@ func (e *Engine) clusterStatus(ctx context.Context, m Member) (api.ClusterStatus
 	}
 }
 
+// notReachable is the status of a member whose status could not be read.
 func notReachable(err error) api.ClusterStatus {
-	return api.ClusterStatus{Conditions: []metav1.Condition{{
-		Type: "Ready", Status: metav1.ConditionFalse, Reason: member.ReasonClusterNotReachable,
-		Message: err.Error(), LastTransitionTime: metav1.Now(),
-	}}}
+	return api.NotReadyStatus(api.ReasonClusterNotReachable, err, metav1.Now())
 }
 
 // ForgetStatus drops cached member status, so the next call probes again.

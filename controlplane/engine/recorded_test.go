@@ -20,8 +20,8 @@ func TestSnapshotUsesRecordedStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ready := api.ClusterStatus{KubernetesVersion: "v1.35.4", Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}}}
-	down := api.ClusterStatus{Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse}}}
+	ready := api.ClusterStatus{KubernetesVersion: "v1.35.4", Conditions: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionTrue}}}
+	down := api.ClusterStatus{Conditions: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionFalse}}}
 	nowhere := &member.Connection{Host: "https://127.0.0.1:1", Token: "t"}
 	members := []Member{
 		{Cluster: api.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "up"}}, Connection: nowhere, Recorded: &RecordedStatus{Status: ready}},
@@ -34,8 +34,8 @@ func TestSnapshotUsesRecordedStatus(t *testing.T) {
 	if len(clusters[0].Spec.Taints) != 0 || reasons["up"] != nil {
 		t.Errorf("up: taints %v, reason %v; want none", clusters[0].Spec.Taints, reasons["up"])
 	}
-	if len(clusters[1].Spec.Taints) != 1 || clusters[1].Spec.Taints[0].Key != TaintClusterUnreachable {
-		t.Errorf("down: taints %v, want %s", clusters[1].Spec.Taints, TaintClusterUnreachable)
+	if len(clusters[1].Spec.Taints) != 1 || clusters[1].Spec.Taints[0].Key != api.TaintClusterUnreachable {
+		t.Errorf("down: taints %v, want %s", clusters[1].Spec.Taints, api.TaintClusterUnreachable)
 	}
 	if reasons["down"] == nil || reasons["down"].Error() != "cluster down: timeout" {
 		t.Errorf("down: reason %v, want the recorded error", reasons["down"])

@@ -48,7 +48,7 @@ func TestSnapshotStalledMember(t *testing.T) {
 		if p.Seen() == 0 {
 			t.Fatal("the proxy held no discovery request; the test proves nothing")
 		}
-		if err := reasons["stalled"]; !errors.Is(err, member.ErrNotConnected) {
+		if err := reasons["stalled"]; !errors.Is(err, api.ErrNotConnected) {
 			t.Errorf("reason of the stalled member = %v, want ErrNotConnected", err)
 		}
 		if err := reasons["healthy"]; err != nil {
@@ -57,7 +57,7 @@ func TestSnapshotStalledMember(t *testing.T) {
 		if !meta.IsStatusConditionTrue(clusters[0].Status.Conditions, api.ClusterConditionReady) {
 			t.Errorf("healthy member not Ready: %+v", clusters[0].Status.Conditions)
 		}
-		if !hasTaint(clusters[1].Spec.Taints, TaintClusterUnreachable, corev1.TaintEffectNoExecute) {
+		if !hasTaint(clusters[1].Spec.Taints, api.TaintClusterUnreachable, corev1.TaintEffectNoExecute) {
 			t.Errorf("stalled member taints = %v, want the unreachable NoExecute taint", clusters[1].Spec.Taints)
 		}
 	})

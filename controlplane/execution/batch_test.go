@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -180,8 +181,8 @@ func TestUnconnectedClusterFailsItsObjects(t *testing.T) {
 	var got []string
 	for _, o := range res.Outcomes {
 		got = append(got, o.Err.Error())
-		if !errors.Is(o.Err, ErrNotConnected) {
-			t.Errorf("%s: error does not wrap ErrNotConnected", o.Cluster)
+		if !errors.Is(o.Err, api.ErrNotConnected) {
+			t.Errorf("%s: error does not wrap api.ErrNotConnected", o.Cluster)
 		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -47,14 +47,11 @@ type Connector interface {
 // Targets is a fixed set of connected clusters by name; it is a Connector.
 type Targets map[string]Target
 
-// ErrNotConnected is what Targets.Connect returns for a cluster it lacks.
-var ErrNotConnected = errors.New("not connected")
-
-// Connect returns the cluster's target, or ErrNotConnected.
+// Connect returns the cluster's target, or api.ErrNotConnected.
 func (t Targets) Connect(_ context.Context, cluster string) (Target, error) {
 	target, ok := t[cluster]
 	if !ok {
-		return Target{}, ErrNotConnected
+		return Target{}, api.ErrNotConnected
 	}
 	return target, nil
 }

@@ -7,7 +7,7 @@
 //   - Cache, the one place that creates and keeps the clients of each member
 //     (typed, dynamic, cached discovery and a RESTMapper that learns new
 //     kinds on a miss);
-//   - health: Client.Probe and the ErrNotConnected family of errors;
+//   - health: Client.Probe and the api.ErrNotConnected family of errors;
 //   - bounds: every request to a member ends after CacheOptions.RequestTimeout,
 //     and CollectStatus (API discovery included) when its context ends, so a
 //     member that stalls holds no caller forever;

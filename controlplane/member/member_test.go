@@ -138,8 +138,8 @@ printf '{"apiVersion":"%s","kind":"ExecCredential","status":{"token":"%s"}}\n' "
 	t.Run("current context of the two-context kubeconfig is not the member", func(t *testing.T) {
 		t.Parallel()
 		err := mustGet(t, m.Name, Connection{KubeconfigPath: path}).Probe(t.Context())
-		if !errors.Is(err, ErrNotConnected) {
-			t.Fatalf("Probe through context nowhere = %v, want ErrNotConnected", err)
+		if !errors.Is(err, api.ErrNotConnected) {
+			t.Fatalf("Probe through context nowhere = %v, want api.ErrNotConnected", err)
 		}
 	})
 
@@ -166,14 +166,14 @@ func testFailures(t *testing.T, m *testenv.Cluster) {
 		{
 			name:    "no CA and not insecure: the system roots do not trust the member",
 			conn:    Connection{Host: m.Host, Token: m.Token},
-			want:    ErrNotConnected,
+			want:    api.ErrNotConnected,
 			wantIn:  []string{"cluster member1 is not connected: ", "x509: certificate signed by unknown authority"},
 			secrets: []string{m.Token},
 		},
 		{
 			name:    "wrong CA",
 			conn:    Connection{Host: m.Host, Token: m.Token, ClusterCACertificate: strange.CA},
-			want:    ErrNotConnected,
+			want:    api.ErrNotConnected,
 			wantIn:  []string{"cluster member1 is not connected: tls: failed to verify certificate: x509: certificate signed by unknown authority"},
 			secrets: []string{m.Token},
 		},
@@ -194,14 +194,14 @@ func testFailures(t *testing.T, m *testenv.Cluster) {
 		{
 			name:    "exec plugin that cannot run",
 			conn:    Connection{Host: m.Host, Exec: &ExecConfig{Command: filepath.Join(t.TempDir(), "missing-plugin"), Env: map[string]string{"T": secretEnv}}, ClusterCACertificate: m.CAData},
-			want:    ErrNotConnected,
+			want:    api.ErrNotConnected,
 			wantIn:  []string{"cluster member1 is not connected: ", "missing-plugin"},
 			secrets: []string{secretEnv},
 		},
 		{
 			name:    "nothing listens",
 			conn:    Connection{Host: closedPort(t), Token: secretToken, ClusterCACertificate: m.CAData, ProxyURL: ""},
-			want:    ErrNotConnected,
+			want:    api.ErrNotConnected,
 			wantIn:  []string{"cluster member1 is not connected: dial tcp 127.0.0.1:", "connect: connection refused"},
 			secrets: []string{secretToken},
 		},
@@ -227,8 +227,8 @@ func testFailures(t *testing.T, m *testenv.Cluster) {
 			}
 			assertNoSecret(t, "CollectStatus", err.Error(), tt.secrets...)
 			ready := meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
-			if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != ReasonClusterNotReachable {
-				t.Errorf("Ready condition = %+v, want False/%s", ready, ReasonClusterNotReachable)
+			if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != api.ReasonClusterNotReachable {
+				t.Errorf("Ready condition = %+v, want False/%s", ready, api.ReasonClusterNotReachable)
 			}
 			for _, err := range []error{
 				Register(t.Context(), c, "prod", "east"),
@@ -364,8 +364,8 @@ func testUnreachable(t *testing.T, m *testenv.Cluster) {
 	begin := time.Now()
 	err = c.Probe(t.Context())
 	took := time.Since(begin)
-	if !errors.Is(err, ErrNotConnected) {
-		t.Fatalf("Probe of a stopped member = %v, want ErrNotConnected", err)
+	if !errors.Is(err, api.ErrNotConnected) {
+		t.Fatalf("Probe of a stopped member = %v, want api.ErrNotConnected", err)
 	}
 	if took > 2*time.Second {
 		t.Errorf("Probe of a stopped member took %s, want it quick", took)
@@ -374,11 +374,11 @@ func testUnreachable(t *testing.T, m *testenv.Cluster) {
 		t.Errorf("Probe = %q, want %q", err, want)
 	}
 	status, err := CollectStatus(t.Context(), c)
-	if !errors.Is(err, ErrNotConnected) {
-		t.Errorf("CollectStatus = %v, want ErrNotConnected", err)
+	if !errors.Is(err, api.ErrNotConnected) {
+		t.Errorf("CollectStatus = %v, want api.ErrNotConnected", err)
 	}
 	want := []metav1.Condition{{
-		Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: ReasonClusterNotReachable, Message: err.Error(),
+		Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: api.ReasonClusterNotReachable, Message: err.Error(),
 	}}
 	if diff := cmp.Diff(want, status.Conditions, ignoreTransitionTime); diff != "" {
 		t.Errorf("conditions of a stopped member (-want +got):\n%s", diff)

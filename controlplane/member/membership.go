@@ -166,11 +166,8 @@ func register(ctx context.Context, c *Client, fleet, member, owner string, facts
 			if err := c.ensureNamespace(ctx); err != nil {
 				return fmt.Errorf("register cluster %s: %w", c.Name, err)
 			}
-		case cm.Data[MembershipFleetKey] != fleet || cm.Data[MembershipMemberKey] != member || cm.Data[MembershipOwnerKey] != owner:
-			return &AlreadyRegisteredError{
-				Host: c.Host, Fleet: cm.Data[MembershipFleetKey], Member: cm.Data[MembershipMemberKey], Owner: cm.Data[MembershipOwnerKey],
-				WantFleet: fleet, WantMember: member, WantOwner: owner,
-			}
+		case !recordsExactly(cm.Data, fleet, member, owner):
+			return refusal(c.Host, cm.Data, fleet, member, owner)
 		case facts == nil:
 			return nil
 		default:
@@ -206,7 +203,7 @@ func Unregister(ctx context.Context, c *Client, fleet, member string) error {
 		if err != nil {
 			return fmt.Errorf("unregister cluster %s: %w", c.Name, err)
 		}
-		if cm == nil || cm.Data[MembershipFleetKey] != fleet || cm.Data[MembershipMemberKey] != member || cm.Data[MembershipOwnerKey] != "" {
+		if cm == nil || !recordsExactly(cm.Data, fleet, member, "") {
 			return nil
 		}
 		err = c.Kubernetes.CoreV1().ConfigMaps(MembershipNamespace).Delete(ctx, MembershipName, metav1.DeleteOptions{
@@ -269,6 +266,22 @@ func ClusterID(ctx context.Context, c *Client) (string, error) {
 		return "", fmt.Errorf("read ID of cluster %s: get namespace %s: %w", c.Name, metav1.NamespaceSystem, c.secrets.scrub(err))
 	}
 	return string(ns.UID), nil
+}
+
+// recordsExactly reports whether a marker's data records fleet, member and
+// owner ("" for Terraform), and nothing else: the one test of "one physical
+// cluster, one name" that every front end's registration goes through.
+func recordsExactly(data map[string]string, fleet, member, owner string) bool {
+	return data[MembershipFleetKey] == fleet && data[MembershipMemberKey] == member && data[MembershipOwnerKey] == owner
+}
+
+// refusal is the error for registering fleet, member and owner in the
+// member at host whose marker records data.
+func refusal(host string, data map[string]string, fleet, member, owner string) *AlreadyRegisteredError {
+	return &AlreadyRegisteredError{
+		Host: host, Fleet: data[MembershipFleetKey], Member: data[MembershipMemberKey], Owner: data[MembershipOwnerKey],
+		WantFleet: fleet, WantMember: member, WantOwner: owner,
+	}
 }
 
 // readMarker returns the marker, or nil when there is none.

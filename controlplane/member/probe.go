@@ -7,16 +7,15 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
-// The ways a member can fail a probe. Probe's errors wrap exactly one of
-// them, so callers can tell them apart with errors.Is; the message reads
+// The ways a member can fail a probe besides api.ErrNotConnected. Probe's
+// errors wrap exactly one of them or api.ErrNotConnected, so callers can tell
+// them apart with errors.Is; the message reads
 // "cluster <name> is <sentinel>: <cause>".
 var (
-	// ErrNotConnected means no answer came back: the connection was
-	// refused or timed out, the name did not resolve, the TLS handshake
-	// failed (a wrong CA, say) or the credential plugin did not run.
-	ErrNotConnected = errors.New("not connected")
 	// ErrUnauthorized means the apiserver answered but refused flotilla's
 	// credentials (401), or its health endpoints were forbidden to them.
 	ErrUnauthorized = errors.New("refusing flotilla's credentials")
@@ -28,7 +27,7 @@ var (
 // GET /healthz when /readyz is missing (404) or forbidden (403), as Karmada
 // does for old or locked-down apiservers. The whole probe is bounded by the
 // cache's ProbeTimeout. It returns nil when the member answered 200, and
-// otherwise an error wrapping ErrNotConnected, ErrUnauthorized or
+// otherwise an error wrapping api.ErrNotConnected, ErrUnauthorized or
 // ErrNotReady, e.g.
 //
 //	cluster east is not connected: dial tcp 127.0.0.1:1234: connect: connection refused
@@ -47,9 +46,9 @@ func (c *Client) Probe(ctx context.Context) error {
 			return fmt.Errorf("probe cluster %s: %w", c.Name, ctx.Err())
 		}
 		if probeCtx.Err() != nil {
-			return c.probeError(ErrNotConnected, fmt.Errorf("no answer within %s", c.probeTimeout))
+			return c.probeError(api.ErrNotConnected, fmt.Errorf("no answer within %s", c.probeTimeout))
 		}
-		return c.probeError(ErrNotConnected, transportCause(err))
+		return c.probeError(api.ErrNotConnected, transportCause(err))
 	case code == http.StatusOK:
 		return nil
 	case code == http.StatusUnauthorized:

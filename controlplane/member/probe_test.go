@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -152,8 +153,8 @@ func TestProbeTimeout(t *testing.T) {
 	begin := time.Now()
 	err = c.Probe(t.Context())
 	took := time.Since(begin)
-	if !errors.Is(err, ErrNotConnected) {
-		t.Fatalf("Probe = %v, want ErrNotConnected", err)
+	if !errors.Is(err, api.ErrNotConnected) {
+		t.Fatalf("Probe = %v, want api.ErrNotConnected", err)
 	}
 	if want := "cluster east is not connected: no answer within 300ms"; err.Error() != want {
 		t.Errorf("Probe = %q, want %q", err, want)

@@ -16,26 +16,6 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
-)
-
-// Reasons of the conditions CollectStatus sets, Karmada's own.
-const (
-	// ReasonClusterReady: the member answered its health check.
-	ReasonClusterReady = "ClusterReady"
-	// ReasonClusterNotReady: the member answered that it is not healthy.
-	ReasonClusterNotReady = "ClusterNotReady"
-	// ReasonClusterNotReachable: the member did not answer, or refused
-	// flotilla's credentials.
-	ReasonClusterNotReachable = "ClusterNotReachable"
-
-	// ReasonAPIEnablementsComplete: discovery of every API group succeeded.
-	ReasonAPIEnablementsComplete = "Complete"
-	// ReasonAPIEnablementsPartial: some API groups failed discovery (an
-	// aggregated API whose backend is down, typically).
-	ReasonAPIEnablementsPartial = "Partial"
-	// ReasonAPIEnablementsEmpty: discovery returned nothing.
-	ReasonAPIEnablementsEmpty = "Empty"
 )
 
 // CollectStatus observes a member within ctx (give it a deadline: the
@@ -49,7 +29,7 @@ const (
 // Ready=False condition (ClusterNotReachable, or ClusterNotReady when it
 // answered unhealthy), and a fact that cannot be read is left empty. The
 // error says what could not be collected, and wraps the probe's sentinel
-// (ErrNotConnected…) when the probe failed. Conditions carry the current
+// (api.ErrNotConnected…) when the probe failed. Conditions carry the current
 // time as LastTransitionTime; meta.SetStatusCondition keeps an older one
 // when the status has not changed.
 //
@@ -66,23 +46,18 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 	var status api.ClusterStatus
 	now := metav1.Now()
 	notReady := func(err error) (api.ClusterStatus, error) {
-		reason := ReasonClusterNotReachable
+		reason := api.ReasonClusterNotReachable
 		if errors.Is(err, ErrNotReady) {
-			reason = ReasonClusterNotReady
+			reason = api.ReasonClusterNotReady
 		}
-		status = api.ClusterStatus{}
-		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-			Reason: reason, Message: err.Error(), LastTransitionTime: now,
-		})
-		return status, err
+		return api.NotReadyStatus(reason, err, now), err
 	}
 	if err := c.Probe(ctx); err != nil {
 		return notReady(err)
 	}
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
 		Type: api.ClusterConditionReady, Status: metav1.ConditionTrue,
-		Reason: ReasonClusterReady, Message: "cluster is healthy and ready to accept workloads", LastTransitionTime: now,
+		Reason: api.ReasonClusterReady, Message: "cluster is healthy and ready to accept workloads", LastTransitionTime: now,
 	})
 
 	var errs []error
@@ -147,13 +122,13 @@ func (t boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // discoveryError is the error of a member whose API discovery failed
-// whole: ErrNotConnected when no answer came in time, ErrNotReady when it
+// whole: api.ErrNotConnected when no answer came in time, ErrNotReady when it
 // answered with an error.
 func (c *Client) discoveryError(ctx context.Context, err error) error {
 	kind := ErrNotReady
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
-		kind = ErrNotConnected
+		kind = api.ErrNotConnected
 	}
 	cause := transportCause(err)
 	if ctx.Err() != nil {
@@ -180,16 +155,16 @@ func (c *Client) serverVersion(ctx context.Context) (string, error) {
 
 func enablementsCondition(n int, err error, now metav1.Time) metav1.Condition {
 	cond := metav1.Condition{
-		Type: scheduler.ConditionCompleteAPIEnablements, Status: metav1.ConditionTrue,
-		Reason: ReasonAPIEnablementsComplete, Message: "collected complete API enablements from the cluster",
+		Type: api.ClusterConditionCompleteAPIEnablements, Status: metav1.ConditionTrue,
+		Reason: api.ReasonAPIEnablementsComplete, Message: "collected complete API enablements from the cluster",
 		LastTransitionTime: now,
 	}
 	switch {
 	case n == 0:
-		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonAPIEnablementsEmpty
+		cond.Status, cond.Reason = metav1.ConditionFalse, api.ReasonAPIEnablementsEmpty
 		cond.Message = "collected no API enablements from the cluster"
 	case err != nil:
-		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonAPIEnablementsPartial
+		cond.Status, cond.Reason = metav1.ConditionFalse, api.ReasonAPIEnablementsPartial
 		cond.Message = fmt.Sprintf("collected partial API enablements (%d group versions) from the cluster", n)
 	}
 	return cond

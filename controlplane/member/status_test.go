@@ -16,7 +16,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -30,8 +29,8 @@ func testStatus(t *testing.T, m *testenv.Cluster) {
 	}
 
 	wantConditions := []metav1.Condition{
-		{Type: api.ClusterConditionReady, Status: metav1.ConditionTrue, Reason: ReasonClusterReady, Message: "cluster is healthy and ready to accept workloads"},
-		{Type: scheduler.ConditionCompleteAPIEnablements, Status: metav1.ConditionTrue, Reason: ReasonAPIEnablementsComplete, Message: "collected complete API enablements from the cluster"},
+		{Type: api.ClusterConditionReady, Status: metav1.ConditionTrue, Reason: api.ReasonClusterReady, Message: "cluster is healthy and ready to accept workloads"},
+		{Type: api.ClusterConditionCompleteAPIEnablements, Status: metav1.ConditionTrue, Reason: api.ReasonAPIEnablementsComplete, Message: "collected complete API enablements from the cluster"},
 	}
 	if diff := cmp.Diff(wantConditions, before.Conditions, ignoreTransitionTime); diff != "" {
 		t.Errorf("conditions (-want +got):\n%s", diff)

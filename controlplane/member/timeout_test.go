@@ -43,12 +43,12 @@ func testStallingDiscovery(t *testing.T, m *testenv.Cluster) {
 	if took > 10*time.Second {
 		t.Errorf("CollectStatus took %s with a %s deadline, want it to return at the deadline", took, deadline)
 	}
-	if !errors.Is(err, ErrNotConnected) {
-		t.Errorf("CollectStatus = %v, want ErrNotConnected", err)
+	if !errors.Is(err, api.ErrNotConnected) {
+		t.Errorf("CollectStatus = %v, want api.ErrNotConnected", err)
 	}
 	ready := meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
-	if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != ReasonClusterNotReachable {
-		t.Errorf("Ready condition = %+v, want False with reason %s", ready, ReasonClusterNotReachable)
+	if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != api.ReasonClusterNotReachable {
+		t.Errorf("Ready condition = %+v, want False with reason %s", ready, api.ReasonClusterNotReachable)
 	}
 	if p.Seen() == 0 {
 		t.Fatalf("the proxy held no discovery request; the test proves nothing")

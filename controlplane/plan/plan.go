@@ -248,31 +248,30 @@ func unionClusters(a, b []api.TargetCluster) []api.TargetCluster {
 	return out
 }
 
+// renderTemplate renders a planned template (RenderBinding) as the binding
+// the continuous driver would write for it.
 func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.Unstructured, spec *api.PropagationSpec, placement []api.TargetCluster) (map[string]render.Work, error) {
 	// A previous binding under failover carries preserved state to its
 	// new cluster, as the continuous driver renders it.
-	var failover api.ResourceBindingSpec
+	binding := api.ResourceBindingSpec{Clusters: placement}
 	if prev := previousBinding(f.Bindings, refOf(tmpl)); prev != nil {
-		failover.GracefulEvictionTasks = prev.Spec.GracefulEvictionTasks
+		binding.GracefulEvictionTasks = prev.Spec.GracefulEvictionTasks
 	}
-	failover.Clusters = placement
-	targets := make([]render.Target, 0, len(placement))
-	for _, tc := range placement {
-		c, ok := byName[tc.Name]
-		if !ok {
-			return nil, fmt.Errorf("placement names unknown cluster %q", tc.Name)
-		}
-		targets = append(targets, render.Target{Cluster: c, Replicas: tc.Replicas, Labels: render.PreservedLabels(&failover, tc.Name)})
+	if spec != nil {
+		binding.Placement = &spec.Placement
 	}
-	scheduling := api.ReplicaSchedulingTypeDuplicated
-	if spec != nil && spec.Placement.ReplicaScheduling != nil && spec.Placement.ReplicaScheduling.ReplicaSchedulingType != "" {
-		scheduling = spec.Placement.ReplicaScheduling.ReplicaSchedulingType
-	}
-	return render.Render(render.Input{
-		Template:          tmpl,
-		Clusters:          targets,
-		Overrides:         policy.MatchOverrides(tmpl, f.OverridePolicies, f.ClusterOverridePolicies),
-		Fleet:             f.Name,
-		ReplicaScheduling: scheduling,
+	return RenderBinding(BindingInput{
+		Template: tmpl,
+		Binding:  &binding,
+		Cluster: func(name string) (*api.Cluster, error) {
+			c, ok := byName[name]
+			if !ok {
+				return nil, fmt.Errorf("placement names unknown cluster %q", name)
+			}
+			return c, nil
+		},
+		OverridePolicies:        f.OverridePolicies,
+		ClusterOverridePolicies: f.ClusterOverridePolicies,
+		Fleet:                   f.Name,
 	})
 }

@@ -10,12 +10,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
-// ConditionCompleteAPIEnablements is the cluster condition that says
-// status.apiEnablements lists every API the member serves (Karmada's
-// ClusterConditionCompleteAPIEnablements). Without it the list is not
-// trusted to be exhaustive.
-const ConditionCompleteAPIEnablements = "CompleteAPIEnablements"
-
 // filter decides whether one cluster may receive the template. It returns a
 // human-readable reason when it may not.
 type filter func(fc *filterContext, c *api.Cluster) (ok bool, reason string)
@@ -86,7 +80,7 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 			}
 		}
 	}
-	if meta.IsStatusConditionTrue(c.Status.Conditions, ConditionCompleteAPIEnablements) {
+	if meta.IsStatusConditionTrue(c.Status.Conditions, api.ClusterConditionCompleteAPIEnablements) {
 		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
 	}
 	if len(c.Status.APIEnablements) == 0 {

@@ -19,7 +19,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
@@ -190,7 +189,7 @@ func clusterSpec(mg *v1alpha1.Cluster, liveTaints []corev1.Taint) api.ClusterSpe
 		spec.SecretRef = &api.LocalSecretReference{Namespace: CredentialsNamespace, Name: externalName(mg)}
 	}
 	for _, t := range liveTaints {
-		if controlPlaneTaint(t) && !slices.ContainsFunc(spec.Taints, func(o corev1.Taint) bool { return o.Key == t.Key && o.Effect == t.Effect }) {
+		if api.IsClusterStatusTaint(t.Key) && !slices.ContainsFunc(spec.Taints, func(o corev1.Taint) bool { return o.Key == t.Key && o.Effect == t.Effect }) {
 			spec.Taints = append(spec.Taints, t)
 		}
 	}
@@ -198,12 +197,6 @@ func clusterSpec(mg *v1alpha1.Cluster, liveTaints []corev1.Taint) api.ClusterSpe
 		spec.Taints = nil
 	}
 	return spec
-}
-
-// controlPlaneTaint reports whether the control plane's cluster status
-// controller owns the taint.
-func controlPlaneTaint(t corev1.Taint) bool {
-	return t.Key == controller.TaintClusterNotReady || t.Key == controller.TaintClusterUnreachable
 }
 
 // clusterObservation is status.atProvider of the host Cluster.

@@ -11,14 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
 func TestClusterSpec(t *testing.T) {
 	user := corev1.Taint{Key: "role", Value: "dr", Effect: corev1.TaintEffectNoSchedule}
-	notReady := corev1.Taint{Key: controller.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}
-	unreachable := corev1.Taint{Key: controller.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}
+	notReady := corev1.Taint{Key: api.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}
+	unreachable := corev1.Taint{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}
 	foreign := corev1.Taint{Key: "someone-else", Effect: corev1.TaintEffectNoSchedule}
 	mg := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "east", Annotations: map[string]string{"crossplane.io/external-name": "east-1"}}}
 	mg.Spec.ForProvider = v1alpha1.ClusterParameters{
@@ -64,6 +63,9 @@ func TestClusterReadiness(t *testing.T) {
 		{name: "not probed yet", reason: xpv2.ReasonCreating, message: "waiting for the control plane"},
 		{name: "ready", conds: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionTrue}}, reason: xpv2.ReasonAvailable},
 		{name: "not ready", conds: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: "ClusterNotReachable", Message: "connection refused"}}, reason: xpv2.ReasonUnavailable, message: "ClusterNotReachable: connection refused"},
+		{name: "membership conflict", conds: []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: api.ReasonMembershipConflict,
+			Message: `cluster twin: cluster at https://127.0.0.1:6443 is already registered as "east" in fleet "prod"; refusing to register it as "twin" in fleet "prod"`}},
+			reason: xpv2.ReasonUnavailable, message: `MembershipConflict: cluster twin: cluster at https://127.0.0.1:6443 is already registered as "east"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

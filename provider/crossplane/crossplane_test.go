@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
@@ -28,8 +29,9 @@ import (
 // member) with the placement and rendered hashes in status.atProvider and
 // Ready once the members report it ready; an Observe-only Manifest previews
 // its placement and writes nothing; a second Cluster claiming a taken
-// member is refused; deleting the managed resources cleans the members and
-// the host.
+// member is refused, and so is a second Cluster for the same member under
+// another name (MembershipConflict); deleting the managed resources cleans
+// the members and the host.
 func TestManagedResourcesPropagate(t *testing.T) {
 	e := startEnv(t)
 	ctx := t.Context()
@@ -240,8 +242,21 @@ spec:
 		t.Errorf("host Cluster %s changed by the refused takeover: region %q, %v", m1, hostCluster.Spec.Region, err)
 	}
 
+	t.Log("one physical cluster, one name: a second Cluster for member " + m1 + " under another name is refused")
+	twin := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: m1 + "-twin"}}
+	twin.Spec.ForProvider = clusters[m1].Spec.ForProvider
+	mustCreate(t, e.mgmt, twin)
+	poll(t, "twin refused", func() (bool, string) {
+		c, err := conditionOf(t, e.mgmt, twin, xpv2.TypeReady)
+		if err != nil {
+			return false, err.Error()
+		}
+		return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, api.ReasonMembershipConflict) &&
+			strings.Contains(c.Message, fmt.Sprintf("is already registered as %q", m1)), fmt.Sprintf("%+v", c)
+	})
+
 	t.Log("delete: the manifest leaves the members before its managed resource goes; then the fleet is dismantled")
-	for _, obj := range []client.Object{preview, thief, web} {
+	for _, obj := range []client.Object{preview, thief, twin, web} {
 		if err := e.mgmt.Delete(ctx, obj); err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
@@ -155,7 +155,7 @@ func (m *manifestClient) Disconnect(context.Context) error { return nil }
 // binding reads the template's ResourceBinding; nil when there is none.
 func (m *manifestClient) binding(ctx context.Context, tmpl *unstructured.Unstructured) (*workv1.ResourceBinding, error) {
 	var rb workv1.ResourceBinding
-	key := client.ObjectKey{Namespace: tmpl.GetNamespace(), Name: controller.BindingName(tmpl.GroupVersionKind().GroupKind(), tmpl.GetName())}
+	key := client.ObjectKey{Namespace: tmpl.GetNamespace(), Name: hoststore.BindingName(tmpl.GroupVersionKind().GroupKind(), tmpl.GetName())}
 	if err := m.host.client.Get(ctx, key, &rb); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil

@@ -15,7 +15,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
@@ -39,11 +39,11 @@ func manifestObservation(rb *workv1.ResourceBinding, status map[string]any, hash
 		obs.Message = "no PropagationPolicy claims the template yet"
 		return obs
 	}
-	if kind, name, ok := strings.Cut(rb.Labels[controller.LabelPolicy], "."); ok {
+	if kind, name, ok := strings.Cut(rb.Labels[hoststore.LabelPolicy], "."); ok {
 		obs.Policy = kind + "/" + name
 	}
 	obs.AffinityTerm = rb.Status.SchedulerObservedAffinityName
-	if c := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
+	if c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
 		obs.Message = c.Message
 	}
 	reported := make(map[string]api.AggregatedStatusItem, len(rb.Status.AggregatedStatus))
@@ -107,10 +107,10 @@ func manifestReadiness(rb *workv1.ResourceBinding) xpv2.Condition {
 	if rb == nil {
 		return xpv2.Unavailable().WithMessage("no PropagationPolicy claims the template yet")
 	}
-	if c := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
+	if c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
 		return xpv2.Unavailable().WithMessage("not scheduled: " + c.Message)
 	}
-	applied := apimeta.FindStatusCondition(rb.Status.Conditions, controller.ConditionFullyApplied)
+	applied := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
 	switch {
 	case applied == nil || applied.ObservedGeneration < rb.Generation:
 		return xpv2.Creating().WithMessage("waiting for the control plane to apply the template to its clusters")
@@ -146,7 +146,7 @@ func manifestReadiness(rb *workv1.ResourceBinding) xpv2.Condition {
 // flotilla.io/rendered-hash. A template that cannot be rendered has no
 // hashes; the binding's FullyApplied condition says why.
 func (m *manifestClient) renderedHashes(ctx context.Context, tmpl *unstructured.Unstructured, rb *workv1.ResourceBinding) (map[string]string, error) {
-	works, err := controller.RenderBinding(ctx, m.host.client, rb, tmpl, m.host.fleet)
+	works, err := hoststore.RenderBinding(ctx, m.host.client, rb, tmpl, m.host.fleet)
 	if err != nil {
 		// A cluster leaving the fleet, or a template the engine refuses:
 		// the binding's FullyApplied condition says why; no hashes meanwhile.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
@@ -103,7 +103,7 @@ func newBinding(policyLabel string) *binding {
 	b := &binding{}
 	b.rb.Generation = 2
 	if policyLabel != "" {
-		b.rb.Labels = map[string]string{controller.LabelPolicy: policyLabel}
+		b.rb.Labels = map[string]string{hoststore.LabelPolicy: policyLabel}
 	}
 	return b
 }
@@ -128,8 +128,8 @@ func (b *binding) obj() *workv1.ResourceBinding { return &b.rb }
 func TestManifestReadiness(t *testing.T) {
 	applied := func() *binding {
 		return newBinding("PropagationPolicy.web").placed("east", 1).placed("west", 2).
-			condition(controller.ConditionScheduled, metav1.ConditionTrue, 2, "").
-			condition(controller.ConditionFullyApplied, metav1.ConditionTrue, 2, "")
+			condition(api.ConditionScheduled, metav1.ConditionTrue, 2, "").
+			condition(api.ConditionFullyApplied, metav1.ConditionTrue, 2, "")
 	}
 	tests := []struct {
 		name    string
@@ -138,10 +138,10 @@ func TestManifestReadiness(t *testing.T) {
 		message string
 	}{
 		{name: "no binding", rb: nil, reason: xpv2.ReasonUnavailable, message: "no PropagationPolicy claims"},
-		{name: "unschedulable", rb: newBinding("PropagationPolicy.web").condition(controller.ConditionScheduled, metav1.ConditionFalse, 2, "0/3 clusters fit").obj(), reason: xpv2.ReasonUnavailable, message: "not scheduled: 0/3 clusters fit"},
+		{name: "unschedulable", rb: newBinding("PropagationPolicy.web").condition(api.ConditionScheduled, metav1.ConditionFalse, 2, "0/3 clusters fit").obj(), reason: xpv2.ReasonUnavailable, message: "not scheduled: 0/3 clusters fit"},
 		{name: "not applied yet", rb: newBinding("PropagationPolicy.web").placed("east", 1).obj(), reason: xpv2.ReasonCreating},
-		{name: "applied for an older generation", rb: newBinding("").placed("east", 1).condition(controller.ConditionFullyApplied, metav1.ConditionTrue, 1, "").reports("east", api.ResourceHealthy, "").obj(), reason: xpv2.ReasonCreating},
-		{name: "apply failed", rb: newBinding("").placed("east", 1).condition(controller.ConditionFullyApplied, metav1.ConditionFalse, 2, "conflict in east").obj(), reason: xpv2.ReasonUnavailable, message: "conflict in east"},
+		{name: "applied for an older generation", rb: newBinding("").placed("east", 1).condition(api.ConditionFullyApplied, metav1.ConditionTrue, 1, "").reports("east", api.ResourceHealthy, "").obj(), reason: xpv2.ReasonCreating},
+		{name: "apply failed", rb: newBinding("").placed("east", 1).condition(api.ConditionFullyApplied, metav1.ConditionFalse, 2, "conflict in east").obj(), reason: xpv2.ReasonUnavailable, message: "conflict in east"},
 		{name: "rolling out", rb: applied().reports("east", api.ResourceHealthy, "").reports("west", api.ResourceUnknown, "").obj(), reason: xpv2.ReasonCreating, message: "not yet healthy in west"},
 		{name: "unhealthy", rb: applied().reports("east", api.ResourceUnhealthy, "").reports("west", api.ResourceHealthy, "").obj(), reason: xpv2.ReasonUnavailable, message: "unhealthy in east"},
 		{name: "a cluster not reported", rb: applied().reports("east", api.ResourceHealthy, "").obj(), reason: xpv2.ReasonCreating, message: "west"},
@@ -182,7 +182,7 @@ func TestManifestObservation(t *testing.T) {
 	if got := manifestObservation(nil, nil, nil); got.Message == "" || got.Placement != nil {
 		t.Errorf("no binding: %+v", got)
 	}
-	unschedulable := newBinding("PropagationPolicy.web").condition(controller.ConditionScheduled, metav1.ConditionFalse, 2, "no cluster fits").obj()
+	unschedulable := newBinding("PropagationPolicy.web").condition(api.ConditionScheduled, metav1.ConditionFalse, 2, "no cluster fits").obj()
 	if got := manifestObservation(unschedulable, nil, nil); got.Message != "no cluster fits" || got.Health != "" {
 		t.Errorf("unschedulable: %+v", got)
 	}

@@ -16,7 +16,7 @@ import (
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
@@ -155,10 +155,10 @@ var overridePolicyKind = specObject[*v1alpha1.OverridePolicy, *policyv1.Override
 }
 
 // claimedTemplates lists, as "<kind>/<name>", the templates whose binding in
-// namespace the policy (controller.LabelPolicy value) claims.
+// namespace the policy (hoststore.LabelPolicy value) claims.
 func claimedTemplates(ctx context.Context, c client.Client, namespace, policy string) ([]string, error) {
 	var list workv1.ResourceBindingList
-	if err := c.List(ctx, &list, client.InNamespace(namespace), client.MatchingLabels{controller.LabelPolicy: policy}); err != nil {
+	if err := c.List(ctx, &list, client.InNamespace(namespace), client.MatchingLabels{hoststore.LabelPolicy: policy}); err != nil {
 		return nil, fmt.Errorf("list bindings of %s in namespace %s: %w", strings.Replace(policy, ".", " ", 1), namespace, err)
 	}
 	out := make([]string, 0, len(list.Items))

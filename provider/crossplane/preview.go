@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
@@ -35,11 +35,11 @@ func (m *manifestClient) fleet(ctx context.Context, namespace string) (plan.Flee
 	if err := c.List(ctx, &clusters); err != nil {
 		return plan.Fleet{}, fmt.Errorf("list clusters in the host: %w", err)
 	}
-	pps, cpps, err := controller.PropagationPolicies(ctx, c, namespace)
+	pps, cpps, err := hoststore.PropagationPolicies(ctx, c, namespace)
 	if err != nil {
 		return plan.Fleet{}, fmt.Errorf("read the host: %w", err)
 	}
-	ops, cops, err := controller.OverridePolicies(ctx, c, namespace)
+	ops, cops, err := hoststore.OverridePolicies(ctx, c, namespace)
 	if err != nil {
 		return plan.Fleet{}, fmt.Errorf("read the host: %w", err)
 	}

@@ -13,11 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
 // clusterStatusDataSource is flotilla_cluster_status: the live status of a
@@ -207,22 +204,13 @@ func (d *clusterStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		return
 	}
 	name := m.Name.ValueString()
-	var status api.ClusterStatus
-	client, err := d.data.memberCache().Get(ctx, name, conn)
-	if err == nil {
-		// A member that stalls (answers /readyz, holds discovery) reads as
-		// unreachable after the engine's status timeout, as in a plan.
-		cctx, cancel := context.WithTimeout(ctx, engine.DefaultStatusTimeout)
-		status, err = member.CollectStatus(cctx, client)
-		cancel()
-	} else {
+	// A member that stalls (answers /readyz, holds discovery) reads as
+	// unreachable after the engine's status timeout, as in a plan.
+	status, connected, err := d.data.Engine.MemberStatus(ctx, name, conn)
+	if !connected {
 		// The connection could not even be built (a kubeconfig file that is
 		// gone, say): as unreachable as it gets, and worth a warning since
 		// the configuration may be at fault.
-		status = api.ClusterStatus{Conditions: []metav1.Condition{{
-			Type: api.ClusterConditionReady, Status: metav1.ConditionFalse,
-			Reason: member.ReasonClusterNotReachable, Message: err.Error(),
-		}}}
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot connect to cluster %s", name), err.Error())
 	}
 	ready := meta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady)

@@ -112,7 +112,7 @@ func (r *manifestResource) planPlacement(ctx context.Context, m manifestRequest,
 	results, unreachable := r.data.Engine.Plan(ctx, m.in.fleet, templates, []engine.Previous{previousOf(m)})
 	for _, name := range sortedKeys(unreachable) {
 		diags.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",
-			fmt.Sprintf("Planned as unreachable (tainted %s:NoExecute), so replicas move away from it: %v", "cluster.karmada.io/unreachable", unreachable[name]))
+			fmt.Sprintf("Planned as unreachable (tainted %s:NoExecute), so replicas move away from it: %v", api.TaintClusterUnreachable, unreachable[name]))
 	}
 	where, d := showResult(results[0], r.data.SensitiveKinds, set)
 	diags.Append(d...)

@@ -84,20 +84,13 @@ func (d clusterDecl) connectionPath() path.Path {
 	return path.Root(connAttrKubeconfig)
 }
 
-// connect returns the member's client from the provider's cache and probes
-// it. The error names the cluster ("cluster east is not connected: …") and
-// never holds a credential.
+// connect returns the member's probed client through the engine
+// (Engine.Connect). The error names the cluster ("cluster east is not
+// connected: …") and never holds a credential.
 func (r *clusterResource) connect(ctx context.Context, d clusterDecl) (*member.Client, error) {
 	// Connection's String redacts every credential.
 	tflog.Debug(ctx, "connecting to member cluster", map[string]any{"cluster": d.name, "connection": d.conn.String()})
-	client, err := r.data.memberCache().Get(ctx, d.name, d.conn)
-	if err != nil {
-		return nil, err
-	}
-	if err := client.Probe(ctx); err != nil {
-		return nil, err
-	}
-	return client, nil
+	return r.data.Engine.Connect(ctx, d.name, d.conn)
 }
 
 // register reaches the cluster a plan declares and registers it in this
@@ -112,7 +105,7 @@ func (r *clusterResource) register(ctx context.Context, plan clusterModel, diags
 		diags.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot reach cluster %s", d.name), err.Error())
 		return d, nil, false
 	}
-	if err := member.RegisterWithFacts(ctx, client, r.data.Fleet, d.name, d.facts); err != nil {
+	if err := r.data.Engine.Register(ctx, client, d.name, d.facts); err != nil {
 		addRegisterError(diags, d.name, err)
 		return d, nil, false
 	}
@@ -185,13 +178,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	// Only an import needs the facts: a hand-edited facts annotation must not
 	// stand in the way of a refresh.
-	var reg member.Registration
-	var found bool
-	if imported != nil {
-		reg, found, err = member.ReadRegistration(ctx, client)
-	} else {
-		reg.Fleet, reg.Member, found, err = member.ReadMembership(ctx, client)
-	}
+	reg, found, err := r.data.Engine.Registration(ctx, client, imported != nil)
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddError(fmt.Sprintf("Cannot read the membership of cluster %s", d.name), err.Error())
@@ -260,31 +247,12 @@ func (r *clusterResource) releasePrevious(ctx context.Context, name string, prev
 		warn(err)
 		return
 	}
-	// A cache of its own: the provider's cache holds the current client
-	// under this name.
-	old, err := member.NewCache(member.CacheOptions{}).Get(ctx, name, previous)
-	if err == nil {
-		err = old.Probe(ctx)
-	}
+	released, err := r.data.Engine.ReleasePrevious(ctx, name, previous, current)
 	if err != nil {
 		warn(err)
 		return
 	}
-	oldID, err := member.ClusterID(ctx, old)
-	if err != nil {
-		warn(err)
-		return
-	}
-	currentID, err := member.ClusterID(ctx, current)
-	if err != nil {
-		warn(err)
-		return
-	}
-	if oldID == currentID {
-		return
-	}
-	if err := member.Unregister(ctx, old, r.data.Fleet, name); err != nil {
-		warn(err)
+	if !released {
 		return
 	}
 	tflog.Info(ctx, "unregistered member from the cluster its previous connection reached", map[string]any{"cluster": name, "fleet": r.data.Fleet})
@@ -302,7 +270,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
-	defer r.data.memberCache().Invalidate(d.name)
+	defer r.data.Engine.Forget(d.name)
 	if err := r.data.Trusted.check(d.conn); err != nil {
 		resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot unregister cluster %s", d.name), fmt.Sprintf(
 			"%v\n\nNothing was changed and the resource stays in state. If the state is yours, add the plugin to the provider "+
@@ -320,7 +288,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 				"another name.", err, d.name, member.MembershipNamespace, member.MembershipName))
 		return
 	}
-	if err := member.Unregister(ctx, client, r.data.Fleet, d.name); err != nil {
+	if err := r.data.Engine.Unregister(ctx, client, d.name); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Cannot unregister cluster %s", d.name), err.Error())
 		return
 	}

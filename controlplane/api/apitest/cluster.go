@@ -14,10 +14,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
-// conditionCompleteAPIEnablements mirrors Karmada's cluster condition type
-// saying status.apiEnablements is exhaustive.
-const conditionCompleteAPIEnablements = "CompleteAPIEnablements"
-
 // ClusterWrapper builds a Cluster:
 // MakeCluster("east").Region("us").Zone("a").Provider("aws").Label("k", "v").
 // Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule).
@@ -151,13 +147,13 @@ func (w *ClusterWrapper) APIs(kinds ...string) *ClusterWrapper {
 		e := &w.c.Status.APIEnablements[idx]
 		e.Resources = append(e.Resources, api.APIResource{Name: strings.ToLower(kind) + "s", Kind: kind})
 	}
-	return w.condition(conditionCompleteAPIEnablements, metav1.ConditionTrue)
+	return w.condition(api.ClusterConditionCompleteAPIEnablements, metav1.ConditionTrue)
 }
 
 // PartialAPIs marks the API enablements as incompletely collected
 // (condition CompleteAPIEnablements=False).
 func (w *ClusterWrapper) PartialAPIs() *ClusterWrapper {
-	return w.condition(conditionCompleteAPIEnablements, metav1.ConditionFalse)
+	return w.condition(api.ClusterConditionCompleteAPIEnablements, metav1.ConditionFalse)
 }
 
 // Ready sets the Ready condition to True.

@@ -1,18 +1,13 @@
-package controller
+package hoststore
 
 import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // PropagationPolicies lists the host's propagation policies that may claim a
@@ -64,43 +59,4 @@ func OverridePolicies(ctx context.Context, c client.Reader, namespace string) ([
 		cop[i] = api.ClusterOverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
 	}
 	return op, cop, nil
-}
-
-// RenderBinding renders tmpl for each cluster the binding is scheduled to,
-// with the override policies that match it, as the binding controller
-// writes it into Works; fleet is the control plane's fleet name. A workload
-// that a propagated HPA scales is rendered with the retain-replicas label
-// (markScaleTarget). The Crossplane provider calls it to report the same
-// rendered hashes.
-func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
-	if len(rb.Spec.Clusters) == 0 {
-		return nil, nil
-	}
-	op, cop, err := OverridePolicies(ctx, c, tmpl.GetNamespace())
-	if err != nil {
-		return nil, err
-	}
-	if tmpl, err = markScaleTarget(ctx, c, rb, tmpl); err != nil {
-		return nil, err
-	}
-	targets := make([]render.Target, 0, len(rb.Spec.Clusters))
-	for _, tc := range rb.Spec.Clusters {
-		var cl clusterv1.Cluster
-		if err := c.Get(ctx, client.ObjectKey{Name: tc.Name}, &cl); err != nil {
-			return nil, fmt.Errorf("read cluster %s: %w", tc.Name, err)
-		}
-		e := cl.Engine()
-		targets = append(targets, render.Target{Cluster: &e, Replicas: tc.Replicas, Labels: render.PreservedLabels(&rb.Spec, tc.Name)})
-	}
-	scheduling := api.ReplicaSchedulingTypeDuplicated
-	if p := rb.Spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
-		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
-	}
-	return render.Render(render.Input{
-		Template:          tmpl,
-		Clusters:          targets,
-		Overrides:         policy.MatchOverrides(tmpl, op, cop),
-		Fleet:             fleet,
-		ReplicaScheduling: scheduling,
-	})
 }

@@ -1,0 +1,61 @@
+package plan
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// BindingInput is what RenderBinding renders: a template and the binding
+// that places it.
+type BindingInput struct {
+	// Template is the resource template.
+	Template *unstructured.Unstructured
+	// Binding places the template: its Clusters (name and replicas), the
+	// GracefulEvictionTasks whose preserved state a cluster receives, and
+	// the Placement whose replica scheduling type revises replicas
+	// (Duplicated when unset).
+	Binding *api.ResourceBindingSpec
+	// Cluster returns a cluster Binding names; an error fails the render.
+	Cluster func(name string) (*api.Cluster, error)
+	// OverridePolicies and ClusterOverridePolicies are the candidates;
+	// those matching Template apply, in Karmada's order.
+	OverridePolicies        []api.OverridePolicy
+	ClusterOverridePolicies []api.ClusterOverridePolicy
+	// Fleet names the fleet in the ownership labels.
+	Fleet string
+}
+
+// RenderBinding renders the template for each cluster of its binding as
+// it is applied there: replicas revised, the failover's preserved labels
+// and the matching overrides applied, ownership labels set. It is the one
+// render step of both drivers: Plan renders through it for the synchronous
+// driver and preview, the binding controller for the continuous one (which
+// is what the Crossplane provider reports hashes of). A binding with no
+// clusters renders nothing.
+func RenderBinding(in BindingInput) (map[string]render.Work, error) {
+	if len(in.Binding.Clusters) == 0 {
+		return nil, nil
+	}
+	targets := make([]render.Target, 0, len(in.Binding.Clusters))
+	for _, tc := range in.Binding.Clusters {
+		c, err := in.Cluster(tc.Name)
+		if err != nil {
+			return nil, err
+		}
+		targets = append(targets, render.Target{Cluster: c, Replicas: tc.Replicas, Labels: render.PreservedLabels(in.Binding, tc.Name)})
+	}
+	scheduling := api.ReplicaSchedulingTypeDuplicated
+	if p := in.Binding.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
+		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
+	}
+	return render.Render(render.Input{
+		Template:          in.Template,
+		Clusters:          targets,
+		Overrides:         policy.MatchOverrides(in.Template, in.OverridePolicies, in.ClusterOverridePolicies),
+		Fleet:             in.Fleet,
+		ReplicaScheduling: scheduling,
+	})
+}
