@@ -170,11 +170,26 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		}
 	}
 	for _, w := range plan.remove {
-		if err := b.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("delete work %s/%s of binding %s: %w", w.Namespace, w.Name, req, err)
+		if _, err := b.release(ctx, w, req.String()); err != nil {
+			return reconcile.Result{}, err
 		}
 	}
 	return b.writeStatus(ctx, &rb, tmpl, current, plan)
+}
+
+// release lets go of a Work of a cluster the binding left: a Namespace the
+// namespace sync creates anyway goes back to it in place, anything else
+// is deleted (and so removed from the member). It reports whether the Work
+// is being deleted.
+func (b *bindingReconciler) release(ctx context.Context, w *workv1.Work, binding string) (bool, error) {
+	handed, err := handBackToSync(ctx, b.client, b.opts, w)
+	if err != nil || handed {
+		return false, err
+	}
+	if err := b.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
+		return false, fmt.Errorf("delete work %s/%s of binding %s: %w", w.Namespace, w.Name, binding, err)
+	}
+	return true, nil
 }
 
 // evicting reports whether the binding has a graceful eviction task for
@@ -290,16 +305,22 @@ func (b *bindingReconciler) remove(ctx context.Context, rb *workv1.ResourceBindi
 	if err := b.client.List(ctx, &list, client.MatchingLabels{LabelBindingPermanentID: string(rb.UID)}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list works of binding %s: %w", client.ObjectKeyFromObject(rb), err)
 	}
+	left := 0
 	for i := range list.Items {
 		w := &list.Items[i]
 		if !w.DeletionTimestamp.IsZero() {
+			left++
 			continue
 		}
-		if err := b.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("delete work %s/%s of binding %s: %w", w.Namespace, w.Name, client.ObjectKeyFromObject(rb), err)
+		deleted, err := b.release(ctx, w, bindingRef(rb))
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if deleted {
+			left++
 		}
 	}
-	if len(list.Items) > 0 {
+	if left > 0 {
 		// Each Work's deletion brings the binding back; the resync is a
 		// safety net.
 		return reconcile.Result{RequeueAfter: b.opts.Resync}, nil
