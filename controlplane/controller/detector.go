@@ -54,7 +54,7 @@ func (d *detector) newTemplate() *unstructured.Unstructured {
 func (d *detector) controller(mgr manager.Manager, c cache.Cache, templates chan<- event.GenericEvent) (controller.Controller, error) {
 	d.events = mgr.GetEventRecorder("flotilla-detector")
 	name := "detector-" + strings.ToLower(d.gvk.Kind) + "." + d.gvk.Group
-	opts := controller.Options{Reconciler: d, Logger: mgr.GetLogger().WithValues("controller", name),
+	opts := controller.Options{Reconciler: d, Logger: mgr.GetLogger(),
 		// The same kind's detector is built again when its CRD returns.
 		SkipNameValidation: ptr.To(true)}
 	opts.DefaultFromConfig(mgr.GetControllerOptions())

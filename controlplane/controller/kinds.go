@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,6 +88,8 @@ type kindRegistry struct {
 	// denied are the kinds left out for RBAC, logged once by log.
 	denied map[schema.GroupKind]bool
 	log    func(gvk schema.GroupVersionKind, err error)
+	// logger tells when a kind's detector starts and stops.
+	logger logr.Logger
 
 	mu     sync.RWMutex
 	active map[schema.GroupKind]servedKind

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -63,10 +62,11 @@ func (k *kindRegistry) launch(ctx context.Context, s servedKind) error {
 	}
 	k.runs[gk] = run
 	detectorRunning.WithLabelValues(gk.Group, gk.Kind).Set(1)
+	k.logger.Info("template kind detector started", "kind", s.gvk.String())
 	go func() {
 		defer close(run.done)
-		if err := r.Start(kctx); err != nil && k.log != nil {
-			k.log(s.gvk, err)
+		if err := r.Start(kctx); err != nil {
+			k.logger.Error(err, "template kind detector failed", "kind", s.gvk.String())
 		}
 		cancel()
 		// Nothing reads the kind any more: the detector has stopped, and
@@ -76,6 +76,7 @@ func (k *kindRegistry) launch(ctx context.Context, s servedKind) error {
 			k.forget(s.gvk)
 		}
 		detectorRunning.WithLabelValues(gk.Group, gk.Kind).Set(0)
+		k.logger.Info("template kind detector stopped", "kind", s.gvk.String())
 	}()
 	return nil
 }
@@ -100,8 +101,6 @@ type kindCache struct {
 	cache.Cache
 	ctx context.Context
 	gk  schema.GroupKind
-	// mu guards the registrations made but not yet removed.
-	mu *sync.Mutex
 }
 
 // GetInformer returns the shared informer wrapped so that its event
@@ -127,8 +126,6 @@ func (i kindInformer) AddEventHandler(h toolscache.ResourceEventHandler) (toolsc
 
 // AddEventHandlerWithOptions adds h until the kind stops.
 func (i kindInformer) AddEventHandlerWithOptions(h toolscache.ResourceEventHandler, opts toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
-	i.c.mu.Lock()
-	defer i.c.mu.Unlock()
 	if err := i.c.ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -138,6 +135,7 @@ func (i kindInformer) AddEventHandlerWithOptions(h toolscache.ResourceEventHandl
 	}
 	watches := detectorWatches.WithLabelValues(i.c.gk.Group, i.c.gk.Kind)
 	watches.Inc()
+	// Runs at once if the kind stopped meanwhile.
 	context.AfterFunc(i.c.ctx, func() {
 		// A stopped informer (the kind's own, removed) has dropped its
 		// handlers already; removing one again is harmless.

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -82,10 +81,11 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	// their detectors start with the leader, later ones as discovery
 	// finds them, and each stops when its kind is no longer served.
 	kinds.build = func(ctx context.Context, gvk schema.GroupVersionKind, namespaced bool) (manager.Runnable, error) {
-		kc := kindCache{Cache: mgr.GetCache(), ctx: ctx, gk: gvk.GroupKind(), mu: &sync.Mutex{}}
+		kc := kindCache{Cache: mgr.GetCache(), ctx: ctx, gk: gvk.GroupKind()}
 		return (&detector{client: c, gvk: gvk, namespaced: namespaced, opts: opts}).controller(mgr, kc, templates)
 	}
 	kinds.forget = forgetInformer(mgr.GetCache())
+	kinds.logger = log
 	if err := kinds.refresh(); err != nil {
 		return err
 	}
