@@ -65,8 +65,15 @@ func (k *kindRegistry) launch(ctx context.Context, s servedKind) error {
 	k.logger.Info("template kind detector started", "kind", s.gvk.String())
 	go func() {
 		defer close(run.done)
-		if err := r.Start(kctx); err != nil {
+		if err := r.Start(kctx); err != nil && kctx.Err() == nil {
+			// It failed by itself (its informers never synced): the
+			// next refresh starts it again.
 			k.logger.Error(err, "template kind detector failed", "kind", s.gvk.String())
+			k.mu.Lock()
+			if k.active[gk] == s {
+				delete(k.active, gk)
+			}
+			k.mu.Unlock()
 		}
 		cancel()
 		// Nothing reads the kind any more: the detector has stopped, and
