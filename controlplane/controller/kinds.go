@@ -81,6 +81,8 @@ type kindRegistry struct {
 	build func(ctx context.Context, gvk schema.GroupVersionKind, namespaced bool) (manager.Runnable, error)
 	// forget drops a stopped kind's informer.
 	forget func(gvk schema.GroupVersionKind)
+	// retired deletes the bindings of a kind no longer served.
+	retired func(ctx context.Context, gk schema.GroupKind) error
 	// mayList tells whether the control plane may list a kind; a kind it
 	// may not is left out (its informer would never sync), so the host
 	// RBAC granted to the control plane also filters the template kinds.

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -95,10 +96,29 @@ func (k *kindRegistry) retire(gk schema.GroupKind) {
 	k.mu.Lock()
 	delete(k.active, gk)
 	k.mu.Unlock()
-	if run, ok := k.runs[gk]; ok {
-		run.cancel()
+	run, ok := k.runs[gk]
+	if !ok {
+		return
 	}
+	run.cancel()
+	if k.retired == nil {
+		return
+	}
+	// The kind's bindings are collected once its detector has stopped,
+	// so it cannot write one again.
+	go func() {
+		<-run.done
+		ctx, cancel := context.WithTimeout(context.Background(), retiredCollectTimeout)
+		defer cancel()
+		if err := k.retired(ctx, gk); err != nil {
+			k.logger.Error(err, "collect the bindings of a kind no longer served", "kind", gk.String())
+		}
+	}()
 }
+
+// retiredCollectTimeout bounds the collection of a retired kind's
+// bindings; the orphan collector looks at each binding again on restart.
+const retiredCollectTimeout = time.Minute
 
 // kindCache is the host's cache as one kind's detector sees it: every
 // event handler its watches add to an informer (the shared ones of the

@@ -95,7 +95,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&crdWatch{kinds: kinds, reader: c, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up template kind discovery: %w", err)
 	}
-	if err := (&orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}).setup(mgr); err != nil {
+	orphans := &orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}
+	kinds.retired = orphans.collectKind
+	if err := orphans.setup(mgr); err != nil {
 		return fmt.Errorf("set up binding orphan collector: %w", err)
 	}
 	if err := (&dependenciesDistributor{client: c, opts: opts}).setup(mgr); err != nil {
