@@ -27,10 +27,11 @@ import (
 // apiserver: the control plane marks it NotReady and taints it NoExecute,
 // the taint manager's eviction task carries the state the primary last
 // reported (failover.cluster.statePreservation, Karmada's
-// StatefulFailoverInjection for cluster failover), and the Deployment
-// created on the backup member carries it as labels. When the primary
-// comes back, its old copy is removed once the backup is healthy
-// (purgeMode Gracefully) and the template stays on the backup.
+// StatefulFailoverInjection for cluster failover) although its Work is no
+// longer applied, and the Deployment created on the backup member carries
+// it as labels (purgeMode Directly: Karmada injects the state in that mode
+// only). When the primary comes back its old copy is removed, the task
+// ends once the backup is healthy and the template stays on the backup.
 func TestClusterFailoverStatePreservation(t *testing.T) {
 	env := startControlPlane(t)
 	hub, memberClients, names := env.hub, env.members, env.names
@@ -54,7 +55,7 @@ spec:
     - {affinityName: backup, clusterNames: [%s]}
   failover:
     cluster:
-      purgeMode: Gracefully
+      purgeMode: Directly
       statePreservation:
         rules:
         - {aliasLabelName: failover.example.com/replicas, jsonPath: "{.replicas}"}
@@ -91,11 +92,11 @@ spec:
 		for _, task := range rb.Spec.GracefulEvictionTasks {
 			if task.FromCluster == primary {
 				ok := task.Reason == controller.EvictionReasonTaintUntolerated && task.Producer == controller.EvictionProducerTaintManager &&
-					task.PurgeMode == api.PurgeModeGracefully && equality.Semantic.DeepEqual(task.PreservedLabelState, want)
+					task.PurgeMode == api.PurgeModeDirectly && equality.Semantic.DeepEqual(task.PreservedLabelState, want)
 				return ok, fmt.Sprintf("task %+v", task)
 			}
 		}
-		return false, fmt.Sprintf("tasks %+v", rb.Spec.GracefulEvictionTasks)
+		return false, fmt.Sprintf("clusters %v, conditions %+v, status %+v", rb.Spec.Clusters, rb.Status.Conditions, rb.Status.AggregatedStatus)
 	})
 	poll(t, "the backup's Deployment carries the primary's state", func() (bool, string) {
 		var d appsv1.Deployment
@@ -111,7 +112,7 @@ spec:
 	})
 	t.Logf("cluster failover: the backup runs the template with the preserved state %v after the primary stopped", time.Since(start).Round(10*time.Millisecond))
 
-	t.Log("the primary comes back and the backup turns healthy: the old copy goes, the template stays on the backup")
+	t.Log("the primary comes back and the backup turns healthy: the old copy goes, the task ends, the template stays on the backup")
 	if err := env.fleet[0].StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
