@@ -130,8 +130,10 @@ spec:
 // TestClusterResourceBindingFailover: a ClusterRole claimed by a
 // ClusterPropagationPolicy that spreads it to exactly one cluster moves
 // when that cluster is tainted NoExecute; its ClusterResourceBinding gets
-// the taint manager's eviction task, the old copy stays until the new one
-// is applied and healthy (purgeMode Gracefully) and is removed then.
+// the taint manager's eviction task, the old copy stays while the new one
+// cannot be applied (a ClusterRole flotilla does not own is in the way),
+// and once the new one is applied and healthy (purgeMode Gracefully) the
+// old copy is removed and the task ends.
 func TestClusterResourceBindingFailover(t *testing.T) {
 	env := startControlPlane(t)
 	hub, members, names := env.hub, env.members, env.names
@@ -170,6 +172,10 @@ spec:
 	}
 	waitObject(t, members[from], from, &rbacv1.ClusterRole{}, "flotilla:reader")
 	absentFor(t, members[to], &rbacv1.ClusterRole{}, client.ObjectKey{Name: "flotilla:reader"}, time.Second)
+	// A ClusterRole of the same name that flotilla does not own holds the
+	// new copy back (conflict resolution Abort), so the eviction can be
+	// watched while it waits.
+	mustCreate(t, members[to], &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader", Labels: map[string]string{"owner": "someone-else"}}})
 
 	t.Logf("%s is tainted NoExecute: the ClusterRole moves to %s", from, to)
 	setTaints(t, hub, from, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
@@ -181,10 +187,22 @@ spec:
 		tasked := slices.ContainsFunc(crb.Spec.GracefulEvictionTasks, func(task api.GracefulEvictionTask) bool {
 			return task.FromCluster == from && task.Reason == controller.EvictionReasonTaintUntolerated && task.PurgeMode == api.PurgeModeGracefully
 		})
-		// The task may already be over when the new copy was quick.
-		return moved && (tasked || len(crb.Spec.GracefulEvictionTasks) == 0), fmt.Sprintf("clusters %v, tasks %+v", crb.Spec.Clusters, crb.Spec.GracefulEvictionTasks)
+		return moved && tasked, fmt.Sprintf("clusters %v, tasks %+v", crb.Spec.Clusters, crb.Spec.GracefulEvictionTasks)
 	})
-	waitObject(t, members[to], to, &rbacv1.ClusterRole{}, "flotilla:reader")
+	t.Log("the new copy cannot be applied yet: the old one stays (three resyncs)")
+	time.Sleep(3 * time.Second)
+	waitObject(t, members[from], from, &rbacv1.ClusterRole{}, "flotilla:reader")
+	if err := hub.Get(ctx, key, &crb); err != nil || len(crb.Spec.GracefulEvictionTasks) != 1 {
+		t.Fatalf("binding %v, tasks %+v: want the eviction task to last while the new copy is not applied", err, crb.Spec.GracefulEvictionTasks)
+	}
+	if err := members[to].Delete(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader"}}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "flotilla's ClusterRole in "+to, func() (bool, string) {
+		var role rbacv1.ClusterRole
+		err := members[to].Get(ctx, client.ObjectKey{Name: "flotilla:reader"}, &role)
+		return err == nil && role.Labels["owner"] == "" && len(role.Rules) == 1, fmt.Sprintf("%v, labels %v", err, role.Labels)
+	})
 	t.Log("the new copy is applied and healthy: the old one is removed, the task is over")
 	waitGone(t, members[from], &rbacv1.ClusterRole{}, "flotilla:reader")
 	poll(t, "no eviction task, fully applied on "+to, func() (bool, string) {
