@@ -81,11 +81,18 @@ spec:
 		}
 		return meta.IsStatusConditionTrue(crb.Status.Conditions, controller.ConditionFullyApplied), fmt.Sprintf("status %+v", crb.Status)
 	})
-	t.Log("the third member's Work stays the sync's, and the owners hold")
-	for range 10 {
-		waitWorkOwner(t, hub, workOf(names[2]), "the namespace sync", "")
-		for _, n := range names[:2] {
-			waitWorkOwner(t, hub, workOf(n), "the policy's binding", bindingName)
+	t.Log("the third member's Work stays the sync's, and no owner flaps (ten resyncs)")
+	waitWorkOwner(t, hub, workOf(names[2]), "the namespace sync", "")
+	for range 50 {
+		for i, n := range names {
+			var w workv1.Work
+			if err := hub.Get(ctx, workOf(n), &w); err != nil {
+				t.Fatal(err)
+			}
+			_, synced := w.Labels[controller.LabelNamespaceSyncName]
+			if claimed := i < 2; synced == claimed || (w.Annotations[controller.AnnotationBindingName] == bindingName) != claimed || w.UID != workUIDs[n] {
+				t.Fatalf("work of team-a in %s changed hands: UID %s (was %s), labels %v, annotations %v", n, w.UID, workUIDs[n], w.Labels, w.Annotations)
+			}
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
