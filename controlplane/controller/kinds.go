@@ -182,11 +182,7 @@ func (k *kindRegistry) refresh() error {
 			fresh = append(fresh, s)
 		}
 	}
-	for gk, s := range k.active {
-		if _, unknown := failed[s.gvk.GroupVersion()]; !current[gk] && !unknown {
-			gone = append(gone, gk)
-		}
-	}
+	gone = goneKinds(k.active, current, failed)
 	k.mu.Unlock()
 	for _, gk := range gone {
 		k.retire(gk)
@@ -243,6 +239,20 @@ func (k *kindRegistry) wait() {
 		run.cancel()
 		<-run.done
 	}
+}
+
+// goneKinds are the active kinds that are no longer template kinds
+// (current), in a stable order; a kind of a group version whose discovery
+// failed (failed) may still be served and is kept.
+func goneKinds(active map[schema.GroupKind]servedKind, current map[schema.GroupKind]bool, failed map[schema.GroupVersion]error) []schema.GroupKind {
+	var gone []schema.GroupKind
+	for gk, s := range active {
+		if _, unknown := failed[s.gvk.GroupVersion()]; !current[gk] && !unknown {
+			gone = append(gone, gk)
+		}
+	}
+	slices.SortFunc(gone, func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) })
+	return gone
 }
 
 func hasVerbs(r metav1.APIResource, verbs ...string) bool {
