@@ -13,13 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -53,7 +52,7 @@ type bindingReconciler struct {
 	now    func() time.Time
 }
 
-func (b *bindingReconciler) setup(mgr ctrl.Manager) (controller.Controller, error) {
+func (b *bindingReconciler) setup(mgr ctrl.Manager, templates <-chan event.GenericEvent) error {
 	bld := newBindingController(mgr, "binding").
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			if key, ok := bindingOfWork(obj); ok {
@@ -66,29 +65,28 @@ func (b *bindingReconciler) setup(mgr ctrl.Manager) (controller.Controller, erro
 		Watches(&policyv1.OverridePolicy{}, handler.EnqueueRequestsFromMapFunc(bindingsOfNamespace(b.client)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&policyv1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(allBindings(b.client)),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// The detectors hand over their templates' events.
+		WatchesRawSource(source.Channel(templates, templateBindings(b.client)))
 	// An HPA's binding re-renders the workload it scales (markScaleTarget);
 	// the mapping ignores every other binding.
 	bld = bld.Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(hpaTargets(b.client)))
-	return bld.Build(b)
+	return bld.Complete(b)
 }
 
-// watchTemplates adds a template kind's events to the binding controller
-// (running or not): a template's change re-renders its binding, of either
-// kind (a cluster-scoped template has no namespace, nor has its binding),
-// and an HPA's change re-renders the workload it scales.
-func watchTemplates(mgr ctrl.Manager, c controller.Controller, gvk schema.GroupVersionKind) error {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	gk := gvk.GroupKind()
-	targets := hpaTargets(mgr.GetClient())
-	return c.Watch(source.Kind[client.Object](mgr.GetCache(), u, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+// templateBindings maps a template's event to its binding, of either kind
+// (a cluster-scoped template has no namespace, nor has its binding), and an
+// HPA's to the workload it scales.
+func templateBindings(c client.Client) handler.EventHandler {
+	targets := hpaTargets(c)
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+		gk := obj.GetObjectKind().GroupVersionKind().GroupKind()
 		own := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: hoststore.BindingName(gk, obj.GetName())}}}
 		if gk == interpret.HorizontalPodAutoscalerKind {
 			own = append(own, targets(ctx, obj)...)
 		}
 		return own
-	})))
+	})
 }
 
 // Reconcile makes one binding's Works match its schedule and reports them.
@@ -167,11 +165,26 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		}
 	}
 	for _, w := range plan.remove {
-		if err := b.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("delete work %s/%s of binding %s: %w", w.Namespace, w.Name, req, err)
+		if _, err := b.release(ctx, w, req.String()); err != nil {
+			return reconcile.Result{}, err
 		}
 	}
 	return b.writeStatus(ctx, &rb, tmpl, current, plan)
+}
+
+// release lets go of a Work of a cluster the binding left: a Namespace the
+// namespace sync creates anyway goes back to it in place, anything else
+// is deleted (and so removed from the member). It reports whether the Work
+// is being deleted.
+func (b *bindingReconciler) release(ctx context.Context, w *workv1.Work, binding string) (bool, error) {
+	handed, err := handBackToSync(ctx, b.client, b.opts, w)
+	if err != nil || handed {
+		return false, err
+	}
+	if err := b.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
+		return false, fmt.Errorf("delete work %s/%s of binding %s: %w", w.Namespace, w.Name, binding, err)
+	}
+	return true, nil
 }
 
 // evicting reports whether the binding has a graceful eviction task for
@@ -287,16 +300,22 @@ func (b *bindingReconciler) remove(ctx context.Context, rb *workv1.ResourceBindi
 	if err := b.client.List(ctx, &list, client.MatchingLabels{LabelBindingPermanentID: string(rb.UID)}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list works of binding %s: %w", client.ObjectKeyFromObject(rb), err)
 	}
+	left := 0
 	for i := range list.Items {
 		w := &list.Items[i]
 		if !w.DeletionTimestamp.IsZero() {
+			left++
 			continue
 		}
-		if err := b.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !isNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("delete work %s/%s of binding %s: %w", w.Namespace, w.Name, client.ObjectKeyFromObject(rb), err)
+		deleted, err := b.release(ctx, w, hoststore.BindingRef(rb))
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if deleted {
+			left++
 		}
 	}
-	if len(list.Items) > 0 {
+	if left > 0 {
 		// Each Work's deletion brings the binding back; the resync is a
 		// safety net.
 		return reconcile.Result{RequeueAfter: b.opts.Resync}, nil

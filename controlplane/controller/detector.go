@@ -9,14 +9,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
@@ -44,34 +48,85 @@ func (d *detector) newTemplate() *unstructured.Unstructured {
 	return u
 }
 
-func (d *detector) setup(mgr manager.Manager) error {
+// controller builds the detector's controller, not added to the manager:
+// it runs as long as its kind is served (kindRegistry.launch), with its
+// watches on c, the cache that lets go of them when the kind stops. Each
+// template event is also handed to the binding controller on templates.
+func (d *detector) controller(mgr manager.Manager, c cache.Cache, templates chan<- event.GenericEvent) (controller.Controller, error) {
+	d.events = mgr.GetEventRecorder("flotilla-detector")
+	name := "detector-" + strings.ToLower(d.gvk.Kind) + "." + d.gvk.Group
+	opts := controller.Options{Reconciler: d, Logger: mgr.GetLogger(),
+		// The same kind's detector is built again when its CRD returns.
+		SkipNameValidation: ptr.To(true)}
+	opts.DefaultFromConfig(mgr.GetControllerOptions())
+	ctrlr, err := controller.NewUnmanaged(name, opts)
+	if err != nil {
+		return nil, err
+	}
 	all := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 		return d.templates(ctx, obj.GetNamespace())
 	})
-	d.events = mgr.GetEventRecorder("flotilla-detector")
 	// A created override policy may be one a policy's dependentOverrides
 	// waits for, and a created PriorityClass one a schedulePriority names.
-	created := builder.WithPredicates(predicate.Funcs{
+	created := predicate.Funcs{
 		UpdateFunc: func(event.UpdateEvent) bool { return false }, DeleteFunc: func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
-	})
+	}
 	// A binding's spec or labels changed by anyone else are written
 	// back at once; the binding controller refuses them meanwhile.
-	changed := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))
-	bld := ctrl.NewControllerManagedBy(mgr).
-		Named("detector-"+strings.ToLower(d.gvk.Kind)+"."+d.gvk.Group).
-		For(d.newTemplate()).
-		Watches(&policyv1.ClusterPropagationPolicy{}, all).
-		Watches(&policyv1.ClusterOverridePolicy{}, all, created).
-		Watches(&schedulingv1.PriorityClass{}, all, created)
-	if !d.namespaced {
-		// Only ClusterPropagationPolicies claim cluster-scoped templates.
-		return bld.Watches(&workv1.ClusterResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), changed).Complete(d)
+	changed := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{})
+	bindings := handler.EnqueueRequestsFromMapFunc(d.bindingTemplate)
+	type watch struct {
+		obj   client.Object
+		h     handler.EventHandler
+		preds []predicate.Predicate
 	}
-	return bld.Watches(&policyv1.PropagationPolicy{}, all).
-		Watches(&policyv1.OverridePolicy{}, all, created).
-		Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), changed).
-		Complete(d)
+	watches := []watch{
+		{obj: d.newTemplate(), h: &handler.EnqueueRequestForObject{}},
+		{obj: d.newTemplate(), h: forwardTemplates(templates)},
+		{obj: &policyv1.ClusterPropagationPolicy{}, h: all},
+		{obj: &policyv1.ClusterOverridePolicy{}, h: all, preds: []predicate.Predicate{created}},
+		{obj: &schedulingv1.PriorityClass{}, h: all, preds: []predicate.Predicate{created}},
+	}
+	if d.namespaced {
+		watches = append(watches,
+			watch{obj: &policyv1.PropagationPolicy{}, h: all},
+			watch{obj: &policyv1.OverridePolicy{}, h: all, preds: []predicate.Predicate{created}},
+			watch{obj: &workv1.ResourceBinding{}, h: bindings, preds: []predicate.Predicate{changed}})
+	} else {
+		// Only ClusterPropagationPolicies claim cluster-scoped templates.
+		watches = append(watches, watch{obj: &workv1.ClusterResourceBinding{}, h: bindings, preds: []predicate.Predicate{changed}})
+	}
+	for _, w := range watches {
+		if err := ctrlr.Watch(source.Kind(c, w.obj, w.h, w.preds...)); err != nil {
+			return nil, err
+		}
+	}
+	return ctrlr, nil
+}
+
+// forwardTemplates hands each template event to the binding controller,
+// which re-renders the template's binding: the binding controller outlives
+// every kind, so it reads the kinds' events from one channel instead of
+// holding a watch per kind.
+func forwardTemplates(templates chan<- event.GenericEvent) handler.EventHandler {
+	send := func(ctx context.Context, obj client.Object) {
+		select {
+		case templates <- event.GenericEvent{Object: obj}:
+		case <-ctx.Done():
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			send(ctx, e.Object)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			send(ctx, e.ObjectNew)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			send(ctx, e.Object)
+		},
+	}
 }
 
 // bindingTemplate maps a binding of this detector's kind to its template.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -67,15 +69,20 @@ func templateKinds(served []servedKind, preferred func(schema.GroupVersion) bool
 // kindRegistry knows the template kinds the detectors run for, with their
 // scope. It learns them from the host's discovery when the control plane
 // starts, again every Options.Resync and whenever a
-// CustomResourceDefinition changes, and starts a detector (and the binding
-// controller's template watch) for each new one, so a CRD installed after
-// start is propagated without a restart. A kind is never stopped: a CRD
-// removed and installed again is picked up by the same detector.
+// CustomResourceDefinition changes, and starts a detector for each new one,
+// so a CRD installed after start is propagated without a restart. A kind
+// the host no longer serves (its CRD deleted) has its detector stopped,
+// with its informer and every event handler it added, and is started
+// afresh if the kind comes back.
 type kindRegistry struct {
 	discovery discovery.DiscoveryInterface
 	filter    []schema.GroupVersionKind
-	// start runs the detector and the watches of a new kind.
-	start func(gvk schema.GroupVersionKind, namespaced bool) error
+	// build makes the detector of a kind, which runs until ctx ends.
+	build func(ctx context.Context, gvk schema.GroupVersionKind, namespaced bool) (manager.Runnable, error)
+	// forget drops a stopped kind's informer.
+	forget func(gvk schema.GroupVersionKind)
+	// retired deletes the bindings of a kind no longer served.
+	retired func(ctx context.Context, gk schema.GroupKind) error
 	// mayList tells whether the control plane may list a kind; a kind it
 	// may not is left out (its informer would never sync), so the host
 	// RBAC granted to the control plane also filters the template kinds.
@@ -83,14 +90,20 @@ type kindRegistry struct {
 	// denied are the kinds left out for RBAC, logged once by log.
 	denied map[schema.GroupKind]bool
 	log    func(gvk schema.GroupVersionKind, err error)
+	// logger tells when a kind's detector starts and stops.
+	logger logr.Logger
 
 	mu     sync.RWMutex
 	active map[schema.GroupKind]servedKind
 	// served are the group/resources the host served at the last refresh
 	// ("widgets.example.com"), to tell when a new CRD is served.
 	served map[string]bool
-	// refreshing serialises refreshes.
+	// refreshing serialises refreshes; it guards base and runs.
 	refreshing sync.Mutex
+	// base is the context the detectors run in, set once run starts (in
+	// the leader); kinds found before wait for it.
+	base context.Context
+	runs map[schema.GroupKind]*kindRun
 }
 
 // lookup returns the version and scope the detector watches gk at.
@@ -130,6 +143,11 @@ func (k *kindRegistry) refresh() error {
 	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
 		return fmt.Errorf("discover the host's kinds: %w", err)
 	}
+	// A kind of a group whose discovery failed may still be served.
+	var failed map[schema.GroupVersion]error
+	if e, ok := err.(*discovery.ErrGroupDiscoveryFailed); ok {
+		failed = e.Groups
+	}
 	preferredVersions := map[string]string{}
 	for _, g := range groups {
 		preferredVersions[g.Name] = g.PreferredVersion.Version
@@ -154,14 +172,21 @@ func (k *kindRegistry) refresh() error {
 	}
 	preferred := func(gv schema.GroupVersion) bool { return preferredVersions[gv.Group] == gv.Version }
 	var fresh []servedKind
+	var gone []schema.GroupKind
+	current := map[schema.GroupKind]bool{}
 	k.mu.Lock()
 	k.served = groupResources
 	for _, s := range templateKinds(served, preferred, k.filter) {
-		if _, ok := k.active[s.gvk.GroupKind()]; !ok {
+		current[s.gvk.GroupKind()] = true
+		if a, ok := k.active[s.gvk.GroupKind()]; !ok || a != s {
 			fresh = append(fresh, s)
 		}
 	}
+	gone = goneKinds(k.active, current, failed)
 	k.mu.Unlock()
+	for _, gk := range gone {
+		k.retire(gk)
+	}
 	for _, s := range fresh {
 		if k.mayList != nil {
 			if err := k.mayList(s.gvk); err != nil {
@@ -174,14 +199,60 @@ func (k *kindRegistry) refresh() error {
 				continue
 			}
 		}
-		if err := k.start(s.gvk, s.namespaced); err != nil {
-			return fmt.Errorf("start detector for %s: %w", s.gvk, err)
+		if k.base != nil {
+			if err := k.launch(k.base, s); err != nil {
+				return fmt.Errorf("start detector for %s: %w", s.gvk, err)
+			}
 		}
 		k.mu.Lock()
 		k.active[s.gvk.GroupKind()] = s
 		k.mu.Unlock()
 	}
 	return nil
+}
+
+// begin starts the detectors of the kinds found so far in ctx, and every
+// later one as it is found.
+func (k *kindRegistry) begin(ctx context.Context) error {
+	k.refreshing.Lock()
+	defer k.refreshing.Unlock()
+	k.base = ctx
+	k.mu.RLock()
+	kinds := make([]servedKind, 0, len(k.active))
+	for _, s := range k.active {
+		kinds = append(kinds, s)
+	}
+	k.mu.RUnlock()
+	for _, s := range kinds {
+		if err := k.launch(ctx, s); err != nil {
+			return fmt.Errorf("start detector for %s: %w", s.gvk, err)
+		}
+	}
+	return nil
+}
+
+// wait waits until every detector has stopped, once ctx has ended.
+func (k *kindRegistry) wait() {
+	k.refreshing.Lock()
+	defer k.refreshing.Unlock()
+	for _, run := range k.runs {
+		run.cancel()
+		<-run.done
+	}
+}
+
+// goneKinds are the active kinds that are no longer template kinds
+// (current), in a stable order; a kind of a group version whose discovery
+// failed (failed) may still be served and is kept.
+func goneKinds(active map[schema.GroupKind]servedKind, current map[schema.GroupKind]bool, failed map[schema.GroupVersion]error) []schema.GroupKind {
+	var gone []schema.GroupKind
+	for gk, s := range active {
+		if _, unknown := failed[s.gvk.GroupVersion()]; !current[gk] && !unknown {
+			gone = append(gone, gk)
+		}
+	}
+	slices.SortFunc(gone, func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) })
+	return gone
 }
 
 func hasVerbs(r metav1.APIResource, verbs ...string) bool {
@@ -193,10 +264,14 @@ func hasVerbs(r metav1.APIResource, verbs ...string) bool {
 	return true
 }
 
-// run refreshes the kinds every period until ctx ends; it runs in the
-// leader only, with the detectors it starts.
+// run starts the detectors and refreshes the kinds every period until ctx
+// ends, then waits for the detectors to stop; it runs in the leader only.
 func (k *kindRegistry) run(period time.Duration) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
+		if err := k.begin(ctx); err != nil {
+			return err
+		}
+		defer k.wait()
 		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
@@ -213,9 +288,10 @@ func (k *kindRegistry) run(period time.Duration) func(ctx context.Context) error
 }
 
 // crdWatch refreshes the kinds when a CustomResourceDefinition changes, so
-// a new CRD's kind is detected without waiting for the periodic refresh.
-// A CRD not yet served when its event arrives (not Established) is looked
-// at again shortly while it is new.
+// a new CRD's kind is detected, and a deleted one's detector stopped,
+// without waiting for the periodic refresh. A CRD not yet served when its
+// event arrives (not Established) is looked at again shortly while it is
+// new, and a deleted one while discovery still serves it.
 type crdWatch struct {
 	kinds  *kindRegistry
 	reader client.Reader
@@ -240,13 +316,18 @@ func (w *crdWatch) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if err := w.kinds.refresh(); err != nil {
 		return reconcile.Result{}, err
 	}
-	if w.kinds.isServed(req.Name) {
-		return reconcile.Result{}, nil
-	}
 	var crd metav1.PartialObjectMetadata
 	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-	if err := w.reader.Get(ctx, req.NamespacedName, &crd); err != nil {
+	err := w.reader.Get(ctx, req.NamespacedName, &crd)
+	switch {
+	case isNotFound(err) && w.kinds.isServed(req.Name):
+		// Deleted, and discovery has not caught up yet: its detector
+		// stops once the kind is no longer served.
+		return reconcile.Result{RequeueAfter: crdRetry}, nil
+	case err != nil:
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	case w.kinds.isServed(req.Name):
+		return reconcile.Result{}, nil
 	}
 	if crd.DeletionTimestamp.IsZero() && w.now().Sub(crd.CreationTimestamp.Time) < crdNewFor {
 		return reconcile.Result{RequeueAfter: crdRetry}, nil

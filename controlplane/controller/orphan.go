@@ -2,8 +2,10 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -13,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 )
 
 // orphanCollector deletes the ResourceBindings whose template is gone. The
@@ -75,4 +78,37 @@ func (o *orphanCollector) Reconcile(ctx context.Context, req reconcile.Request) 
 func (o *orphanCollector) detects(gvk schema.GroupVersionKind) bool {
 	s, ok := o.kinds.lookup(gvk.GroupKind())
 	return ok && s.gvk == gvk
+}
+
+// collectKind deletes the bindings of a kind the host no longer serves
+// (kindRegistry.retire): deleting a CRD deletes its objects, but the watch
+// of the kind may end before their deletions arrive, and the detector stops
+// with the kind, so their bindings would stay. Each template is read from
+// the host first; only one the host says is gone (not found, or its kind
+// unknown) has its binding deleted.
+func (o *orphanCollector) collectKind(ctx context.Context, gk schema.GroupKind) error {
+	bindings, err := listAllBindings(ctx, o.client)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i := range bindings {
+		rb := &bindings[i]
+		r := rb.Spec.Resource
+		if hoststore.GroupKindOf(r) != gk || !rb.DeletionTimestamp.IsZero() || r.Namespace != rb.Namespace {
+			continue
+		}
+		tmpl := &unstructured.Unstructured{}
+		tmpl.SetGroupVersionKind(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
+		err := o.reader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, tmpl)
+		if err == nil || (!isNotFound(err) && !meta.IsNoMatchError(err)) {
+			continue
+		}
+		if err := deleteBinding(ctx, o.client, rb, client.Preconditions{UID: &rb.UID}); err != nil && !isNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete %s of %s %s, whose kind is no longer served: %w", hoststore.BindingRef(rb), r.Kind, r.Name, err))
+			continue
+		}
+		ctrl.LoggerFrom(ctx).Info("deleted the binding of a template whose kind is no longer served", "binding", hoststore.BindingRef(rb), "template", r.Kind+" "+r.Name)
+	}
+	return errors.Join(errs...)
 }

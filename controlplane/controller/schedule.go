@@ -83,7 +83,11 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	var requeue time.Duration
 	if schedErr == nil {
 		requeue = tolerationRunsOut(result.Clusters, byName, rb.Spec.Placement.ClusterTolerations, now)
-		tasks, err := evictionTasks(&rb.Spec, rb.Status.AggregatedStatus, result.Clusters, byName, now)
+		status, err := lastReported(ctx, s.client, &rb)
+		if err != nil {
+			return reconcile.Result{}, fmt.Errorf("cluster failover of binding %s: %w", req, err)
+		}
+		tasks, err := evictionTasks(&rb.Spec, status, result.Clusters, byName, now)
 		if err != nil {
 			// Moving without the task would lose the preserved state.
 			return reconcile.Result{}, fmt.Errorf("cluster failover of binding %s: %w", req, err)

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
@@ -33,6 +35,10 @@ func NewScheme() (*runtime.Scheme, error) {
 	}
 	return s, nil
 }
+
+// templateEventBuffer is how many template events wait for the binding
+// controller before the detectors' informers wait for it.
+const templateEventBuffer = 1024
 
 // Setup registers every reconciler with the manager. They share one
 // member.Cache, the single owner of member connections.
@@ -67,18 +73,19 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&clusterReconciler{client: c, members: ms, opts: opts, now: now, streaks: map[string]probeStreak{}}).setup(mgr); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)
 	}
-	binding, err := (&bindingReconciler{client: c, opts: opts, now: now}).setup(mgr)
-	if err != nil {
+	templates := make(chan event.GenericEvent, templateEventBuffer)
+	if err := (&bindingReconciler{client: c, opts: opts, now: now}).setup(mgr, templates); err != nil {
 		return fmt.Errorf("set up binding controller: %w", err)
 	}
-	// The kinds the host serves now get their detectors before the
-	// manager starts; later ones as discovery finds them.
-	kinds.start = func(gvk schema.GroupVersionKind, namespaced bool) error {
-		if err := (&detector{client: c, gvk: gvk, namespaced: namespaced, opts: opts}).setup(mgr); err != nil {
-			return err
-		}
-		return watchTemplates(mgr, binding, gvk)
+	// The kinds the host serves now are known before the manager starts;
+	// their detectors start with the leader, later ones as discovery
+	// finds them, and each stops when its kind is no longer served.
+	kinds.build = func(ctx context.Context, gvk schema.GroupVersionKind, namespaced bool) (manager.Runnable, error) {
+		kc := kindCache{Cache: mgr.GetCache(), ctx: ctx, gk: gvk.GroupKind()}
+		return (&detector{client: c, gvk: gvk, namespaced: namespaced, opts: opts}).controller(mgr, kc, templates)
 	}
+	kinds.forget = forgetInformer(mgr.GetCache())
+	kinds.logger = log
 	if err := kinds.refresh(); err != nil {
 		return err
 	}
@@ -88,7 +95,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&crdWatch{kinds: kinds, reader: c, now: now}).setup(mgr); err != nil {
 		return fmt.Errorf("set up template kind discovery: %w", err)
 	}
-	if err := (&orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}).setup(mgr); err != nil {
+	orphans := &orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}
+	kinds.retired = orphans.collectKind
+	if err := orphans.setup(mgr); err != nil {
 		return fmt.Errorf("set up binding orphan collector: %w", err)
 	}
 	if err := (&dependenciesDistributor{client: c, opts: opts}).setup(mgr); err != nil {

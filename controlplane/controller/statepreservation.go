@@ -2,15 +2,21 @@ package controller
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/jsonpath"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // preservedLabelState is Karmada's helper.BuildPreservedLabelState: each
@@ -60,4 +66,55 @@ func preservedLabelState(sp *api.StatePreservation, status []api.AggregatedStatu
 // its preserved state to the new cluster (render.PreservedLabels).
 func keepsCopy(t api.GracefulEvictionTask) bool {
 	return t.PurgeMode != api.PurgeModeDirectly && t.PurgeMode != api.PurgeModeImmediately
+}
+
+// lastReported is the binding's aggregated status with, for each scheduled
+// cluster whose item holds no status, the status its Work last recorded.
+// A cluster that goes NotReady has its Work marked not applied, which
+// empties its item, yet its last report is the state cluster failover's
+// statePreservation carries to the new cluster (Karmada leaves the Work
+// applied, and so the status, while a cluster is NotReady). Without rules
+// the status is returned as it is.
+func lastReported(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding) ([]api.AggregatedStatusItem, error) {
+	status := rb.Status.AggregatedStatus
+	f := rb.Spec.Failover
+	if f == nil || f.Cluster == nil || f.Cluster.StatePreservation == nil || len(f.Cluster.StatePreservation.Rules) == 0 {
+		return status, nil
+	}
+	out := slices.Clone(status)
+	r := rb.Spec.Resource
+	gv, _ := schema.ParseGroupVersion(r.APIVersion)
+	ref := render.TemplateRef{Group: gv.Group, Version: gv.Version, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+	for _, tc := range rb.Spec.Clusters {
+		i := slices.IndexFunc(out, func(it api.AggregatedStatusItem) bool { return it.ClusterName == tc.Name })
+		if i >= 0 && out[i].Status != nil && len(out[i].Status.Raw) > 0 {
+			continue
+		}
+		var w workv1.Work
+		err := c.Get(ctx, client.ObjectKey{Namespace: ExecutionNamespace(tc.Name), Name: WorkName(ref)}, &w)
+		switch {
+		case isNotFound(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("read the last status from cluster %s: %w", tc.Name, err)
+		}
+		ms := manifestStatusOf(w.Status.ManifestStatuses, ref)
+		if w.Labels[LabelBindingPermanentID] != string(rb.UID) || ms == nil {
+			continue
+		}
+		reported, _, _ := splitStatus(ms.Status)
+		if reported == nil {
+			continue
+		}
+		raw, err := json.Marshal(reported)
+		if err != nil {
+			return nil, fmt.Errorf("encode the last status from cluster %s: %w", tc.Name, err)
+		}
+		if i < 0 {
+			out = append(out, api.AggregatedStatusItem{ClusterName: tc.Name})
+			i = len(out) - 1
+		}
+		out[i].Status = &runtime.RawExtension{Raw: raw}
+	}
+	return out, nil
 }

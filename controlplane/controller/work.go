@@ -158,8 +158,9 @@ type workPlan struct {
 // what to write. A Work of a cluster under graceful eviction is kept with
 // spec.suspendDispatching set: its copy in the member is neither applied
 // again nor removed until the task ends. Everything else not desired is
-// removed. An existing Work is rewritten only when it differs, so an
-// unchanged binding writes nothing.
+// removed. The namespace sync's Work holding a desired name is taken over.
+// An existing Work is rewritten only when it differs, so an unchanged
+// binding writes nothing.
 func planWorks(desired map[string]*workv1.Work, existing []workv1.Work, evicting func(cluster string) bool) workPlan {
 	var p workPlan
 	byKey := make(map[client.ObjectKey]*workv1.Work, len(existing))
@@ -178,7 +179,11 @@ func planWorks(desired map[string]*workv1.Work, existing []workv1.Work, evicting
 		case !have.DeletionTimestamp.IsZero():
 			p.blocked = append(p.blocked, cluster)
 		default:
-			if merged, changed := mergeWork(have, want); changed {
+			// A Namespace's Work the namespace sync wrote becomes the
+			// binding's in place: deleting it would remove the namespace
+			// from the member.
+			base, taken := takeOverFromSync(have)
+			if merged, changed := mergeWork(base, want); changed || taken {
 				p.write = append(p.write, merged)
 			}
 		}
