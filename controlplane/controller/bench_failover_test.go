@@ -14,7 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -200,7 +200,7 @@ func waitClusterHealthy(ctx context.Context, hub client.Client, proc *benchProce
 		if err := hub.Get(ctx, client.ObjectKey{Name: name}, &cl); err != nil {
 			return false, err.Error(), nil //nolint:nilerr // a transient error is retried until the deadline
 		}
-		ok := meta.IsStatusConditionTrue(cl.Status.Conditions, api.ClusterConditionReady) && len(cl.Spec.Taints) == 0
+		ok := apimeta.IsStatusConditionTrue(cl.Status.Conditions, api.ClusterConditionReady) && len(cl.Spec.Taints) == 0
 		return ok, fmt.Sprintf("conditions %v, taints %v", cl.Status.Conditions, cl.Spec.Taints), nil
 	})
 }

@@ -12,7 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -324,7 +324,7 @@ func countScheduled(ctx context.Context, hub client.Client) (bindings, scheduled
 		for i := range list.Items {
 			rb := &list.Items[i]
 			bindings++
-			c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled)
+			c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled)
 			if c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == rb.Generation && len(rb.Spec.Clusters) > 0 {
 				scheduled++
 			}

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -62,11 +62,11 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	now := r.now()
 	probed, probeErr := r.collect(ctx, &cl)
-	ready := meta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
+	ready := apimeta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
 	streak := r.streak(cl.Name, ready, now)
 
 	status := nextStatus(cl.Status, probed, ready, streak.since, now, r.opts)
-	taints, wait := nextTaints(cl.Spec.Taints, meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady), now, r.opts.NoExecuteAfter)
+	taints, wait := nextTaints(cl.Spec.Taints, apimeta.FindStatusCondition(status.Conditions, api.ClusterConditionReady), now, r.opts.NoExecuteAfter)
 
 	if !equality.Semantic.DeepEqual(status, cl.Status) {
 		orig := cl.DeepCopy()
@@ -128,7 +128,7 @@ func (r *clusterReconciler) forget(name string) {
 // previous status is kept whole. A failed probe keeps the last known facts
 // (version, API enablements, summaries), as Karmada does.
 func nextStatus(current, probed api.ClusterStatus, ready bool, since, now time.Time, opts Options) api.ClusterStatus {
-	prev := meta.FindStatusCondition(current.Conditions, api.ClusterConditionReady)
+	prev := apimeta.FindStatusCondition(current.Conditions, api.ClusterConditionReady)
 	if prev != nil && (prev.Status == metav1.ConditionTrue) != ready {
 		threshold := opts.FailureThreshold
 		if ready {
@@ -145,13 +145,13 @@ func nextStatus(current, probed api.ClusterStatus, ready bool, since, now time.T
 	}
 	for _, c := range probed.Conditions {
 		c.LastTransitionTime = metav1.NewTime(now)
-		meta.SetStatusCondition(&next.Conditions, c)
+		apimeta.SetStatusCondition(&next.Conditions, c)
 	}
 	if !ready {
 		// Only Ready is meaningful for a member that did not answer.
 		for _, c := range probed.Conditions {
 			if c.Type != api.ClusterConditionReady {
-				meta.RemoveStatusCondition(&next.Conditions, c.Type)
+				apimeta.RemoveStatusCondition(&next.Conditions, c.Type)
 			}
 		}
 	}

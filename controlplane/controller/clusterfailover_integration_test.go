@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,7 +84,7 @@ spec:
 			return false, err.Error()
 		}
 		tainted := slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectNoExecute })
-		return meta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && tainted, fmt.Sprintf("taints %v", cl.Spec.Taints)
+		return apimeta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && tainted, fmt.Sprintf("taints %v", cl.Spec.Taints)
 	})
 	poll(t, "a TaintUntolerated task with the preserved state", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
@@ -163,7 +163,7 @@ spec:
 		if err := hub.Get(ctx, key, &crb); err != nil {
 			return false, err.Error()
 		}
-		return len(crb.Spec.Clusters) == 1 && meta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied),
+		return len(crb.Spec.Clusters) == 1 && apimeta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied),
 			fmt.Sprintf("clusters %v, conditions %+v", crb.Spec.Clusters, crb.Status.Conditions)
 	})
 	from := crb.Spec.Clusters[0].Name
@@ -210,7 +210,7 @@ spec:
 		if err := hub.Get(ctx, key, &crb); err != nil {
 			return false, err.Error()
 		}
-		return len(crb.Spec.GracefulEvictionTasks) == 0 && meta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied) &&
+		return len(crb.Spec.GracefulEvictionTasks) == 0 && apimeta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied) &&
 				len(crb.Status.AggregatedStatus) == 1 && crb.Status.AggregatedStatus[0].ClusterName == to,
 			fmt.Sprintf("tasks %+v, status %+v", crb.Spec.GracefulEvictionTasks, crb.Status)
 	})

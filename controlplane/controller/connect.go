@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -136,7 +136,7 @@ func (m *members) Connect(ctx context.Context, name string) (execution.Target, e
 
 // resettable adapts the member's mapper, which already asks the member again
 // on a miss, to execution's reset hook.
-type resettable struct{ meta.RESTMapper }
+type resettable struct{ apimeta.RESTMapper }
 
 // Reset is a no-op: the member's mapper refreshes a group on a miss by itself.
 func (resettable) Reset() {}

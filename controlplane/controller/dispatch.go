@@ -9,7 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -74,10 +74,10 @@ func dispatchingCondition(conds *[]metav1.Condition, s *api.BindingSuspension, p
 		}
 	}
 	if len(held) == 0 {
-		meta.RemoveStatusCondition(conds, api.ConditionDispatching)
+		apimeta.RemoveStatusCondition(conds, api.ConditionDispatching)
 		return
 	}
-	meta.SetStatusCondition(conds, metav1.Condition{
+	apimeta.SetStatusCondition(conds, metav1.Condition{
 		Type: api.ConditionDispatching, Status: metav1.ConditionFalse, Reason: api.ReasonSuspendDispatching, ObservedGeneration: generation,
 		LastTransitionTime: metav1.NewTime(now),
 		Message: fmt.Sprintf("the propagation policy suspends dispatching to cluster %s: the works are written and not applied until the suspension is lifted",
@@ -90,13 +90,13 @@ func dispatchingCondition(conds *[]metav1.Condition, s *api.BindingSuspension, p
 // A Work never held back gets none, so nothing changes for it.
 func workDispatchingCondition(w *workv1.Work, now time.Time) {
 	if !workSuspended(w) {
-		if c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionDispatching); c != nil && c.Status != metav1.ConditionTrue {
-			meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: api.ConditionDispatching, Status: metav1.ConditionTrue,
+		if c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionDispatching); c != nil && c.Status != metav1.ConditionTrue {
+			apimeta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: api.ConditionDispatching, Status: metav1.ConditionTrue,
 				Reason: api.ReasonDispatching, Message: "work is being dispatched to member clusters", ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
 		}
 		return
 	}
-	meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: api.ConditionDispatching, Status: metav1.ConditionFalse,
+	apimeta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: api.ConditionDispatching, Status: metav1.ConditionFalse,
 		Reason: api.ReasonSuspendDispatching, Message: "work dispatching is in a suspended state", ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
 }
 
@@ -168,7 +168,7 @@ func suspendedHeld(placed []string, works map[string]*workv1.Work) []string {
 	var out []string
 	for _, c := range placed {
 		if w := works[c]; w != nil && workSuspended(w) && !slices.Contains(out, c) {
-			if a := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); a == nil || a.ObservedGeneration != w.Generation {
+			if a := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); a == nil || a.ObservedGeneration != w.Generation {
 				out = append(out, c)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,7 +80,7 @@ spec:
 		if err := hub.Get(ctx, key, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionDispatching)
+		c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionDispatching)
 		return c == nil && rb.Spec.Suspension == nil, fmt.Sprintf("condition %+v, suspension %+v", c, rb.Spec.Suspension)
 	})
 }
@@ -128,7 +128,7 @@ spec:
 		if err := hub.Get(ctx, otherKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled)
+		c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled)
 		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == api.ReasonOtherScheduler &&
 			strings.Contains(c.Message, `"my-scheduler"`) && len(rb.Spec.Clusters) == 0
 		return ok, fmt.Sprintf("condition %+v, clusters %v", c, rb.Spec.Clusters)
@@ -201,7 +201,7 @@ func waitWorkHeld(t *testing.T, env controlPlane, cluster string, replicas int32
 			if len(w.Spec.Workload.Manifests) != 1 || json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &d) != nil || d.Name != "web" {
 				continue
 			}
-			c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionDispatching)
+			c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionDispatching)
 			held := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
 			ok := held && d.Spec.Replicas != nil && *d.Spec.Replicas == replicas && c != nil && c.Status == metav1.ConditionFalse &&
 				c.Reason == api.ReasonSuspendDispatching && c.ObservedGeneration == w.Generation
@@ -220,7 +220,7 @@ func waitBindingDispatching(t *testing.T, env controlPlane, key client.ObjectKey
 		if err := env.hub.Get(t.Context(), key, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionDispatching)
+		c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionDispatching)
 		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == api.ReasonSuspendDispatching &&
 			strings.Contains(c.Message, "cluster "+held+":")
 		return ok, fmt.Sprintf("condition %+v", c)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
@@ -89,7 +89,7 @@ func TestDispatchingCondition(t *testing.T) {
 	}
 	var conds []metav1.Condition
 	dispatchingCondition(&conds, on("b", "z"), []string{"a", "b"}, 3, now)
-	c := meta.FindStatusCondition(conds, api.ConditionDispatching)
+	c := apimeta.FindStatusCondition(conds, api.ConditionDispatching)
 	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != api.ReasonSuspendDispatching || c.ObservedGeneration != 3 {
 		t.Fatalf("condition %+v", c)
 	}
@@ -97,7 +97,7 @@ func TestDispatchingCondition(t *testing.T) {
 		t.Errorf("message %q does not say %q", c.Message, want)
 	}
 	dispatchingCondition(&conds, on("z"), []string{"a", "b"}, 4, now)
-	if c := meta.FindStatusCondition(conds, api.ConditionDispatching); c != nil {
+	if c := apimeta.FindStatusCondition(conds, api.ConditionDispatching); c != nil {
 		t.Errorf("no scheduled cluster is held back, condition stays: %+v", c)
 	}
 }

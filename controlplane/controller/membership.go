@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -92,7 +92,7 @@ func (m *members) probe(ctx context.Context, cl *clusterv1.Cluster) (api.Cluster
 		return notReady(notReadyReason(err), err), err
 	}
 	status, err := member.CollectStatus(ctx, c)
-	if !meta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady) {
+	if !apimeta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady) {
 		return status, err
 	}
 	if cerr := m.claims.claim(ctx, cl, c); cerr != nil {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,7 +80,7 @@ spec:
 		if err := hub.Get(ctx, client.ObjectKey{Name: bindingName}, &crb); err != nil {
 			return false, err.Error()
 		}
-		return meta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied), fmt.Sprintf("status %+v", crb.Status)
+		return apimeta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied), fmt.Sprintf("status %+v", crb.Status)
 	})
 	t.Log("the third member's Work stays the sync's, and no owner flaps (ten resyncs)")
 	waitWorkOwner(t, hub, workOf(names[2]), "the namespace sync", "")
@@ -149,7 +149,7 @@ func waitWorkOwner(t *testing.T, hub client.Client, key client.ObjectKey, owner,
 		}
 		_, synced := w.Labels[controller.LabelNamespaceSyncName]
 		named := w.Annotations[controller.AnnotationBindingName]
-		applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		applied := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		ok := applied != nil && applied.Status == metav1.ConditionTrue && applied.ObservedGeneration == w.Generation &&
 			synced == (binding == "") && named == binding && w.DeletionTimestamp.IsZero()
 		return ok, fmt.Sprintf("labels %v, annotations %v, conditions %+v", w.Labels, w.Annotations, w.Status.Conditions)

@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,7 +68,7 @@ spec:
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(pre), Name: workName}, &w); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "existed before flotilla's namespace sync"), fmt.Sprintf("conditions %+v", w.Status.Conditions)
 	})
 	assertUntouched(t, env.members[pre])
@@ -100,7 +100,7 @@ spec:
 		if err := hub.Get(ctx, client.ObjectKeyFromObject(forged), &w); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		return c != nil && c.Reason == "Refused" && strings.Contains(c.Message, "never synced"), fmt.Sprintf("conditions %+v", w.Status.Conditions)
 	})
 	for _, n := range []string{withOverride, late} {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -101,7 +101,7 @@ func (o *orphanCollector) collectKind(ctx context.Context, gk schema.GroupKind) 
 		tmpl := &unstructured.Unstructured{}
 		tmpl.SetGroupVersionKind(schema.FromAPIVersionAndKind(r.APIVersion, r.Kind))
 		err := o.reader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, tmpl)
-		if err == nil || (!isNotFound(err) && !meta.IsNoMatchError(err)) {
+		if err == nil || (!isNotFound(err) && !apimeta.IsNoMatchError(err)) {
 			continue
 		}
 		if err := deleteBinding(ctx, o.client, rb, client.Preconditions{UID: &rb.UID}); err != nil && !isNotFound(err) {

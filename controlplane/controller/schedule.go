@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -122,7 +122,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 		rb.Status.SchedulerObservedAffinityName = result.AffinityName
 	}
 	cond.LastTransitionTime = metav1.NewTime(now)
-	meta.SetStatusCondition(&rb.Status.Conditions, cond)
+	apimeta.SetStatusCondition(&rb.Status.Conditions, cond)
 	rb.Status.SchedulerObservedGeneration = rb.Generation
 	if !equality.Semantic.DeepEqual(rb.Status, orig.Status) {
 		if err := patchBindingStatus(ctx, s.client, &rb, orig); err != nil {
@@ -166,7 +166,7 @@ func rescheduleSettle(triggered *metav1.Time, now time.Time) time.Duration {
 func (s *schedulerReconciler) leave(ctx context.Context, rb *workv1.ResourceBinding, cond metav1.Condition) error {
 	orig := rb.DeepCopy()
 	cond.LastTransitionTime = metav1.NewTime(s.now())
-	meta.SetStatusCondition(&rb.Status.Conditions, cond)
+	apimeta.SetStatusCondition(&rb.Status.Conditions, cond)
 	rb.Status.SchedulerObservedGeneration = rb.Generation
 	if equality.Semantic.DeepEqual(rb.Status, orig.Status) {
 		return nil

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -109,7 +109,7 @@ func (e stallEnv) readyReason(t *testing.T, name string) string {
 	if err := e.hub.Get(t.Context(), client.ObjectKey{Name: name}, &cl); err != nil {
 		return err.Error()
 	}
-	c := meta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
+	c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
 	if c == nil {
 		return "no Ready condition"
 	}
@@ -229,7 +229,7 @@ spec:
 			return false, err.Error()
 		}
 		for _, w := range works.Items {
-			c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+			c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 			if c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "cluster stalled did not finish within the work timeout 5s") {
 				return true, ""
 			}

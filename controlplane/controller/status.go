@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -41,7 +41,7 @@ const (
 // bad template waits for a change rather than for backoff.
 func (b *bindingReconciler) renderFailed(ctx context.Context, rb *workv1.ResourceBinding, renderErr error) (reconcile.Result, error) {
 	orig := rb.DeepCopy()
-	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
+	apimeta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
 		Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: "RenderFailed", Message: renderErr.Error(),
 		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
 	})
@@ -57,7 +57,7 @@ func (b *bindingReconciler) renderFailed(ctx context.Context, rb *workv1.Resourc
 // or deleted.
 func (b *bindingReconciler) refused(ctx context.Context, rb *workv1.ResourceBinding, why error) (reconcile.Result, error) {
 	orig := rb.DeepCopy()
-	meta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
+	apimeta.SetStatusCondition(&rb.Status.Conditions, metav1.Condition{
 		Type: api.ConditionFullyApplied, Status: metav1.ConditionFalse, Reason: api.ReasonRefused, Message: why.Error(),
 		ObservedGeneration: rb.Generation, LastTransitionTime: metav1.NewTime(b.now()),
 	})
@@ -99,7 +99,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 			continue
 		}
 		msg := msgPendingRemoval
-		if c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); c != nil && c.Reason == api.ReasonWorkRemovalFailed {
+		if c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied); c != nil && c.Reason == api.ReasonWorkRemovalFailed {
 			msg += ": " + c.Message
 		}
 		status = append(status, api.AggregatedStatusItem{ClusterName: cluster, Applied: true, AppliedMessage: msg, Health: api.ResourceUnknown})
@@ -112,7 +112,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 		cond.Reason, cond.Message = api.ReasonSuspendDispatching, "dispatching to cluster "+strings.Join(held, ", ")+" is suspended by the propagation policy"
 	}
 	cond.ObservedGeneration, cond.LastTransitionTime = rb.Generation, metav1.NewTime(b.now())
-	meta.SetStatusCondition(&rb.Status.Conditions, cond)
+	apimeta.SetStatusCondition(&rb.Status.Conditions, cond)
 	dispatchingCondition(&rb.Status.Conditions, rb.Spec.Suspension, placed, rb.Generation, b.now())
 	if err := b.patchStatus(ctx, orig, rb); err != nil {
 		return reconcile.Result{}, err
@@ -148,8 +148,8 @@ func workClusterStatus(cluster string, w *workv1.Work, ref render.TemplateRef) h
 		cs.AppliedMessage = fmt.Sprintf("work %s/%s is being deleted; it is created again once gone", w.Namespace, w.Name)
 		return cs
 	}
-	applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
-	available := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkAvailable)
+	applied := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+	available := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkAvailable)
 	switch {
 	case applied == nil && workSuspended(w):
 		cs.AppliedMessage = fmt.Sprintf("work %s/%s is not applied: the propagation policy suspends dispatching to cluster %s", w.Namespace, w.Name, cluster)
@@ -240,7 +240,7 @@ func fullyApplied(placed []string, works map[string]*workv1.Work) metav1.Conditi
 			waiting = append(waiting, cluster)
 			continue
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		switch {
 		case c != nil && c.Status == metav1.ConditionFalse:
 			failures = append(failures, c.Message)

@@ -9,7 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -50,7 +50,7 @@ func waitRefused(t *testing.T, hub client.Client, key client.ObjectKey, want ...
 		if err := hub.Get(t.Context(), key, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
+		c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
 		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "Refused" {
 			return false, fmt.Sprintf("conditions %+v", rb.Status.Conditions)
 		}
@@ -150,7 +150,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 				if apierrors.IsNotFound(err) {
 					return true, ""
 				}
-				c := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
+				c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
 				ok := c != nil && c.Reason == "Refused" && strings.Contains(c.Message, tc.want[0])
 				return ok, fmt.Sprintf("%v, conditions %+v", err, rb.Status.Conditions)
 			})
@@ -233,7 +233,7 @@ func waitWorkRefused(t *testing.T, hub client.Client, key client.ObjectKey, want
 		if err := hub.Get(t.Context(), key, &w); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == "Refused" && strings.Contains(c.Message, want)
 		return ok, fmt.Sprintf("conditions %+v", w.Status.Conditions)
 	})
@@ -293,7 +293,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 			if apierrors.IsNotFound(err) {
 				return true, ""
 			}
-			c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+			c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 			return c != nil && c.Reason == "Refused" && strings.Contains(c.Message, f.want), fmt.Sprintf("%v, conditions %+v", err, w.Status.Conditions)
 		})
 	}

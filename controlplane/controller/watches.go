@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -65,7 +65,7 @@ func schedulingChanged(oldC, newC *clusterv1.Cluster) bool {
 
 // conditionStatus is the status of a condition, "" when it is absent.
 func conditionStatus(s *api.ClusterStatus, t string) string {
-	if c := meta.FindStatusCondition(s.Conditions, t); c != nil {
+	if c := apimeta.FindStatusCondition(s.Conditions, t); c != nil {
 		return string(c.Status)
 	}
 	return ""

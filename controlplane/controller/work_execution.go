@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -62,8 +62,8 @@ func executionTrigger(oldW, newW *workv1.Work) bool {
 	if oldW.Generation != newW.Generation || !newW.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(newW, FinalizerExecution) {
 		return true
 	}
-	was := meta.FindStatusCondition(oldW.Status.Conditions, api.ConditionWorkAvailable)
-	is := meta.FindStatusCondition(newW.Status.Conditions, api.ConditionWorkAvailable)
+	was := apimeta.FindStatusCondition(oldW.Status.Conditions, api.ConditionWorkAvailable)
+	is := apimeta.FindStatusCondition(newW.Status.Conditions, api.ConditionWorkAvailable)
 	return is != nil && is.Reason == api.ReasonWorkNotFound && (was == nil || was.Reason != api.ReasonWorkNotFound)
 }
 
@@ -123,7 +123,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, api.ReasonWorkApplied, "manifests are applied to cluster "+cluster
 		}
 	}
-	meta.SetStatusCondition(&w.Status.Conditions, cond)
+	apimeta.SetStatusCondition(&w.Status.Conditions, cond)
 	if err := patchWorkStatus(ctx, e.client, orig, &w); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -136,7 +136,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 // Only a Ready condition that is False counts: a cluster not probed yet is
 // tried.
 func clusterNotReady(cl *clusterv1.Cluster) string {
-	c := meta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
+	c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
 	if c == nil || c.Status != metav1.ConditionFalse {
 		return ""
 	}
@@ -203,7 +203,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	}
 	if failure != "" {
 		orig := w.DeepCopy()
-		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{
+		apimeta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{
 			Type: api.ConditionWorkApplied, Status: metav1.ConditionFalse, Reason: api.ReasonWorkRemovalFailed, Message: failure,
 			ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now()),
 		})

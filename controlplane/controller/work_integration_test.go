@@ -10,7 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -89,8 +89,8 @@ spec:
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(n), Name: name}, &w); err != nil {
 				return false, err.Error()
 			}
-			return meta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkApplied) &&
-					meta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable) && len(w.Status.ManifestStatuses) == 1,
+			return apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkApplied) &&
+					apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable) && len(w.Status.ManifestStatuses) == 1,
 				fmt.Sprintf("conditions %+v, manifest statuses %d", w.Status.Conditions, len(w.Status.ManifestStatuses))
 		})
 		if got := w.Labels[controller.LabelBindingPermanentID]; got != string(rb.UID) {
@@ -242,7 +242,7 @@ spec:
 			clusters = append(clusters, it.ClusterName)
 		}
 		return len(clusters) == 2 && clusters[0] == names[0] && clusters[1] == names[1] &&
-				meta.IsStatusConditionTrue(rb.Status.Conditions, api.ConditionFullyApplied),
+				apimeta.IsStatusConditionTrue(rb.Status.Conditions, api.ConditionFullyApplied),
 			fmt.Sprintf("clusters %v, conditions %+v", clusters, rb.Status.Conditions)
 	})
 
@@ -314,8 +314,8 @@ spec:
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
-		full := meta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
+		applied := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		full := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
 		ok := applied != nil && applied.Status == metav1.ConditionFalse &&
 			strings.Contains(applied.Message, "ConfigMap default/settings") && strings.Contains(applied.Message, names[0]) &&
 			full != nil && full.Status == metav1.ConditionFalse && full.Message == applied.Message &&
@@ -346,7 +346,7 @@ spec:
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		return cm.Data["owner"] == "flotilla" && cm.Labels[render.LabelFleet] == "test" && meta.IsStatusConditionTrue(rb.Status.Conditions, api.ConditionFullyApplied),
+		return cm.Data["owner"] == "flotilla" && cm.Labels[render.LabelFleet] == "test" && apimeta.IsStatusConditionTrue(rb.Status.Conditions, api.ConditionFullyApplied),
 			fmt.Sprintf("member data %v labels %v; binding conditions %+v", cm.Data, cm.Labels, rb.Status.Conditions)
 	})
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -65,7 +65,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !w.DeletionTimestamp.IsZero() || (w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching) {
 		return reconcile.Result{}, nil
 	}
-	applied := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+	applied := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 	if applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != w.Generation {
 		// The execution controller's next status write brings the Work back.
 		return reconcile.Result{}, nil
@@ -100,7 +100,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			w.Status.ManifestStatuses = statuses
 		}
 	}
-	meta.SetStatusCondition(&w.Status.Conditions, cond)
+	apimeta.SetStatusCondition(&w.Status.Conditions, cond)
 	if err := patchWorkStatus(ctx, s.client, orig, &w); err != nil {
 		return reconcile.Result{}, err
 	}

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -169,7 +169,7 @@ func (e *Engine) Snapshot(ctx context.Context, members []Member) ([]api.Cluster,
 // whose status could not be read and that is not Ready, as Karmada's taint
 // manager would; the taints slice is copied, never changed in place.
 func taintedIfUnreachable(taints []corev1.Taint, status api.ClusterStatus, err error) []corev1.Taint {
-	if err == nil || meta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady) {
+	if err == nil || apimeta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady) {
 		return taints
 	}
 	return append(append([]corev1.Taint(nil), taints...), corev1.Taint{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute})
@@ -288,7 +288,7 @@ func (c *connector) Connect(ctx context.Context, cluster string) (execution.Targ
 
 // resettable adapts the member's mapper, which already asks the member
 // again on a miss, to execution's reset hook.
-type resettable struct{ meta.RESTMapper }
+type resettable struct{ apimeta.RESTMapper }
 
 // Reset is a no-op: the dynamic mapper refreshes the group on a miss by itself.
 func (resettable) Reset() {}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
@@ -54,7 +54,7 @@ func TestSnapshotStalledMember(t *testing.T) {
 		if err := reasons["healthy"]; err != nil {
 			t.Errorf("reason of the healthy member = %v, want none", err)
 		}
-		if !meta.IsStatusConditionTrue(clusters[0].Status.Conditions, api.ClusterConditionReady) {
+		if !apimeta.IsStatusConditionTrue(clusters[0].Status.Conditions, api.ClusterConditionReady) {
 			t.Errorf("healthy member not Ready: %+v", clusters[0].Status.Conditions)
 		}
 		if !hasTaint(clusters[1].Spec.Taints, api.TaintClusterUnreachable, corev1.TaintEffectNoExecute) {
@@ -91,7 +91,7 @@ func TestSnapshotStalledMember(t *testing.T) {
 		if err := reasons["slow"]; err != nil {
 			t.Errorf("the next snapshot reports %v: the first caller's context error was cached", err)
 		}
-		if !meta.IsStatusConditionTrue(clusters[0].Status.Conditions, api.ClusterConditionReady) {
+		if !apimeta.IsStatusConditionTrue(clusters[0].Status.Conditions, api.ClusterConditionReady) {
 			t.Errorf("member not Ready after a cancelled snapshot: %+v", clusters[0].Status.Conditions)
 		}
 	})

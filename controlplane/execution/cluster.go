@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -98,20 +98,20 @@ func isNoKind(err error) bool {
 func (c *clusterRun) resource(ctx context.Context, ref render.TemplateRef) (dynamic.ResourceInterface, error) {
 	gk := schema.GroupKind{Group: ref.Group, Kind: ref.Kind}
 	mapping, err := c.target.Mapper.RESTMapping(gk, ref.Version)
-	if meta.IsNoMatchError(err) {
+	if apimeta.IsNoMatchError(err) {
 		if !c.noMatchReset.Swap(true) {
 			c.target.Mapper.Reset()
 		}
 		mapping, err = c.target.Mapper.RESTMapping(gk, ref.Version)
 	}
 	if err != nil {
-		if meta.IsNoMatchError(err) {
+		if apimeta.IsNoMatchError(err) {
 			return nil, &noKindError{ref: ref}
 		}
 		c.noteFailure(ctx, err)
 		return nil, fmt.Errorf("map kind %s: %w", ref.Kind, err)
 	}
-	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	namespaced := mapping.Scope.Name() == apimeta.RESTScopeNameNamespace
 	switch {
 	case namespaced && ref.Namespace == "":
 		return nil, fmt.Errorf("%s is namespaced in the cluster but the template has no namespace", ref.Kind)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
@@ -35,7 +35,7 @@ type Target struct {
 	// Mapper maps kinds to resources; it is reset when a
 	// CustomResourceDefinition changes or a kind is not found, so it must be
 	// backed by discovery (restmapper.NewDeferredDiscoveryRESTMapper).
-	Mapper meta.ResettableRESTMapper
+	Mapper apimeta.ResettableRESTMapper
 }
 
 // Connector returns the clients of a member cluster. An error means the

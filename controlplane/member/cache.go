@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -157,7 +157,7 @@ type Client struct {
 	// Mapper maps kinds to resources. It learns lazily, per API group, and
 	// asks the member again on a miss, so a CRD installed after the client
 	// was built is found without a restart.
-	Mapper meta.RESTMapper
+	Mapper apimeta.RESTMapper
 
 	config       *rest.Config
 	http         *http.Client

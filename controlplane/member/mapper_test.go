@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,7 +44,7 @@ func testMapper(t *testing.T, m *testenv.Cluster) {
 		t.Fatalf("map Deployment: %v", err)
 	}
 	widget := schema.GroupKind{Group: "mapper.flotilla.io", Kind: "Widget"}
-	if _, err := c.Mapper.RESTMapping(widget, "v1"); !meta.IsNoMatchError(err) {
+	if _, err := c.Mapper.RESTMapping(widget, "v1"); !apimeta.IsNoMatchError(err) {
 		t.Fatalf("map Widget before its CRD exists = %v, want a no-match error", err)
 	}
 
@@ -57,7 +57,7 @@ func testMapper(t *testing.T, m *testenv.Cluster) {
 			_ = c.Dynamic.Resource(crdGVR).Delete(context.Background(), step.plural+".mapper.flotilla.io", metav1.DeleteOptions{})
 		})
 		gk := schema.GroupKind{Group: "mapper.flotilla.io", Kind: step.kind}
-		var mapping *meta.RESTMapping
+		var mapping *apimeta.RESTMapping
 		err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 			var err error
 			mapping, err = c.Mapper.RESTMapping(gk, "v1")
@@ -67,7 +67,7 @@ func testMapper(t *testing.T, m *testenv.Cluster) {
 			t.Fatalf("the mapper never learnt %s: %v", step.kind, err)
 		}
 		want := schema.GroupVersionResource{Group: "mapper.flotilla.io", Version: "v1", Resource: step.plural}
-		if mapping.Resource != want || mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		if mapping.Resource != want || mapping.Scope.Name() != apimeta.RESTScopeNameNamespace {
 			t.Errorf("mapping of %s = %v %s, want %v namespaced", step.kind, mapping.Resource, mapping.Scope.Name(), want)
 		}
 		if again, _ := cache.Get(t.Context(), m.Name, tokenConn(m)); again != c {

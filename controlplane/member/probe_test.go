@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // TestProbeAnswers checks how Probe reads each answer of the health

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
@@ -30,7 +30,7 @@ import (
 // answered unhealthy), and a fact that cannot be read is left empty. The
 // error says what could not be collected, and wraps the probe's sentinel
 // (api.ErrNotConnected…) when the probe failed. Conditions carry the current
-// time as LastTransitionTime; meta.SetStatusCondition keeps an older one
+// time as LastTransitionTime; apimeta.SetStatusCondition keeps an older one
 // when the status has not changed.
 //
 // A member that passes its probe but does not answer discovery of its API
@@ -55,7 +55,7 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 	if err := c.Probe(ctx); err != nil {
 		return notReady(err)
 	}
-	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+	apimeta.SetStatusCondition(&status.Conditions, metav1.Condition{
 		Type: api.ClusterConditionReady, Status: metav1.ConditionTrue,
 		Reason: api.ReasonClusterReady, Message: "cluster is healthy and ready to accept workloads", LastTransitionTime: now,
 	})
@@ -76,7 +76,7 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 		return notReady(c.discoveryError(ctx, err))
 	}
 	status.APIEnablements = enablements
-	meta.SetStatusCondition(&status.Conditions, enablementsCondition(len(enablements), err, now))
+	apimeta.SetStatusCondition(&status.Conditions, enablementsCondition(len(enablements), err, now))
 	if err != nil {
 		errs = append(errs, fmt.Errorf("discover APIs: %w", err))
 	}

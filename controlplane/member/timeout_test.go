@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -46,7 +46,7 @@ func testStallingDiscovery(t *testing.T, m *testenv.Cluster) {
 	if !errors.Is(err, api.ErrNotConnected) {
 		t.Errorf("CollectStatus = %v, want api.ErrNotConnected", err)
 	}
-	ready := meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
+	ready := apimeta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
 	if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != api.ReasonClusterNotReachable {
 		t.Errorf("Ready condition = %+v, want False with reason %s", ready, api.ReasonClusterNotReachable)
 	}

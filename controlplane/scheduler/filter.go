@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
@@ -80,7 +80,7 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 			}
 		}
 	}
-	if meta.IsStatusConditionTrue(c.Status.Conditions, api.ClusterConditionCompleteAPIEnablements) {
+	if apimeta.IsStatusConditionTrue(c.Status.Conditions, api.ClusterConditionCompleteAPIEnablements) {
 		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
 	}
 	if len(c.Status.APIEnablements) == 0 {

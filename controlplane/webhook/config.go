@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	admissionac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,23 +35,23 @@ type Config struct {
 	// FailurePolicy is what the host does when the webhook cannot be reached.
 	// Fail (the default, as Karmada's) refuses writes of Clusters and
 	// policies while no control plane process serves the webhook.
-	FailurePolicy admissionv1.FailurePolicyType
+	FailurePolicy admissionregistrationv1.FailurePolicyType
 }
 
 type hook struct {
 	name, path, group, resource string
-	scope                       admissionv1.ScopeType
+	scope                       admissionregistrationv1.ScopeType
 }
 
 var hooks = []hook{
-	{"cluster", PathCluster, clusterv1.GroupVersion.Group, "clusters", admissionv1.ClusterScope},
-	{"propagationpolicy", PathPropagationPolicy, policyv1.GroupVersion.Group, "propagationpolicies", admissionv1.NamespacedScope},
-	{"clusterpropagationpolicy", PathClusterPropagationPolicy, policyv1.GroupVersion.Group, "clusterpropagationpolicies", admissionv1.ClusterScope},
-	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionv1.NamespacedScope},
-	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionv1.ClusterScope},
-	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionv1.NamespacedScope},
-	{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionv1.ClusterScope},
-	{"work", PathWork, workv1.GroupVersion.Group, "works", admissionv1.NamespacedScope},
+	{"cluster", PathCluster, clusterv1.GroupVersion.Group, "clusters", admissionregistrationv1.ClusterScope},
+	{"propagationpolicy", PathPropagationPolicy, policyv1.GroupVersion.Group, "propagationpolicies", admissionregistrationv1.NamespacedScope},
+	{"clusterpropagationpolicy", PathClusterPropagationPolicy, policyv1.GroupVersion.Group, "clusterpropagationpolicies", admissionregistrationv1.ClusterScope},
+	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionregistrationv1.NamespacedScope},
+	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionregistrationv1.ClusterScope},
+	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionregistrationv1.NamespacedScope},
+	{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionregistrationv1.ClusterScope},
+	{"work", PathWork, workv1.GroupVersion.Group, "works", admissionregistrationv1.NamespacedScope},
 }
 
 // Install server-side applies the ValidatingWebhookConfiguration that sends
@@ -67,7 +67,7 @@ func Install(ctx context.Context, c client.Client, cfg Config) error {
 	}
 	failure := cfg.FailurePolicy
 	if failure == "" {
-		failure = admissionv1.Fail
+		failure = admissionregistrationv1.Fail
 	}
 	vwc := admissionac.ValidatingWebhookConfiguration(ConfigurationName)
 	for _, h := range hooks {
@@ -76,11 +76,11 @@ func Install(ctx context.Context, c client.Client, cfg Config) error {
 			WithName(h.name + ".flotilla.io").
 			WithClientConfig(admissionac.WebhookClientConfig().WithURL(u).WithCABundle(cfg.CABundle...)).
 			WithRules(admissionac.RuleWithOperations().
-				WithOperations(admissionv1.Create, admissionv1.Update).
+				WithOperations(admissionregistrationv1.Create, admissionregistrationv1.Update).
 				WithAPIGroups(h.group).WithAPIVersions("*").WithResources(h.resource).WithScope(h.scope)).
 			WithFailurePolicy(failure).
-			WithMatchPolicy(admissionv1.Equivalent).
-			WithSideEffects(admissionv1.SideEffectClassNone).
+			WithMatchPolicy(admissionregistrationv1.Equivalent).
+			WithSideEffects(admissionregistrationv1.SideEffectClassNone).
 			WithAdmissionReviewVersions("v1").
 			WithTimeoutSeconds(10))
 	}

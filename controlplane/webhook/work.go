@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,7 +42,7 @@ type Options struct {
 	// Mapper is the host's REST mapper: with it, a ResourceBinding naming
 	// a cluster-scoped kind (or a ClusterResourceBinding a namespaced one)
 	// is refused at admission too; nil leaves that to the controllers.
-	Mapper meta.RESTMapper
+	Mapper apimeta.RESTMapper
 }
 
 // validateBinding is controller.ValidateResourceBinding plus the scope
@@ -58,7 +58,7 @@ func (o Options) validateBinding(rb *workv1.ResourceBinding) field.ErrorList {
 		// A kind the host does not serve has no template to propagate.
 		return nil
 	}
-	return controller.ValidateBindingScope(rb, m.Scope.Name() == meta.RESTScopeNameNamespace)
+	return controller.ValidateBindingScope(rb, m.Scope.Name() == apimeta.RESTScopeNameNamespace)
 }
 
 // bindingValidator refuses a ResourceBinding flotilla would refuse to

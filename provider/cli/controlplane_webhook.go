@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -61,8 +61,8 @@ func (c *webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 	if c.url == "" {
 		return nil, nil, nil
 	}
-	switch admissionv1.FailurePolicyType(c.failurePolicy) {
-	case admissionv1.Fail, admissionv1.Ignore:
+	switch admissionregistrationv1.FailurePolicyType(c.failurePolicy) {
+	case admissionregistrationv1.Fail, admissionregistrationv1.Ignore:
 	default:
 		return nil, nil, fmt.Errorf("--webhook-failure-policy %q: must be Fail or Ignore", c.failurePolicy)
 	}
@@ -147,7 +147,7 @@ func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []b
 	rules.Mapper = mgr.GetRESTMapper()
 	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), rules)
 	install := manager.RunnableFunc(func(ctx context.Context) error {
-		cfg := webhook.Config{URL: c.url, CABundle: ca, FailurePolicy: admissionv1.FailurePolicyType(c.failurePolicy)}
+		cfg := webhook.Config{URL: c.url, CABundle: ca, FailurePolicy: admissionregistrationv1.FailurePolicyType(c.failurePolicy)}
 		if err := webhook.Install(ctx, direct, cfg); err != nil || (c.certDir == "" && c.selfSigned == nil) {
 			return err
 		}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	certutil "k8s.io/client-go/util/cert"
@@ -327,7 +327,7 @@ func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
 	installed := func(want []byte) error {
 		return wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 60*time.Second, true,
 			func(ctx context.Context) (bool, error) {
-				var cfg admissionv1.ValidatingWebhookConfiguration
+				var cfg admissionregistrationv1.ValidatingWebhookConfiguration
 				// Not found until the leader installs it: keep polling.
 				if err := hub.Get(ctx, client.ObjectKey{Name: webhook.ConfigurationName}, &cfg); err != nil {
 					return false, client.IgnoreNotFound(err)

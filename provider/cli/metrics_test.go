@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	authnv1 "k8s.io/api/authentication/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,7 +139,7 @@ func serviceAccountToken(t *testing.T, kube kubernetes.Interface, name string) s
 	}
 	expiry := int64(600)
 	tr, err := kube.CoreV1().ServiceAccounts("default").CreateToken(t.Context(), name,
-		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(fmt.Errorf("token for %s: %w", name, err))
 	}

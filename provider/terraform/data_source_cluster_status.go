@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
@@ -213,7 +213,7 @@ func (d *clusterStatusDataSource) Read(ctx context.Context, req datasource.ReadR
 		// the configuration may be at fault.
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot connect to cluster %s", name), err.Error())
 	}
-	ready := meta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady)
+	ready := apimeta.IsStatusConditionTrue(status.Conditions, api.ClusterConditionReady)
 	if err != nil && ready {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Incomplete status of cluster %s", name), err.Error())
 	}

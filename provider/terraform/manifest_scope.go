@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -118,12 +118,12 @@ func askMembers(ctx context.Context, e *engine.Engine, members []engine.Member, 
 		}
 		mapping, err := c.Mapper.RESTMapping(gk)
 		switch {
-		case meta.IsNoMatchError(err):
+		case apimeta.IsNoMatchError(err):
 			out[m.Cluster.Name] = discoveredScope{}
 		case err != nil:
 			out[m.Cluster.Name] = discoveredScope{err: fmt.Errorf("discover %s: %w", gk, err)}
 		default:
-			out[m.Cluster.Name] = discoveredScope{served: true, clusterScoped: mapping.Scope.Name() == meta.RESTScopeNameRoot}
+			out[m.Cluster.Name] = discoveredScope{served: true, clusterScoped: mapping.Scope.Name() == apimeta.RESTScopeNameRoot}
 		}
 	}
 	return out
