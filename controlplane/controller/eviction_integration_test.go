@@ -14,6 +14,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestGracefulEvictionAndRebalance taints a reachable member NoExecute by
@@ -31,7 +32,7 @@ func TestGracefulEvictionAndRebalance(t *testing.T) {
 	}
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - apiVersion: apps/v1
@@ -44,8 +45,8 @@ spec:
     - affinityName: backup
       clusterNames: [%s]
 `, primary, backup)
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(4))
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, deployment(4))
 	waitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
 	setReady(t, memberClients[primary], 4)
 
@@ -75,7 +76,7 @@ spec:
 	setReady(t, memberClients[backup], 4)
 	waitReplicas(t, both(), map[string]int32{primary: -1, backup: 4})
 	pruned := time.Since(readyAt)
-	poll(t, "no graceful eviction task", func() (bool, string) {
+	testkit.Eventually(t, deadline, "no graceful eviction task", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -101,7 +102,7 @@ spec:
 	start := time.Now()
 	waitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
 	t.Logf("rebalance: template back on %s and pruned from %s after %v", primary, backup, time.Since(start).Round(10*time.Millisecond))
-	poll(t, "the request is served once", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the request is served once", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}

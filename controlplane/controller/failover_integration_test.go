@@ -18,6 +18,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestApplicationFailover makes the template's Deployment Unhealthy on the
@@ -41,7 +42,7 @@ func TestApplicationFailover(t *testing.T) {
 	playDeploymentController(t, memberClients[backup], backupHealthy)
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   propagateDeps: true
   resourceSelectors:
@@ -61,12 +62,12 @@ spec:
       purgeMode: Gracefully
       gracePeriodSeconds: 60
 `, primary, backup)
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(4))
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, deployment(4))
 	waitReplicas(t, both, map[string]int32{primary: 4, backup: -1})
 	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
-	poll(t, "the primary reports Healthy", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -114,7 +115,7 @@ spec:
 	t.Logf("application failover: task after %v, 4 replicas on %s after %v, old copy on %s removed after %v (toleration 2s, resync 1s)",
 		evicted.Round(10*time.Millisecond), backup, placed.Round(10*time.Millisecond), primary, pruned.Round(10*time.Millisecond))
 
-	poll(t, "the task is over and the record is empty", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the task is over and the record is empty", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -177,5 +178,5 @@ func playDeploymentController(t *testing.T, c client.Client, healthy *atomic.Boo
 // resync or two.
 func fastPoll(t *testing.T, what string, f func() (bool, string)) {
 	t.Helper()
-	pollEvery(t, 50*time.Millisecond, what, f)
+	testkit.EventuallyEvery(t, 50*time.Millisecond, deadline, what, f)
 }

@@ -15,6 +15,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestApplicationFailoverStatePreservation: on application failover with
@@ -35,7 +36,7 @@ func TestApplicationFailoverStatePreservation(t *testing.T) {
 	playDeploymentController(t, memberClients[backup], backupHealthy)
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   propagateDeps: true
   resourceSelectors:
@@ -53,12 +54,12 @@ spec:
         - {aliasLabelName: failover.example.com/replicas, jsonPath: "{.replicas}"}
         - {aliasLabelName: failover.example.com/generation, jsonPath: "{.observedGeneration}"}
 `, primary, backup)
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(3))
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, deployment(3))
 	waitReplicas(t, both, map[string]int32{primary: 3, backup: -1})
 	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
-	poll(t, "the primary reports Healthy", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -86,7 +87,7 @@ spec:
 		}
 		return false, fmt.Sprintf("tasks %+v", rb.Spec.GracefulEvictionTasks)
 	})
-	poll(t, "the backup's Deployment carries the preserved labels", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the backup's Deployment carries the preserved labels", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := memberClients[backup].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()

@@ -16,11 +16,13 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestWorksCarryTheRenderedManifests follows the binding → works →
@@ -34,23 +36,9 @@ func TestWorksCarryTheRenderedManifests(t *testing.T) {
 	hub, memberClients, names := env.hub, env.members, env.names
 	ctx := t.Context()
 
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  placement:
-    clusterAffinity:
-      clusterNames: [%s, %s, %s]
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-`, names[0], names[1], names[2])
-	mustCreate(t, hub, pp)
+	pp := createPolicy(t, hub, webPolicy(names...).Divided(api.ReplicaDivisionPreferenceWeighted))
 	op := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "registry"}}
-	mustYAML(t, op, `
+	testkit.MustYAML(t, op, `
 spec:
   resourceSelectors:
   - apiVersion: apps/v1
@@ -65,8 +53,8 @@ spec:
         operator: replace
         value: registry.eu.example.com
 `, names[1])
-	mustCreate(t, hub, op)
-	mustCreate(t, hub, deployment(6))
+	testkit.MustCreate(t, hub, op)
+	testkit.MustCreate(t, hub, deployment(6))
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	name := controller.WorkName(render.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
@@ -83,7 +71,7 @@ spec:
 			image = "registry.eu.example.com/nginx"
 		}
 		var w workv1.Work
-		poll(t, "work of "+n+" applied and available", func() (bool, string) {
+		testkit.Eventually(t, deadline, "work of "+n+" applied and available", func() (bool, string) {
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(n), Name: name}, &w); err != nil {
 				return false, err.Error()
 			}
@@ -118,7 +106,7 @@ spec:
 	for _, n := range names {
 		setReady(t, memberClients[n], 2)
 	}
-	poll(t, "template status readyReplicas=6, observedGeneration=generation", func() (bool, string) {
+	testkit.Eventually(t, deadline, "template status readyReplicas=6, observedGeneration=generation", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
@@ -197,7 +185,7 @@ spec:
 	if err := hub.Delete(ctx, &w0); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "work re-created and member object restored", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work re-created and member object restored", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, key0, &w); err != nil {
 			return false, err.Error()
@@ -219,7 +207,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
-	poll(t, "work of the dropped cluster gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work of the dropped cluster gone", func() (bool, string) {
 		var list workv1.WorkList
 		if err := hub.List(ctx, &list, client.MatchingLabels{controller.LabelBindingPermanentID: string(rb.UID)}); err != nil {
 			return false, err.Error()
@@ -231,7 +219,7 @@ spec:
 		return len(got) == 2 && got[0] != controller.ExecutionNamespace(names[2]) && got[1] != controller.ExecutionNamespace(names[2]),
 			fmt.Sprintf("works in %v", got)
 	})
-	poll(t, "binding status lists the two clusters, fully applied", func() (bool, string) {
+	testkit.Eventually(t, deadline, "binding status lists the two clusters, fully applied", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -249,7 +237,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]]}, map[string]int32{names[0]: 6})
-	poll(t, "work of the removed cluster gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work of the removed cluster gone", func() (bool, string) {
 		err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(names[1]), Name: name}, &workv1.Work{})
 		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
 	})
@@ -259,7 +247,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]], names[2]: memberClients[names[2]]}, map[string]int32{names[0]: -1, names[2]: -1})
-	poll(t, "works and binding gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "works and binding gone", func() (bool, string) {
 		var list workv1.WorkList
 		if err := hub.List(ctx, &list, client.MatchingLabels{controller.LabelBindingPermanentID: string(rb.UID)}); err != nil {
 			return false, err.Error()
@@ -284,9 +272,9 @@ func TestWorkConflictAndPreserve(t *testing.T) {
 	ctx := t.Context()
 	member := memberClients[names[0]]
 
-	mustCreate(t, member, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "someone else"}})
+	testkit.MustCreate(t, member, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "someone else"}})
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - apiVersion: v1
@@ -297,13 +285,13 @@ spec:
       clusterNames: [%s]
   preserveResourcesOnDeletion: true
 `, names[0])
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
 
 	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
 	t.Log("Abort: the Work and the binding say which object in which cluster is refused")
-	poll(t, "work and binding report the conflict", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work and binding report the conflict", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, workKey, &w); err != nil {
 			return false, err.Error()
@@ -336,7 +324,7 @@ spec:
 	if err := hub.Update(ctx, pp); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "member object adopted, binding fully applied", func() (bool, string) {
+	testkit.Eventually(t, deadline, "member object adopted, binding fully applied", func() (bool, string) {
 		if err := member.Get(ctx, client.ObjectKey{Namespace: "default", Name: "settings"}, &cm); err != nil {
 			return false, err.Error()
 		}
@@ -352,7 +340,7 @@ spec:
 	if err := hub.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "work and binding gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work and binding gone", func() (bool, string) {
 		werr := hub.Get(ctx, workKey, &workv1.Work{})
 		rerr := hub.Get(ctx, rbKey, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(werr) && apierrors.IsNotFound(rerr), fmt.Sprintf("work: %v, binding: %v", werr, rerr)
