@@ -248,16 +248,14 @@ func startFaultMembersOf(t *testing.T, env *testenv.Fleet) []*faultMember {
 // (apply_parallelism) when serial is set, and one flotilla_cluster per member.
 func faultClustersHCL(ms []*faultMember, serial bool) string {
 	var b strings.Builder
-	b.WriteString("terraform {\n  required_providers {\n    flotilla = { source = \"flotilla-io/flotilla\" }\n  }\n}\n")
 	parallelism := ""
 	if serial {
 		parallelism = "apply_parallelism = 1"
 	}
-	fmt.Fprintf(&b, "provider \"flotilla\" {\n  fleet = %q\n  %s\n}\n", faultFleet, parallelism)
+	b.WriteString(requiredProvidersHCL + providerHCL(faultFleet, parallelism))
 	var refs []string
 	for _, m := range ms {
-		fmt.Fprintf(&b, "resource \"flotilla_cluster\" %q {\n  name = %q\n  host = %s\n  token = %s\n  cluster_ca_certificate = %s\n}\n",
-			m.name, m.name, quoteHCL(m.host), quoteHCL(m.env.Token), quoteHCL(string(m.env.CAData)))
+		b.WriteString(tokenClusterHCL(m.name, m.host, m.env.Token, m.env.CAData, ""))
 		refs = append(refs, "flotilla_cluster."+m.name)
 	}
 	fmt.Fprintf(&b, "locals {\n  clusters = [%s]\n}\n", strings.Join(refs, ", "))

@@ -41,20 +41,14 @@ func startImportFleet(t *testing.T) *importFleet {
 // importBlock adds an import block with that ID.
 func (f *importFleet) config(version, importBlock string) string {
 	var b strings.Builder
-	b.WriteString("terraform {\n  required_providers {\n    flotilla = { source = \"flotilla-io/flotilla\" }\n  }\n}\n")
-	fmt.Fprintf(&b, "provider \"flotilla\" {\n  fleet = %q\n}\n", faultFleet)
+	b.WriteString(requiredProvidersHCL + providerHCL(faultFleet, ""))
 	var refs []string
 	for i, m := range f.members {
 		fmt.Fprintf(&b, "resource \"flotilla_cluster\" %q {\n  name = %q\n  kubeconfig = { path = %q, context = %q }\n}\n", m.name, m.name, f.kubeconfig, f.contexts[i])
 		refs = append(refs, "flotilla_cluster."+m.name)
 	}
+	b.WriteString(policyHCL("web", "default", "v1", "ConfigMap", []string{"m1", "m2"}, ""))
 	fmt.Fprintf(&b, `
-resource "flotilla_propagation_policy" "web" {
-  name               = "web"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "web" }]
-  placement          = { cluster_affinity = { cluster_names = ["m1", "m2"] } }
-}
 resource "flotilla_manifest" "web" {
   manifest = {
     apiVersion = "v1"
@@ -89,7 +83,7 @@ func (f *importFleet) importID() string {
 // that is not write-only against the state the apply left.
 func TestAccManifestImportStateVerify(t *testing.T) {
 	f := startImportFleet(t)
-	config := strings.Replace(f.config("1", ""), "terraform {\n  required_providers {\n    flotilla = { source = \"flotilla-io/flotilla\" }\n  }\n}\n", "", 1)
+	config := strings.Replace(f.config("1", ""), requiredProvidersHCL, "", 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{

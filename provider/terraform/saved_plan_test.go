@@ -9,13 +9,7 @@ import (
 // savedPlanConfig places ConfigMap default/web, with data v = version, in
 // m1 and m2 of three members.
 func savedPlanConfig(ms []*faultMember, version string) string {
-	return faultClustersHCL(ms, false) + fmt.Sprintf(`
-resource "flotilla_propagation_policy" "web" {
-  name               = "web"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "web" }]
-  placement          = { cluster_affinity = { cluster_names = ["m1", "m2"] } }
-}
+	return faultClustersHCL(ms, false) + policyHCL("web", "default", "v1", "ConfigMap", []string{"m1", "m2"}, "") + fmt.Sprintf(`
 resource "flotilla_manifest" "web" {
   manifest = {
     apiVersion = "v1"

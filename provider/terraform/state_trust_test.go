@@ -19,27 +19,8 @@ import (
 // trustConfig declares one member, reached with a token, and a ConfigMap
 // placed there. providerExtra goes into the provider block.
 func trustConfig(c *testenv.Cluster, providerExtra string) string {
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    flotilla = { source = "flotilla-io/flotilla" }
-  }
-}
-provider "flotilla" {
-  fleet = "trust"
-  %s
-}
-resource "flotilla_cluster" "east" {
-  name                   = "east"
-  host                   = %s
-  token                  = %s
-  cluster_ca_certificate = %s
-}
-resource "flotilla_propagation_policy" "app" {
-  name               = "app"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "app" }]
-  placement          = { cluster_affinity = { cluster_names = ["east"] } }
-}
+	return requiredProvidersHCL + providerHCL("trust", providerExtra) + memberClusterHCL("east", c, "") +
+		policyHCL("app", "default", "v1", "ConfigMap", []string{"east"}, "") + `
 resource "flotilla_manifest" "app" {
   manifest = {
     apiVersion = "v1"
@@ -50,7 +31,7 @@ resource "flotilla_manifest" "app" {
   clusters             = [flotilla_cluster.east]
   propagation_policies = [flotilla_propagation_policy.app]
 }
-`, providerExtra, quoteHCL(c.Host), quoteHCL(c.Token), quoteHCL(string(c.CAData)))
+`
 }
 
 // editState rewrites the local state file with edit applied to the
