@@ -3,7 +3,6 @@ package terraform
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -259,20 +258,6 @@ func writeExecPlugin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return plugin
-}
-
-// closedAddress returns a loopback address nothing listens on.
-func closedAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
 }
 
 // readLogs returns the contents of every file in dir.
