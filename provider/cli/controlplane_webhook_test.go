@@ -253,16 +253,7 @@ func TestWebhookCertDirRotation(t *testing.T) {
 	if err := handshake(addr, oldCA); err != nil {
 		t.Fatalf("before rotation: %v", err)
 	}
-	next, newCA := writeCertDir(t)
-	for _, name := range []string{keyFile, certFile, caFile} {
-		data, err := os.ReadFile(filepath.Join(next, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	newCA := rotateCertDir(t, dir)
 	// certwatcher reacts to the write at once and polls every 10 s besides.
 	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true,
 		func(context.Context) (bool, error) { return handshake(addr, newCA) == nil, nil }); err != nil {
@@ -315,15 +306,31 @@ func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
 		Spec: api.PropagationSpec{ResourceSelectors: []api.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}},
 			Placement: api.Placement{SpreadConstraints: []api.SpreadConstraint{{SpreadByField: api.SpreadByFieldCluster, MinGroups: 3, MaxGroups: 1}}}}}
 	var last error
-	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
-		func(ctx context.Context) (bool, error) {
-			last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
-			return last != nil && strings.Contains(last.Error(), "denied the request"), nil
-		}); err != nil {
+	denied := func() error {
+		return wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
+			func(ctx context.Context) (bool, error) {
+				last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
+				return last != nil && strings.Contains(last.Error(), "denied the request"), nil
+			})
+	}
+	if err := denied(); err != nil {
 		t.Fatalf("the host never reached the webhook with the shared CA; last create: %v", last)
 	}
 
-	next, nextCA := writeCertDir(t)
+	nextCA := rotateCertDir(t, dir)
+	if err := installed(nextCA); err != nil {
+		t.Fatalf("the leader never installed the rotated ca.crt: %v", err)
+	}
+	if err := denied(); err != nil {
+		t.Fatalf("after rotation the host no longer reaches the webhook; last create: %v", last)
+	}
+}
+
+// rotateCertDir replaces the files in dir with a new key, certificate and
+// CA, as cert-manager does when it renews, and returns the new CA.
+func rotateCertDir(t *testing.T, dir string) []byte {
+	t.Helper()
+	next, ca := writeCertDir(t)
 	for _, name := range []string{keyFile, certFile, caFile} {
 		data, err := os.ReadFile(filepath.Join(next, name))
 		if err != nil {
@@ -333,14 +340,5 @@ func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := installed(nextCA); err != nil {
-		t.Fatalf("the leader never installed the rotated ca.crt: %v", err)
-	}
-	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
-		func(ctx context.Context) (bool, error) {
-			last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
-			return last != nil && strings.Contains(last.Error(), "denied the request"), nil
-		}); err != nil {
-		t.Fatalf("after rotation the host no longer reaches the webhook; last create: %v", last)
-	}
+	return ca
 }
