@@ -30,20 +30,7 @@ resource "flotilla_propagation_policy" "all" {
 		if i > 1 {
 			dependsOn = fmt.Sprintf("depends_on = [flotilla_manifest.cm%d]", i-1)
 		}
-		fmt.Fprintf(&b, `
-resource "flotilla_manifest" "cm%d" {
-  manifest = {
-    apiVersion = "v1"
-    kind       = "ConfigMap"
-    metadata   = { name = "cm-%d", namespace = "default" }
-    data       = { v = %q }
-  }
-  clusters             = local.clusters
-  propagation_policies = [flotilla_propagation_policy.all]
-  wait_for_rollout     = false
-  %s
-}
-`, i, i, version, dependsOn)
+		b.WriteString(configMapHCL(fmt.Sprintf("cm%d", i), fmt.Sprintf("cm-%d", i), version, "all", dependsOn))
 	}
 	return b.String()
 }
@@ -240,45 +227,14 @@ func TestFaultMemberStallsMidApply(t *testing.T) {
 	slow.host = "https://" + proxy.addr()
 	const timeout = 15 * time.Second
 	config := func(version string) string {
-		return faultClustersHCL(ms, false) + fmt.Sprintf(`
-resource "flotilla_propagation_policy" "first" {
-  name               = "first"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "first" }]
-  placement          = { cluster_affinity = { cluster_names = ["m1"] } }
-}
+		return faultClustersHCL(ms, false) + policyHCL("first", "default", "v1", "ConfigMap", []string{"m1"}, "") + `
 resource "flotilla_propagation_policy" "second" {
   name               = "second"
   namespace          = "default"
   resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "second" }]
 }
-resource "flotilla_manifest" "first" {
-  manifest = {
-    apiVersion = "v1"
-    kind       = "ConfigMap"
-    metadata   = { name = "first", namespace = "default" }
-    data       = { v = %[1]q }
-  }
-  clusters             = local.clusters
-  propagation_policies = [flotilla_propagation_policy.first]
-  wait_for_rollout     = false
-}
-resource "flotilla_manifest" "second" {
-  manifest = {
-    apiVersion = "v1"
-    kind       = "ConfigMap"
-    metadata   = { name = "second", namespace = "default" }
-    data       = { v = %[1]q }
-  }
-  clusters             = local.clusters
-  propagation_policies = [flotilla_propagation_policy.second]
-  wait_for_rollout     = false
-  timeouts {
-    update = %[2]q
-  }
-  depends_on           = [flotilla_manifest.first]
-}
-`, version, timeout.String())
+` + configMapHCL("first", "first", version, "first", "") +
+			configMapHCL("second", "second", version, "second", fmt.Sprintf("timeouts {\n    update = %q\n  }\n  depends_on = [flotilla_manifest.first]", timeout.String()))
 	}
 	d.write(config("1"))
 	d.mustRun("apply", "-auto-approve", "-no-color")

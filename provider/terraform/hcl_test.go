@@ -124,3 +124,23 @@ func webAttrs(clusters ...string) string {
 	}
 	return fmt.Sprintf("clusters             = [%s]\n  propagation_policies = [flotilla_propagation_policy.web]", strings.Join(refs, ", "))
 }
+
+// configMapHCL declares flotilla_manifest resource of ConfigMap
+// default/name with data v = value, placed on local.clusters by the named
+// policy without waiting for rollout; extra goes into the block.
+func configMapHCL(resource, name, value, policy, extra string) string {
+	return fmt.Sprintf(`
+resource "flotilla_manifest" %q {
+  manifest = {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = %q, namespace = "default" }
+    data       = { v = %q }
+  }
+  clusters             = local.clusters
+  propagation_policies = [flotilla_propagation_policy.%s]
+  wait_for_rollout     = false
+  %s
+}
+`, resource, name, value, policy, extra)
+}
