@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -31,21 +30,7 @@ func TestGracefulEvictionAndRebalance(t *testing.T) {
 		return map[string]client.Client{primary: memberClients[primary], backup: memberClients[backup]}
 	}
 
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	testkit.MustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  placement:
-    clusterAffinities:
-    - affinityName: primary
-      clusterNames: [%s]
-    - affinityName: backup
-      clusterNames: [%s]
-`, primary, backup)
-	testkit.MustCreate(t, hub, pp)
+	createPolicy(t, hub, primaryBackupPolicy(primary, backup))
 	testkit.MustCreate(t, hub, deployment(4))
 	waitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
 	setReady(t, memberClients[primary], 4)

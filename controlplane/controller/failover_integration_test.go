@@ -171,12 +171,18 @@ func startPrimaryBackup(t *testing.T, env controlPlane, backupHealthy bool, repl
 	pb.backupHealthy.Store(backupHealthy)
 	playDeploymentController(t, env.members[pb.primary], pb.primaryHealthy)
 	playDeploymentController(t, env.members[pb.backup], pb.backupHealthy)
-	createPolicy(t, env.hub, apitest.MakePropagationPolicy("web", "default").SelectName("apps/v1", "Deployment", "web").PropagateDeps().
-		AffinityTerm("primary", apitest.MakeAffinity().Names(pb.primary).Obj()).
-		AffinityTerm("backup", apitest.MakeAffinity().Names(pb.backup).Obj()).
-		Failover(&api.FailoverBehavior{Application: failover}))
+	createPolicy(t, env.hub, primaryBackupPolicy(pb.primary, pb.backup).PropagateDeps().Failover(&api.FailoverBehavior{Application: failover}))
 	testkit.MustCreate(t, env.hub, deployment(replicas))
 	waitReplicas(t, pb.both, map[string]int32{pb.primary: replicas, pb.backup: -1})
 	pb.rbKey = client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	return pb
+}
+
+// primaryBackupPolicy starts PropagationPolicy default/web, which selects
+// Deployment web and places it on primary, or on backup when the primary
+// cannot take it (two cluster affinity terms).
+func primaryBackupPolicy(primary, backup string) *apitest.PropagationPolicyWrapper {
+	return apitest.MakePropagationPolicy("web", "default").SelectName("apps/v1", "Deployment", "web").
+		AffinityTerm("primary", apitest.MakeAffinity().Names(primary).Obj()).
+		AffinityTerm("backup", apitest.MakeAffinity().Names(backup).Obj())
 }
