@@ -235,10 +235,7 @@ func startFaultMembersOf(t *testing.T, env *testenv.Fleet) []*faultMember {
 	t.Helper()
 	out := make([]*faultMember, len(env.Clusters))
 	for i, c := range env.Clusters {
-		cs, err := kubernetes.NewForConfig(c.RESTConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := c.Clientset(t)
 		out[i] = &faultMember{name: fmt.Sprintf("m%d", i+1), env: c, host: c.Host, clients: cs}
 	}
 	return out

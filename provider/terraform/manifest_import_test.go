@@ -3,7 +3,6 @@ package terraform
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,10 +23,7 @@ type importFleet struct {
 func startImportFleet(t *testing.T) *importFleet {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Clusters: 3, Mode: testenv.APIServerOnly})
-	f := &importFleet{kubeconfig: filepath.Join(t.TempDir(), "kubeconfig")}
-	if err := env.WriteKubeconfig(f.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	f := &importFleet{kubeconfig: env.TestKubeconfig(t)}
 	ms := startFaultMembersOf(t, env)
 	f.members = ms
 	for _, c := range env.Clusters {

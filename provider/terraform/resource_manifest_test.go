@@ -38,10 +38,7 @@ func startFleet(t *testing.T, names ...string) *members {
 	for i, name := range names {
 		c := env.Clusters[i]
 		m.byName[name] = c
-		cs, err := kubernetes.NewForConfig(c.RESTConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := c.Clientset(t)
 		m.clients[name] = cs
 	}
 	return m

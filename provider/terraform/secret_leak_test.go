@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
@@ -66,10 +65,7 @@ func TestAccManifestSecretStaysOut(t *testing.T) {
 	assertNoSecretInJSON(t, "show -json of the plan", d.mustRun("show", "-json", "first.tfplan"), secretForms(password1, token))
 	d.mustRun("apply", "-auto-approve", "-no-color", "first.tfplan")
 
-	cs, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := c.Clientset(t)
 	checkSecret := func(want map[string]string) {
 		t.Helper()
 		s, err := cs.CoreV1().Secrets("default").Get(t.Context(), "db", metav1.GetOptions{})

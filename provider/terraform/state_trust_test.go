@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -118,10 +117,7 @@ func TestAccStateExecNotRun(t *testing.T) {
 	if ran() {
 		t.Fatal("destroy ran the credential plugin recorded in state")
 	}
-	cs, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := c.Clientset(t)
 	if _, err := cs.CoreV1().ConfigMaps("default").Get(t.Context(), "app", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the refused destroy deleted the ConfigMap (or it cannot be read): %v", err)
 	}
