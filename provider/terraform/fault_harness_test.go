@@ -94,6 +94,21 @@ func (d *tfDriver) command(ctx context.Context, out io.Writer, args ...string) *
 	return cmd
 }
 
+// startApply starts `terraform apply -auto-approve -no-color
+// -parallelism=1` in the background, bounded by ten minutes and by the test,
+// and returns that bound, the command and its combined output.
+func (d *tfDriver) startApply(t *testing.T) (context.Context, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	t.Cleanup(cancel)
+	out := &bytes.Buffer{}
+	cmd := d.command(ctx, out, "apply", "-auto-approve", "-no-color", "-parallelism=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, cmd, out
+}
+
 // run runs terraform and returns its output and exit code.
 func (d *tfDriver) run(args ...string) (string, int) {
 	d.t.Helper()

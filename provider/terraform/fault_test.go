@@ -1,8 +1,6 @@
 package terraform
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -92,13 +90,7 @@ func TestFaultMemberStoppedMidApply(t *testing.T) {
 	d.write(faultConfig(ms, n, "1"))
 	down := ms[1]
 
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	var out bytes.Buffer
-	cmd := d.command(ctx, &out, "apply", "-auto-approve", "-no-color", "-parallelism=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	ctx, cmd, out := d.startApply(t)
 	stopped := waitUntil(ctx, func() bool {
 		got, err := down.configMaps(t)
 		return err == nil && len(got) > 0
@@ -163,13 +155,7 @@ func TestFaultProviderKilledMidApply(t *testing.T) {
 	const n = 8
 	d.write(faultConfig(ms, n, "1"))
 
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	var out bytes.Buffer
-	cmd := d.command(ctx, &out, "apply", "-auto-approve", "-no-color", "-parallelism=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	ctx, cmd, out := d.startApply(t)
 	killed := waitUntil(ctx, func() bool {
 		for _, m := range ms {
 			if got, err := m.configMaps(t); err == nil && len(got) > 0 {
@@ -240,13 +226,7 @@ resource "flotilla_propagation_policy" "second" {
 	d.mustRun("apply", "-auto-approve", "-no-color")
 
 	d.write(config("2"))
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	var out bytes.Buffer
-	cmd := d.command(ctx, &out, "apply", "-auto-approve", "-no-color", "-parallelism=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	ctx, cmd, out := d.startApply(t)
 	var stalledAt time.Time
 	if waitUntil(ctx, func() bool {
 		got, err := ms[0].configMaps(t)
