@@ -39,13 +39,7 @@ func TestPropagateMoveAndFailover(t *testing.T) {
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	t.Log("policy change: the third member is dropped and pruned")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Placement.ClusterAffinity.ClusterNames = names[:2]
-	if err := hub.Update(ctx, pp); err != nil {
-		t.Fatal(err)
-	}
+	placeOn(t, hub, pp, names[:2]...)
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
 
 	t.Log("aggregated status: members report ready replicas, the template sums them")
@@ -168,4 +162,17 @@ func createPolicy(t *testing.T, hub client.Client, w *apitest.PropagationPolicyW
 	pp := &policyv1.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
 	testkit.MustCreate(t, hub, pp)
 	return pp
+}
+
+// placeOn updates the policy on the host to place on the named clusters
+// (placement.clusterAffinity.clusterNames).
+func placeOn(t *testing.T, hub client.Client, pp *policyv1.PropagationPolicy, clusters ...string) {
+	t.Helper()
+	if err := hub.Get(t.Context(), client.ObjectKeyFromObject(pp), pp); err != nil {
+		t.Fatal(err)
+	}
+	pp.Spec.Placement.ClusterAffinity.ClusterNames = clusters
+	if err := hub.Update(t.Context(), pp); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -199,13 +199,7 @@ spec:
 	})
 
 	t.Log("a cluster the binding leaves loses its Work and its object")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Placement.ClusterAffinity.ClusterNames = names[:2]
-	if err := hub.Update(ctx, pp); err != nil {
-		t.Fatal(err)
-	}
+	placeOn(t, hub, pp, names[:2]...)
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
 	testkit.Eventually(t, deadline, "work of the dropped cluster gone", func() (bool, string) {
 		var list workv1.WorkList
