@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestNamespacedOverwriteIsIgnored: a tenant's namespaced policy asking for
@@ -37,21 +38,21 @@ func TestNamespacedOverwriteIsIgnored(t *testing.T) {
 	ctx := t.Context()
 	member := env.members[names[0]]
 	cmKey := client.ObjectKey{Namespace: "default", Name: "shared"}
-	mustCreate(t, member, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}, Data: map[string]string{"owner": "someone else"}})
+	testkit.MustCreate(t, member, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}, Data: map[string]string{"owner": "someone else"}})
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "adopt"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: shared}]
   placement:
     clusterAffinity: {clusterNames: [%s]}
   conflictResolution: Overwrite
 `, names[0])
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}, Data: map[string]string{"owner": "flotilla"}})
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}, Data: map[string]string{"owner": "flotilla"}})
 	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "shared"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "shared")}
-	poll(t, "namespaced Overwrite counts as Abort", func() (bool, string) {
+	testkit.Eventually(t, deadline, "namespaced Overwrite counts as Abort", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, workKey, &w); err != nil {
 			return false, err.Error()
@@ -60,7 +61,7 @@ spec:
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		ok := c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "is not managed by flotilla") &&
 			w.Annotations[controller.AnnotationConflictResolution] == "Abort" && rb.Spec.ConflictResolution == api.ConflictAbort
 		return ok, fmt.Sprintf("work conditions %+v annotations %v; binding conflictResolution %q", w.Status.Conditions, w.Annotations, rb.Spec.ConflictResolution)
@@ -75,15 +76,15 @@ spec:
 		t.Fatal(err)
 	}
 	cpp := &policyv1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "adopt"}}
-	mustYAML(t, cpp, `
+	testkit.MustYAML(t, cpp, `
 spec:
   resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: shared}, {apiVersion: v1, kind: ConfigMap, name: mesh}]
   placement:
     clusterAffinity: {clusterNames: [%s]}
   conflictResolution: Overwrite
 `, names[0])
-	mustCreate(t, hub, cpp)
-	poll(t, "adopted by the cluster policy", func() (bool, string) {
+	testkit.MustCreate(t, hub, cpp)
+	testkit.Eventually(t, deadline, "adopted by the cluster policy", func() (bool, string) {
 		if err := member.Get(ctx, cmKey, &cm); err != nil {
 			return false, err.Error()
 		}
@@ -95,7 +96,7 @@ spec:
 	if err := hub.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "work and binding gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work and binding gone", func() (bool, string) {
 		werr := hub.Get(ctx, workKey, &workv1.Work{})
 		rerr := hub.Get(ctx, rbKey, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(werr) && apierrors.IsNotFound(rerr), fmt.Sprintf("work: %v, binding: %v", werr, rerr)
@@ -108,8 +109,8 @@ spec:
 	}
 
 	t.Log("a reserved namespace's templates are never bound")
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "istio-system"}})
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "istio-system", Name: "mesh"}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "istio-system"}})
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "istio-system", Name: "mesh"}})
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		var list workv1.ResourceBindingList
 		if err := hub.List(ctx, &list, client.InNamespace("istio-system")); err != nil {

@@ -17,6 +17,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestClaimsPreemptionAndLazy runs the control plane against a real host and
@@ -33,7 +34,7 @@ func TestClaimsPreemptionAndLazy(t *testing.T) {
 
 	policyYAML := func(name, selector, extra string, priority int, cluster string) *policyv1.PropagationPolicy {
 		pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
-		mustYAML(t, pp, `
+		testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - {apiVersion: apps/v1, kind: Deployment%s}
@@ -67,15 +68,15 @@ spec:
 		return rb.Labels[hoststore.LabelPolicy]
 	}
 
-	mustCreate(t, hub, policyYAML("low", ", name: web", "", 1, m0))
-	mustCreate(t, hub, namedDeployment("web"))
+	testkit.MustCreate(t, hub, policyYAML("low", ", name: web", "", 1, m0))
+	testkit.MustCreate(t, hub, namedDeployment("web"))
 	waitPlaced(t, members, "web", m0)
 
 	t.Log("sticky: a higher-priority policy without preemption does not take web")
-	mustCreate(t, hub, policyYAML("high", "", "", 5, m1))
+	testkit.MustCreate(t, hub, policyYAML("high", "", "", 5, m1))
 	// api is selected by high only: once it is on m1, the detector has
 	// seen high, and web has been reconciled against it too.
-	mustCreate(t, hub, namedDeployment("api"))
+	testkit.MustCreate(t, hub, namedDeployment("api"))
 	waitPlaced(t, members, "api", m1)
 	waitPlaced(t, members, "web", m0)
 	if got := claimedBy("web"); got != "PropagationPolicy.low" {
@@ -83,7 +84,7 @@ spec:
 	}
 
 	t.Log("preemption: Always with a higher priority takes web")
-	mustCreate(t, hub, policyYAML("urgent", ", name: web", "  preemption: Always\n", 10, m2))
+	testkit.MustCreate(t, hub, policyYAML("urgent", ", name: web", "  preemption: Always\n", 10, m2))
 	waitPlaced(t, members, "web", m2)
 	if got := claimedBy("web"); got != "PropagationPolicy.urgent" {
 		t.Fatalf("web is claimed by %q, want PropagationPolicy.urgent", got)
@@ -97,15 +98,15 @@ spec:
 
 	t.Log("lazy: an override still reaches the held binding (it is trusted and rendered)")
 	op := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "mark"}}
-	mustYAML(t, op, `
+	testkit.MustYAML(t, op, `
 spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
   overrideRules:
   - overriders:
       labelsOverrider: [{operator: add, value: {marked: "yes"}}]
 `)
-	mustCreate(t, hub, op)
-	poll(t, "web on "+m2+" labelled marked=yes", func() (bool, string) {
+	testkit.MustCreate(t, hub, op)
+	testkit.Eventually(t, deadline, "web on "+m2+" labelled marked=yes", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := members[m2].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
@@ -152,7 +153,7 @@ func namedDeployment(name string) *appsv1.Deployment {
 // waitPlaced waits until the Deployment name exists on cluster only.
 func waitPlaced(t *testing.T, members map[string]client.Client, name, cluster string) {
 	t.Helper()
-	poll(t, fmt.Sprintf("%s only on %s", name, cluster), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("%s only on %s", name, cluster), func() (bool, string) {
 		var on []string
 		for m, c := range members {
 			var d appsv1.Deployment

@@ -22,6 +22,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestClusterFailoverStatePreservation stops the primary member's
@@ -46,7 +47,7 @@ func TestClusterFailoverStatePreservation(t *testing.T) {
 	playDeploymentController(t, memberClients[backup], backupHealthy)
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - {apiVersion: apps/v1, kind: Deployment, name: web}
@@ -62,12 +63,12 @@ spec:
         - {aliasLabelName: failover.example.com/replicas, jsonPath: "{.replicas}"}
         - {aliasLabelName: failover.example.com/ready, jsonPath: "{.readyReplicas}"}
 `, primary, backup)
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(3))
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, deployment(3))
 	waitReplicas(t, both, map[string]int32{primary: 3, backup: -1})
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
-	poll(t, "the primary reports 3 ready replicas", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the primary reports 3 ready replicas", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -78,7 +79,7 @@ spec:
 	t.Log("the primary's apiserver stops: NotReady, NoExecute, failover with the primary's last state")
 	start := time.Now()
 	env.fleet[0].StopAPIServer()
-	poll(t, "the primary NotReady and tainted NoExecute", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the primary NotReady and tainted NoExecute", func() (bool, string) {
 		var cl clusterv1.Cluster
 		if err := hub.Get(ctx, client.ObjectKey{Name: primary}, &cl); err != nil {
 			return false, err.Error()
@@ -86,7 +87,7 @@ spec:
 		tainted := slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectNoExecute })
 		return apimeta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && tainted, fmt.Sprintf("taints %v", cl.Spec.Taints)
 	})
-	poll(t, "a TaintUntolerated task with the preserved state", func() (bool, string) {
+	testkit.Eventually(t, deadline, "a TaintUntolerated task with the preserved state", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -99,7 +100,7 @@ spec:
 		}
 		return false, fmt.Sprintf("clusters %v, conditions %+v, status %+v", rb.Spec.Clusters, rb.Status.Conditions, rb.Status.AggregatedStatus)
 	})
-	poll(t, "the backup's Deployment carries the primary's state", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the backup's Deployment carries the primary's state", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := memberClients[backup].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
@@ -119,7 +120,7 @@ spec:
 	}
 	backupHealthy.Store(true)
 	waitReplicas(t, both, map[string]int32{primary: -1, backup: 3})
-	poll(t, "the eviction task is over", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the eviction task is over", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -141,7 +142,7 @@ func TestClusterResourceBindingFailover(t *testing.T) {
 	ctx := t.Context()
 
 	cpp := &policyv1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "reader"}}
-	mustYAML(t, cpp, `
+	testkit.MustYAML(t, cpp, `
 spec:
   resourceSelectors:
   - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: "flotilla:reader"}
@@ -152,14 +153,14 @@ spec:
   failover:
     cluster: {purgeMode: Gracefully}
 `, names[0], names[1])
-	mustCreate(t, hub, cpp)
-	mustCreate(t, hub, &rbacv1.ClusterRole{
+	testkit.MustCreate(t, hub, cpp)
+	testkit.MustCreate(t, hub, &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}},
 	})
 	key := client.ObjectKey{Name: "flotilla.reader-clusterrole.rbac.authorization.k8s.io"}
 	var crb workv1.ClusterResourceBinding
-	poll(t, "the ClusterRole placed on one cluster and applied", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the ClusterRole placed on one cluster and applied", func() (bool, string) {
 		if err := hub.Get(ctx, key, &crb); err != nil {
 			return false, err.Error()
 		}
@@ -176,11 +177,11 @@ spec:
 	// A ClusterRole of the same name that flotilla does not own holds the
 	// new copy back (conflict resolution Abort), so the eviction can be
 	// watched while it waits.
-	mustCreate(t, members[to], &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader", Labels: map[string]string{"owner": "someone-else"}}})
+	testkit.MustCreate(t, members[to], &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader", Labels: map[string]string{"owner": "someone-else"}}})
 
 	t.Logf("%s is tainted NoExecute: the ClusterRole moves to %s", from, to)
 	setTaints(t, hub, from, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
-	poll(t, "the binding moved with an eviction task for "+from, func() (bool, string) {
+	testkit.Eventually(t, deadline, "the binding moved with an eviction task for "+from, func() (bool, string) {
 		if err := hub.Get(ctx, key, &crb); err != nil {
 			return false, err.Error()
 		}
@@ -199,14 +200,14 @@ spec:
 	if err := members[to].Delete(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader"}}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "flotilla's ClusterRole in "+to, func() (bool, string) {
+	testkit.Eventually(t, deadline, "flotilla's ClusterRole in "+to, func() (bool, string) {
 		var role rbacv1.ClusterRole
 		err := members[to].Get(ctx, client.ObjectKey{Name: "flotilla:reader"}, &role)
 		return err == nil && role.Labels["owner"] == "" && len(role.Rules) == 1, fmt.Sprintf("%v, labels %v", err, role.Labels)
 	})
 	t.Log("the new copy is applied and healthy: the old one is removed, the task is over")
 	waitGone(t, members[from], &rbacv1.ClusterRole{}, "flotilla:reader")
-	poll(t, "no eviction task, fully applied on "+to, func() (bool, string) {
+	testkit.Eventually(t, deadline, "no eviction task, fully applied on "+to, func() (bool, string) {
 		if err := hub.Get(ctx, key, &crb); err != nil {
 			return false, err.Error()
 		}

@@ -8,7 +8,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,6 +18,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 var widgetGVK = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
@@ -26,7 +27,7 @@ var widgetGVK = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kin
 func widgetCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	mustYAML(t, crd, `
+	testkit.MustYAML(t, crd, `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -71,7 +72,7 @@ func TestClusterScopedTemplates(t *testing.T) {
 
 	t.Log("after start: a ClusterPropagationPolicy, a cluster-scoped CRD, its instance and a ClusterRole")
 	cpp := &policyv1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "platform"}}
-	mustYAML(t, cpp, `
+	testkit.MustYAML(t, cpp, `
 spec:
   resourceSelectors:
   - apiVersion: apiextensions.k8s.io/v1
@@ -86,15 +87,15 @@ spec:
     clusterAffinity:
       clusterNames: [%s, %s]
 `, names[0], names[1])
-	mustCreate(t, hub, cpp)
-	mustCreate(t, hub, widgetCRD(t))
+	testkit.MustCreate(t, hub, cpp)
+	testkit.MustCreate(t, hub, widgetCRD(t))
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}},
 	}
-	mustCreate(t, hub, role)
+	testkit.MustCreate(t, hub, role)
 	// The host serves Widgets once the CRD is established.
-	poll(t, "host serves widgets", func() (bool, string) {
+	testkit.Eventually(t, deadline, "host serves widgets", func() (bool, string) {
 		err := hub.Create(ctx, widget("blue", "large"))
 		return err == nil, fmt.Sprint(err)
 	})
@@ -108,12 +109,12 @@ spec:
 
 	t.Log("the ClusterRole's ClusterResourceBinding: named as Karmada names it, fully applied, one status item per member")
 	roleBinding := client.ObjectKey{Name: "flotilla.reader-clusterrole.rbac.authorization.k8s.io"}
-	poll(t, "ClusterResourceBinding "+roleBinding.Name+" fully applied", func() (bool, string) {
+	testkit.Eventually(t, deadline, "ClusterResourceBinding "+roleBinding.Name+" fully applied", func() (bool, string) {
 		var crb workv1.ClusterResourceBinding
 		if err := hub.Get(ctx, roleBinding, &crb); err != nil {
 			return false, err.Error()
 		}
-		ok := apimeta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied) && len(crb.Status.AggregatedStatus) == 2 &&
+		ok := meta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied) && len(crb.Status.AggregatedStatus) == 2 &&
 			crb.Spec.Resource.Namespace == "" && crb.Labels[hoststore.LabelPolicy] == api.KindClusterPropagationPolicy+".platform"
 		return ok, fmt.Sprintf("labels %v, resource %+v, status %+v", crb.Labels, crb.Spec.Resource, crb.Status)
 	})
@@ -136,7 +137,7 @@ spec:
 	if err := hub.Update(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "widget blue small in "+names[0], func() (bool, string) {
+	testkit.Eventually(t, deadline, "widget blue small in "+names[0], func() (bool, string) {
 		got := widget("", "")
 		if err := members[names[0]].Get(ctx, client.ObjectKey{Name: "blue"}, got); err != nil {
 			return false, err.Error()
@@ -148,7 +149,7 @@ spec:
 	t.Log("a tenant: a namespaced policy selecting a ClusterRole claims nothing; a ResourceBinding naming one is refused")
 	env.namespaces(t, "tenant-a")
 	tenantPP := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "grab"}}
-	mustYAML(t, tenantPP, `
+	testkit.MustYAML(t, tenantPP, `
 spec:
   resourceSelectors:
   - apiVersion: rbac.authorization.k8s.io/v1
@@ -157,12 +158,12 @@ spec:
     clusterAffinity:
       clusterNames: [%s]
 `, names[2])
-	mustCreate(t, hub, tenantPP)
+	testkit.MustCreate(t, hub, tenantPP)
 	forged := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "flotilla.reader-clusterrole.rbac.authorization.k8s.io"}}
 	forged.Spec.Resource = api.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Namespace: "tenant-a", Name: "flotilla:reader"}
 	forged.Spec.Placement = &api.Placement{ClusterAffinity: &api.ClusterAffinity{ClusterNames: []string{names[2]}}}
 	forged.Spec.Clusters = []api.TargetCluster{{Name: names[2]}}
-	mustCreate(t, hub, forged)
+	testkit.MustCreate(t, hub, forged)
 	refused := waitRefused(t, hub, client.ObjectKeyFromObject(forged), "ResourceBinding tenant-a/"+forged.Name, "spec.resource.kind", "is cluster-scoped")
 	if works := worksOf(t, hub, refused.UID); len(works) != 0 {
 		t.Errorf("the forged binding has %d Works, want none", len(works))
@@ -192,7 +193,7 @@ spec:
 // waitObject waits until the cluster-scoped object exists in a member.
 func waitObject(t *testing.T, c client.Client, cluster string, obj client.Object, name string) {
 	t.Helper()
-	poll(t, fmt.Sprintf("%T %s in %s", obj, name, cluster), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("%T %s in %s", obj, name, cluster), func() (bool, string) {
 		err := c.Get(t.Context(), client.ObjectKey{Name: name}, obj)
 		return err == nil, fmt.Sprint(err)
 	})
@@ -201,7 +202,7 @@ func waitObject(t *testing.T, c client.Client, cluster string, obj client.Object
 // waitGone waits until the cluster-scoped object no longer exists.
 func waitGone(t *testing.T, c client.Client, obj client.Object, name string) {
 	t.Helper()
-	poll(t, fmt.Sprintf("%T %s gone", obj, name), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("%T %s gone", obj, name), func() (bool, string) {
 		err := c.Get(t.Context(), client.ObjectKey{Name: name}, obj)
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})

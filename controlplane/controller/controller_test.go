@@ -8,16 +8,16 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 const deadline = 30 * time.Second
@@ -31,41 +31,21 @@ func TestPropagateMoveAndFailover(t *testing.T) {
 	hub, memberClients, members, names := env.hub, env.members, env.fleet, env.names
 	ctx := t.Context()
 
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  placement:
-    clusterAffinity:
-      clusterNames: [%s, %s, %s]
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-`, names[0], names[1], names[2])
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(6))
+	pp := createPolicy(t, hub, webPolicy(names...).Divided(api.ReplicaDivisionPreferenceWeighted))
+	testkit.MustCreate(t, hub, deployment(6))
 
 	t.Log("propagate: 6 replicas divided over three members")
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	t.Log("policy change: the third member is dropped and pruned")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Placement.ClusterAffinity.ClusterNames = names[:2]
-	if err := hub.Update(ctx, pp); err != nil {
-		t.Fatal(err)
-	}
+	placeOn(t, hub, pp, names[:2]...)
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
 
 	t.Log("aggregated status: members report ready replicas, the template sums them")
 	for _, n := range names[:2] {
 		setReady(t, memberClients[n], 3)
 	}
-	poll(t, "template status readyReplicas=6", func() (bool, string) {
+	testkit.Eventually(t, deadline, "template status readyReplicas=6", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
@@ -76,7 +56,7 @@ spec:
 	t.Log("failover: the first member's apiserver stops")
 	start := time.Now()
 	members[0].StopAPIServer()
-	poll(t, "cluster NotReady with a NoExecute taint", func() (bool, string) {
+	testkit.Eventually(t, deadline, "cluster NotReady with a NoExecute taint", func() (bool, string) {
 		var cl clusterv1.Cluster
 		if err := hub.Get(ctx, client.ObjectKey{Name: names[0]}, &cl); err != nil {
 			return false, err.Error()
@@ -85,7 +65,7 @@ spec:
 		for _, taint := range cl.Spec.Taints {
 			noExecute = noExecute || (taint.Key == api.TaintClusterNotReady && taint.Effect == corev1.TaintEffectNoExecute)
 		}
-		return apimeta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && noExecute, fmt.Sprintf("taints %v", cl.Spec.Taints)
+		return meta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && noExecute, fmt.Sprintf("taints %v", cl.Spec.Taints)
 	})
 	tainted := time.Since(start)
 	waitReplicas(t, map[string]client.Client{names[1]: memberClients[names[1]]}, map[string]int32{names[1]: 6})
@@ -145,7 +125,7 @@ func setReady(t *testing.T, c client.Client, n int32) {
 // replicas; -1 means it must not exist.
 func waitReplicas(t *testing.T, clients map[string]client.Client, want map[string]int32) {
 	t.Helper()
-	poll(t, fmt.Sprintf("replicas %v", want), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("replicas %v", want), func() (bool, string) {
 		got := map[string]int32{}
 		for name, c := range clients {
 			var d appsv1.Deployment
@@ -168,38 +148,30 @@ func waitReplicas(t *testing.T, clients map[string]client.Client, want map[strin
 	})
 }
 
-// poll waits until f reports true, checking every 200 ms, and fails the
-// test with f's last reason at the deadline.
-func poll(t *testing.T, what string, f func() (bool, string)) {
-	t.Helper()
-	pollEvery(t, 200*time.Millisecond, what, f)
+// webPolicy starts PropagationPolicy default/web, which selects Deployment
+// web and places it on the named clusters.
+func webPolicy(clusters ...string) *apitest.PropagationPolicyWrapper {
+	return apitest.MakePropagationPolicy("web", "default").SelectName("apps/v1", "Deployment", "web").ClusterNames(clusters...)
 }
 
-func pollEvery(t *testing.T, period time.Duration, what string, f func() (bool, string)) {
+// createPolicy creates the built policy on the host and returns it.
+func createPolicy(t *testing.T, hub client.Client, w *apitest.PropagationPolicyWrapper) *policyv1.PropagationPolicy {
 	t.Helper()
-	end := time.Now().Add(deadline)
-	last := ""
-	for time.Now().Before(end) {
-		ok, why := f()
-		if ok {
-			return
-		}
-		last = why
-		time.Sleep(period)
+	p := w.Obj()
+	pp := &policyv1.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+	testkit.MustCreate(t, hub, pp)
+	return pp
+}
+
+// placeOn updates the policy on the host to place on the named clusters
+// (placement.clusterAffinity.clusterNames).
+func placeOn(t *testing.T, hub client.Client, pp *policyv1.PropagationPolicy, clusters ...string) {
+	t.Helper()
+	if err := hub.Get(t.Context(), client.ObjectKeyFromObject(pp), pp); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
-}
-
-func mustCreate(t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(t.Context(), obj); err != nil {
-		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
-	}
-}
-
-func mustYAML(t *testing.T, into runtime.Object, format string, args ...any) {
-	t.Helper()
-	if err := yaml.Unmarshal(fmt.Appendf(nil, format, args...), into); err != nil {
+	pp.Spec.Placement.ClusterAffinity.ClusterNames = clusters
+	if err := hub.Update(t.Context(), pp); err != nil {
 		t.Fatal(err)
 	}
 }

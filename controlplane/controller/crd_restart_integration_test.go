@@ -10,6 +10,7 @@ import (
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestDetectorOfDeletedCRD runs the control plane against a real host and
@@ -25,7 +26,7 @@ func TestDetectorOfDeletedCRD(t *testing.T) {
 	hub, members, names := env.hub, env.members, env.names
 	ctx := t.Context()
 	cpp := &policyv1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "widgets"}}
-	mustYAML(t, cpp, `
+	testkit.MustYAML(t, cpp, `
 spec:
   resourceSelectors:
   - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: widgets.example.com}
@@ -33,20 +34,20 @@ spec:
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, names[0])
-	mustCreate(t, hub, cpp)
+	testkit.MustCreate(t, hub, cpp)
 	if got := detectorMetric(t, "flotilla_template_kind_detector"); got != 0 {
 		t.Fatalf("Widget detector before its CRD = %v, want 0", got)
 	}
 
 	install := func(name string) {
 		t.Helper()
-		mustCreate(t, hub, widgetCRD(t))
-		poll(t, "host serves widgets", func() (bool, string) {
+		testkit.MustCreate(t, hub, widgetCRD(t))
+		testkit.Eventually(t, deadline, "host serves widgets", func() (bool, string) {
 			err := hub.Create(ctx, widget(name, "large"))
 			return err == nil, fmt.Sprint(err)
 		})
 		waitObject(t, members[names[0]], names[0], widget("", ""), name)
-		poll(t, "Widget detector running", func() (bool, string) {
+		testkit.Eventually(t, deadline, "Widget detector running", func() (bool, string) {
 			running, watches := detectorMetric(t, "flotilla_template_kind_detector"), detectorMetric(t, "flotilla_template_kind_watches")
 			return running == 1 && watches > 0, fmt.Sprintf("detector %v, watches %v", running, watches)
 		})
@@ -61,7 +62,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitGone(t, hub, &apiextensionsv1.CustomResourceDefinition{}, "widgets.example.com")
-	poll(t, "Widget detector stopped", func() (bool, string) {
+	testkit.Eventually(t, deadline, "Widget detector stopped", func() (bool, string) {
 		running, watches := detectorMetric(t, "flotilla_template_kind_detector"), detectorMetric(t, "flotilla_template_kind_watches")
 		return running == 0 && watches == 0, fmt.Sprintf("detector %v, watches %v", running, watches)
 	})

@@ -10,7 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -18,11 +18,12 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // newHost is a host apiserver with the CRDs and flotilla-system, as a
@@ -30,34 +31,14 @@ import (
 // startManager.
 func newHost(t *testing.T, host *testenv.Cluster) fleetEnv {
 	t.Helper()
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(t.Context(), hub, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.SystemNamespace}})
-	return fleetEnv{host: host, hub: hub, members: map[string]client.Client{}}
+	return fleetEnv{host: host, hub: controllertest.SystemHost(t, host), members: map[string]client.Client{}}
 }
 
 // addCluster registers m as Cluster name in the host, with a Secret of
 // secretNamespace holding data.
 func addCluster(t *testing.T, hub client.Client, name, secretNamespace string, m *testenv.Cluster, data map[string][]byte) {
 	t.Helper()
-	mustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretNamespace, Name: name}, Data: data})
-	mustCreate(t, hub, &clusterv1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       api.ClusterSpec{APIEndpoint: m.Host, SecretRef: &api.LocalSecretReference{Namespace: secretNamespace, Name: name}},
-	})
-}
-
-func tokenSecret(m *testenv.Cluster) map[string][]byte {
-	return map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData}
+	controllertest.Register(t, hub, name, m.Host, secretNamespace, data)
 }
 
 // waitClusterReady waits for the Cluster's Ready condition to have status and,
@@ -65,12 +46,12 @@ func tokenSecret(m *testenv.Cluster) map[string][]byte {
 func waitClusterReady(t *testing.T, hub client.Client, name string, status metav1.ConditionStatus, reason string) string {
 	t.Helper()
 	var msg string
-	poll(t, fmt.Sprintf("cluster %s Ready=%s %s", name, status, reason), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("cluster %s Ready=%s %s", name, status, reason), func() (bool, string) {
 		var cl clusterv1.Cluster
 		if err := hub.Get(t.Context(), client.ObjectKey{Name: name}, &cl); err != nil {
 			return false, err.Error()
 		}
-		c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
+		c := meta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
 		if c == nil {
 			return false, "no Ready condition"
 		}
@@ -85,7 +66,7 @@ func waitClusterReady(t *testing.T, hub client.Client, name string, status metav
 func propagateConfigMap(t *testing.T, hub client.Client, name, cluster string) {
 	t.Helper()
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - {apiVersion: v1, kind: ConfigMap, name: %s}
@@ -93,8 +74,8 @@ spec:
     clusterAffinity:
       clusterNames: [%s]
 `, name, cluster)
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"from": name}})
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"from": name}})
 }
 
 // TestTenantCredentialsAndMembership runs two control planes with the same
@@ -145,30 +126,30 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	}
 
 	t.Log("a secretRef outside flotilla-system is refused")
-	addCluster(t, a.hub, "elsewhere", "default", m, tokenSecret(m))
+	addCluster(t, a.hub, "elsewhere", "default", m, controllertest.TokenData(m))
 	msg = waitClusterReady(t, a.hub, "elsewhere", metav1.ConditionFalse, api.ReasonCredentialsRefused)
 	if want := `spec.secretRef.namespace "default"`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}
 
 	t.Log("the first control plane claims the member and applies to it")
-	addCluster(t, a.hub, "m", controller.SystemNamespace, m, tokenSecret(m))
+	addCluster(t, a.hub, "m", controller.SystemNamespace, m, controllertest.TokenData(m))
 	waitClusterReady(t, a.hub, "m", metav1.ConditionTrue, "")
 	propagateConfigMap(t, a.hub, "from-a", "m")
-	poll(t, "ConfigMap from-a in the member", func() (bool, string) {
+	testkit.Eventually(t, deadline, "ConfigMap from-a in the member", func() (bool, string) {
 		err := memberClient.Get(ctx, client.ObjectKey{Namespace: "default", Name: "from-a"}, &corev1.ConfigMap{})
 		return err == nil, fmt.Sprintf("get: %v", err)
 	})
 
 	t.Log("a second Cluster for the same member is refused")
-	addCluster(t, a.hub, "m-twin", controller.SystemNamespace, m, tokenSecret(m))
+	addCluster(t, a.hub, "m-twin", controller.SystemNamespace, m, controllertest.TokenData(m))
 	msg = waitClusterReady(t, a.hub, "m-twin", metav1.ConditionFalse, api.ReasonMembershipConflict)
 	if want := `is already registered as "m" in fleet "test"`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}
 
 	t.Log("a second control plane with the same fleet name is refused, and applies nothing")
-	addCluster(t, b.hub, "m", controller.SystemNamespace, m, tokenSecret(m))
+	addCluster(t, b.hub, "m", controller.SystemNamespace, m, controllertest.TokenData(m))
 	msg = waitClusterReady(t, b.hub, "m", metav1.ConditionFalse, api.ReasonMembershipConflict)
 	if want := `already registered as "m" in fleet "test" by controlplane/`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
@@ -177,7 +158,7 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	propagateConfigMap(t, a.hub, "from-a-later", "m")
 	// The first control plane's later ConfigMap arriving shows the member
 	// was written to since; the second's must still be absent.
-	poll(t, "ConfigMap from-a-later in the member", func() (bool, string) {
+	testkit.Eventually(t, deadline, "ConfigMap from-a-later in the member", func() (bool, string) {
 		err := memberClient.Get(ctx, client.ObjectKey{Namespace: "default", Name: "from-a-later"}, &corev1.ConfigMap{})
 		return err == nil, fmt.Sprintf("get: %v", err)
 	})

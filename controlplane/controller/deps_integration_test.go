@@ -10,9 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestPropagateDeps runs the dependencies distributor against a real host
@@ -27,27 +28,12 @@ func TestPropagateDeps(t *testing.T) {
 	hub, names := env.hub, env.names
 	ctx := t.Context()
 
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  propagateDeps: true
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  placement:
-    clusterAffinity:
-      clusterNames: [%s, %s]
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-`, names[0], names[1])
-	mustCreate(t, hub, pp)
+	pp := createPolicy(t, hub, webPolicy(names[:2]...).Divided(api.ReplicaDivisionPreferenceWeighted).PropagateDeps())
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-env"}, Data: map[string]string{"mode": "blue"}}
-	mustCreate(t, hub, cm)
+	testkit.MustCreate(t, hub, cm)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-tls"}, Data: map[string][]byte{"mode": []byte("blue")}}
-	mustCreate(t, hub, secret)
-	mustCreate(t, hub, dependentDeployment())
+	testkit.MustCreate(t, hub, secret)
+	testkit.MustCreate(t, hub, dependentDeployment())
 
 	t.Log("propagate: the dependencies reach the Deployment's two members only")
 	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
@@ -98,7 +84,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitDependencies(t, env, map[string]bool{names[0]: false, names[1]: false, names[2]: false}, "")
-	poll(t, "attached bindings deleted", func() (bool, string) {
+	testkit.Eventually(t, deadline, "attached bindings deleted", func() (bool, string) {
 		var list workv1.ResourceBindingList
 		if err := hub.List(ctx, &list, client.InNamespace("default")); err != nil {
 			return false, err.Error()
@@ -130,7 +116,7 @@ func dependentDeployment() *appsv1.Deployment {
 // with data mode=mode, exist on the members marked true and on no other.
 func waitDependencies(t *testing.T, env controlPlane, want map[string]bool, mode string) {
 	t.Helper()
-	poll(t, fmt.Sprintf("dependencies on %v", want), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("dependencies on %v", want), func() (bool, string) {
 		for name, present := range want {
 			c := env.members[name]
 			var cm corev1.ConfigMap

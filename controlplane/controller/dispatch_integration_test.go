@@ -20,6 +20,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestSuspendDispatching runs Karmada's dispatch suspension against a real
@@ -34,7 +35,7 @@ func TestSuspendDispatching(t *testing.T) {
 	hub, names := env.hub, env.names
 	ctx := t.Context()
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - apiVersion: apps/v1
@@ -47,8 +48,8 @@ spec:
     dispatchingOnClusters:
       clusterNames: [%s]
 `, names[0], names[1], names[1])
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(2))
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, deployment(2))
 	key := client.ObjectKey{Namespace: "default", Name: "web-deployment.apps"}
 
 	t.Log("dispatchingOnClusters: the named member is scheduled and has a Work, but no Deployment")
@@ -75,7 +76,7 @@ spec:
 	t.Log("lifted: every scheduled member gets the current template, the condition goes")
 	setSuspension(t, env, pp, nil)
 	waitReplicas(t, env.members, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
-	poll(t, "binding Dispatching condition removed", func() (bool, string) {
+	testkit.Eventually(t, deadline, "binding Dispatching condition removed", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := hub.Get(ctx, key, &rb); err != nil {
 			return false, err.Error()
@@ -98,7 +99,7 @@ func TestPolicyWaitsAndOtherScheduler(t *testing.T) {
 	ctx := t.Context()
 
 	other := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "other"}}
-	mustYAML(t, other, `
+	testkit.MustYAML(t, other, `
 spec:
   schedulerName: my-scheduler
   resourceSelectors:
@@ -106,9 +107,9 @@ spec:
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, names[0])
-	mustCreate(t, hub, other)
+	testkit.MustCreate(t, hub, other)
 	waits := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "waits"}}
-	mustYAML(t, waits, `
+	testkit.MustYAML(t, waits, `
 spec:
   dependentOverrides: [colour]
   schedulePriority: {priorityClassSource: KubePriorityClass, priorityClassName: flotilla-high}
@@ -117,13 +118,13 @@ spec:
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, names[0])
-	mustCreate(t, hub, waits)
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "other"}, Data: map[string]string{"k": "v"}})
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "waits"}, Data: map[string]string{"colour": "none"}})
+	testkit.MustCreate(t, hub, waits)
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "other"}, Data: map[string]string{"k": "v"}})
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "waits"}, Data: map[string]string{"colour": "none"}})
 
 	t.Log("schedulerName: left unscheduled, with a condition naming the scheduler")
 	otherKey := client.ObjectKey{Namespace: "default", Name: "other-configmap"}
-	poll(t, "binding left to my-scheduler", func() (bool, string) {
+	testkit.Eventually(t, deadline, "binding left to my-scheduler", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := hub.Get(ctx, otherKey, &rb); err != nil {
 			return false, err.Error()
@@ -139,7 +140,7 @@ spec:
 	waitEvent(t, env, "waits", api.ReasonDependentOverridesMissing, "OverridePolicy colour")
 	noBinding(t, env, waitsKey)
 	op := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "colour"}}
-	mustYAML(t, op, `
+	testkit.MustYAML(t, op, `
 spec:
   resourceSelectors:
   - {apiVersion: v1, kind: ConfigMap, name: waits}
@@ -148,13 +149,13 @@ spec:
       plaintext:
       - {path: /data/colour, operator: replace, value: blue}
 `)
-	mustCreate(t, hub, op)
+	testkit.MustCreate(t, hub, op)
 
 	t.Log("schedulePriority: still no binding while the PriorityClass is missing")
 	waitEvent(t, env, "waits", api.ReasonPriorityClassNotFound, `"flotilla-high"`)
 	noBinding(t, env, waitsKey)
-	mustCreate(t, hub, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-high"}, Value: 1000})
-	poll(t, "ConfigMap waits propagated with the override", func() (bool, string) {
+	testkit.MustCreate(t, hub, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-high"}, Value: 1000})
+	testkit.Eventually(t, deadline, "ConfigMap waits propagated with the override", func() (bool, string) {
 		var cm corev1.ConfigMap
 		err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "default", Name: "waits"}, &cm)
 		return err == nil && cm.Data["colour"] == "blue", fmt.Sprintf("%v %v", err, cm.Data)
@@ -191,7 +192,7 @@ func setSuspension(t *testing.T, env controlPlane, pp *policyv1.PropagationPolic
 // for this very generation (so it has seen it and applied nothing).
 func waitWorkHeld(t *testing.T, env controlPlane, cluster string, replicas int32) {
 	t.Helper()
-	poll(t, fmt.Sprintf("work of %s held back with %d replicas", cluster, replicas), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("work of %s held back with %d replicas", cluster, replicas), func() (bool, string) {
 		var list workv1.WorkList
 		if err := env.hub.List(t.Context(), &list, client.InNamespace(controller.ExecutionNamespace(cluster))); err != nil {
 			return false, err.Error()
@@ -215,7 +216,7 @@ func waitWorkHeld(t *testing.T, env controlPlane, cluster string, replicas int32
 // condition naming exactly the held-back clusters.
 func waitBindingDispatching(t *testing.T, env controlPlane, key client.ObjectKey, held string) {
 	t.Helper()
-	poll(t, "binding Dispatching=False for "+held, func() (bool, string) {
+	testkit.Eventually(t, deadline, "binding Dispatching=False for "+held, func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := env.hub.Get(t.Context(), key, &rb); err != nil {
 			return false, err.Error()
@@ -231,7 +232,7 @@ func waitBindingDispatching(t *testing.T, env controlPlane, key client.ObjectKey
 // a note containing want.
 func waitEvent(t *testing.T, env controlPlane, name, reason, want string) {
 	t.Helper()
-	poll(t, "event "+reason+" on "+name, func() (bool, string) {
+	testkit.Eventually(t, deadline, "event "+reason+" on "+name, func() (bool, string) {
 		var list eventsv1.EventList
 		if err := env.hub.List(t.Context(), &list, client.InNamespace("default")); err != nil {
 			return false, err.Error()

@@ -11,10 +11,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestGracefulEvictionAndRebalance taints a reachable member NoExecute by
@@ -31,22 +31,8 @@ func TestGracefulEvictionAndRebalance(t *testing.T) {
 		return map[string]client.Client{primary: memberClients[primary], backup: memberClients[backup]}
 	}
 
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  placement:
-    clusterAffinities:
-    - affinityName: primary
-      clusterNames: [%s]
-    - affinityName: backup
-      clusterNames: [%s]
-`, primary, backup)
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(4))
+	createPolicy(t, hub, primaryBackupPolicy(primary, backup))
+	testkit.MustCreate(t, hub, deployment(4))
 	waitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
 	setReady(t, memberClients[primary], 4)
 
@@ -76,7 +62,7 @@ spec:
 	setReady(t, memberClients[backup], 4)
 	waitReplicas(t, both(), map[string]int32{primary: -1, backup: 4})
 	pruned := time.Since(readyAt)
-	poll(t, "no graceful eviction task", func() (bool, string) {
+	testkit.Eventually(t, deadline, "no graceful eviction task", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -102,7 +88,7 @@ spec:
 	start := time.Now()
 	waitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
 	t.Logf("rebalance: template back on %s and pruned from %s after %v", primary, backup, time.Since(start).Round(10*time.Millisecond))
-	poll(t, "the request is served once", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the request is served once", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}

@@ -9,16 +9,16 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestApplicationFailover makes the template's Deployment Unhealthy on the
@@ -27,47 +27,16 @@ import (
 // on the backup member, and the old copy goes once the backup is healthy.
 func TestApplicationFailover(t *testing.T) {
 	env := startControlPlane(t)
-	hub, memberClients, names := env.hub, env.members, env.names
+	hub := env.hub
 	ctx := t.Context()
-	primary, backup := names[0], names[1]
-	both := map[string]client.Client{primary: memberClients[primary], backup: memberClients[backup]}
-
-	// APIServerOnly members run no deployment controller: play it, with a
-	// switch for the primary's health.
-	primaryHealthy := &atomic.Bool{}
-	primaryHealthy.Store(true)
-	backupHealthy := &atomic.Bool{}
-	backupHealthy.Store(true)
-	playDeploymentController(t, memberClients[primary], primaryHealthy)
-	playDeploymentController(t, memberClients[backup], backupHealthy)
-
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  propagateDeps: true
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  placement:
-    clusterAffinities:
-    - affinityName: primary
-      clusterNames: [%s]
-    - affinityName: backup
-      clusterNames: [%s]
-  failover:
-    application:
-      decisionConditions:
-        tolerationSeconds: 2
-      purgeMode: Gracefully
-      gracePeriodSeconds: 60
-`, primary, backup)
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(4))
-	waitReplicas(t, both, map[string]int32{primary: 4, backup: -1})
-	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	pb := startPrimaryBackup(t, env, true, 4, &api.ApplicationFailoverBehavior{
+		DecisionConditions: api.DecisionConditions{TolerationSeconds: ptr.To[int32](2)},
+		PurgeMode:          api.PurgeModeGracefully,
+		GracePeriodSeconds: ptr.To[int32](60),
+	})
+	primary, backup, both, primaryHealthy, rbKey := pb.primary, pb.backup, pb.both, pb.primaryHealthy, pb.rbKey
 	var rb workv1.ResourceBinding
-	poll(t, "the primary reports Healthy", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -115,7 +84,7 @@ spec:
 	t.Logf("application failover: task after %v, 4 replicas on %s after %v, old copy on %s removed after %v (toleration 2s, resync 1s)",
 		evicted.Round(10*time.Millisecond), backup, placed.Round(10*time.Millisecond), primary, pruned.Round(10*time.Millisecond))
 
-	poll(t, "the task is over and the record is empty", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the task is over and the record is empty", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -178,5 +147,43 @@ func playDeploymentController(t *testing.T, c client.Client, healthy *atomic.Boo
 // resync or two.
 func fastPoll(t *testing.T, what string, f func() (bool, string)) {
 	t.Helper()
-	pollEvery(t, 50*time.Millisecond, what, f)
+	testkit.EventuallyEvery(t, 50*time.Millisecond, deadline, what, f)
+}
+
+// primaryBackup is Deployment web placed on a primary member, with a backup
+// member as the second affinity term and application failover between
+// them. APIServerOnly members run no deployment controller: the test plays
+// it on each member, with a switch for that member's health.
+type primaryBackup struct {
+	primary, backup               string
+	both                          map[string]client.Client
+	primaryHealthy, backupHealthy *atomic.Bool
+	rbKey                         client.ObjectKey
+}
+
+// startPrimaryBackup creates the policy, with propagateDeps and the
+// failover given, and the Deployment of replicas, and waits until all of
+// them run on the primary.
+func startPrimaryBackup(t *testing.T, env controlPlane, backupHealthy bool, replicas int32, failover *api.ApplicationFailoverBehavior) primaryBackup {
+	t.Helper()
+	pb := primaryBackup{primary: env.names[0], backup: env.names[1], primaryHealthy: &atomic.Bool{}, backupHealthy: &atomic.Bool{}}
+	pb.both = map[string]client.Client{pb.primary: env.members[pb.primary], pb.backup: env.members[pb.backup]}
+	pb.primaryHealthy.Store(true)
+	pb.backupHealthy.Store(backupHealthy)
+	playDeploymentController(t, env.members[pb.primary], pb.primaryHealthy)
+	playDeploymentController(t, env.members[pb.backup], pb.backupHealthy)
+	createPolicy(t, env.hub, primaryBackupPolicy(pb.primary, pb.backup).PropagateDeps().Failover(&api.FailoverBehavior{Application: failover}))
+	testkit.MustCreate(t, env.hub, deployment(replicas))
+	waitReplicas(t, pb.both, map[string]int32{pb.primary: replicas, pb.backup: -1})
+	pb.rbKey = client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	return pb
+}
+
+// primaryBackupPolicy starts PropagationPolicy default/web, which selects
+// Deployment web and places it on primary, or on backup when the primary
+// cannot take it (two cluster affinity terms).
+func primaryBackupPolicy(primary, backup string) *apitest.PropagationPolicyWrapper {
+	return apitest.MakePropagationPolicy("web", "default").SelectName("apps/v1", "Deployment", "web").
+		AffinityTerm("primary", apitest.MakeAffinity().Names(primary).Obj()).
+		AffinityTerm("backup", apitest.MakeAffinity().Names(backup).Obj())
 }

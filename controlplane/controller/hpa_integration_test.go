@@ -12,9 +12,10 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestHPARetainsMemberReplicas runs Karmada's HPA scale-target marker and
@@ -32,25 +33,8 @@ func TestHPARetainsMemberReplicas(t *testing.T) {
 	ctx := t.Context()
 	scaled, idle := env.members[names[0]], env.members[names[1]]
 
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  - apiVersion: autoscaling/v2
-    kind: HorizontalPodAutoscaler
-    name: web
-  placement:
-    clusterAffinity:
-      clusterNames: [%s, %s]
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-`, names[0], names[1])
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(4))
+	createPolicy(t, hub, webPolicy(names[:2]...).Divided(api.ReplicaDivisionPreferenceWeighted).SelectName("autoscaling/v2", "HorizontalPodAutoscaler", "web"))
+	testkit.MustCreate(t, hub, deployment(4))
 	hpa := &autoscalingv2.HorizontalPodAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
@@ -58,11 +42,11 @@ spec:
 			MinReplicas:    ptr.To[int32](1), MaxReplicas: 10,
 		},
 	}
-	mustCreate(t, hub, hpa)
+	testkit.MustCreate(t, hub, hpa)
 
 	t.Log("the scale target is rendered with the retain-replicas label, replicas divided 2/2")
 	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
-	poll(t, "retain-replicas label on both members", func() (bool, string) {
+	testkit.Eventually(t, deadline, "retain-replicas label on both members", func() (bool, string) {
 		for _, name := range names[:2] {
 			var d appsv1.Deployment
 			if err := env.members[name].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
@@ -107,7 +91,7 @@ spec:
 	if err := hub.Update(ctx, &tmpl); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "new image on both members", func() (bool, string) {
+	testkit.Eventually(t, deadline, "new image on both members", func() (bool, string) {
 		for _, name := range names[:2] {
 			var d appsv1.Deployment
 			if err := env.members[name].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
@@ -126,7 +110,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
-	poll(t, "retain-replicas label gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "retain-replicas label gone", func() (bool, string) {
 		if err := scaled.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
 		}

@@ -20,6 +20,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 var knativeService = schema.GroupVersionKind{Group: "serving.knative.dev", Version: "v1", Kind: "Service"}
@@ -42,8 +43,8 @@ func installKnativeServiceCRD(t *testing.T, c client.Client) {
 			}},
 		},
 	}
-	mustCreate(t, c, crd)
-	poll(t, "knative Service CRD served", func() (bool, string) {
+	testkit.MustCreate(t, c, crd)
+	testkit.Eventually(t, deadline, "knative Service CRD served", func() (bool, string) {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(knativeService.GroupVersion().WithKind("ServiceList"))
 		err := c.List(t.Context(), list)
@@ -65,15 +66,15 @@ func TestBindingNamesCarryTheGroup(t *testing.T) {
 	// binding name: the detector must refuse to turn it into the Service's.
 	squatter := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "api-service.serving.knative.dev"}}
 	squatter.Spec.Resource = api.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "api-service.serving.knative.dev"}
-	mustCreate(t, hub, squatter)
+	testkit.MustCreate(t, hub, squatter)
 	// Its template exists, so the orphan collector keeps it.
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: squatter.Name}})
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: squatter.Name}})
 	env.startManager(t, func(o *controller.Options) {
 		o.TemplateKinds = append(slices.Clone(controller.DefaultTemplateKinds), knativeService)
 	})
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "services"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - {apiVersion: v1, kind: Service}
@@ -81,8 +82,8 @@ spec:
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, names[0])
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, &corev1.Service{
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}},
 	})
@@ -92,14 +93,14 @@ spec:
 		ks.SetNamespace("default")
 		ks.SetName(name)
 		ks.Object["spec"] = map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"image": "nginx"}}}}}
-		mustCreate(t, hub, ks)
+		testkit.MustCreate(t, hub, ks)
 	}
 
 	want := map[string]string{
 		"web-service":                     "v1 Service",
 		"web-service.serving.knative.dev": "serving.knative.dev/v1 Service",
 	}
-	poll(t, "one binding per kind", func() (bool, string) {
+	testkit.Eventually(t, deadline, "one binding per kind", func() (bool, string) {
 		got := map[string]string{}
 		for name := range want {
 			var rb workv1.ResourceBinding
@@ -110,7 +111,7 @@ spec:
 		}
 		return fmt.Sprint(got) == fmt.Sprint(want), fmt.Sprint(got)
 	})
-	poll(t, "core Service in the member", func() (bool, string) {
+	testkit.Eventually(t, deadline, "core Service in the member", func() (bool, string) {
 		err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &corev1.Service{})
 		return err == nil, fmt.Sprint(err)
 	})

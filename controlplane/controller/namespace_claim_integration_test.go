@@ -16,6 +16,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestNamespaceClaimedByPolicy runs the namespace sync and a
@@ -34,7 +35,7 @@ func TestNamespaceClaimedByPolicy(t *testing.T) {
 		return client.ObjectKey{Namespace: controller.ExecutionNamespace(cluster), Name: workName}
 	}
 
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}}})
 	memberUIDs := map[string]types.UID{}
 	workUIDs := map[string]types.UID{}
 	for _, n := range names {
@@ -62,20 +63,20 @@ func TestNamespaceClaimedByPolicy(t *testing.T) {
 
 	t.Log("claim: a ClusterPropagationPolicy places team-a on the first two members")
 	cpp := &policyv1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
-	mustYAML(t, cpp, `
+	testkit.MustYAML(t, cpp, `
 spec:
   resourceSelectors: [{apiVersion: v1, kind: Namespace, name: team-a}]
   placement:
     clusterAffinity: {clusterNames: [%s, %s]}
 `, names[0], names[1])
-	mustCreate(t, hub, cpp)
+	testkit.MustCreate(t, hub, cpp)
 	const bindingName = "team-a-namespace"
 	for _, n := range names[:2] {
 		if uid := waitWorkOwner(t, hub, workOf(n), "the policy's binding", bindingName); uid != workUIDs[n] {
 			t.Errorf("the Work of team-a in %s was replaced (UID %s, was %s), want it taken over in place", n, uid, workUIDs[n])
 		}
 	}
-	poll(t, "ClusterResourceBinding "+bindingName+" fully applied", func() (bool, string) {
+	testkit.Eventually(t, deadline, "ClusterResourceBinding "+bindingName+" fully applied", func() (bool, string) {
 		var crb workv1.ClusterResourceBinding
 		if err := hub.Get(ctx, client.ObjectKey{Name: bindingName}, &crb); err != nil {
 			return false, err.Error()
@@ -143,7 +144,7 @@ spec:
 func waitWorkOwner(t *testing.T, hub client.Client, key client.ObjectKey, owner, binding string) types.UID {
 	t.Helper()
 	var w workv1.Work
-	poll(t, fmt.Sprintf("work %s applied for %s", key, owner), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("work %s applied for %s", key, owner), func() (bool, string) {
 		if err := hub.Get(t.Context(), key, &w); err != nil {
 			return false, err.Error()
 		}

@@ -18,6 +18,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestNamespaceSync runs Karmada's namespace sync on a real host and three
@@ -35,7 +36,7 @@ func TestNamespaceSync(t *testing.T) {
 	pre, withOverride, late := names[0], names[1], names[2]
 
 	t.Log("setup: member 0 already has namespace team-a; member 2 registers later")
-	mustCreate(t, env.members[pre], &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"owner": "someone-else"}}})
+	testkit.MustCreate(t, env.members[pre], &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"owner": "someone-else"}}})
 	var lateCluster clusterv1.Cluster
 	if err := hub.Get(ctx, client.ObjectKey{Name: late}, &lateCluster); err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestNamespaceSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	cop := &policyv1.ClusterOverridePolicy{ObjectMeta: metav1.ObjectMeta{Name: "team-a-region"}}
-	mustYAML(t, cop, `
+	testkit.MustYAML(t, cop, `
 spec:
   resourceSelectors: [{apiVersion: v1, kind: Namespace, name: team-a}]
   overrideRules:
@@ -52,18 +53,18 @@ spec:
     overriders:
       labelsOverrider: [{operator: add, value: {region: west}}]
 `, withOverride)
-	mustCreate(t, hub, cop)
+	testkit.MustCreate(t, hub, cop)
 	env.startManager(t)
 
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"contact": "team-a@example.com"}}})
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "quiet", Labels: map[string]string{controller.LabelSkipAutoPropagation: "True"}}})
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-extra"}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"contact": "team-a@example.com"}}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "quiet", Labels: map[string]string{controller.LabelSkipAutoPropagation: "True"}}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-extra"}})
 
 	waitNamespace(t, env, withOverride, "team-a", map[string]string{"team": "a", "region": "west", render.LabelFleet: "test"}, map[string]string{"contact": "team-a@example.com"})
 
 	t.Log("the pre-existing namespace is refused, not taken over")
 	workName := controller.WorkName(render.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
-	poll(t, "work of the pre-existing namespace refused", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work of the pre-existing namespace refused", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(pre), Name: workName}, &w); err != nil {
 			return false, err.Error()
@@ -86,7 +87,7 @@ spec:
 
 	t.Log("a member registered later gets the namespace, without the other cluster's override")
 	lateCluster = clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: late}, Spec: lateCluster.Spec}
-	mustCreate(t, hub, &lateCluster)
+	testkit.MustCreate(t, hub, &lateCluster)
 	waitNamespace(t, env, late, "team-a", map[string]string{"team": "b"}, map[string]string{"contact": "team-a@example.com"})
 	if err := env.members[late].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil || ns.Labels["region"] != "" {
 		t.Fatalf("late member's team-a: %v, labels %v; want no region label (the override targets %s only)", err, ns.Labels, withOverride)
@@ -94,8 +95,8 @@ spec:
 
 	t.Log("a skipped and a reserved namespace reach no member; a Work forged for kube-system is refused")
 	forged := forgedNamespaceWork(t, withOverride)
-	mustCreate(t, hub, forged)
-	poll(t, "forged work refused", func() (bool, string) {
+	testkit.MustCreate(t, hub, forged)
+	testkit.Eventually(t, deadline, "forged work refused", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, client.ObjectKeyFromObject(forged), &w); err != nil {
 			return false, err.Error()
@@ -123,14 +124,14 @@ spec:
 		t.Fatal(err)
 	}
 	for _, n := range []string{withOverride, late} {
-		poll(t, "team-a removed from "+n, func() (bool, string) {
+		testkit.Eventually(t, deadline, "team-a removed from "+n, func() (bool, string) {
 			// The members run no namespace controller, so a deleted
 			// namespace stays Terminating.
 			err := env.members[n].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns)
 			return apierrors.IsNotFound(err) || (err == nil && !ns.DeletionTimestamp.IsZero()), fmt.Sprintf("get: %v", err)
 		})
 	}
-	poll(t, "works of team-a gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "works of team-a gone", func() (bool, string) {
 		var list workv1.WorkList
 		if err := hub.List(ctx, &list, client.MatchingLabels{controller.LabelNamespaceSyncName: "team-a"}); err != nil {
 			return false, err.Error()
@@ -144,7 +145,7 @@ spec:
 // given labels and annotations.
 func waitNamespace(t *testing.T, env fleetEnv, member, name string, labels, annotations map[string]string) {
 	t.Helper()
-	poll(t, fmt.Sprintf("namespace %s in %s with labels %v", name, member, labels), func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("namespace %s in %s with labels %v", name, member, labels), func() (bool, string) {
 		var ns corev1.Namespace
 		if err := env.members[member].Get(t.Context(), client.ObjectKey{Name: name}, &ns); err != nil {
 			return false, err.Error()

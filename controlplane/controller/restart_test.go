@@ -1,11 +1,7 @@
 package controller_test
 
 import (
-	"context"
 	"fmt"
-	"runtime/pprof"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,19 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestHostRestartLosesNothing stops the host apiserver under running
@@ -87,7 +79,7 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 	t.Log("a new control plane starts")
 	start := time.Now()
 	env.startManager(t)
-	poll(t, "the deleted template's ConfigMap leaves every member", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the deleted template's ConfigMap leaves every member", func() (bool, string) {
 		for name, c := range env.members {
 			err := c.Get(t.Context(), client.ObjectKeyFromObject(settings()), &corev1.ConfigMap{})
 			if !apierrors.IsNotFound(err) {
@@ -97,7 +89,7 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 		return true, ""
 	})
 	t.Logf("deleted template removed from members %v after the restart", time.Since(start).Round(10*time.Millisecond))
-	poll(t, "the deleted template's binding is gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the deleted template's binding is gone", func() (bool, string) {
 		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
@@ -142,38 +134,8 @@ type fleetEnv struct {
 // CRDs and registers the members as Clusters; no control plane runs yet.
 func startFleet(t *testing.T) fleetEnv {
 	t.Helper()
-	fleet := testenv.Start(t, testenv.Options{Clusters: 4, Mode: testenv.APIServerOnly})
-	host, members := fleet.Clusters[0], fleet.Clusters[1:]
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(t.Context(), hub, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	env := fleetEnv{host: host, hub: hub, members: map[string]client.Client{}, fleet: members}
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
-	for _, m := range members {
-		mustCreate(t, hub, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
-			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
-		})
-		mustCreate(t, hub, &clusterv1.Cluster{
-			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
-			Spec:       api.ClusterSpec{APIEndpoint: m.Host, SecretRef: &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name}},
-		})
-		c, err := client.New(m.RESTConfig(), client.Options{Scheme: scheme})
-		if err != nil {
-			t.Fatal(err)
-		}
-		env.members[m.Name] = c
-		env.names = append(env.names, m.Name)
-	}
-	return env
+	f := controllertest.StartFleet(t, 3)
+	return fleetEnv{host: f.Host, hub: f.Hub, members: f.Members, fleet: f.Clusters, names: f.Names}
 }
 
 // startManager runs a new control plane with short periods. The returned
@@ -181,79 +143,18 @@ func startFleet(t *testing.T) fleetEnv {
 // of the test.
 func (e fleetEnv) startManager(t *testing.T, configure ...func(*controller.Options)) (stop func()) {
 	t.Helper()
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := ctrl.NewManager(e.host.RESTConfig(), ctrl.Options{
-		Client:                 controller.ClientOptions(),
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := controller.Options{
-		Fleet:            "test",
-		ProbeInterval:    300 * time.Millisecond,
-		FailureThreshold: time.Second,
-		SuccessThreshold: time.Second,
-		NoExecuteAfter:   2 * time.Second,
-		Resync:           time.Second,
-	}
-	for _, f := range configure {
-		f(&opts)
-	}
-	if err := controller.Setup(mgr, opts); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				// A runnable that did not stop is still running: show where.
-				var stacks strings.Builder
-				_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
-				t.Errorf("manager: %v\ngoroutines:\n%s", err, stacks.String())
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
+	return controllertest.Fleet{Host: e.host}.StartControlPlane(t, configure...)
 }
 
 // propagate creates a policy and two templates, a Deployment divided over
 // the three members and a ConfigMap that goes to each, and waits for them.
 func (e fleetEnv) propagate(t *testing.T) {
 	t.Helper()
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  - apiVersion: v1
-    kind: ConfigMap
-    name: settings
-  placement:
-    clusterAffinity:
-      clusterNames: [%s, %s, %s]
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-`, e.names[0], e.names[1], e.names[2])
-	mustCreate(t, e.hub, pp)
-	mustCreate(t, e.hub, deployment(6))
-	mustCreate(t, e.hub, settings())
+	createPolicy(t, e.hub, webPolicy(e.names...).Divided(api.ReplicaDivisionPreferenceWeighted).SelectName("v1", "ConfigMap", "settings"))
+	testkit.MustCreate(t, e.hub, deployment(6))
+	testkit.MustCreate(t, e.hub, settings())
 	waitReplicas(t, e.members, map[string]int32{e.names[0]: 2, e.names[1]: 2, e.names[2]: 2})
-	poll(t, "the ConfigMap on every member", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the ConfigMap on every member", func() (bool, string) {
 		for name, c := range e.members {
 			if err := c.Get(t.Context(), client.ObjectKeyFromObject(settings()), &corev1.ConfigMap{}); err != nil {
 				return false, fmt.Sprintf("%s: %v", name, err)

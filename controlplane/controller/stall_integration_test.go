@@ -1,30 +1,26 @@
 package controller_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // stallEnv is a host and two member apiservers, none registered yet.
@@ -37,70 +33,23 @@ type stallEnv struct {
 func startStallEnv(t *testing.T) stallEnv {
 	t.Helper()
 	fleet := testenv.Start(t, testenv.Options{Clusters: 3, Mode: testenv.APIServerOnly})
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := stallEnv{host: fleet.Clusters[0], healthy: fleet.Clusters[1], behind: fleet.Clusters[2]}
-	if env.hub, err = client.New(env.host.RESTConfig(), client.Options{Scheme: scheme}); err != nil {
-		t.Fatal(err)
-	}
-	if env.healthyClient, err = client.New(env.healthy.RESTConfig(), client.Options{Scheme: scheme}); err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(t.Context(), env.hub, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	mustCreate(t, env.hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
+	env.hub = controllertest.SystemHost(t, env.host)
+	env.healthyClient = controllertest.Client(t, env.healthy.RESTConfig(), controllertest.Scheme(t))
 	return env
 }
 
 // register makes a Cluster reaching host with the token and CA given.
 func (e stallEnv) register(t *testing.T, name, host, token string, ca []byte) {
 	t.Helper()
-	mustCreate(t, e.hub, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: name},
-		Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(token), clusterv1.SecretKeyCA: ca},
-	})
-	mustCreate(t, e.hub, &clusterv1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       api.ClusterSpec{APIEndpoint: host, SecretRef: &api.LocalSecretReference{Namespace: "flotilla-system", Name: name}},
-	})
+	controllertest.Register(t, e.hub, name, host, controller.SystemNamespace, map[string][]byte{clusterv1.SecretKeyToken: []byte(token), clusterv1.SecretKeyCA: ca})
 }
 
 // run starts a control plane with opts until the returned stop is called
 // (or the test ends).
 func (e stallEnv) run(t *testing.T, opts controller.Options) (stop func()) {
 	t.Helper()
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := ctrl.NewManager(e.host.RESTConfig(), ctrl.Options{
-		Client: controller.ClientOptions(), Scheme: scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := controller.Setup(mgr, opts); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
+	return controllertest.StartManager(t, e.host.RESTConfig(), ctrl.Options{Client: controller.ClientOptions(), Scheme: controllertest.Scheme(t)}, controllertest.SetupControlPlane(opts))
 }
 
 // readyReason is the Ready condition of a Cluster as "Status/Reason".
@@ -133,7 +82,7 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 		FailureThreshold: time.Second, SuccessThreshold: time.Second, NoExecuteAfter: time.Minute, Resync: time.Second,
 	})
 	begin := time.Now()
-	poll(t, "the stalled member is NotReady", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the stalled member is NotReady", func() (bool, string) {
 		got := env.readyReason(t, "stalled")
 		return got == "False/ClusterNotReachable", got
 	})
@@ -150,11 +99,11 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 		ClusterStatusWorkers: 2,
 	})
 	held := proxy.Seen()
-	poll(t, "a probe of the stalled member hangs", func() (bool, string) {
+	testkit.Eventually(t, deadline, "a probe of the stalled member hangs", func() (bool, string) {
 		return proxy.Seen() > held && proxy.Held() > 0, fmt.Sprintf("%d held", proxy.Held())
 	})
 	env.register(t, "healthy", env.healthy.Host, env.healthy.Token, env.healthy.CAData)
-	poll(t, "the member registered meanwhile is Ready", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the member registered meanwhile is Ready", func() (bool, string) {
 		got := env.readyReason(t, "healthy")
 		return got == "True/ClusterReady", got
 	})
@@ -186,13 +135,13 @@ func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
 		FailureThreshold: time.Second, SuccessThreshold: time.Second, NoExecuteAfter: time.Minute, Resync: time.Second,
 		WorkWorkers: workers, MemberWorkers: perMember, WorkTimeout: workTimeout,
 	})
-	poll(t, "both members Ready", func() (bool, string) {
+	testkit.Eventually(t, deadline, "both members Ready", func() (bool, string) {
 		a, b := env.readyReason(t, "healthy"), env.readyReason(t, "stalled")
 		return a == "True/ClusterReady" && b == "True/ClusterReady", a + " " + b
 	})
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - apiVersion: v1
@@ -201,13 +150,13 @@ spec:
     clusterAffinity:
       clusterNames: [healthy, stalled]
 `)
-	mustCreate(t, env.hub, pp)
+	testkit.MustCreate(t, env.hub, pp)
 	for i := range templates {
-		mustCreate(t, env.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i)}, Data: map[string]string{"i": fmt.Sprint(i)}})
+		testkit.MustCreate(t, env.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i)}, Data: map[string]string{"i": fmt.Sprint(i)}})
 	}
 
 	begin := time.Now()
-	poll(t, "every ConfigMap on the healthy member", func() (bool, string) {
+	testkit.Eventually(t, deadline, "every ConfigMap on the healthy member", func() (bool, string) {
 		var list corev1.ConfigMapList
 		if err := env.healthyClient.List(t.Context(), &list, client.InNamespace("default")); err != nil {
 			return false, err.Error()
@@ -223,7 +172,7 @@ spec:
 	t.Logf("%d ConfigMaps applied to the healthy member %v after creation, the stalled member holding %d requests",
 		templates, time.Since(begin).Round(10*time.Millisecond), proxy.Held())
 
-	poll(t, "a Work of the stalled member fails naming the work timeout", func() (bool, string) {
+	testkit.Eventually(t, deadline, "a Work of the stalled member fails naming the work timeout", func() (bool, string) {
 		var works workv1.WorkList
 		if err := env.hub.List(t.Context(), &works, client.InNamespace(controller.ExecutionNamespace("stalled"))); err != nil {
 			return false, err.Error()

@@ -2,19 +2,16 @@ package controller_test
 
 import (
 	"fmt"
-	"sync/atomic"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestApplicationFailoverStatePreservation: on application failover with
@@ -24,41 +21,21 @@ import (
 // StatefulFailoverInjection); the old copy goes at once.
 func TestApplicationFailoverStatePreservation(t *testing.T) {
 	env := startControlPlane(t)
-	hub, memberClients, names := env.hub, env.members, env.names
+	hub, memberClients := env.hub, env.members
 	ctx := t.Context()
-	primary, backup := names[0], names[1]
-	both := map[string]client.Client{primary: memberClients[primary], backup: memberClients[backup]}
-	primaryHealthy, backupHealthy := &atomic.Bool{}, &atomic.Bool{}
-	primaryHealthy.Store(true)
-	backupHealthy.Store(false) // so the task, and with it the injection, lasts until checked
-	playDeploymentController(t, memberClients[primary], primaryHealthy)
-	playDeploymentController(t, memberClients[backup], backupHealthy)
-
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  propagateDeps: true
-  resourceSelectors:
-  - {apiVersion: apps/v1, kind: Deployment, name: web}
-  placement:
-    clusterAffinities:
-    - {affinityName: primary, clusterNames: [%s]}
-    - {affinityName: backup, clusterNames: [%s]}
-  failover:
-    application:
-      decisionConditions: {tolerationSeconds: 1}
-      purgeMode: Directly
-      statePreservation:
-        rules:
-        - {aliasLabelName: failover.example.com/replicas, jsonPath: "{.replicas}"}
-        - {aliasLabelName: failover.example.com/generation, jsonPath: "{.observedGeneration}"}
-`, primary, backup)
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, deployment(3))
-	waitReplicas(t, both, map[string]int32{primary: 3, backup: -1})
-	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	// The backup stays unhealthy, so the task, and with it the injection,
+	// lasts until checked.
+	pb := startPrimaryBackup(t, env, false, 3, &api.ApplicationFailoverBehavior{
+		DecisionConditions: api.DecisionConditions{TolerationSeconds: ptr.To[int32](1)},
+		PurgeMode:          api.PurgeModeDirectly,
+		StatePreservation: &api.StatePreservation{Rules: []api.StatePreservationRule{
+			{AliasLabelName: "failover.example.com/replicas", JSONPath: "{.replicas}"},
+			{AliasLabelName: "failover.example.com/generation", JSONPath: "{.observedGeneration}"},
+		}},
+	})
+	primary, backup, both, primaryHealthy, rbKey := pb.primary, pb.backup, pb.both, pb.primaryHealthy, pb.rbKey
 	var rb workv1.ResourceBinding
-	poll(t, "the primary reports Healthy", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -86,7 +63,7 @@ spec:
 		}
 		return false, fmt.Sprintf("tasks %+v", rb.Spec.GracefulEvictionTasks)
 	})
-	poll(t, "the backup's Deployment carries the preserved labels", func() (bool, string) {
+	testkit.Eventually(t, deadline, "the backup's Deployment carries the preserved labels", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := memberClients[backup].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()

@@ -20,6 +20,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // victim is tenant-b's ConfigMap, propagated to cluster by tenant-b's own
@@ -27,7 +28,7 @@ import (
 func (e fleetEnv) victim(t *testing.T, name, cluster string) client.ObjectKey {
 	t.Helper()
 	e.victimPolicyOnly(t, name, cluster)
-	poll(t, "tenant-b's ConfigMap "+name+" in "+cluster, func() (bool, string) {
+	testkit.Eventually(t, deadline, "tenant-b's ConfigMap "+name+" in "+cluster, func() (bool, string) {
 		err := e.members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "tenant-b", Name: name}, &corev1.ConfigMap{})
 		return err == nil, fmt.Sprint(err)
 	})
@@ -37,7 +38,7 @@ func (e fleetEnv) victim(t *testing.T, name, cluster string) client.ObjectKey {
 func (e fleetEnv) namespaces(t *testing.T, names ...string) {
 	t.Helper()
 	for _, ns := range names {
-		mustCreate(t, e.hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		testkit.MustCreate(t, e.hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	}
 }
 
@@ -46,7 +47,7 @@ func (e fleetEnv) namespaces(t *testing.T, names ...string) {
 func waitRefused(t *testing.T, hub client.Client, key client.ObjectKey, want ...string) *workv1.ResourceBinding {
 	t.Helper()
 	var rb workv1.ResourceBinding
-	poll(t, "binding "+key.String()+" refused", func() (bool, string) {
+	testkit.Eventually(t, deadline, "binding "+key.String()+" refused", func() (bool, string) {
 		if err := hub.Get(t.Context(), key, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -106,7 +107,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "mine"}})
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "mine"}})
 	evil := []api.TargetCluster{{Name: "evil"}, {Name: names[1]}}
 	rb := func(name, apiVersion, kind, ns, res string, placement *api.Placement) *workv1.ResourceBinding {
 		b := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: name}}
@@ -126,13 +127,13 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 		{rb("mine-configmap", "v1", "ConfigMap", "tenant-a", "mine", nil), []string{"spec.placement: Required"}},
 	}
 	for _, tc := range cases {
-		mustCreate(t, hub, tc.rb)
+		testkit.MustCreate(t, hub, tc.rb)
 	}
 	// A placement of the tenant's own choosing, for a template no policy
 	// claims, is refused as well.
 	unclaimed := rb("unclaimed-configmap", "v1", "ConfigMap", "tenant-a", "unclaimed", anywhere)
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "unclaimed"}})
-	mustCreate(t, hub, unclaimed)
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "unclaimed"}})
+	testkit.MustCreate(t, hub, unclaimed)
 	cases = append(cases, struct {
 		rb   *workv1.ResourceBinding
 		want []string
@@ -144,7 +145,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 			// The detector owns the binding name of tenant-a's own
 			// ConfigMaps: it deletes the binding of one no policy
 			// claims. Either way, nothing is rendered.
-			poll(t, "binding "+key.String()+" refused or deleted", func() (bool, string) {
+			testkit.Eventually(t, deadline, "binding "+key.String()+" refused or deleted", func() (bool, string) {
 				var rb workv1.ResourceBinding
 				err := hub.Get(ctx, key, &rb)
 				if apierrors.IsNotFound(err) {
@@ -188,7 +189,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 	if err := hub.Delete(ctx, hijack); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "attacker's binding gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "attacker's binding gone", func() (bool, string) {
 		err := hub.Get(ctx, client.ObjectKeyFromObject(hijack), &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
@@ -228,7 +229,7 @@ func forgedWork(t *testing.T, rb *workv1.ResourceBinding, cluster, name string, 
 // waitWorkRefused waits until the execution controller refuses a Work.
 func waitWorkRefused(t *testing.T, hub client.Client, key client.ObjectKey, want string) {
 	t.Helper()
-	poll(t, "work "+key.String()+" refused", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work "+key.String()+" refused", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(t.Context(), key, &w); err != nil {
 			return false, err.Error()
@@ -262,7 +263,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 		return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"owner": "attacker"}}
 	}
 	// An execution namespace that looks like flotilla's, labels and all.
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.ExecutionNamespace(names[1]), Labels: map[string]string{controller.LabelExecutionSpace: names[1]}}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.ExecutionNamespace(names[1]), Labels: map[string]string{controller.LabelExecutionSpace: names[1]}}})
 
 	forged := []struct {
 		work *workv1.Work
@@ -279,7 +280,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 		{forgedWork(t, &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "x", UID: "123"}}, names[1], "evil", cm("kube-system", "evil")), "Not found"},
 	}
 	for _, f := range forged {
-		mustCreate(t, hub, f.work)
+		testkit.MustCreate(t, hub, f.work)
 	}
 	// The first three carry the binding's permanent id: the binding
 	// controller deletes them as Works of its own it does not want, if the
@@ -287,7 +288,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 	// binding and stays refused.
 	for _, f := range forged[:3] {
 		key := client.ObjectKeyFromObject(f.work)
-		poll(t, "forged Work "+key.String()+" refused or deleted", func() (bool, string) {
+		testkit.Eventually(t, deadline, "forged Work "+key.String()+" refused or deleted", func() (bool, string) {
 			var w workv1.Work
 			err := hub.Get(ctx, key, &w)
 			if apierrors.IsNotFound(err) {
@@ -311,7 +312,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 	if err := hub.Delete(ctx, decoy); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	poll(t, "decoy Work gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "decoy Work gone", func() (bool, string) {
 		err := hub.Get(ctx, client.ObjectKeyFromObject(decoy), &workv1.Work{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
@@ -322,7 +323,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 	}
 
 	t.Log("an execution namespace flotilla did not create is refused")
-	mustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.ExecutionNamespace(names[2])}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.ExecutionNamespace(names[2])}})
 	env.victimPolicyOnly(t, "second", names[2])
 	waitRefused(t, hub, client.ObjectKey{Namespace: "tenant-b", Name: "second-configmap"}, "Namespace "+controller.ExecutionNamespace(names[2]), "was not created by flotilla")
 	absentFor(t, env.members[names[2]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "second"}, 2*time.Second)
@@ -332,12 +333,12 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 func (e fleetEnv) victimPolicyOnly(t *testing.T, name, cluster string) {
 	t.Helper()
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: name}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: %s}]
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, name, cluster)
-	mustCreate(t, e.hub, pp)
-	mustCreate(t, e.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: name}, Data: map[string]string{"owner": "tenant-b"}})
+	testkit.MustCreate(t, e.hub, pp)
+	testkit.MustCreate(t, e.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: name}, Data: map[string]string{"owner": "tenant-b"}})
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestWorksCarryTheRenderedManifests follows the binding → works →
@@ -36,23 +37,9 @@ func TestWorksCarryTheRenderedManifests(t *testing.T) {
 	hub, memberClients, names := env.hub, env.members, env.names
 	ctx := t.Context()
 
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  placement:
-    clusterAffinity:
-      clusterNames: [%s, %s, %s]
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-`, names[0], names[1], names[2])
-	mustCreate(t, hub, pp)
+	pp := createPolicy(t, hub, webPolicy(names...).Divided(api.ReplicaDivisionPreferenceWeighted))
 	op := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "registry"}}
-	mustYAML(t, op, `
+	testkit.MustYAML(t, op, `
 spec:
   resourceSelectors:
   - apiVersion: apps/v1
@@ -67,8 +54,8 @@ spec:
         operator: replace
         value: registry.eu.example.com
 `, names[1])
-	mustCreate(t, hub, op)
-	mustCreate(t, hub, deployment(6))
+	testkit.MustCreate(t, hub, op)
+	testkit.MustCreate(t, hub, deployment(6))
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	name := controller.WorkName(render.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
@@ -85,7 +72,7 @@ spec:
 			image = "registry.eu.example.com/nginx"
 		}
 		var w workv1.Work
-		poll(t, "work of "+n+" applied and available", func() (bool, string) {
+		testkit.Eventually(t, deadline, "work of "+n+" applied and available", func() (bool, string) {
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(n), Name: name}, &w); err != nil {
 				return false, err.Error()
 			}
@@ -120,7 +107,7 @@ spec:
 	for _, n := range names {
 		setReady(t, memberClients[n], 2)
 	}
-	poll(t, "template status readyReplicas=6, observedGeneration=generation", func() (bool, string) {
+	testkit.Eventually(t, deadline, "template status readyReplicas=6, observedGeneration=generation", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
@@ -199,7 +186,7 @@ spec:
 	if err := hub.Delete(ctx, &w0); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "work re-created and member object restored", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work re-created and member object restored", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, key0, &w); err != nil {
 			return false, err.Error()
@@ -213,15 +200,9 @@ spec:
 	})
 
 	t.Log("a cluster the binding leaves loses its Work and its object")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Placement.ClusterAffinity.ClusterNames = names[:2]
-	if err := hub.Update(ctx, pp); err != nil {
-		t.Fatal(err)
-	}
+	placeOn(t, hub, pp, names[:2]...)
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
-	poll(t, "work of the dropped cluster gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work of the dropped cluster gone", func() (bool, string) {
 		var list workv1.WorkList
 		if err := hub.List(ctx, &list, client.MatchingLabels{controller.LabelBindingPermanentID: string(rb.UID)}); err != nil {
 			return false, err.Error()
@@ -233,7 +214,7 @@ spec:
 		return len(got) == 2 && got[0] != controller.ExecutionNamespace(names[2]) && got[1] != controller.ExecutionNamespace(names[2]),
 			fmt.Sprintf("works in %v", got)
 	})
-	poll(t, "binding status lists the two clusters, fully applied", func() (bool, string) {
+	testkit.Eventually(t, deadline, "binding status lists the two clusters, fully applied", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -251,7 +232,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]]}, map[string]int32{names[0]: 6})
-	poll(t, "work of the removed cluster gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work of the removed cluster gone", func() (bool, string) {
 		err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(names[1]), Name: name}, &workv1.Work{})
 		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
 	})
@@ -261,7 +242,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]], names[2]: memberClients[names[2]]}, map[string]int32{names[0]: -1, names[2]: -1})
-	poll(t, "works and binding gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "works and binding gone", func() (bool, string) {
 		var list workv1.WorkList
 		if err := hub.List(ctx, &list, client.MatchingLabels{controller.LabelBindingPermanentID: string(rb.UID)}); err != nil {
 			return false, err.Error()
@@ -286,9 +267,9 @@ func TestWorkConflictAndPreserve(t *testing.T) {
 	ctx := t.Context()
 	member := memberClients[names[0]]
 
-	mustCreate(t, member, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "someone else"}})
+	testkit.MustCreate(t, member, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "someone else"}})
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - apiVersion: v1
@@ -299,13 +280,13 @@ spec:
       clusterNames: [%s]
   preserveResourcesOnDeletion: true
 `, names[0])
-	mustCreate(t, hub, pp)
-	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
+	testkit.MustCreate(t, hub, pp)
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
 
 	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
 	t.Log("Abort: the Work and the binding say which object in which cluster is refused")
-	poll(t, "work and binding report the conflict", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work and binding report the conflict", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, workKey, &w); err != nil {
 			return false, err.Error()
@@ -338,7 +319,7 @@ spec:
 	if err := hub.Update(ctx, pp); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "member object adopted, binding fully applied", func() (bool, string) {
+	testkit.Eventually(t, deadline, "member object adopted, binding fully applied", func() (bool, string) {
 		if err := member.Get(ctx, client.ObjectKey{Namespace: "default", Name: "settings"}, &cm); err != nil {
 			return false, err.Error()
 		}
@@ -354,7 +335,7 @@ spec:
 	if err := hub.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "work and binding gone", func() (bool, string) {
+	testkit.Eventually(t, deadline, "work and binding gone", func() (bool, string) {
 		werr := hub.Get(ctx, workKey, &workv1.Work{})
 		rerr := hub.Get(ctx, rbKey, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(werr) && apierrors.IsNotFound(rerr), fmt.Sprintf("work: %v, binding: %v", werr, rerr)

@@ -43,10 +43,7 @@ func newFixture(t *testing.T) *fixture {
 	for _, c := range env.Clusters {
 		conn := member.Connection{Host: c.Host, Token: c.Token, ClusterCACertificate: c.CAData}
 		f.members = append(f.members, Member{Cluster: *apitest.MakeCluster(c.Name).Region("r-" + c.Name).Obj(), Connection: &conn})
-		cs, err := kubernetes.NewForConfig(c.RESTConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := c.Clientset(t)
 		f.clients[c.Name] = cs
 	}
 	e, err := New(Options{Fleet: "test", StatusTTL: time.Millisecond})

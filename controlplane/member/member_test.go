@@ -3,7 +3,6 @@ package member
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // nodeCPU is the allocatable cpu of the test member's one node.
@@ -83,7 +83,7 @@ func testConnectionKinds(t *testing.T, m *testenv.Cluster) {
 		t.Fatal(err)
 	}
 	nowhere := clientcmdapi.NewCluster()
-	nowhere.Server, nowhere.CertificateAuthorityData = "https://"+closedPort(t), m.CAData
+	nowhere.Server, nowhere.CertificateAuthorityData = "https://"+testkit.FreeAddr(t), m.CAData
 	cfg.Clusters["nowhere"] = nowhere
 	ctx := clientcmdapi.NewContext()
 	ctx.Cluster, ctx.AuthInfo = "nowhere", m.Name+"-admin"
@@ -200,7 +200,7 @@ func testFailures(t *testing.T, m *testenv.Cluster) {
 		},
 		{
 			name:    "nothing listens",
-			conn:    Connection{Host: closedPort(t), Token: secretToken, ClusterCACertificate: m.CAData, ProxyURL: ""},
+			conn:    Connection{Host: testkit.FreeAddr(t), Token: secretToken, ClusterCACertificate: m.CAData, ProxyURL: ""},
 			want:    api.ErrNotConnected,
 			wantIn:  []string{"cluster member1 is not connected: dial tcp 127.0.0.1:", "connect: connection refused"},
 			secrets: []string{secretToken},
@@ -226,7 +226,7 @@ func testFailures(t *testing.T, m *testenv.Cluster) {
 				t.Errorf("CollectStatus = %v, want %v", err, tt.want)
 			}
 			assertNoSecret(t, "CollectStatus", err.Error(), tt.secrets...)
-			ready := apimeta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
+			ready := meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
 			if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != api.ReasonClusterNotReachable {
 				t.Errorf("Ready condition = %+v, want False/%s", ready, api.ReasonClusterNotReachable)
 			}
@@ -336,20 +336,6 @@ func testCache(t *testing.T, m *testenv.Cluster) {
 	if err := b.Probe(t.Context()); !errors.Is(err, ErrUnauthorized) {
 		t.Errorf("Probe after the file changed = %v, want ErrUnauthorized from the new token", err)
 	}
-}
-
-// closedPort returns 127.0.0.1:<port> where nothing listens.
-func closedPort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
 }
 
 func testUnreachable(t *testing.T, m *testenv.Cluster) {

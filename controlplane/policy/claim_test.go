@@ -11,20 +11,22 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
-func pps(ws ...*apitest.PropagationPolicyWrapper) []api.PropagationPolicy {
-	out := make([]api.PropagationPolicy, 0, len(ws))
+// built builds each wrapper with build, for the list arguments of the
+// policy functions.
+func built[W, T any](build func(W) *T, ws []W) []T {
+	out := make([]T, 0, len(ws))
 	for _, w := range ws {
-		out = append(out, *w.Obj())
+		out = append(out, *build(w))
 	}
 	return out
 }
 
+func pps(ws ...*apitest.PropagationPolicyWrapper) []api.PropagationPolicy {
+	return built((*apitest.PropagationPolicyWrapper).Obj, ws)
+}
+
 func cpps(ws ...*apitest.PropagationPolicyWrapper) []api.ClusterPropagationPolicy {
-	out := make([]api.ClusterPropagationPolicy, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, *w.ClusterObj())
-	}
-	return out
+	return built((*apitest.PropagationPolicyWrapper).ClusterObj, ws)
 }
 
 // claimID is the comparable part of a Claim.

@@ -13,19 +13,11 @@ import (
 )
 
 func ops(ws ...*apitest.OverridePolicyWrapper) []api.OverridePolicy {
-	out := make([]api.OverridePolicy, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, *w.Obj())
-	}
-	return out
+	return built((*apitest.OverridePolicyWrapper).Obj, ws)
 }
 
 func cops(ws ...*apitest.OverridePolicyWrapper) []api.ClusterOverridePolicy {
-	out := make([]api.ClusterOverridePolicy, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, *w.ClusterObj())
-	}
-	return out
+	return built((*apitest.OverridePolicyWrapper).ClusterObj, ws)
 }
 
 // ids renders the order as "Kind ns/name@specificity".

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -17,16 +16,17 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/yaml"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // startHost starts a host apiserver with flotilla's CRDs and a webhook
@@ -51,46 +51,28 @@ func startHostWith(t *testing.T, opts webhook.Options) (client.Client, *testenv.
 			t.Fatal(err)
 		}
 	}
-	hub, err := client.New(host.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(ctx, hub, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	port := freePort(t)
+	hub := controllertest.Host(t, host, scheme)
+	port := testkit.FreePort(t)
 	url := fmt.Sprintf("https://127.0.0.1:%d", port)
 	cert, ca, err := webhook.ServingCertificate(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := ctrl.NewManager(host.RESTConfig(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		WebhookServer: crwebhook.NewServer(crwebhook.Options{
-			Host: "127.0.0.1", Port: port,
-			TLSOpts: []func(*tls.Config){func(c *tls.Config) {
-				c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
-			}},
-		}),
-	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if opts.Secrets == nil {
 		opts.Secrets = hub
 	}
-	opts.Mapper = mgr.GetRESTMapper()
-	webhook.Register(mgr.GetWebhookServer(), scheme, opts)
-	mctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
+	controllertest.StartManager(t, host.RESTConfig(), ctrl.Options{
+		Scheme: scheme,
+		WebhookServer: crwebhook.NewServer(crwebhook.Options{
+			Host: "127.0.0.1", Port: port,
+			TLSOpts: []func(*tls.Config){func(c *tls.Config) {
+				c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
+			}},
+		}),
+	}, func(mgr manager.Manager) error {
+		opts.Mapper = mgr.GetRESTMapper()
+		webhook.Register(mgr.GetWebhookServer(), scheme, opts)
+		return nil
 	})
 	if err := webhook.Install(ctx, hub, webhook.Config{URL: url, CABundle: ca}); err != nil {
 		t.Fatal(err)
@@ -105,16 +87,6 @@ func startHostWith(t *testing.T, opts webhook.Options) (client.Client, *testenv.
 		t.Fatalf("webhook never answered: %v", err)
 	}
 	return hub, host
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func policyFromYAML(t *testing.T, name, spec string) *policyv1.PropagationPolicy {

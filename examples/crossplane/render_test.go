@@ -17,6 +17,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // Binaries that `make tools` builds from tools/crossplane.
@@ -65,14 +67,7 @@ func crossplaneTools(t *testing.T) string {
 // loopback port until the test ends, and returns its address.
 func startFunction(t *testing.T, tools string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	addr := testkit.FreeAddr(t)
 	var logs bytes.Buffer
 	cmd := exec.Command(filepath.Join(tools, functionBinary), "--insecure", "--address", addr)
 	cmd.Stdout, cmd.Stderr = &logs, &logs

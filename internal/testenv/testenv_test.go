@@ -41,7 +41,7 @@ func TestFullFleet(t *testing.T) {
 
 	t.Run("nodes carry the requested capacity and labels", func(t *testing.T) {
 		for _, c := range f.Clusters {
-			nodes, err := clientFor(t, c).CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
+			nodes, err := c.Clientset(t).CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
 			if err != nil {
 				t.Fatalf("%s: list nodes: %v", c.Name, err)
 			}
@@ -66,7 +66,7 @@ func TestFullFleet(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, c := range f.Clusters {
 			wg.Go(func() {
-				client := clientFor(t, c)
+				client := c.Clientset(t)
 				if _, err := client.AppsV1().Deployments("default").Create(t.Context(), deployment("web", 3), metav1.CreateOptions{}); err != nil {
 					t.Errorf("%s: create deployment: %v", c.Name, err)
 					return
@@ -112,7 +112,7 @@ func TestFullFleet(t *testing.T) {
 
 	t.Run("a restarted apiserver keeps its data and its controllers", func(t *testing.T) {
 		c := f.Cluster("member2")
-		client := clientFor(t, c)
+		client := c.Clientset(t)
 		c.StopAPIServer()
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 		_, err := client.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
@@ -145,7 +145,7 @@ func TestAPIServerOnly(t *testing.T) {
 		if want := []string{"hub1", "hub2"}[i]; c.Name != want {
 			t.Errorf("cluster %d is named %s, want %s", i, c.Name, want)
 		}
-		client := clientFor(t, c)
+		client := c.Clientset(t)
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}, Data: map[string]string{"k": c.Name}}
 		if _, err := client.CoreV1().ConfigMaps("default").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("%s: create configmap: %v", c.Name, err)
@@ -163,7 +163,7 @@ func TestAPIServerOnly(t *testing.T) {
 		}
 	}
 	// Each cluster has its own etcd prefix: hub2 must not see hub1's ConfigMap.
-	got, err := clientFor(t, f.Cluster("hub2")).CoreV1().ConfigMaps("default").Get(t.Context(), "c", metav1.GetOptions{})
+	got, err := f.Cluster("hub2").Clientset(t).CoreV1().ConfigMaps("default").Get(t.Context(), "c", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,15 +196,6 @@ func TestProcessInfoRunningMatchesCommandLine(t *testing.T) {
 	if err := testenv.StopDetached([]testenv.ProcessInfo{other}, time.Second); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func clientFor(t *testing.T, c *testenv.Cluster) kubernetes.Interface {
-	t.Helper()
-	client, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client
 }
 
 func deployment(name string, replicas int32) *appsv1.Deployment {

@@ -3,7 +3,10 @@ package testenv
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"k8s.io/client-go/kubernetes"
 )
 
 // KeepEnv names the environment variable that, set to 1, keeps a test fleet's directory even after a
@@ -63,4 +66,26 @@ func Start(t testing.TB, opts Options) *Fleet {
 		}
 	})
 	return f
+}
+
+// Clientset returns a client-go clientset of c, which reaches the member
+// without going through flotilla, and fails the test if it cannot be built.
+func (c *Cluster) Clientset(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// TestKubeconfig writes the fleet's kubeconfig, a context per cluster named
+// after it, into the test's temporary directory and returns its path.
+func (f *Fleet) TestKubeconfig(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := f.WriteKubeconfig(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -3,9 +3,7 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -21,11 +19,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 const leaderDeadline = 90 * time.Second
@@ -159,7 +157,7 @@ type controlplaneProcess struct {
 
 func startControlplane(t *testing.T, bin, kubeconfig, name string) *controlplaneProcess {
 	t.Helper()
-	p := &controlplaneProcess{name: name, probeAddr: freeAddr(t), out: &syncBuffer{}, exited: make(chan struct{})}
+	p := &controlplaneProcess{name: name, probeAddr: testkit.FreeAddr(t), out: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, "controlplane", "--kubeconfig", kubeconfig, "--fleet", "test",
 		"--leader-elect", "--leader-election-namespace", "kube-system",
 		"--leader-election-lease-duration", "3s", "--leader-election-renew-deadline", "2s", "--leader-election-retry-period", "500ms",
@@ -235,14 +233,8 @@ func (p *controlplaneProcess) waitEndpoint(t *testing.T, path string) {
 func registerMember(t *testing.T, hub client.Client, m *testenv.Cluster) {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
-		Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
-	}
-	cl := &clusterv1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: m.Name},
-		Spec:       api.ClusterSpec{APIEndpoint: m.Host, SecretRef: &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name}},
-	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name}, Data: controllertest.TokenData(m)}
+	cl := controllertest.ClusterObject(m.Name, m.Host, "flotilla-system")
 	for _, obj := range []client.Object{ns, secret} {
 		if err := hub.Create(t.Context(), obj); err != nil {
 			t.Fatal(err)
@@ -274,30 +266,5 @@ func waitConfigMap(t *testing.T, member client.Client, name string) {
 
 func waitFor(t *testing.T, what string, f func() (bool, string)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), leaderDeadline)
-	defer cancel()
-	last := ""
-	for ctx.Err() == nil {
-		ok, why := f()
-		if ok {
-			return
-		}
-		last = why
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s: not reached within %v: %s", what, leaderDeadline, last)
-}
-
-// freeAddr is a loopback address with a port free at the time of the call.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
+	testkit.EventuallyEvery(t, 100*time.Millisecond, leaderDeadline, what, f)
 }

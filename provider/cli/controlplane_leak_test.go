@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -48,31 +48,16 @@ func TestControlplaneLogsNoCredentials(t *testing.T) {
 	var logs syncBuffer
 	processLogger("flotilla", "trace", &logs)
 
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- runControlplane(ctx, controlplaneConfig{
-			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
-			options: controller.Options{ProbeInterval: 300 * time.Millisecond, Resync: time.Second},
-		})
-	}()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("controlplane: %v", err)
-			}
-		}
-	}
-	t.Cleanup(stop)
+	stop := runInProcess(t, controlplaneConfig{
+		kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
+		options: controller.Options{ProbeInterval: 300 * time.Millisecond, Resync: time.Second},
+	})
 
 	hub := apiClient(t, host.RESTConfig())
 	// The CRDs are installed by the control plane as it starts.
 	create := func(obj client.Object) {
 		t.Helper()
-		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 			return hub.Create(ctx, obj) == nil, nil
 		})
 		if err != nil {
@@ -80,14 +65,8 @@ func TestControlplaneLogsNoCredentials(t *testing.T) {
 		}
 	}
 	create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
-	create(&corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: member.Name},
-		Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(member.Token), clusterv1.SecretKeyCA: member.CAData},
-	})
-	create(&clusterv1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: member.Name},
-		Spec:       api.ClusterSpec{APIEndpoint: member.Host, SecretRef: &api.LocalSecretReference{Namespace: "flotilla-system", Name: member.Name}},
-	})
+	create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: member.Name}, Data: controllertest.TokenData(member)})
+	create(controllertest.ClusterObject(member.Name, member.Host, "flotilla-system"))
 	create(&policyv1.PropagationPolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"},
 		Spec: api.PropagationSpec{
@@ -98,7 +77,7 @@ func TestControlplaneLogsNoCredentials(t *testing.T) {
 	create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"mode": "fast"}})
 
 	mc := apiClient(t, member.RESTConfig())
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		return mc.Get(ctx, client.ObjectKey{Namespace: "default", Name: "settings"}, &corev1.ConfigMap{}) == nil, nil
 	})
 	if err != nil {

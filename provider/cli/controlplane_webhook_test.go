@@ -25,6 +25,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 func TestWebhookFlags(t *testing.T) {
@@ -59,26 +60,11 @@ func TestWebhookFlags(t *testing.T) {
 // message and stores a valid one.
 func TestControlplaneServesWebhook(t *testing.T) {
 	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
+	port := testkit.FreePort(t)
 
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- runControlplane(ctx, controlplaneConfig{
-			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
-			webhook: webhookConfig{url: fmt.Sprintf("https://127.0.0.1:%d", port), bindAddress: fmt.Sprintf("127.0.0.1:%d", port), failurePolicy: "Fail"},
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("controlplane: %v", err)
-		}
+	runInProcess(t, controlplaneConfig{
+		kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
+		webhook: webhookConfig{url: fmt.Sprintf("https://127.0.0.1:%d", port), bindAddress: fmt.Sprintf("127.0.0.1:%d", port), failurePolicy: "Fail"},
 	})
 
 	hub := apiClient(t, host.RESTConfig())
@@ -99,7 +85,7 @@ func TestControlplaneServesWebhook(t *testing.T) {
 	}
 	want := "staticWeightList[0].weight: Invalid value: 0: must be greater than or equal to 1"
 	var last error
-	err = wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		last = hub.Create(ctx, policy(0), client.DryRunAll)
 		return last != nil && strings.Contains(last.Error(), "denied the request"), nil
 	})
@@ -141,12 +127,7 @@ func writeCertDir(t *testing.T) (string, []byte) {
 // port and returns its address once it accepts connections.
 func serveWebhook(t *testing.T, cfg webhookConfig) (string, []byte) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
+	addr := testkit.FreeAddr(t)
 	cfg.bindAddress = addr
 	srv, ca, err := cfg.webhookServer()
 	if err != nil {
@@ -272,16 +253,7 @@ func TestWebhookCertDirRotation(t *testing.T) {
 	if err := handshake(addr, oldCA); err != nil {
 		t.Fatalf("before rotation: %v", err)
 	}
-	next, newCA := writeCertDir(t)
-	for _, name := range []string{keyFile, certFile, caFile} {
-		data, err := os.ReadFile(filepath.Join(next, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	newCA := rotateCertDir(t, dir)
 	// certwatcher reacts to the write at once and polls every 10 s besides.
 	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true,
 		func(context.Context) (bool, error) { return handshake(addr, newCA) == nil, nil }); err != nil {
@@ -298,30 +270,15 @@ func TestWebhookCertDirRotation(t *testing.T) {
 // rotated the leader installs the new ca.crt.
 func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
 	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
+	addr := testkit.FreeAddr(t)
 	dir, firstCA := writeCertDir(t)
 	saved := caRecheck
 	caRecheck = 200 * time.Millisecond
 	t.Cleanup(func() { caRecheck = saved })
 
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- runControlplane(ctx, controlplaneConfig{
-			kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
-			webhook: webhookConfig{url: "https://" + addr, bindAddress: addr, failurePolicy: "Fail", certDir: dir},
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("controlplane: %v", err)
-		}
+	runInProcess(t, controlplaneConfig{
+		kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
+		webhook: webhookConfig{url: "https://" + addr, bindAddress: addr, failurePolicy: "Fail", certDir: dir},
 	})
 	hub := apiClient(t, host.RESTConfig())
 	installed := func(want []byte) error {
@@ -349,15 +306,31 @@ func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
 		Spec: api.PropagationSpec{ResourceSelectors: []api.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}},
 			Placement: api.Placement{SpreadConstraints: []api.SpreadConstraint{{SpreadByField: api.SpreadByFieldCluster, MinGroups: 3, MaxGroups: 1}}}}}
 	var last error
-	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
-		func(ctx context.Context) (bool, error) {
-			last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
-			return last != nil && strings.Contains(last.Error(), "denied the request"), nil
-		}); err != nil {
+	denied := func() error {
+		return wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
+			func(ctx context.Context) (bool, error) {
+				last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
+				return last != nil && strings.Contains(last.Error(), "denied the request"), nil
+			})
+	}
+	if err := denied(); err != nil {
 		t.Fatalf("the host never reached the webhook with the shared CA; last create: %v", last)
 	}
 
-	next, nextCA := writeCertDir(t)
+	nextCA := rotateCertDir(t, dir)
+	if err := installed(nextCA); err != nil {
+		t.Fatalf("the leader never installed the rotated ca.crt: %v", err)
+	}
+	if err := denied(); err != nil {
+		t.Fatalf("after rotation the host no longer reaches the webhook; last create: %v", last)
+	}
+}
+
+// rotateCertDir replaces the files in dir with a new key, certificate and
+// CA, as cert-manager does when it renews, and returns the new CA.
+func rotateCertDir(t *testing.T, dir string) []byte {
+	t.Helper()
+	next, ca := writeCertDir(t)
 	for _, name := range []string{keyFile, certFile, caFile} {
 		data, err := os.ReadFile(filepath.Join(next, name))
 		if err != nil {
@@ -367,14 +340,5 @@ func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := installed(nextCA); err != nil {
-		t.Fatalf("the leader never installed the rotated ca.crt: %v", err)
-	}
-	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
-		func(ctx context.Context) (bool, error) {
-			last = hub.Create(ctx, bad.DeepCopy(), client.DryRunAll)
-			return last != nil && strings.Contains(last.Error(), "denied the request"), nil
-		}); err != nil {
-		t.Fatalf("after rotation the host no longer reaches the webhook; last create: %v", last)
-	}
+	return ca
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestControlplaneMetricsRequireAuthorization runs the controlplane with
@@ -33,27 +33,12 @@ import (
 // answers the TokenReviews and SubjectAccessReviews.
 func TestControlplaneMetricsRequireAuthorization(t *testing.T) {
 	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
+	addr := testkit.FreeAddr(t)
 	certDir, ca := writeCertDir(t)
 
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- runControlplane(ctx, controlplaneConfig{
-			kubeconfig: host.KubeconfigPath, fleet: "test", probeAddr: "0", inProcess: true,
-			metricsAddr: addr, metrics: metricsConfig{secure: true, certDir: certDir},
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("controlplane: %v", err)
-		}
+	runInProcess(t, controlplaneConfig{
+		kubeconfig: host.KubeconfigPath, fleet: "test", probeAddr: "0", inProcess: true,
+		metricsAddr: addr, metrics: metricsConfig{secure: true, certDir: certDir},
 	})
 
 	kube := kubernetes.NewForConfigOrDie(host.RESTConfig())
@@ -98,6 +83,7 @@ func TestControlplaneMetricsRequireAuthorization(t *testing.T) {
 	// for RBAC to reach the authorizer's cache.
 	var code int
 	var body string
+	var err error
 	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
 		func(context.Context) (bool, error) {
 			code, body, err = get(scraper)

@@ -21,6 +21,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
@@ -36,7 +37,7 @@ const tenant = "team-a"
 // administrator's host Cluster or credentials Secret.
 func TestTenancyBoundaries(t *testing.T) {
 	e := startEnvWith(t, 0)
-	mustCreate(t, e.mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant}})
+	testkit.MustCreate(t, e.mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant}})
 	admin := adminCluster(t, e.mgmt, "member1")
 
 	t.Run("refused manifests write nothing and delete cleanly", func(t *testing.T) { testRefusedManifests(t, e) })
@@ -54,18 +55,18 @@ type adminObjects struct {
 
 func adminCluster(t *testing.T, c client.Client, name string) adminObjects {
 	t.Helper()
-	mustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: crossplane.CredentialsNamespace}})
+	testkit.MustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: crossplane.CredentialsNamespace}})
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: crossplane.CredentialsNamespace, Name: name},
 		Data:       map[string][]byte{clusterv1.SecretKeyKubeconfig: []byte("the administrator's kubeconfig")},
 	}
-	mustCreate(t, c, secret)
+	testkit.MustCreate(t, c, secret)
 	cl := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"tier": "prod"}}}
 	cl.Spec = api.ClusterSpec{
 		SyncMode: api.Push, APIEndpoint: "https://127.0.0.1:1", Region: "admin-region",
 		SecretRef: &api.LocalSecretReference{Namespace: crossplane.CredentialsNamespace, Name: name},
 	}
-	mustCreate(t, c, cl)
+	testkit.MustCreate(t, c, cl)
 	return adminObjects{cluster: cl, secret: secret}
 }
 
@@ -123,7 +124,7 @@ func syncFails(t *testing.T, c client.Client, mg interface {
 func tenantManifest(t *testing.T, name, object string) *v1alpha1.Manifest {
 	t.Helper()
 	m := &v1alpha1.Manifest{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: name}}
-	mustYAML(t, m, "spec:\n  forProvider:\n    manifest: %s\n", object)
+	testkit.MustYAML(t, m, "spec:\n  forProvider:\n    manifest: %s\n", object)
 	return m
 }
 
@@ -180,7 +181,7 @@ func testRefusedManifests(t *testing.T, e env) {
 	mrs := make([]*v1alpha1.Manifest, len(tests))
 	for i, tc := range tests {
 		mrs[i] = tenantManifest(t, tc.name, tc.object)
-		mustCreate(t, e.mgmt, mrs[i])
+		testkit.MustCreate(t, e.mgmt, mrs[i])
 	}
 	for i, tc := range tests {
 		syncFails(t, e.mgmt, mrs[i], tc.want)
@@ -212,9 +213,9 @@ func testRefusedManifests(t *testing.T, e env) {
 func testAdoption(t *testing.T, e env) {
 	ctx := t.Context()
 	existing := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "existing"}, Data: map[string]string{"who": "admin"}}
-	mustCreate(t, e.mgmt, existing)
+	testkit.MustCreate(t, e.mgmt, existing)
 	mg := tenantManifest(t, "adopter", `{apiVersion: v1, kind: ConfigMap, metadata: {name: existing}, data: {who: manifest}}`)
-	mustCreate(t, e.mgmt, mg)
+	testkit.MustCreate(t, e.mgmt, mg)
 	syncFails(t, e.mgmt, mg, "ConfigMap team-a/existing already exists in the host and this Manifest team-a/adopter does not own it: set spec.forProvider.adopt: true")
 	var cm corev1.ConfigMap
 	if err := e.mgmt.Get(ctx, client.ObjectKeyFromObject(existing), &cm); err != nil || cm.ResourceVersion != existing.ResourceVersion || cm.Data["who"] != "admin" {
@@ -246,7 +247,7 @@ func testAdoption(t *testing.T, e env) {
 func testDeleteNotOwned(t *testing.T, e env) {
 	ctx := t.Context()
 	mg := tenantManifest(t, "maker", `{apiVersion: v1, kind: ConfigMap, metadata: {name: made}, data: {k: v}}`)
-	mustCreate(t, e.mgmt, mg)
+	testkit.MustCreate(t, e.mgmt, mg)
 	var cm corev1.ConfigMap
 	poll(t, "ConfigMap made and owned", func() (bool, string) {
 		err := e.mgmt.Get(ctx, client.ObjectKey{Namespace: tenant, Name: "made"}, &cm)
@@ -289,7 +290,7 @@ func testDeleteNotOwned(t *testing.T, e env) {
 
 func testClusterNeverAdopts(t *testing.T, e env, admin adminObjects) {
 	ctx := t.Context()
-	mustCreate(t, e.mgmt, &corev1.Secret{
+	testkit.MustCreate(t, e.mgmt, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "evil-kubeconfig"},
 		Data:       map[string][]byte{"kubeconfig": inlineKubeconfig(t, "https://evil.example.com")},
 	})
@@ -299,7 +300,7 @@ func testClusterNeverAdopts(t *testing.T, e env, admin adminObjects) {
 			APIEndpoint: "https://evil.example.com", Region: "elsewhere",
 			CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: "evil-kubeconfig"},
 		}
-		mustCreate(t, e.mgmt, cl)
+		testkit.MustCreate(t, e.mgmt, cl)
 		return cl
 	}
 	thief := newCluster("thief", admin.cluster.Name)
@@ -309,7 +310,7 @@ func testClusterNeverAdopts(t *testing.T, e env, admin adminObjects) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: crossplane.CredentialsNamespace, Name: "spare"},
 		Data:       map[string][]byte{clusterv1.SecretKeyKubeconfig: []byte("a spare kubeconfig")},
 	}
-	mustCreate(t, e.mgmt, spare)
+	testkit.MustCreate(t, e.mgmt, spare)
 	squatter := newCluster("squatter", "spare")
 
 	const refusal = "a Cluster managed resource never adopts host objects it did not create"

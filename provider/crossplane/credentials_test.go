@@ -18,6 +18,7 @@ import (
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
@@ -73,7 +74,7 @@ func TestTenantCredentialsRefused(t *testing.T) {
 	e := startEnvWith(t, 1)
 	ctx := t.Context()
 	ns := "tenant-a"
-	mustCreate(t, e.mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	testkit.MustCreate(t, e.mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	mgmtKubeconfig := e.fleet[0].KubeconfigPath // a real kubeconfig: refused before it is used
 	marker := filepath.Join(t.TempDir(), "exec-ran")
 	execUser := func(u *clientcmdapi.AuthInfo) {
@@ -82,7 +83,7 @@ func TestTenantCredentialsRefused(t *testing.T) {
 	}
 	policy := func(name, kind, config string) *v1alpha1.PropagationPolicy {
 		pp := &v1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-		mustYAML(t, pp, `
+		testkit.MustYAML(t, pp, `
 spec:
   providerConfigRef: {kind: %s, name: %s}
   forProvider:
@@ -93,20 +94,20 @@ spec:
 	}
 
 	t.Log("a namespaced ProviderConfig may not inject the provider's identity")
-	mustCreate(t, e.mgmt, &v1alpha1.ProviderConfig{
+	testkit.MustCreate(t, e.mgmt, &v1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "injected"},
 		Spec:       v1alpha1.ProviderConfigSpec{Fleet: testFleet, Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceInjectedIdentity}},
 	})
 	injected := policy("injected", "ProviderConfig", "injected")
-	mustCreate(t, e.mgmt, injected)
+	testkit.MustCreate(t, e.mgmt, injected)
 	syncedFalse(t, e.mgmt, injected, "ProviderConfig "+ns+"/injected: spec.credentials.source InjectedIdentity is only allowed in a ClusterProviderConfig")
 
 	t.Log("a namespaced ProviderConfig's exec plugin never runs")
-	mustCreate(t, e.mgmt, &corev1.Secret{
+	testkit.MustCreate(t, e.mgmt, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "host-exec"},
 		Data:       map[string][]byte{"kubeconfig": tenantKubeconfig(t, mgmtKubeconfig, execUser)},
 	})
-	mustCreate(t, e.mgmt, &v1alpha1.ProviderConfig{
+	testkit.MustCreate(t, e.mgmt, &v1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "exec"},
 		Spec: v1alpha1.ProviderConfigSpec{Fleet: testFleet, Credentials: v1alpha1.ProviderCredentials{
 			Source:    xpv2.CredentialsSourceSecret,
@@ -114,16 +115,16 @@ spec:
 		}},
 	})
 	viaExec := policy("exec", "ProviderConfig", "exec")
-	mustCreate(t, e.mgmt, viaExec)
+	testkit.MustCreate(t, e.mgmt, viaExec)
 	syncedFalse(t, e.mgmt, viaExec, `credentials secret tenant-a/host-exec key "kubeconfig": invalid connection: kubeconfig: user`)
 	syncedFalse(t, e.mgmt, viaExec, "sets exec")
 
 	t.Log("nor does a ClusterProviderConfig's, unless the operator allows it")
-	mustCreate(t, e.mgmt, &corev1.Secret{
+	testkit.MustCreate(t, e.mgmt, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: "host-exec"},
 		Data:       map[string][]byte{"kubeconfig": tenantKubeconfig(t, mgmtKubeconfig, execUser)},
 	})
-	mustCreate(t, e.mgmt, &v1alpha1.ClusterProviderConfig{
+	testkit.MustCreate(t, e.mgmt, &v1alpha1.ClusterProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "exec"},
 		Spec: v1alpha1.ProviderConfigSpec{Fleet: testFleet, Credentials: v1alpha1.ProviderCredentials{
 			Source:    xpv2.CredentialsSourceSecret,
@@ -131,11 +132,11 @@ spec:
 		}},
 	})
 	viaClusterExec := policy("cluster-exec", "ClusterProviderConfig", "exec")
-	mustCreate(t, e.mgmt, viaClusterExec)
+	testkit.MustCreate(t, e.mgmt, viaClusterExec)
 	syncedFalse(t, e.mgmt, viaClusterExec, "sets exec")
 
 	t.Log("a Cluster managed resource's member kubeconfig may not read a token file")
-	mustCreate(t, e.mgmt, &corev1.Secret{
+	testkit.MustCreate(t, e.mgmt, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "member-kubeconfig"},
 		Data: map[string][]byte{"kubeconfig": tenantKubeconfig(t, e.fleet[0].KubeconfigPath, func(u *clientcmdapi.AuthInfo) {
 			u.Token, u.TokenFile = "", "/var/run/secrets/kubernetes.io/serviceaccount/token"
@@ -146,7 +147,7 @@ spec:
 		APIEndpoint:          e.fleet[0].Host,
 		CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: "member-kubeconfig"},
 	}
-	mustCreate(t, e.mgmt, cl)
+	testkit.MustCreate(t, e.mgmt, cl)
 	syncedFalse(t, e.mgmt, cl, `spec.forProvider.credentialsSecretRef: secret tenant-a/member-kubeconfig key "kubeconfig": invalid connection: kubeconfig: user`)
 	syncedFalse(t, e.mgmt, cl, "sets tokenFile")
 

@@ -19,6 +19,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
@@ -41,9 +42,9 @@ func TestManagedResourcesPropagate(t *testing.T) {
 	tiers := map[string]string{m1: "prod", m2: "prod", m3: "dev"}
 	clusters := map[string]*v1alpha1.Cluster{}
 	for i, m := range e.fleet {
-		mustCreate(t, e.mgmt, &corev1.Secret{
+		testkit.MustCreate(t, e.mgmt, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: m.Name + "-kubeconfig"},
-			Data:       map[string][]byte{"kubeconfig": readFile(t, m.KubeconfigPath)},
+			Data:       map[string][]byte{"kubeconfig": testkit.ReadFile(t, m.KubeconfigPath)},
 		})
 		cl := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: m.Name}}
 		cl.Spec.ForProvider = v1alpha1.ClusterParameters{
@@ -52,12 +53,12 @@ func TestManagedResourcesPropagate(t *testing.T) {
 			Labels:               map[string]string{"tier": tiers[m.Name]},
 			CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: m.Name + "-kubeconfig"},
 		}
-		mustCreate(t, e.mgmt, cl)
+		testkit.MustCreate(t, e.mgmt, cl)
 		clusters[m.Name] = cl
 	}
 
 	pp := &v1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
+	testkit.MustYAML(t, pp, `
 spec:
   forProvider:
     resourceSelectors:
@@ -75,16 +76,16 @@ spec:
           - {targetCluster: {clusterNames: [%s]}, weight: 1}
           - {targetCluster: {clusterNames: [%s]}, weight: 2}
 `, m1, m2)
-	mustCreate(t, e.mgmt, pp)
+	testkit.MustCreate(t, e.mgmt, pp)
 	// The override policy goes through a ClusterProviderConfig that uses
 	// the provider's own identity (only a ClusterProviderConfig may): here
 	// the host is the management apiserver.
-	mustCreate(t, e.mgmt, &v1alpha1.ClusterProviderConfig{
+	testkit.MustCreate(t, e.mgmt, &v1alpha1.ClusterProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "local"},
 		Spec:       v1alpha1.ProviderConfigSpec{Fleet: testFleet, Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceInjectedIdentity}},
 	})
 	op := &v1alpha1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "eu-registry"}}
-	mustYAML(t, op, `
+	testkit.MustYAML(t, op, `
 spec:
   providerConfigRef: {kind: ClusterProviderConfig, name: local}
   forProvider:
@@ -96,9 +97,9 @@ spec:
         imageOverrider:
         - {component: Registry, operator: replace, value: registry.eu.example.com}
 `, m2)
-	mustCreate(t, e.mgmt, op)
+	testkit.MustCreate(t, e.mgmt, op)
 	web := manifest(t, "web", 3, nil)
-	mustCreate(t, e.mgmt, web)
+	testkit.MustCreate(t, e.mgmt, web)
 
 	t.Log("propagate: 1 replica in the first member, 2 with the EU registry in the second, none in the dev member")
 	poll(t, "deployments placed 1:2 with the override", func() (bool, string) {
@@ -201,7 +202,7 @@ spec:
 
 	t.Log("preview: an Observe-only manifest shows its placement and writes nothing")
 	preview := manifest(t, "preview", 6, xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
-	mustCreate(t, e.mgmt, preview)
+	testkit.MustCreate(t, e.mgmt, preview)
 	poll(t, "preview placement", func() (bool, string) {
 		if err := e.mgmt.Get(ctx, client.ObjectKeyFromObject(preview), preview); err != nil {
 			return false, err.Error()
@@ -226,10 +227,10 @@ spec:
 	}
 
 	t.Log("ownership: a Cluster in another namespace cannot take over a registered member")
-	mustCreate(t, e.mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}})
+	testkit.MustCreate(t, e.mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}})
 	thief := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "thief", Annotations: map[string]string{"crossplane.io/external-name": m1}}}
 	thief.Spec.ForProvider.Region = "elsewhere"
-	mustCreate(t, e.mgmt, thief)
+	testkit.MustCreate(t, e.mgmt, thief)
 	poll(t, "takeover refused", func() (bool, string) {
 		c, err := conditionOf(t, e.mgmt, thief, xpv2.TypeSynced)
 		if err != nil {
@@ -245,7 +246,7 @@ spec:
 	t.Log("one physical cluster, one name: a second Cluster for member " + m1 + " under another name is refused")
 	twin := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: m1 + "-twin"}}
 	twin.Spec.ForProvider = clusters[m1].Spec.ForProvider
-	mustCreate(t, e.mgmt, twin)
+	testkit.MustCreate(t, e.mgmt, twin)
 	poll(t, "twin refused", func() (bool, string) {
 		c, err := conditionOf(t, e.mgmt, twin, xpv2.TypeReady)
 		if err != nil {
@@ -294,7 +295,7 @@ spec:
 func manifest(t *testing.T, name string, replicas int, policies xpv2.ManagementPolicies) *v1alpha1.Manifest {
 	t.Helper()
 	m := &v1alpha1.Manifest{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
-	mustYAML(t, m, `
+	testkit.MustYAML(t, m, `
 spec:
   forProvider:
     manifest:

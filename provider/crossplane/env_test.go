@@ -1,9 +1,7 @@
 package crossplane_test
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -12,17 +10,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 	"github.com/flotilla-io/terraform-provider-flotilla/package/crds"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
@@ -62,59 +58,26 @@ func startEnvWith(t *testing.T, n int) env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgmt, err := client.New(mgmtCluster.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(ctx, mgmt, time.Minute); err != nil {
-		t.Fatal(err)
-	}
+	mgmt := controllertest.Host(t, mgmtCluster, scheme)
 	if err := crds.Install(ctx, mgmt, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(mgmtCluster.RESTConfig(), ctrl.Options{
-		Client:                 controller.ClientOptions(),
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := controller.Setup(mgr, controller.Options{
-		Fleet:            testFleet,
-		ProbeInterval:    300 * time.Millisecond,
-		FailureThreshold: time.Second,
-		SuccessThreshold: time.Second,
-		NoExecuteAfter:   2 * time.Second,
-		Resync:           time.Second,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := crossplane.Setup(mgr, crossplane.Options{
-		PollInterval: 2 * time.Second, PendingPollInterval: 500 * time.Millisecond, MaxReconcileRate: 100,
-		InjectedIdentity: mgmtCluster.RESTConfig(),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	mctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	controllertest.StartManager(t, mgmtCluster.RESTConfig(), ctrl.Options{Client: controller.ClientOptions(), Scheme: scheme},
+		controllertest.SetupControlPlane(controllertest.Options(testFleet)),
+		func(mgr manager.Manager) error {
+			return crossplane.Setup(mgr, crossplane.Options{
+				PollInterval: 2 * time.Second, PendingPollInterval: 500 * time.Millisecond, MaxReconcileRate: 100,
+				InjectedIdentity: mgmtCluster.RESTConfig(),
+			})
+		})
 
 	// The default ClusterProviderConfig: the host's kubeconfig in a Secret.
-	mustCreate(t, mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crossplane-system"}})
-	mustCreate(t, mgmt, &corev1.Secret{
+	testkit.MustCreate(t, mgmt, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crossplane-system"}})
+	testkit.MustCreate(t, mgmt, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: "flotilla-host"},
-		Data:       map[string][]byte{"kubeconfig": readFile(t, mgmtCluster.KubeconfigPath)},
+		Data:       map[string][]byte{"kubeconfig": testkit.ReadFile(t, mgmtCluster.KubeconfigPath)},
 	})
-	mustCreate(t, mgmt, &v1alpha1.ClusterProviderConfig{
+	testkit.MustCreate(t, mgmt, &v1alpha1.ClusterProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "default"},
 		Spec: v1alpha1.ProviderConfigSpec{
 			Fleet: testFleet,
@@ -124,61 +87,14 @@ func startEnvWith(t *testing.T, n int) env {
 			},
 		},
 	})
-	clients := map[string]client.Client{}
-	names := make([]string, len(members))
-	for i, m := range members {
-		c, err := client.New(m.RESTConfig(), client.Options{Scheme: scheme})
-		if err != nil {
-			t.Fatal(err)
-		}
-		clients[m.Name], names[i] = c, m.Name
-	}
+	clients, names := controllertest.MemberClients(t, members, scheme)
 	return env{mgmt: mgmt, members: clients, fleet: members, names: names}
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func mustCreate(t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(t.Context(), obj); err != nil {
-		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
-	}
-}
-
-func mustYAML(t *testing.T, into runtime.Object, format string, args ...any) {
-	t.Helper()
-	if err := yaml.Unmarshal(fmt.Appendf(nil, format, args...), into); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // poll waits until f reports true; its last explanation is in the failure.
 func poll(t *testing.T, what string, f func() (bool, string)) {
 	t.Helper()
-	pollFor(t, what, deadline, f)
-}
-
-// pollFor is poll with its own deadline.
-func pollFor(t *testing.T, what string, deadline time.Duration, f func() (bool, string)) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	last := ""
-	for time.Now().Before(end) {
-		ok, why := f()
-		if ok {
-			return
-		}
-		last = why
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
+	testkit.Eventually(t, deadline, what, f)
 }
 
 // gone waits until obj no longer exists in c.
@@ -190,7 +106,7 @@ func gone(t *testing.T, c client.Client, obj client.Object) {
 // goneWithin is gone with its own deadline.
 func goneWithin(t *testing.T, c client.Client, obj client.Object, deadline time.Duration) {
 	t.Helper()
-	pollFor(t, fmt.Sprintf("%T %s gone", obj, obj.GetName()), deadline, func() (bool, string) {
+	testkit.Eventually(t, deadline, fmt.Sprintf("%T %s gone", obj, obj.GetName()), func() (bool, string) {
 		err := c.Get(t.Context(), client.ObjectKeyFromObject(obj), obj)
 		if apierrors.IsNotFound(err) {
 			return true, ""

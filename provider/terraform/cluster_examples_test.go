@@ -1,7 +1,6 @@
 package terraform
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
@@ -10,9 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
-
-// clusterImportRE reads "terraform import ADDRESS 'ID'" from import.sh.
-var clusterImportRE = regexp.MustCompile(`(?m)^terraform import (\S+) '([^']+)'$`)
 
 // TestExampleClusterResources applies the flotilla_cluster and
 // flotilla_cluster_status examples against two real members, with the
@@ -27,11 +23,7 @@ func TestExampleClusterResources(t *testing.T) {
 		"kind-west", f.Clusters[1].Name,
 	).Replace
 
-	m := clusterImportRE.FindStringSubmatch(readExample(t, "resources/flotilla_cluster/import.sh"))
-	if m == nil {
-		t.Fatal("resources/flotilla_cluster/import.sh has no `terraform import ADDRESS 'ID'` line")
-	}
-	addr, id := m[1], m[2]
+	addr, id := exampleImport(t, "resources/flotilla_cluster")
 	defaultFleet := func(member string) marker { return marker{Found: true, Fleet: DefaultFleet, Member: member} }
 
 	resource.Test(t, resource.TestCase{

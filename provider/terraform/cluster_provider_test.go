@@ -3,7 +3,6 @@ package terraform
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -202,11 +200,7 @@ func clusterTestProviders(rec *diagRecorder, extra ...func() resource.Resource) 
 func startMembers(t *testing.T, n int) (*testenv.Fleet, string) {
 	t.Helper()
 	f := testenv.Start(t, testenv.Options{Clusters: n, Mode: testenv.APIServerOnly})
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := f.WriteKubeconfig(kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	return f, kubeconfig
+	return f, f.TestKubeconfig(t)
 }
 
 // marker is what the membership marker in a member records, read with
@@ -219,10 +213,7 @@ type marker struct {
 
 func readMarker(t *testing.T, c *testenv.Cluster) marker {
 	t.Helper()
-	client, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := c.Clientset(t)
 	cm, err := client.CoreV1().ConfigMaps(member.MembershipNamespace).Get(context.Background(), member.MembershipName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return marker{}
@@ -259,20 +250,6 @@ func writeExecPlugin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return plugin
-}
-
-// closedAddress returns a loopback address nothing listens on.
-func closedAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
 }
 
 // readLogs returns the contents of every file in dir.

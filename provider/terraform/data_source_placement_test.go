@@ -86,10 +86,7 @@ data "flotilla_placement" "batch" {
 // real members, its kubeconfig and contexts replaced by the test fleet's.
 func TestExamplePlacementDataSource(t *testing.T) {
 	m := startFleet(t, "east", "west")
-	kubeconfig := t.TempDir() + "/kubeconfig"
-	if err := m.env.WriteKubeconfig(kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := m.env.TestKubeconfig(t)
 	config := strings.NewReplacer(
 		"~/.kube/config", kubeconfig,
 		"kind-east", m.byName["east"].Name,

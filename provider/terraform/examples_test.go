@@ -3,6 +3,7 @@ package terraform
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -19,6 +20,21 @@ func readExample(t *testing.T, rel string) string {
 		t.Fatalf("read example: %v", err)
 	}
 	return string(b)
+}
+
+// quotedImportRE reads "terraform import ADDRESS 'ID'" from an import.sh.
+var quotedImportRE = regexp.MustCompile(`(?m)^terraform import (\S+) '([^']+)'$`)
+
+// exampleImport returns the address and the ID of the
+// `terraform import ADDRESS 'ID'` line in the import.sh of an example
+// directory under examples/.
+func exampleImport(t *testing.T, dir string) (addr, id string) {
+	t.Helper()
+	m := quotedImportRE.FindStringSubmatch(readExample(t, dir+"/import.sh"))
+	if m == nil {
+		t.Fatalf("%s/import.sh has no `terraform import ADDRESS 'ID'` line", dir)
+	}
+	return m[1], m[2]
 }
 
 func TestExampleProvider(t *testing.T) {

@@ -94,6 +94,21 @@ func (d *tfDriver) command(ctx context.Context, out io.Writer, args ...string) *
 	return cmd
 }
 
+// startApply starts `terraform apply -auto-approve -no-color
+// -parallelism=1` in the background, bounded by ten minutes and by the test,
+// and returns that bound, the command and its combined output.
+func (d *tfDriver) startApply(t *testing.T) (context.Context, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	t.Cleanup(cancel)
+	out := &bytes.Buffer{}
+	cmd := d.command(ctx, out, "apply", "-auto-approve", "-no-color", "-parallelism=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, cmd, out
+}
+
 // run runs terraform and returns its output and exit code.
 func (d *tfDriver) run(args ...string) (string, int) {
 	d.t.Helper()
@@ -235,10 +250,7 @@ func startFaultMembersOf(t *testing.T, env *testenv.Fleet) []*faultMember {
 	t.Helper()
 	out := make([]*faultMember, len(env.Clusters))
 	for i, c := range env.Clusters {
-		cs, err := kubernetes.NewForConfig(c.RESTConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := c.Clientset(t)
 		out[i] = &faultMember{name: fmt.Sprintf("m%d", i+1), env: c, host: c.Host, clients: cs}
 	}
 	return out
@@ -248,16 +260,14 @@ func startFaultMembersOf(t *testing.T, env *testenv.Fleet) []*faultMember {
 // (apply_parallelism) when serial is set, and one flotilla_cluster per member.
 func faultClustersHCL(ms []*faultMember, serial bool) string {
 	var b strings.Builder
-	b.WriteString("terraform {\n  required_providers {\n    flotilla = { source = \"flotilla-io/flotilla\" }\n  }\n}\n")
 	parallelism := ""
 	if serial {
 		parallelism = "apply_parallelism = 1"
 	}
-	fmt.Fprintf(&b, "provider \"flotilla\" {\n  fleet = %q\n  %s\n}\n", faultFleet, parallelism)
+	b.WriteString(requiredProvidersHCL + providerHCL(faultFleet, parallelism))
 	var refs []string
 	for _, m := range ms {
-		fmt.Fprintf(&b, "resource \"flotilla_cluster\" %q {\n  name = %q\n  host = %s\n  token = %s\n  cluster_ca_certificate = %s\n}\n",
-			m.name, m.name, quoteHCL(m.host), quoteHCL(m.env.Token), quoteHCL(string(m.env.CAData)))
+		b.WriteString(tokenClusterHCL(m.name, m.host, m.env.Token, m.env.CAData, ""))
 		refs = append(refs, "flotilla_cluster."+m.name)
 	}
 	fmt.Fprintf(&b, "locals {\n  clusters = [%s]\n}\n", strings.Join(refs, ", "))

@@ -1,8 +1,6 @@
 package terraform
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -30,20 +28,7 @@ resource "flotilla_propagation_policy" "all" {
 		if i > 1 {
 			dependsOn = fmt.Sprintf("depends_on = [flotilla_manifest.cm%d]", i-1)
 		}
-		fmt.Fprintf(&b, `
-resource "flotilla_manifest" "cm%d" {
-  manifest = {
-    apiVersion = "v1"
-    kind       = "ConfigMap"
-    metadata   = { name = "cm-%d", namespace = "default" }
-    data       = { v = %q }
-  }
-  clusters             = local.clusters
-  propagation_policies = [flotilla_propagation_policy.all]
-  wait_for_rollout     = false
-  %s
-}
-`, i, i, version, dependsOn)
+		b.WriteString(configMapHCL(fmt.Sprintf("cm%d", i), fmt.Sprintf("cm-%d", i), version, "all", dependsOn))
 	}
 	return b.String()
 }
@@ -105,13 +90,7 @@ func TestFaultMemberStoppedMidApply(t *testing.T) {
 	d.write(faultConfig(ms, n, "1"))
 	down := ms[1]
 
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	var out bytes.Buffer
-	cmd := d.command(ctx, &out, "apply", "-auto-approve", "-no-color", "-parallelism=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	ctx, cmd, out := d.startApply(t)
 	stopped := waitUntil(ctx, func() bool {
 		got, err := down.configMaps(t)
 		return err == nil && len(got) > 0
@@ -176,13 +155,7 @@ func TestFaultProviderKilledMidApply(t *testing.T) {
 	const n = 8
 	d.write(faultConfig(ms, n, "1"))
 
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	var out bytes.Buffer
-	cmd := d.command(ctx, &out, "apply", "-auto-approve", "-no-color", "-parallelism=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	ctx, cmd, out := d.startApply(t)
 	killed := waitUntil(ctx, func() bool {
 		for _, m := range ms {
 			if got, err := m.configMaps(t); err == nil && len(got) > 0 {
@@ -240,57 +213,20 @@ func TestFaultMemberStallsMidApply(t *testing.T) {
 	slow.host = "https://" + proxy.addr()
 	const timeout = 15 * time.Second
 	config := func(version string) string {
-		return faultClustersHCL(ms, false) + fmt.Sprintf(`
-resource "flotilla_propagation_policy" "first" {
-  name               = "first"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "first" }]
-  placement          = { cluster_affinity = { cluster_names = ["m1"] } }
-}
+		return faultClustersHCL(ms, false) + policyHCL("first", "default", "v1", "ConfigMap", []string{"m1"}, "") + `
 resource "flotilla_propagation_policy" "second" {
   name               = "second"
   namespace          = "default"
   resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "second" }]
 }
-resource "flotilla_manifest" "first" {
-  manifest = {
-    apiVersion = "v1"
-    kind       = "ConfigMap"
-    metadata   = { name = "first", namespace = "default" }
-    data       = { v = %[1]q }
-  }
-  clusters             = local.clusters
-  propagation_policies = [flotilla_propagation_policy.first]
-  wait_for_rollout     = false
-}
-resource "flotilla_manifest" "second" {
-  manifest = {
-    apiVersion = "v1"
-    kind       = "ConfigMap"
-    metadata   = { name = "second", namespace = "default" }
-    data       = { v = %[1]q }
-  }
-  clusters             = local.clusters
-  propagation_policies = [flotilla_propagation_policy.second]
-  wait_for_rollout     = false
-  timeouts {
-    update = %[2]q
-  }
-  depends_on           = [flotilla_manifest.first]
-}
-`, version, timeout.String())
+` + configMapHCL("first", "first", version, "first", "") +
+			configMapHCL("second", "second", version, "second", fmt.Sprintf("timeouts {\n    update = %q\n  }\n  depends_on = [flotilla_manifest.first]", timeout.String()))
 	}
 	d.write(config("1"))
 	d.mustRun("apply", "-auto-approve", "-no-color")
 
 	d.write(config("2"))
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	var out bytes.Buffer
-	cmd := d.command(ctx, &out, "apply", "-auto-approve", "-no-color", "-parallelism=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	ctx, cmd, out := d.startApply(t)
 	var stalledAt time.Time
 	if waitUntil(ctx, func() bool {
 		got, err := ms[0].configMaps(t)

@@ -3,7 +3,6 @@ package terraform
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,10 +23,7 @@ type importFleet struct {
 func startImportFleet(t *testing.T) *importFleet {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Clusters: 3, Mode: testenv.APIServerOnly})
-	f := &importFleet{kubeconfig: filepath.Join(t.TempDir(), "kubeconfig")}
-	if err := env.WriteKubeconfig(f.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	f := &importFleet{kubeconfig: env.TestKubeconfig(t)}
 	ms := startFaultMembersOf(t, env)
 	f.members = ms
 	for _, c := range env.Clusters {
@@ -41,20 +37,14 @@ func startImportFleet(t *testing.T) *importFleet {
 // importBlock adds an import block with that ID.
 func (f *importFleet) config(version, importBlock string) string {
 	var b strings.Builder
-	b.WriteString("terraform {\n  required_providers {\n    flotilla = { source = \"flotilla-io/flotilla\" }\n  }\n}\n")
-	fmt.Fprintf(&b, "provider \"flotilla\" {\n  fleet = %q\n}\n", faultFleet)
+	b.WriteString(requiredProvidersHCL + providerHCL(faultFleet, ""))
 	var refs []string
 	for i, m := range f.members {
 		fmt.Fprintf(&b, "resource \"flotilla_cluster\" %q {\n  name = %q\n  kubeconfig = { path = %q, context = %q }\n}\n", m.name, m.name, f.kubeconfig, f.contexts[i])
 		refs = append(refs, "flotilla_cluster."+m.name)
 	}
+	b.WriteString(policyHCL("web", "default", "v1", "ConfigMap", []string{"m1", "m2"}, ""))
 	fmt.Fprintf(&b, `
-resource "flotilla_propagation_policy" "web" {
-  name               = "web"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "web" }]
-  placement          = { cluster_affinity = { cluster_names = ["m1", "m2"] } }
-}
 resource "flotilla_manifest" "web" {
   manifest = {
     apiVersion = "v1"
@@ -89,7 +79,7 @@ func (f *importFleet) importID() string {
 // that is not write-only against the state the apply left.
 func TestAccManifestImportStateVerify(t *testing.T) {
 	f := startImportFleet(t)
-	config := strings.Replace(f.config("1", ""), "terraform {\n  required_providers {\n    flotilla = { source = \"flotilla-io/flotilla\" }\n  }\n}\n", "", 1)
+	config := strings.Replace(f.config("1", ""), requiredProvidersHCL, "", 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // testCA is PEM-framed bytes; the cases that use it fail before parsing it.
@@ -220,7 +222,7 @@ func TestClusterCredentialsStayOut(t *testing.T) {
 		envValue = "flotilla-plugin-secret-77d2b1"
 	)
 	secrets := []string{token, password, envValue}
-	host := "https://" + closedAddress(t)
+	host := "https://" + testkit.FreeAddr(t)
 	config := func(body string) string {
 		return clusterConfig(clusterBlock("east", fmt.Sprintf("  host = %q\n  insecure = true\n%s", host, body)))
 	}
@@ -237,7 +239,7 @@ func TestClusterCredentialsStayOut(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				Config: config(fmt.Sprintf("  token = %q\n  proxy_url = \"http://user:%s@%s\"", token, password, closedAddress(t))),
+				Config: config(fmt.Sprintf("  token = %q\n  proxy_url = \"http://user:%s@%s\"", token, password, testkit.FreeAddr(t))),
 				Check:  func(*terraform.State) error { return fmt.Errorf("apply against a closed port succeeded") },
 			},
 			{

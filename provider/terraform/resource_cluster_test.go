@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -137,10 +136,7 @@ func testClusterFacts(t *testing.T, m *testenv.Cluster) {
 		want.Facts = facts
 		return want
 	}
-	client, err := kubernetes.NewForConfig(m.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := m.Clientset(t)
 	deleteMarker := func() {
 		err := client.CoreV1().ConfigMaps(member.MembershipNamespace).Delete(context.Background(), member.MembershipName, metav1.DeleteOptions{})
 		if err != nil {

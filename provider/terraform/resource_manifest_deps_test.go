@@ -20,14 +20,8 @@ import (
 func TestAccManifestDependencies(t *testing.T) {
 	m := startFleet(t, "east", "west")
 	config := func(deps string) string {
-		return m.clusterHCL("east", "") + m.clusterHCL("west", "") + fmt.Sprintf(`
-resource "flotilla_propagation_policy" "web" {
-  name               = "web"
-  namespace          = "shop"
-  propagate_deps     = true
-  resource_selectors = [{ api_version = "apps/v1", kind = "Deployment", name = "web" }]
-  placement          = { cluster_affinity = { cluster_names = ["east", "west"] } }
-}
+		return m.clusterHCL("east", "") + m.clusterHCL("west", "") +
+			policyHCL("web", "shop", "apps/v1", "Deployment", []string{"east", "west"}, "propagate_deps = true") + `
 locals {
   config = {
     apiVersion = "v1"
@@ -36,25 +30,10 @@ locals {
     data       = { mode = "fast" }
   }
 }
-resource "flotilla_manifest" "web" {
-  manifest = {
-    apiVersion = "apps/v1"
-    kind       = "Deployment"
-    metadata   = { name = "web", namespace = "shop" }
-    spec = {
-      replicas = 1
-      selector = { matchLabels = { app = "web" } }
-      template = {
-        metadata = { labels = { app = "web" } }
-        spec = { containers = [{ name = "web", image = "nginx:1.27", envFrom = [{ configMapRef = { name = "web-config" } }] }] }
-      }
-    }
-  }
-  dependencies         = %s
-  clusters             = [flotilla_cluster.east, flotilla_cluster.west]
-  propagation_policies = [flotilla_propagation_policy.web]
-}
-`, deps)
+` + webDeployment{
+			replicas: 1, image: "nginx:1.27", container: `envFrom = [{ configMapRef = { name = "web-config" } }]`,
+			attrs: "dependencies         = " + deps + "\n  " + webAttrs("east", "west"),
+		}.HCL()
 	}
 	configMapIn := func(want bool) resource.TestCheckFunc {
 		return func(*terraform.State) error {

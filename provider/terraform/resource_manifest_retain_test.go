@@ -2,7 +2,6 @@ package terraform
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -17,32 +16,7 @@ func (m *members) retainConfig(retain bool, image string) string {
 	if retain {
 		labels = `{ app = "web", "resourcetemplate.karmada.io/retain-replicas" = "true" }`
 	}
-	return m.clusterHCL("east", "") + fmt.Sprintf(`
-resource "flotilla_propagation_policy" "web" {
-  name      = "web"
-  namespace = "shop"
-  resource_selectors = [{ api_version = "apps/v1", kind = "Deployment", name = "web" }]
-  placement = { cluster_affinity = { cluster_names = ["east"] } }
-}
-
-resource "flotilla_manifest" "web" {
-  manifest = {
-    apiVersion = "apps/v1"
-    kind       = "Deployment"
-    metadata   = { name = "web", namespace = "shop", labels = %s }
-    spec = {
-      replicas = 2
-      selector = { matchLabels = { app = "web" } }
-      template = {
-        metadata = { labels = { app = "web" } }
-        spec = { containers = [{ name = "web", image = %q }] }
-      }
-    }
-  }
-  clusters             = [flotilla_cluster.east]
-  propagation_policies = [flotilla_propagation_policy.web]
-}
-`, labels, image)
+	return m.clusterHCL("east", "") + policyHCL("web", "shop", "apps/v1", "Deployment", []string{"east"}, "") + webDeployment{replicas: 2, image: image, labels: labels, attrs: webAttrs("east")}.HCL()
 }
 
 // TestAccManifestRetainReplicas: a Deployment with the retain-replicas

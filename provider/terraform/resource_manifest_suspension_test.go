@@ -16,33 +16,9 @@ import (
 // suspendedConfig is a Deployment duplicated to east and west by a policy
 // with the given extra attributes (suspension, dependent_overrides).
 func (m *members) suspendedConfig(policyExtra, image string) string {
-	return m.clusterHCL("east", "") + m.clusterHCL("west", "") + fmt.Sprintf(`
-resource "flotilla_propagation_policy" "web" {
-  name      = "web"
-  namespace = "shop"
-  resource_selectors = [{ api_version = "apps/v1", kind = "Deployment", name = "web" }]
-  placement = { cluster_affinity = { cluster_names = ["east", "west"] } }
-  %s
-}
-
-resource "flotilla_manifest" "web" {
-  manifest = {
-    apiVersion = "apps/v1"
-    kind       = "Deployment"
-    metadata   = { name = "web", namespace = "shop" }
-    spec = {
-      replicas = 1
-      selector = { matchLabels = { app = "web" } }
-      template = {
-        metadata = { labels = { app = "web" } }
-        spec = { containers = [{ name = "web", image = %q }] }
-      }
-    }
-  }
-  clusters             = [flotilla_cluster.east, flotilla_cluster.west]
-  propagation_policies = [flotilla_propagation_policy.web]
-}
-`, policyExtra, image)
+	return m.clusterHCL("east", "") + m.clusterHCL("west", "") +
+		policyHCL("web", "shop", "apps/v1", "Deployment", []string{"east", "west"}, policyExtra) +
+		webDeployment{replicas: 1, image: image, attrs: webAttrs("east", "west")}.HCL()
 }
 
 // TestAccManifestSuspension: a policy's suspension shows in the plan

@@ -3,7 +3,6 @@ package terraform
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -39,10 +38,7 @@ func startFleet(t *testing.T, names ...string) *members {
 	for i, name := range names {
 		c := env.Clusters[i]
 		m.byName[name] = c
-		cs, err := kubernetes.NewForConfig(c.RESTConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := c.Clientset(t)
 		m.clients[name] = cs
 	}
 	return m
@@ -50,16 +46,7 @@ func startFleet(t *testing.T, names ...string) *members {
 
 // clusterHCL declares a flotilla_cluster for a member, with extra attributes.
 func (m *members) clusterHCL(name string, extra string) string {
-	c := m.byName[name]
-	return fmt.Sprintf(`
-resource "flotilla_cluster" %q {
-  name                   = %q
-  host                   = %s
-  token                  = %s
-  cluster_ca_certificate = %s
-  %s
-}
-`, name, name, quoteHCL(c.Host), quoteHCL(c.Token), quoteHCL(string(c.CAData)), extra)
+	return memberClusterHCL(name, m.byName[name], extra)
 }
 
 func (m *members) deployment(t *testing.T, cluster, namespace, name string) *appsv1.Deployment {
@@ -125,26 +112,9 @@ resource "flotilla_override_policy" "eu_registry" {
 }
 `
 
-const webManifest = `
-resource "flotilla_manifest" "web" {
-  manifest = {
-    apiVersion = "apps/v1"
-    kind       = "Deployment"
-    metadata   = { name = "web", namespace = "shop" }
-    spec = {
-      replicas = 3
-      selector = { matchLabels = { app = "web" } }
-      template = {
-        metadata = { labels = { app = "web" } }
-        spec = { containers = [{ name = "web", image = %q }] }
-      }
-    }
-  }
-  clusters             = [flotilla_cluster.east, flotilla_cluster.west]
-  propagation_policies = [flotilla_propagation_policy.web]
-  override_policies    = [flotilla_override_policy.eu_registry]
-}
-`
+// webManifestAttrs place the web Deployment with the web policy and the EU
+// registry override.
+var webManifestAttrs = webAttrs("east", "west") + "\n  override_policies    = [flotilla_override_policy.eu_registry]"
 
 func (m *members) webConfig(eastWeight, westWeight int, image string) string {
 	return m.webConfigOn(`["east", "west"]`, eastWeight, westWeight, image)
@@ -153,7 +123,7 @@ func (m *members) webConfig(eastWeight, westWeight int, image string) string {
 // webConfigOn is webConfig with the cluster names the policy selects.
 func (m *members) webConfigOn(clusterNames string, eastWeight, westWeight int, image string) string {
 	return m.clusterHCL("east", `region = "us-east"`) + m.clusterHCL("west", `region = "eu-west"`) +
-		fmt.Sprintf(webPolicies, clusterNames, eastWeight, westWeight) + fmt.Sprintf(webManifest, image)
+		fmt.Sprintf(webPolicies, clusterNames, eastWeight, westWeight) + webDeployment{replicas: 3, image: image, attrs: webManifestAttrs}.HCL()
 }
 
 // TestAccManifestLifecycle is Terraform's contract for flotilla_manifest:
@@ -353,9 +323,7 @@ resource "flotilla_propagation_policy" "web" {
   resource_selectors = [{ api_version = "apps/v1", kind = "Deployment" }]
   placement          = { cluster_affinity = { field_selector = { match_expressions = [{ key = "region", operator = "In", values = ["us-east"] }] } } }
 }
-`, quoteHCL(c.Host), quoteHCL(c.Token), quoteHCL(string(c.CAData))) + fmt.Sprintf(strings.Replace(webManifest,
-		"clusters             = [flotilla_cluster.east, flotilla_cluster.west]", "clusters             = [flotilla_cluster.east]", 1), "nginx:1.27")
-	config = strings.Replace(config, "  override_policies    = [flotilla_override_policy.eu_registry]\n", "", 1)
+`, quoteHCL(c.Host), quoteHCL(c.Token), quoteHCL(string(c.CAData))) + webDeployment{replicas: 3, image: "nginx:1.27", attrs: webAttrs("east")}.HCL()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{

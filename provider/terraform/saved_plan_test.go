@@ -1,7 +1,6 @@
 package terraform
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -9,25 +8,7 @@ import (
 // savedPlanConfig places ConfigMap default/web, with data v = version, in
 // m1 and m2 of three members.
 func savedPlanConfig(ms []*faultMember, version string) string {
-	return faultClustersHCL(ms, false) + fmt.Sprintf(`
-resource "flotilla_propagation_policy" "web" {
-  name               = "web"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "web" }]
-  placement          = { cluster_affinity = { cluster_names = ["m1", "m2"] } }
-}
-resource "flotilla_manifest" "web" {
-  manifest = {
-    apiVersion = "v1"
-    kind       = "ConfigMap"
-    metadata   = { name = "web", namespace = "default" }
-    data       = { v = %q }
-  }
-  clusters             = local.clusters
-  propagation_policies = [flotilla_propagation_policy.web]
-  wait_for_rollout     = false
-}
-`, version)
+	return faultClustersHCL(ms, false) + policyHCL("web", "default", "v1", "ConfigMap", []string{"m1", "m2"}, "") + configMapHCL("web", "web", version, "web", "")
 }
 
 // TestFaultMemberFrozenBetweenSavedPlanAndApply saves a plan that changes an

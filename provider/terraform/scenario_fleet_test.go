@@ -49,15 +49,9 @@ func startScenarioFleet(t *testing.T, n int) *scenarioFleet {
 	// served in-process must answer to that address.
 	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", "flotilla-io")
 	env := testenv.Start(t, testenv.Options{Clusters: n})
-	f := &scenarioFleet{env: env, kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"), clients: map[string]kubernetes.Interface{}}
-	if err := env.WriteKubeconfig(f.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	f := &scenarioFleet{env: env, kubeconfig: env.TestKubeconfig(t), clients: map[string]kubernetes.Interface{}}
 	for _, c := range env.Clusters {
-		cs, err := kubernetes.NewForConfig(c.RESTConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := c.Clientset(t)
 		f.clients[c.Name] = cs
 	}
 	return f

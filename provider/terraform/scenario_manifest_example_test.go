@@ -1,7 +1,6 @@
 package terraform
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
@@ -12,9 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// manifestImportRE reads `terraform import ADDRESS 'ID'` from import.sh.
-var manifestImportRE = regexp.MustCompile(`(?m)^terraform import (\S+) '([^']+)'$`)
-
 // TestAccScenarioManifestResourceExample applies examples/resources/flotilla_manifest
 // against two real members (its kubeconfig and kind contexts replaced by
 // the test fleet's), checks the plan and the members, then runs its
@@ -23,11 +19,7 @@ var manifestImportRE = regexp.MustCompile(`(?m)^terraform import (\S+) '([^']+)'
 func TestAccScenarioManifestResourceExample(t *testing.T) {
 	f := startScenarioFleet(t, 2)
 	const dir = "resources/flotilla_manifest"
-	m := manifestImportRE.FindStringSubmatch(readExample(t, dir+"/import.sh"))
-	if m == nil {
-		t.Fatalf("%s/import.sh has no `terraform import ADDRESS 'ID'` line", dir)
-	}
-	addr, importID := m[1], m[2]
+	addr, importID := exampleImport(t, dir)
 	id, _, _ := strings.Cut(importID, ";")
 	src := readExample(t, dir+"/resource.tf")
 	for _, s := range []string{`"~/.kube/config"`, `"kind-east"`, `"kind-west"`} {

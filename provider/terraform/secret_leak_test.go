@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
@@ -19,24 +18,8 @@ import (
 // password in data (base64, as a Secret's data is) and a token in
 // stringData. sensitiveKinds goes into the provider block.
 func secretConfig(c *testenv.Cluster, password, token string) string {
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    flotilla = { source = "flotilla-io/flotilla" }
-  }
-}
-provider "flotilla" { fleet = "secrets" }
-resource "flotilla_cluster" "east" {
-  name                   = "east"
-  host                   = %s
-  token                  = %s
-  cluster_ca_certificate = %s
-}
-resource "flotilla_propagation_policy" "db" {
-  name               = "db"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "Secret", name = "db" }]
-  placement          = { cluster_affinity = { cluster_names = ["east"] } }
-}
+	return requiredProvidersHCL + providerHCL("secrets", "") + memberClusterHCL("east", c, "") +
+		policyHCL("db", "default", "v1", "Secret", []string{"east"}, "") + fmt.Sprintf(`
 resource "flotilla_manifest" "db" {
   manifest = {
     apiVersion = "v1"
@@ -49,8 +32,7 @@ resource "flotilla_manifest" "db" {
   clusters             = [flotilla_cluster.east]
   propagation_policies = [flotilla_propagation_policy.db]
 }
-`, quoteHCL(c.Host), quoteHCL(c.Token), quoteHCL(string(c.CAData)),
-		base64.StdEncoding.EncodeToString([]byte(password)), base64.StdEncoding.EncodeToString([]byte("admin")), token)
+`, base64.StdEncoding.EncodeToString([]byte(password)), base64.StdEncoding.EncodeToString([]byte("admin")), token)
 }
 
 // secretForms is every form a secret value could leak in: as given and base64.
@@ -83,10 +65,7 @@ func TestAccManifestSecretStaysOut(t *testing.T) {
 	assertNoSecretInJSON(t, "show -json of the plan", d.mustRun("show", "-json", "first.tfplan"), secretForms(password1, token))
 	d.mustRun("apply", "-auto-approve", "-no-color", "first.tfplan")
 
-	cs, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := c.Clientset(t)
 	checkSecret := func(want map[string]string) {
 		t.Helper()
 		s, err := cs.CoreV1().Secrets("default").Get(t.Context(), "db", metav1.GetOptions{})

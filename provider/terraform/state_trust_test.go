@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -19,27 +18,8 @@ import (
 // trustConfig declares one member, reached with a token, and a ConfigMap
 // placed there. providerExtra goes into the provider block.
 func trustConfig(c *testenv.Cluster, providerExtra string) string {
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    flotilla = { source = "flotilla-io/flotilla" }
-  }
-}
-provider "flotilla" {
-  fleet = "trust"
-  %s
-}
-resource "flotilla_cluster" "east" {
-  name                   = "east"
-  host                   = %s
-  token                  = %s
-  cluster_ca_certificate = %s
-}
-resource "flotilla_propagation_policy" "app" {
-  name               = "app"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "app" }]
-  placement          = { cluster_affinity = { cluster_names = ["east"] } }
-}
+	return requiredProvidersHCL + providerHCL("trust", providerExtra) + memberClusterHCL("east", c, "") +
+		policyHCL("app", "default", "v1", "ConfigMap", []string{"east"}, "") + `
 resource "flotilla_manifest" "app" {
   manifest = {
     apiVersion = "v1"
@@ -50,7 +30,7 @@ resource "flotilla_manifest" "app" {
   clusters             = [flotilla_cluster.east]
   propagation_policies = [flotilla_propagation_policy.app]
 }
-`, providerExtra, quoteHCL(c.Host), quoteHCL(c.Token), quoteHCL(string(c.CAData)))
+`
 }
 
 // editState rewrites the local state file with edit applied to the
@@ -137,10 +117,7 @@ func TestAccStateExecNotRun(t *testing.T) {
 	if ran() {
 		t.Fatal("destroy ran the credential plugin recorded in state")
 	}
-	cs, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := c.Clientset(t)
 	if _, err := cs.CoreV1().ConfigMaps("default").Get(t.Context(), "app", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the refused destroy deleted the ConfigMap (or it cannot be read): %v", err)
 	}

@@ -186,33 +186,5 @@ func (w *ClusterWrapper) Deleting() *ClusterWrapper {
 
 // Obj returns a deep copy of the built cluster.
 func (w *ClusterWrapper) Obj() *api.Cluster {
-	return deepCopyCluster(&w.c)
-}
-
-// deepCopyCluster copies the parts of a cluster the builders set.
-func deepCopyCluster(in *api.Cluster) *api.Cluster {
-	out := *in
-	out.ObjectMeta = *in.ObjectMeta.DeepCopy()
-	out.Spec.Zones = append([]string(nil), in.Spec.Zones...)
-	out.Spec.Taints = append([]corev1.Taint(nil), in.Spec.Taints...)
-	out.Spec.ResourceModels = nil
-	for _, m := range in.Spec.ResourceModels {
-		m.Ranges = append([]api.ResourceModelRange(nil), m.Ranges...)
-		out.Spec.ResourceModels = append(out.Spec.ResourceModels, m)
-	}
-	out.Status.APIEnablements = nil
-	for _, e := range in.Status.APIEnablements {
-		e.Resources = append([]api.APIResource(nil), e.Resources...)
-		out.Status.APIEnablements = append(out.Status.APIEnablements, e)
-	}
-	out.Status.Conditions = append([]metav1.Condition(nil), in.Status.Conditions...)
-	if in.Status.ResourceSummary != nil {
-		s := *in.Status.ResourceSummary
-		s.Allocatable = s.Allocatable.DeepCopy()
-		s.Allocated = s.Allocated.DeepCopy()
-		s.Allocating = s.Allocating.DeepCopy()
-		s.AllocatableModelings = append([]api.AllocatableModeling(nil), s.AllocatableModelings...)
-		out.Status.ResourceSummary = &s
-	}
-	return &out
+	return w.c.DeepCopy()
 }

@@ -1,9 +1,6 @@
 package apitest
 
 import (
-	"encoding/json"
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -248,7 +245,7 @@ func (w *PropagationPolicyWrapper) Deleting() *PropagationPolicyWrapper {
 
 // Spec returns a copy of the built spec.
 func (w *PropagationPolicyWrapper) Spec() api.PropagationSpec {
-	return *clonePropagationSpec(&w.spec)
+	return *w.spec.DeepCopy()
 }
 
 // Obj returns the built PropagationPolicy.
@@ -352,7 +349,7 @@ func (w *OverridePolicyWrapper) Obj() *api.OverridePolicy {
 	return &api.OverridePolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: api.PolicyGroupVersion.String(), Kind: api.KindOverridePolicy},
 		ObjectMeta: *w.meta.DeepCopy(),
-		Spec:       *cloneOverrideSpec(&w.spec),
+		Spec:       *w.spec.DeepCopy(),
 	}
 }
 
@@ -364,31 +361,6 @@ func (w *OverridePolicyWrapper) ClusterObj() *api.ClusterOverridePolicy {
 	return &api.ClusterOverridePolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: api.PolicyGroupVersion.String(), Kind: api.KindClusterOverridePolicy},
 		ObjectMeta: meta,
-		Spec:       *cloneOverrideSpec(&w.spec),
-	}
-}
-
-// clonePropagationSpec deep-copies through JSON so built objects never share
-// memory with the wrapper.
-func clonePropagationSpec(in *api.PropagationSpec) *api.PropagationSpec {
-	out := &api.PropagationSpec{}
-	roundTrip(in, out)
-	return out
-}
-
-// cloneOverrideSpec deep-copies through JSON.
-func cloneOverrideSpec(in *api.OverrideSpec) *api.OverrideSpec {
-	out := &api.OverrideSpec{}
-	roundTrip(in, out)
-	return out
-}
-
-func roundTrip(in, out any) {
-	data, err := json.Marshal(in)
-	if err != nil {
-		panic(fmt.Sprintf("apitest: marshal %T: %v", in, err))
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		panic(fmt.Sprintf("apitest: unmarshal %T: %v", out, err))
+		Spec:       *w.spec.DeepCopy(),
 	}
 }

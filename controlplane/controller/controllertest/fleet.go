@@ -1,0 +1,51 @@
+package controllertest
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+// Fleet is a host apiserver and member apiservers (APIServerOnly), with
+// flotilla's CRDs and system namespace on the host and every member
+// registered as a Cluster; no control plane runs until StartControlPlane.
+type Fleet struct {
+	Host *testenv.Cluster
+	Hub  client.Client
+	// Members are clients of the members, by cluster name.
+	Members map[string]client.Client
+	// Clusters are the members' processes, for fault tests.
+	Clusters []*testenv.Cluster
+	// Names are the members' names in order.
+	Names  []string
+	Scheme *runtime.Scheme
+}
+
+// StartFleet starts a host and n members and registers the members.
+func StartFleet(t testing.TB, n int) Fleet {
+	t.Helper()
+	fleet := testenv.Start(t, testenv.Options{Clusters: 1 + n, Mode: testenv.APIServerOnly})
+	host, members := fleet.Clusters[0], fleet.Clusters[1:]
+	f := Fleet{Host: host, Hub: SystemHost(t, host), Clusters: members, Scheme: Scheme(t)}
+	for _, m := range members {
+		RegisterMember(t, f.Hub, m)
+	}
+	f.Members, f.Names = MemberClients(t, members, f.Scheme)
+	return f
+}
+
+// StartControlPlane runs the reconcilers over the host with Options("test"),
+// changed by configure, until the returned stop is called or the test ends.
+func (f Fleet) StartControlPlane(t testing.TB, configure ...func(*controller.Options)) (stop func()) {
+	t.Helper()
+	opts := Options("test")
+	for _, c := range configure {
+		c(&opts)
+	}
+	return StartManager(t, f.Host.RESTConfig(), ctrl.Options{Client: controller.ClientOptions(), Scheme: Scheme(t)}, SetupControlPlane(opts))
+}
