@@ -35,7 +35,12 @@ func GetDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns := tmpl.GetNamespace()
+	return podDependencies(spec, tmpl.GetNamespace()), nil
+}
+
+// podDependencies lists, sorted and without repeats, what a pod spec in
+// namespace ns refers to.
+func podDependencies(spec *corev1.PodSpec, ns string) []Dependency {
 	seen := map[Dependency]bool{}
 	add := func(kind, name string) {
 		if name != "" {
@@ -99,7 +104,7 @@ func GetDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
 		}
 		return out[i].Name < out[j].Name
 	})
-	return out, nil
+	return out
 }
 
 func ephemeral(spec *corev1.PodSpec) []corev1.Container {

@@ -1,0 +1,265 @@
+package interpret
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Limits of one call of a customization's script. They are counted, not
+// timed, so the same script on the same object always succeeds or fails
+// the same way, on a loaded CI machine as on a laptop.
+const (
+	// InstructionBudget is how many Lua VM instructions one call may run
+	// (loading the script, requiring kube and the function itself). A
+	// status aggregation over a hundred members runs a few tens of
+	// thousands.
+	InstructionBudget = 2_000_000
+	// MemoryBudget caps, in bytes, the strings and tables a call holds in
+	// the frame it is running, checked after every instruction, and any
+	// string a library function returns.
+	MemoryBudget = 32 << 20
+	// callStackSize bounds recursion depth.
+	callStackSize = 200
+	// registrySize and registryMaxSize bound the value stack.
+	registrySize    = 1024
+	registryMaxSize = 64 * 1024
+)
+
+// removedGlobals are the base library functions a script may not call, as
+// in Karmada's VM: loading code, reaching the environment or metatables,
+// and collecting garbage. Scripts that work in Karmada do not use them.
+var removedGlobals = []string{
+	"collectgarbage", "dofile", "getfenv", "getmetatable", "load", "loadfile", "loadstring",
+	"rawequal", "rawget", "rawset", "setfenv", "setmetatable", "module", "newproxy", "print",
+}
+
+// scriptError is a script that failed: it names the customization, the
+// operation and, from the Lua error, the line.
+type scriptError struct {
+	customization string
+	operation     string
+	err           error
+}
+
+func (e *scriptError) Error() string {
+	return fmt.Sprintf("resource interpreter customization %s: %s: %v", e.customization, e.operation, e.err)
+}
+
+func (e *scriptError) Unwrap() error { return e.err }
+
+// errBudget is what a script that ran out of instructions or memory wraps.
+var errBudget = errors.New("budget exhausted")
+
+// budget is the context the VM polls before every instruction: it counts
+// instructions and checks the memory the running frame holds, and reports
+// itself done once either runs out. Nothing in it reads the clock.
+type budget struct {
+	L     *lua.LState
+	left  int
+	done  chan struct{}
+	err   error
+}
+
+func newBudget() *budget {
+	done := make(chan struct{})
+	close(done)
+	return &budget{left: InstructionBudget, done: done}
+}
+
+// Deadline reports no deadline: the budget is counted, not timed.
+func (b *budget) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Value carries nothing.
+func (b *budget) Value(any) any { return nil }
+
+// Err says which budget ran out.
+func (b *budget) Err() error { return b.err }
+
+// Done is polled by the VM before each instruction; a nil channel lets the
+// instruction run, the closed one stops the script.
+func (b *budget) Done() <-chan struct{} {
+	if b.err != nil {
+		return b.done
+	}
+	b.left--
+	if b.left < 0 {
+		b.err = fmt.Errorf("%w: more than %d instructions", errBudget, InstructionBudget)
+		return b.done
+	}
+	if n := frameBytes(b.L); n > MemoryBudget {
+		b.err = fmt.Errorf("%w: more than %d bytes", errBudget, MemoryBudget)
+		return b.done
+	}
+	return nil
+}
+
+// frameBytes estimates what the values of the running frame hold: string
+// lengths, and a table's entries and direct string values. A string that
+// doubles on every instruction (s = s .. s) is the fastest way to grow;
+// every concatenation lands in a register of the running frame, so it is
+// seen at most one instruction after it passes the cap.
+func frameBytes(L *lua.LState) int {
+	total := 0
+	for i := 1; i <= L.GetTop(); i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			total += len(v)
+		case *lua.LTable:
+			total += 16 * (v.Len() + 1)
+		}
+	}
+	return total
+}
+
+// newState is a fresh sandboxed VM: the base, table, string and math
+// libraries without the functions in removedGlobals, no os, io, package or
+// coroutine libraries, and a require that knows only kube. Every call gets
+// its own state, so no script sees another's globals.
+func newState() (*lua.LState, error) {
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:        true,
+		CallStackSize:       callStackSize,
+		RegistrySize:        registrySize,
+		RegistryMaxSize:     registryMaxSize,
+		IncludeGoStackTrace: false,
+	})
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+	} {
+		if err := L.CallByParam(lua.P{Fn: L.NewFunction(lib.open), Protect: true}, lua.LString(lib.name)); err != nil {
+			L.Close()
+			return nil, fmt.Errorf("open Lua library %s: %w", lib.name, err)
+		}
+	}
+	for _, name := range removedGlobals {
+		fn := name
+		L.SetGlobal(fn, L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("%s is not available to resource interpreter scripts", fn)
+			return 0
+		}))
+	}
+	L.SetGlobal("require", L.NewFunction(requireKube))
+	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
+	rep := L.GetField(str, "rep")
+	L.SetField(str, "rep", L.NewFunction(func(L *lua.LState) int {
+		if n := len(L.CheckString(1)) * L.OptInt(2, 0); n > MemoryBudget {
+			L.RaiseError("%v: string.rep would make %d bytes, more than %d", errBudget, n, MemoryBudget)
+		}
+		return callThrough(L, rep)
+	}))
+	b := newBudget()
+	b.L = L
+	L.SetContext(b)
+	return L, nil
+}
+
+// callThrough calls fn with the arguments of the running Go function and
+// returns its results.
+func callThrough(L *lua.LState, fn lua.LValue) int {
+	n := L.GetTop()
+	args := make([]lua.LValue, n)
+	for i := range args {
+		args[i] = L.Get(i + 1)
+	}
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	L.Call(n, lua.MultRet)
+	return L.GetTop() - n
+}
+
+// requireKube is require for scripts: kube is the only module.
+func requireKube(L *lua.LState) int {
+	name := L.CheckString(1)
+	if name != kubeLibName {
+		L.RaiseError("module %q is not available to resource interpreter scripts; only %q is", name, kubeLibName)
+		return 0
+	}
+	L.Push(kubeModule(L))
+	return 1
+}
+
+// load runs script in L under the operation's name, so errors say
+// "<operation>:<line>:", and returns its global function fn.
+func load(L *lua.LState, customization, operation, script, fn string) (*lua.LFunction, error) {
+	fail := func(err error) (*lua.LFunction, error) {
+		return nil, &scriptError{customization: customization, operation: operation, err: cleanLuaError(err)}
+	}
+	chunk, err := L.Load(strings.NewReader(script), operation)
+	if err != nil {
+		return fail(err)
+	}
+	L.Push(chunk)
+	if err := L.PCall(0, 0, nil); err != nil {
+		return fail(err)
+	}
+	f, ok := L.GetGlobal(fn).(*lua.LFunction)
+	if !ok {
+		return fail(fmt.Errorf("the script defines no function %s", fn))
+	}
+	return f, nil
+}
+
+// run loads script, calls its global function fn with args and returns
+// nRet results as JSON-shaped Go values (map[string]any, []any, int64,
+// float64, string, bool or nil). An empty Lua table comes back as an empty
+// map (fixEmpty tells it from an empty array).
+func run(customization, operation, script, fn string, nRet int, args ...any) ([]any, error) {
+	fail := func(err error) ([]any, error) {
+		return nil, &scriptError{customization: customization, operation: operation, err: cleanLuaError(err)}
+	}
+	L, err := newState()
+	if err != nil {
+		return fail(err)
+	}
+	defer L.Close()
+	f, err := load(L, customization, operation, script, fn)
+	if err != nil {
+		return nil, err
+	}
+	values := make([]lua.LValue, len(args))
+	for i, a := range args {
+		if values[i], err = toLua(L, a); err != nil {
+			return fail(fmt.Errorf("argument %d of %s: %w", i+1, fn, err))
+		}
+	}
+	// A budget that runs out raises its own message at the line it
+	// stopped on.
+	if err := L.CallByParam(lua.P{Fn: f, NRet: nRet, Protect: true}, values...); err != nil {
+		return fail(err)
+	}
+	out := make([]any, nRet)
+	for i := range out {
+		v, err := fromLua(L.Get(i+1), 0)
+		if err != nil {
+			return fail(fmt.Errorf("result %d of %s: %w", i+1, fn, err))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// cleanLuaError keeps the message of a Lua error, whose first line already
+// says "<operation>:<line>:", without gopher-lua's stack traceback.
+func cleanLuaError(err error) error {
+	var apiErr *lua.ApiError
+	if errors.As(err, &apiErr) {
+		msg := apiErr.Object.String()
+		if i := strings.Index(msg, "\nstack traceback:"); i >= 0 {
+			msg = msg[:i]
+		}
+		return errors.New(msg)
+	}
+	return err
+}
