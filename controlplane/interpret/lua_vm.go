@@ -37,6 +37,10 @@ var removedGlobals = []string{
 	"rawequal", "rawget", "rawset", "setfenv", "setmetatable", "module", "newproxy", "print",
 }
 
+// absentLibraries are the standard libraries a script reaching for gets a
+// clear error from, rather than "attempt to index a nil value".
+var absentLibraries = []string{"os", "io", "debug", "package", "coroutine", "channel"}
+
 // scriptError is a script that failed: it names the customization, the
 // operation and, from the Lua error, the line.
 type scriptError struct {
@@ -58,10 +62,10 @@ var errBudget = errors.New("budget exhausted")
 // instructions and checks the memory the running frame holds, and reports
 // itself done once either runs out. Nothing in it reads the clock.
 type budget struct {
-	L     *lua.LState
-	left  int
-	done  chan struct{}
-	err   error
+	L    *lua.LState
+	left int
+	done chan struct{}
+	err  error
 }
 
 func newBudget() *budget {
@@ -147,6 +151,16 @@ func newState() (*lua.LState, error) {
 			L.RaiseError("%s is not available to resource interpreter scripts", fn)
 			return 0
 		}))
+	}
+	for _, name := range absentLibraries {
+		lib := name
+		t, meta := L.NewTable(), L.NewTable()
+		meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("the %s library is not available to resource interpreter scripts", lib)
+			return 0
+		}))
+		L.SetMetatable(t, meta)
+		L.SetGlobal(lib, t)
 	}
 	L.SetGlobal("require", L.NewFunction(requireKube))
 	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
