@@ -32,6 +32,9 @@ type Input struct {
 	// revises each work's replicas to the cluster's share; Duplicated (and
 	// empty, Karmada's default) keeps the template's replicas everywhere.
 	ReplicaScheduling api.ReplicaSchedulingType
+	// Interpreter revises a divided workload's replicas: the built-in
+	// table, or nil for it, extended by customizations.
+	Interpreter *interpret.Interpreter
 }
 
 // Target is one selected cluster and its share of the replicas.
@@ -90,7 +93,7 @@ func Render(in Input) (map[string]Work, error) {
 func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions map[string]int64) (Work, error) {
 	obj := in.Template.DeepCopy()
 	if divided {
-		if err := interpret.ReviseReplica(obj, int64(t.Replicas)); err != nil {
+		if err := in.Interpreter.ReviseReplica(obj, int64(t.Replicas)); err != nil {
 			return Work{}, fmt.Errorf("revise replicas: %w", err)
 		}
 		if n, ok := completions[t.Cluster.Name]; ok {
