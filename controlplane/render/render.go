@@ -130,6 +130,12 @@ func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions ma
 	}, nil
 }
 
+// ErrCustomizationNotTemplate refuses a ResourceInterpreterCustomization
+// given as a resource template: propagating it to members would teach
+// nothing to flotilla, so it is refused rather than copied.
+var ErrCustomizationNotTemplate = errors.New("a ResourceInterpreterCustomization teaches flotilla a kind and is not a template to propagate; " +
+	"flotilla reads customizations in `preview` only so far (continuous mode, Terraform and Crossplane refuse them), see the guide \"Custom resources and HPA\"")
+
 // validateInput rejects input that would render objects flotilla could not
 // own or find again.
 func validateInput(in Input) error {
@@ -139,6 +145,9 @@ func validateInput(in Input) error {
 	ref := TemplateRefOf(in.Template)
 	if ref.Version == "" || ref.Kind == "" || ref.Name == "" {
 		return fmt.Errorf("render template %q: apiVersion, kind and metadata.name must be set", ref)
+	}
+	if gk := in.Template.GroupVersionKind().GroupKind(); gk.Group == api.ConfigGroup && gk.Kind == api.KindResourceInterpreterCustomization {
+		return fmt.Errorf("render %s: %w", ref, ErrCustomizationNotTemplate)
 	}
 	if in.Fleet == "" {
 		return fmt.Errorf("render %s: fleet is empty", ref)
