@@ -1,6 +1,7 @@
 package interpret
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -56,6 +57,11 @@ func (s *script) call(nRet int, args ...any) ([]any, error) {
 // every call runs in a fresh sandboxed Lua VM.
 type Interpreter struct {
 	scripts map[schema.GroupVersionKind]map[string]*script
+	// broken holds, per kind, why a customization of it was refused:
+	// every customizable operation of that kind then fails with it, so a
+	// kind is never interpreted half by its customization and half by
+	// the built-in rules.
+	broken map[schema.GroupVersionKind]error
 }
 
 // New checks customizations and returns the Interpreter that runs them. It
@@ -64,21 +70,33 @@ type Interpreter struct {
 // or fails while loading, and two customizations scripting the same
 // operation of the same kind (Karmada's webhook refuses the second too).
 // A customization targets one apiVersion and kind, as in Karmada.
+//
+// With refusals it returns them all as the error, and an Interpreter in
+// which each kind a refused customization targets fails every operation
+// with its refusal, while other kinds work: a front end that reads a whole
+// input (preview) stops at the error, a long-running one (continuous mode)
+// keeps serving the kinds that are fine.
 func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, error) {
-	in := &Interpreter{scripts: map[schema.GroupVersionKind]map[string]*script{}}
+	in := &Interpreter{scripts: map[schema.GroupVersionKind]map[string]*script{}, broken: map[schema.GroupVersionKind]error{}}
 	sorted := make([]*api.ResourceInterpreterCustomization, len(customizations))
 	for i := range customizations {
 		sorted[i] = &customizations[i]
 	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	var errs []string
+	refuse := func(gvk schema.GroupVersionKind, msg string) {
+		errs = append(errs, msg)
+		if in.broken[gvk] == nil {
+			in.broken[gvk] = errors.New(msg)
+		}
+	}
 	for _, ric := range sorted {
 		name := fmt.Sprintf("%q", ric.Name)
+		gvk := schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
 		if fe := api.ValidateResourceInterpreterCustomization(ric); len(fe) > 0 {
-			errs = append(errs, fmt.Sprintf("resource interpreter customization %s: %v", name, fe.ToAggregate()))
+			refuse(gvk, fmt.Sprintf("resource interpreter customization %s: %v", name, fe.ToAggregate()))
 			continue
 		}
-		gvk := schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
 		for _, op := range operations() {
 			rule := op.rule(&ric.Spec.Customizations)
 			if rule == nil {
@@ -86,12 +104,12 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 			}
 			s := &script{customization: name, op: op, source: rule.LuaScript}
 			if prev := in.scripts[gvk][op.field]; prev != nil {
-				errs = append(errs, fmt.Sprintf("resource interpreter customization %s: spec.customizations.%s: %s %s already has one, from customization %s",
+				refuse(gvk, fmt.Sprintf("resource interpreter customization %s: spec.customizations.%s: %s %s already has one, from customization %s",
 					name, op.field, gvk.GroupVersion(), gvk.Kind, prev.customization))
 				continue
 			}
 			if err := check(s); err != nil {
-				errs = append(errs, err.Error())
+				refuse(gvk, err.Error())
 				continue
 			}
 			if in.scripts[gvk] == nil {
@@ -101,7 +119,7 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 		}
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
+		return in, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return in, nil
 }
@@ -118,12 +136,15 @@ func check(s *script) error {
 }
 
 // lookup returns the customized operation of a kind, nil when the built-in
-// rule applies.
-func (in *Interpreter) lookup(gvk schema.GroupVersionKind, op operation) *script {
+// rule applies, and the refusal of a kind whose customization was refused.
+func (in *Interpreter) lookup(gvk schema.GroupVersionKind, op operation) (*script, error) {
 	if in == nil {
-		return nil
+		return nil, nil
 	}
-	return in.scripts[gvk][op.field]
+	if err := in.broken[gvk]; err != nil {
+		return nil, fmt.Errorf("%s: %w", op.field, err)
+	}
+	return in.scripts[gvk][op.field], nil
 }
 
 // Customized reports whether a customization targets gvk.

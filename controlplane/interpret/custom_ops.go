@@ -20,14 +20,18 @@ import (
 // built-in kind with replicas, or a kind whose customization scripts
 // replicaResource.
 func (in *Interpreter) HasReplicas(tmpl *unstructured.Unstructured) bool {
-	return in.lookup(tmpl.GroupVersionKind(), opReplicas) != nil || Of(tmpl).HasReplicas()
+	s, err := in.lookup(tmpl.GroupVersionKind(), opReplicas)
+	return s != nil || err != nil || Of(tmpl).HasReplicas()
 }
 
 // GetReplicas is GetReplicas with the kind's replicaResource script, which
 // returns the replicas and what one replica requests (nil for nothing), as
 // Karmada's GetReplicas(obj) does.
 func (in *Interpreter) GetReplicas(tmpl *unstructured.Unstructured) (int32, *api.ReplicaRequirements, error) {
-	s := in.lookup(tmpl.GroupVersionKind(), opReplicas)
+	s, err := in.lookup(tmpl.GroupVersionKind(), opReplicas)
+	if err != nil {
+		return 0, nil, err
+	}
 	if s == nil {
 		return GetReplicas(tmpl)
 	}
@@ -60,7 +64,10 @@ func (in *Interpreter) GetReplicas(tmpl *unstructured.Unstructured) (int32, *api
 // which returns the object with its replicas set to desiredReplica. The
 // script may not change the object's apiVersion, kind, name or namespace.
 func (in *Interpreter) ReviseReplica(obj *unstructured.Unstructured, replicas int64) error {
-	s := in.lookup(obj.GroupVersionKind(), opRevise)
+	s, err := in.lookup(obj.GroupVersionKind(), opRevise)
+	if err != nil {
+		return err
+	}
 	if s == nil {
 		return ReviseReplica(obj, replicas)
 	}
@@ -86,7 +93,10 @@ func (in *Interpreter) Retain(desired, observed *unstructured.Unstructured) ([][
 	if observed == nil {
 		return nil, nil
 	}
-	s := in.lookup(desired.GroupVersionKind(), opRetain)
+	s, err := in.lookup(desired.GroupVersionKind(), opRetain)
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return Retain(desired, observed), nil
 	}
@@ -133,7 +143,10 @@ func (in *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (map[string
 	if obj == nil {
 		return nil, nil
 	}
-	s := in.lookup(obj.GroupVersionKind(), opReflect)
+	s, err := in.lookup(obj.GroupVersionKind(), opReflect)
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return ReflectStatus(obj), nil
 	}
@@ -161,7 +174,10 @@ func (in *Interpreter) AggregateStatus(template *unstructured.Unstructured, item
 	if template == nil {
 		return nil, nil
 	}
-	s := in.lookup(template.GroupVersionKind(), opAggregate)
+	s, err := in.lookup(template.GroupVersionKind(), opAggregate)
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return AggregateStatus(template, items), nil
 	}
@@ -198,7 +214,10 @@ func (in *Interpreter) InterpretHealth(obj *unstructured.Unstructured) (Health, 
 	if obj == nil {
 		return InterpretHealth(obj)
 	}
-	s := in.lookup(obj.GroupVersionKind(), opHealth)
+	s, err := in.lookup(obj.GroupVersionKind(), opHealth)
+	if err != nil {
+		return Unknown, err.Error()
+	}
 	if s == nil {
 		return InterpretHealth(obj)
 	}
@@ -221,7 +240,10 @@ func (in *Interpreter) InterpretHealth(obj *unstructured.Unstructured) (Health, 
 // follows the v1 kinds of DependencyKinds by name; a script naming another
 // kind, or a labelSelector, is refused rather than ignored.
 func (in *Interpreter) GetDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
-	s := in.lookup(tmpl.GroupVersionKind(), opDeps)
+	s, err := in.lookup(tmpl.GroupVersionKind(), opDeps)
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return GetDependencies(tmpl)
 	}

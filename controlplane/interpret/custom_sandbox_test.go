@@ -154,3 +154,33 @@ func TestScriptResultsChecked(t *testing.T) {
 		t.Errorf("ReflectStatus returning a number: %v", err)
 	}
 }
+
+// TestBrokenKindFailsEveryOperation: New reports a refused customization
+// and returns an Interpreter in which its kind fails every customizable
+// operation, not half built-in, while other kinds keep working.
+func TestBrokenKindFailsEveryOperation(t *testing.T) {
+	in, err := interpret.New([]api.ResourceInterpreterCustomization{
+		widgetRIC("good", api.CustomizationRules{HealthInterpretation: lua("function InterpretHealth(obj) return true end")}),
+		widgetRIC("bad", api.CustomizationRules{ReplicaResource: lua("function GetReplicas(obj)\n  return (\nend")}),
+	})
+	if err == nil || !strings.Contains(err.Error(), `"bad": replicaResource: replicaResource line:3`) {
+		t.Fatalf("New error = %v", err)
+	}
+	w := obj(t, widget)
+	want := `resource interpreter customization "bad"`
+	if _, _, err := in.GetReplicas(w); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("GetReplicas: %v", err)
+	}
+	if err := in.ReviseReplica(w, 1); err == nil || !strings.Contains(err.Error(), "replicaRevision: "+want) {
+		t.Errorf("ReviseReplica: %v", err)
+	}
+	if _, err := in.Retain(w, w.DeepCopy()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Retain: %v", err)
+	}
+	if h, msg := in.InterpretHealth(w); h != interpret.Unknown || !strings.Contains(msg, want) {
+		t.Errorf("InterpretHealth = %s %q, want Unknown naming the refusal", h, msg)
+	}
+	if n, _, err := in.GetReplicas(makeObj("Deployment").Spec("replicas", 2).Obj()); err != nil || n != 2 {
+		t.Errorf("a Deployment beside the broken kind: %d, %v", n, err)
+	}
+}
