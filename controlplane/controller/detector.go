@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,7 +22,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
@@ -161,11 +161,20 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if existing != nil && policy.HeldLazily(claim, prev, existing.Annotations[AnnotationTemplateSpecHash], specHash) {
 		return reconcile.Result{}, nil
 	}
-	replicas, requirements, err := interpret.GetReplicas(tmpl)
+	in, err := LoadInterpreter(ctx, d.client)
 	if err != nil {
-		// The template cannot change by itself; its next edit is reconciled.
+		return reconcile.Result{}, err
+	}
+	replicas, requirements, err := in.GetReplicas(tmpl)
+	if err != nil {
+		// Neither the template nor a customization changes by itself;
+		// the next edit of either is reconciled (a customization at the
+		// next resync). Nothing is bound, so nothing is applied.
 		ctrl.LoggerFrom(ctx).Info("template cannot be bound", "template", req.String(), "reason", err.Error())
-		return reconcile.Result{}, nil
+		if d.events != nil {
+			d.events.Eventf(tmpl, nil, corev1.EventTypeWarning, reasonInterpretFailed, "Bind", "%s", err.Error())
+		}
+		return reconcile.Result{RequeueAfter: d.opts.Resync}, nil
 	}
 	err = createOrUpdateBinding(ctx, d.client, key, func(rb *workv1.ResourceBinding) error {
 		// Two kinds could still share a binding name (a core kind named
@@ -208,6 +217,10 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	}
 	return reconcile.Result{}, nil
 }
+
+// reasonInterpretFailed is the event reason of a template whose kind's
+// resource interpreter customization fails, so it is not bound.
+const reasonInterpretFailed = "InterpretFailed"
 
 // LabelPolicy names, on a ResourceBinding, the policy that claimed its template.
 const LabelPolicy = "propagationpolicy.flotilla.io/claimed-by"

@@ -92,6 +92,10 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		e := cl.Engine()
 		targets = append(targets, render.Target{Cluster: &e, Replicas: tc.Replicas, Labels: render.PreservedLabels(&rb.Spec, tc.Name)})
 	}
+	in, err := LoadInterpreter(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	scheduling := api.ReplicaSchedulingTypeDuplicated
 	if p := rb.Spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
 		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
@@ -102,5 +106,6 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		Overrides:         policy.MatchOverrides(tmpl, op, cop),
 		Fleet:             fleet,
 		ReplicaScheduling: scheduling,
+		Interpreter:       in,
 	})
 }

@@ -162,6 +162,10 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 	if err != nil {
 		return err
 	}
+	in, err := LoadInterpreter(ctx, e.client)
+	if err != nil {
+		return err
+	}
 	var errs []error
 	for _, obj := range objs {
 		ref := render.TemplateRefOf(obj)
@@ -170,6 +174,7 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 			Objects:            map[string]*unstructured.Unstructured{cluster: obj},
 			ConflictResolution: conflict,
 			RetainMemberFields: true,
+			Interpreter:        in,
 		})
 		err := result.Err()
 		var conflict *execution.ConflictError
