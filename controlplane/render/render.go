@@ -133,8 +133,9 @@ func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions ma
 // ErrCustomizationNotTemplate refuses a ResourceInterpreterCustomization
 // given as a resource template: propagating it to members would teach
 // nothing to flotilla, so it is refused rather than copied.
-var ErrCustomizationNotTemplate = errors.New("a ResourceInterpreterCustomization teaches flotilla a kind and is not a template to propagate; " +
-	"flotilla reads customizations in `preview` only so far (continuous mode, Terraform and Crossplane refuse them), see the guide \"Custom resources and HPA\"")
+var ErrCustomizationNotTemplate = errors.New("a ResourceInterpreterCustomization teaches flotilla a kind and is not a template to propagate: " +
+	"give it to `preview` as a document, or create it in the control plane's host as config.flotilla.io/v1alpha1 ResourceInterpreterCustomization; " +
+	"Terraform does not read customizations yet (see the guide \"Custom resources and HPA\")")
 
 // validateInput rejects input that would render objects flotilla could not
 // own or find again.
