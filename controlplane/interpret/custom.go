@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
@@ -150,4 +151,28 @@ func (in *Interpreter) lookup(gvk schema.GroupVersionKind, op operation) (*scrip
 // Customized reports whether a customization targets gvk.
 func (in *Interpreter) Customized(gvk schema.GroupVersionKind) bool {
 	return in != nil && len(in.scripts[gvk]) > 0
+}
+
+// Validate checks one customization on its own, as an admission webhook
+// does: its fields, and that each script compiles, loads within budget
+// and defines its function. Conflicts with other customizations are New's
+// to find.
+func Validate(ric *api.ResourceInterpreterCustomization) field.ErrorList {
+	errs := api.ValidateResourceInterpreterCustomization(ric)
+	for _, op := range operations() {
+		rule := op.rule(&ric.Spec.Customizations)
+		if rule == nil {
+			continue
+		}
+		s := &script{customization: fmt.Sprintf("%q", ric.Name), op: op, source: rule.LuaScript}
+		if err := check(s); err != nil {
+			var se *scriptError
+			msg := err.Error()
+			if errors.As(err, &se) {
+				msg = se.err.Error()
+			}
+			errs = append(errs, field.Invalid(field.NewPath("spec", "customizations", op.field, "luaScript"), "(script)", msg))
+		}
+	}
+	return errs
 }

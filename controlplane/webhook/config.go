@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
@@ -49,6 +50,7 @@ var hooks = []hook{
 	{"clusterpropagationpolicy", PathClusterPropagationPolicy, policyv1.GroupVersion.Group, "clusterpropagationpolicies", admissionv1.ClusterScope},
 	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionv1.NamespacedScope},
 	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionv1.ClusterScope},
+	{"resourceinterpretercustomization", PathResourceInterpreterCustomization, configv1.GroupVersion.Group, "resourceinterpretercustomizations", admissionv1.ClusterScope},
 	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionv1.NamespacedScope},
 	{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionv1.ClusterScope},
 	{"work", PathWork, workv1.GroupVersion.Group, "works", admissionv1.NamespacedScope},
