@@ -62,9 +62,62 @@ func exampleCustomization(t *testing.T) *configv1.ResourceInterpreterCustomizati
 	return &configv1.ResourceInterpreterCustomization{ObjectMeta: metav1.ObjectMeta{Name: b.Interpreters[0].Name}, Spec: b.Interpreters[0].Spec}
 }
 
-func rollout() *unstructured.Unstructured {
+// setUpRollouts installs the Rollout CRD in the host and the first two
+// members, and flotilla's Argo Rollout customization in the host.
+func setUpRollouts(t *testing.T, env controlPlane) *configv1.ResourceInterpreterCustomization {
+	t.Helper()
+	mustCreate(t, env.hub, rolloutCRD(t))
+	for _, n := range env.names[:2] {
+		mustCreate(t, env.members[n], rolloutCRD(t))
+	}
+	ric := exampleCustomization(t)
+	mustCreate(t, env.hub, ric)
+	return ric
+}
+
+// createRollout creates the Rollout in the host once it serves the kind.
+func createRollout(t *testing.T, hub client.Client, replicas int64) {
+	t.Helper()
+	poll(t, "host serves rollouts", func() (bool, string) {
+		err := hub.Create(t.Context(), rollout(replicas))
+		return err == nil, fmt.Sprint(err)
+	})
+}
+
+// waitRollout waits for the Rollout in a member.
+func waitRollout(t *testing.T, c client.Client, cluster string) {
+	t.Helper()
+	poll(t, "the Rollout in "+cluster, func() (bool, string) {
+		_, err := getRollout(t, c)
+		return err == nil, fmt.Sprint(err)
+	})
+}
+
+func getRollout(t *testing.T, c client.Client) (*unstructured.Unstructured, error) {
+	u := rollout(0)
+	return u, c.Get(t.Context(), client.ObjectKeyFromObject(u), u)
+}
+
+// setRolloutStatus plays Argo's controller in a member: every replica
+// updated and available, in the given phase, at the current generation.
+func setRolloutStatus(t *testing.T, c client.Client, phase string, replicas int64) {
+	t.Helper()
+	u, err := getRollout(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Object["status"] = map[string]any{
+		"observedGeneration": fmt.Sprint(u.GetGeneration()), "phase": phase,
+		"replicas": replicas, "updatedReplicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas,
+	}
+	if err := c.Status().Update(t.Context(), u); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rollout(replicas int64) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
-		"replicas": int64(6),
+		"replicas": replicas,
 		"selector": map[string]any{"matchLabels": map[string]any{"app": "checkout"}},
 		"template": map[string]any{
 			"metadata": map[string]any{"labels": map[string]any{"app": "checkout"}},
@@ -88,13 +141,7 @@ func TestRolloutCustomization(t *testing.T) {
 	env := startControlPlane(t)
 	hub, members, names := env.hub, env.members, env.names
 	ctx := t.Context()
-
-	mustCreate(t, hub, rolloutCRD(t))
-	for _, n := range names[:2] {
-		mustCreate(t, members[n], rolloutCRD(t))
-	}
-	ric := exampleCustomization(t)
-	mustCreate(t, hub, ric)
+	ric := setUpRollouts(t, env)
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
 	mustYAML(t, pp, `
 spec:
@@ -111,17 +158,11 @@ spec:
         - {targetCluster: {clusterNames: [%s]}, weight: 1}
 `, names[0], names[1], names[0], names[1])
 	mustCreate(t, hub, pp)
-	poll(t, "host serves rollouts", func() (bool, string) {
-		err := hub.Create(ctx, rollout())
-		return err == nil, fmt.Sprint(err)
-	})
+	createRollout(t, hub, 6)
 
 	t.Log("the customization's GetReplicas and ReviseReplica divide 6 replicas 4:2")
 	want := map[string]int64{names[0]: 4, names[1]: 2}
-	memberRollout := func(n string) (*unstructured.Unstructured, error) {
-		u := rollout()
-		return u, members[n].Get(ctx, client.ObjectKeyFromObject(u), u)
-	}
+	memberRollout := func(n string) (*unstructured.Unstructured, error) { return getRollout(t, members[n]) }
 	poll(t, "member rollouts with 4 and 2 replicas", func() (bool, string) {
 		got := map[string]int64{}
 		for _, n := range names[:2] {
@@ -135,26 +176,12 @@ spec:
 	})
 
 	t.Log("members report their Rollouts rolled out; the template's status sums them")
-	setRolloutStatus := func(n, phase string) {
-		t.Helper()
-		u, err := memberRollout(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := want[n]
-		u.Object["status"] = map[string]any{
-			"observedGeneration": fmt.Sprint(u.GetGeneration()), "phase": phase,
-			"replicas": r, "updatedReplicas": r, "readyReplicas": r, "availableReplicas": r,
-		}
-		if err := members[n].Status().Update(ctx, u); err != nil {
-			t.Fatal(err)
-		}
-	}
+	setRolloutStatus := func(n, phase string) { t.Helper(); setRolloutStatus(t, members[n], phase, want[n]) }
 	for _, n := range names[:2] {
 		setRolloutStatus(n, "Healthy")
 	}
 	templateStatus := func() (map[string]any, error) {
-		u := rollout()
+		u := rollout(0)
 		err := hub.Get(ctx, client.ObjectKeyFromObject(u), u)
 		s, _, _ := unstructured.NestedMap(u.Object, "status")
 		return s, err
@@ -196,8 +223,8 @@ spec:
 	if err := hub.Update(ctx, ric); err != nil {
 		t.Fatal(err)
 	}
-	u := rollout()
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+	u, err := getRollout(t, hub)
+	if err != nil {
 		t.Fatal(err)
 	}
 	_ = unstructured.SetNestedField(u.Object, int64(9), "spec", "replicas")
@@ -222,4 +249,51 @@ spec:
 			t.Errorf("%s: replicas %d after the broken script, want %d (nothing applied)", n, r, want[n])
 		}
 	}
+}
+
+// TestRolloutFailoverByCustomizedHealth: the health the customization
+// judges drives application failover. A Rollout on the primary that its
+// member reports Degraded is Unhealthy by the customization; after the
+// policy's toleration it is evicted and moves to the backup.
+func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
+	env := startControlPlane(t)
+	hub, members, names := env.hub, env.members, env.names
+	ctx := t.Context()
+	primary, backup := names[0], names[1]
+	setUpRollouts(t, env)
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
+	mustYAML(t, pp, `
+spec:
+  resourceSelectors:
+  - {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: checkout}
+  placement:
+    clusterAffinities:
+    - {affinityName: primary, clusterNames: [%s]}
+    - {affinityName: backup, clusterNames: [%s]}
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 2}
+      purgeMode: Immediately
+`, primary, backup)
+	mustCreate(t, hub, pp)
+	createRollout(t, hub, 3)
+	waitRollout(t, members[primary], primary)
+	setRolloutStatus(t, members[primary], "Healthy", 3)
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(rolloutGVK.GroupKind(), "checkout")}
+	poll(t, "the primary Healthy by the customization", func() (bool, string) {
+		var rb workv1.ResourceBinding
+		err := hub.Get(ctx, rbKey, &rb)
+		return err == nil && healthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprint(rb.Status.AggregatedStatus, err)
+	})
+
+	t.Log("the primary's Rollout turns Degraded: Unhealthy by the customization, evicted after 2s, placed on the backup")
+	setRolloutStatus(t, members[primary], "Degraded", 3)
+	waitRollout(t, members[backup], backup)
+	poll(t, "the binding placed on the backup only", func() (bool, string) {
+		var rb workv1.ResourceBinding
+		if err := hub.Get(ctx, rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		return len(rb.Spec.Clusters) == 1 && rb.Spec.Clusters[0].Name == backup, fmt.Sprintf("clusters %v", rb.Spec.Clusters)
+	})
 }
