@@ -2,7 +2,6 @@ package controller_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
@@ -50,16 +50,8 @@ spec:
 // examples/interpreter, as the config.flotilla.io object a user applies.
 func exampleCustomization(t *testing.T) *configv1.ResourceInterpreterCustomization {
 	t.Helper()
-	path := "../../examples/interpreter/argo-rollout.yaml"
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := api.Decode(path, data)
-	if err != nil || len(b.Interpreters) != 1 {
-		t.Fatalf("decode %s: %v, %d customizations", path, err, len(b.Interpreters))
-	}
-	return &configv1.ResourceInterpreterCustomization{ObjectMeta: metav1.ObjectMeta{Name: b.Interpreters[0].Name}, Spec: b.Interpreters[0].Spec}
+	ric := apitest.ReadInterpreters(t, "../../examples/interpreter/argo-rollout.yaml")[0]
+	return &configv1.ResourceInterpreterCustomization{ObjectMeta: metav1.ObjectMeta{Name: ric.Name}, Spec: ric.Spec}
 }
 
 // setUpRollouts installs the Rollout CRD in the host and the first two

@@ -1,7 +1,6 @@
 package interpret_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
@@ -20,16 +20,7 @@ func exampleInterpreter(t *testing.T, files ...string) *interpret.Interpreter {
 	t.Helper()
 	var rics []api.ResourceInterpreterCustomization
 	for _, f := range files {
-		path := filepath.Join("..", "..", "examples", "interpreter", f)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := api.Decode(path, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rics = append(rics, b.Interpreters...)
+		rics = append(rics, apitest.ReadInterpreters(t, filepath.Join("..", "..", "examples", "interpreter", f))...)
 	}
 	in, err := interpret.New(rics)
 	if err != nil {

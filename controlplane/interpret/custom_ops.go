@@ -266,17 +266,7 @@ func (in *Interpreter) GetDependencies(tmpl *unstructured.Unstructured) ([]Depen
 		}
 		seen[d] = true
 	}
-	deps := make([]Dependency, 0, len(seen))
-	for d := range seen {
-		deps = append(deps, d)
-	}
-	sort.Slice(deps, func(i, j int) bool {
-		if deps[i].Kind != deps[j].Kind {
-			return deps[i].Kind < deps[j].Kind
-		}
-		return deps[i].Name < deps[j].Name
-	})
-	return deps, nil
+	return sortedDependencies(seen), nil
 }
 
 func (s *script) dependency(i int, e any, namespace string) (Dependency, error) {

@@ -94,6 +94,11 @@ func podDependencies(spec *corev1.PodSpec, ns string) []Dependency {
 	if spec.ServiceAccountName != "" && spec.ServiceAccountName != "default" {
 		add("ServiceAccount", spec.ServiceAccountName)
 	}
+	return sortedDependencies(seen)
+}
+
+// sortedDependencies lists a set of dependencies by kind, then name.
+func sortedDependencies(seen map[Dependency]bool) []Dependency {
 	out := make([]Dependency, 0, len(seen))
 	for d := range seen {
 		out = append(out, d)

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
@@ -100,15 +100,7 @@ func TestPreviewRefusesBrokenCustomization(t *testing.T) {
 
 func interpreterFrom(t *testing.T, path string) *interpret.Interpreter {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := api.Decode(path, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := interpret.New(b.Interpreters)
+	in, err := interpret.New(apitest.ReadInterpreters(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

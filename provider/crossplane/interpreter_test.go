@@ -3,7 +3,6 @@ package crossplane_test
 import (
 	"fmt"
 	"maps"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
@@ -50,15 +49,8 @@ func TestManifestOfCustomResource(t *testing.T) {
 		mustYAML(t, crd, rolloutCRDYAML)
 		mustCreate(t, c, crd)
 	}
-	data, err := os.ReadFile("../../examples/interpreter/argo-rollout.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := api.Decode("argo-rollout.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustCreate(t, e.mgmt, &configv1.ResourceInterpreterCustomization{ObjectMeta: metav1.ObjectMeta{Name: b.Interpreters[0].Name}, Spec: b.Interpreters[0].Spec})
+	ric := apitest.ReadInterpreters(t, "../../examples/interpreter/argo-rollout.yaml")[0]
+	mustCreate(t, e.mgmt, &configv1.ResourceInterpreterCustomization{ObjectMeta: metav1.ObjectMeta{Name: ric.Name}, Spec: ric.Spec})
 
 	for _, m := range e.fleet {
 		mustCreate(t, e.mgmt, &corev1.Secret{
