@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
@@ -62,7 +63,10 @@ func (d *detector) setup(mgr manager.Manager) error {
 		For(d.newTemplate()).
 		Watches(&policyv1.ClusterPropagationPolicy{}, all).
 		Watches(&policyv1.ClusterOverridePolicy{}, all, created).
-		Watches(&schedulingv1.PriorityClass{}, all, created)
+		Watches(&schedulingv1.PriorityClass{}, all, created).
+		// A customization of this kind changes its replicas and
+		// requirements: every template of the kind is bound again.
+		Watches(&configv1.ResourceInterpreterCustomization{}, handler.EnqueueRequestsFromMapFunc(d.customized))
 	if !d.namespaced {
 		// Only ClusterPropagationPolicies claim cluster-scoped templates.
 		return bld.Watches(&workv1.ClusterResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), changed).Complete(d)
@@ -71,6 +75,16 @@ func (d *detector) setup(mgr manager.Manager) error {
 		Watches(&policyv1.OverridePolicy{}, all, created).
 		Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingTemplate), changed).
 		Complete(d)
+}
+
+// customized maps a ResourceInterpreterCustomization of this detector's
+// kind to every template of the kind.
+func (d *detector) customized(ctx context.Context, obj client.Object) []reconcile.Request {
+	ric, ok := obj.(*configv1.ResourceInterpreterCustomization)
+	if !ok || schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind) != d.gvk {
+		return nil
+	}
+	return d.templates(ctx, "")
 }
 
 // bindingTemplate maps a binding of this detector's kind to its template.

@@ -54,17 +54,14 @@ func exampleCustomization(t *testing.T) *configv1.ResourceInterpreterCustomizati
 	return &configv1.ResourceInterpreterCustomization{ObjectMeta: metav1.ObjectMeta{Name: ric.Name}, Spec: ric.Spec}
 }
 
-// setUpRollouts installs the Rollout CRD in the host and the first two
-// members, and flotilla's Argo Rollout customization in the host.
-func setUpRollouts(t *testing.T, env controlPlane) *configv1.ResourceInterpreterCustomization {
+// setUpRolloutCRDs installs the Rollout CRD in the host and the first two
+// members.
+func setUpRolloutCRDs(t *testing.T, env controlPlane) {
 	t.Helper()
 	mustCreate(t, env.hub, rolloutCRD(t))
 	for _, n := range env.names[:2] {
 		mustCreate(t, env.members[n], rolloutCRD(t))
 	}
-	ric := exampleCustomization(t)
-	mustCreate(t, env.hub, ric)
-	return ric
 }
 
 // createRollout creates the Rollout in the host once it serves the kind.
@@ -133,7 +130,7 @@ func TestRolloutCustomization(t *testing.T) {
 	env := startControlPlane(t)
 	hub, members, names := env.hub, env.members, env.names
 	ctx := t.Context()
-	ric := setUpRollouts(t, env)
+	setUpRolloutCRDs(t, env)
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
 	mustYAML(t, pp, `
 spec:
@@ -151,21 +148,28 @@ spec:
 `, names[0], names[1], names[0], names[1])
 	mustCreate(t, hub, pp)
 	createRollout(t, hub, 6)
-
-	t.Log("the customization's GetReplicas and ReviseReplica divide 6 replicas 4:2")
-	want := map[string]int64{names[0]: 4, names[1]: 2}
 	memberRollout := func(n string) (*unstructured.Unstructured, error) { return getRollout(t, members[n]) }
-	poll(t, "member rollouts with 4 and 2 replicas", func() (bool, string) {
-		got := map[string]int64{}
-		for _, n := range names[:2] {
-			u, err := memberRollout(n)
-			if err != nil {
-				return false, err.Error()
+	replicasAre := func(want map[string]int64) func() (bool, string) {
+		return func() (bool, string) {
+			got := map[string]int64{}
+			for _, n := range names[:2] {
+				u, err := memberRollout(n)
+				if err != nil {
+					return false, err.Error()
+				}
+				got[n], _, _ = unstructured.NestedInt64(u.Object, "spec", "replicas")
 			}
-			got[n], _, _ = unstructured.NestedInt64(u.Object, "spec", "replicas")
+			return fmt.Sprint(got) == fmt.Sprint(want), fmt.Sprint(got)
 		}
-		return fmt.Sprint(got) == fmt.Sprint(want), fmt.Sprint(got)
-	})
+	}
+	t.Log("without a customization a Rollout is not divided: each member gets all 6 replicas")
+	poll(t, "member rollouts with 6 replicas each", replicasAre(map[string]int64{names[0]: 6, names[1]: 6}))
+
+	t.Log("the customization, created afterwards, divides 6 replicas 4:2 (GetReplicas, ReviseReplica)")
+	ric := exampleCustomization(t)
+	mustCreate(t, hub, ric)
+	want := map[string]int64{names[0]: 4, names[1]: 2}
+	poll(t, "member rollouts with 4 and 2 replicas", replicasAre(want))
 
 	t.Log("members report their Rollouts rolled out; the template's status sums them")
 	setRolloutStatus := func(n, phase string) { t.Helper(); setRolloutStatus(t, members[n], phase, want[n]) }
@@ -252,7 +256,8 @@ func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
 	hub, members, names := env.hub, env.members, env.names
 	ctx := t.Context()
 	primary, backup := names[0], names[1]
-	setUpRollouts(t, env)
+	setUpRolloutCRDs(t, env)
+	mustCreate(t, hub, exampleCustomization(t))
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
 	mustYAML(t, pp, `
 spec:
