@@ -148,10 +148,6 @@ func (in *Interpreter) lookup(gvk schema.GroupVersionKind, op operation) (*scrip
 	return in.scripts[gvk][op.field], nil
 }
 
-// Customized reports whether a customization targets gvk.
-func (in *Interpreter) Customized(gvk schema.GroupVersionKind) bool {
-	return in != nil && len(in.scripts[gvk]) > 0
-}
 
 // Validate checks one customization on its own, as an admission webhook
 // does: its fields, and that each script compiles, loads within budget
