@@ -148,7 +148,6 @@ func (in *Interpreter) lookup(gvk schema.GroupVersionKind, op operation) (*scrip
 	return in.scripts[gvk][op.field], nil
 }
 
-
 // Validate checks one customization on its own, as an admission webhook
 // does: its fields, and that each script compiles, loads within budget
 // and defines its function. Conflicts with other customizations are New's

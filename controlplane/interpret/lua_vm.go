@@ -3,6 +3,7 @@ package interpret
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,15 +19,20 @@ const (
 	// status aggregation over a hundred members runs a few tens of
 	// thousands.
 	InstructionBudget = 2_000_000
-	// MemoryBudget caps, in bytes, the strings and tables a call holds in
-	// the frame it is running, checked after every instruction, and any
-	// string a library function returns.
+	// MemoryBudget caps, in bytes, the strings one call makes: every
+	// string of trackedString bytes or more that appears in the running
+	// frame and was not there one instruction before counts once, so
+	// strings kept in tables count when they are made. Smaller ones are
+	// bounded by the instruction budget. string.rep is checked before it
+	// allocates.
 	MemoryBudget = 32 << 20
 	// callStackSize bounds recursion depth.
 	callStackSize = 200
 	// registrySize and registryMaxSize bound the value stack.
 	registrySize    = 1024
 	registryMaxSize = 64 * 1024
+	// trackedString is the smallest string MemoryBudget counts.
+	trackedString = 16
 )
 
 // removedGlobals are the base library functions a script may not call, as
@@ -59,13 +65,18 @@ func (e *scriptError) Unwrap() error { return e.err }
 var errBudget = errors.New("budget exhausted")
 
 // budget is the context the VM polls before every instruction: it counts
-// instructions and checks the memory the running frame holds, and reports
+// instructions and the bytes of the strings the script makes, and reports
 // itself done once either runs out. Nothing in it reads the clock.
 type budget struct {
 	L    *lua.LState
 	left int
-	done chan struct{}
-	err  error
+	// made is the bytes of strings made so far; prev and cur are the
+	// tracked strings of the running frame at the previous instruction
+	// and at this one.
+	made      int
+	prev, cur []lua.LString
+	done      chan struct{}
+	err       error
 }
 
 func newBudget() *budget {
@@ -94,29 +105,33 @@ func (b *budget) Done() <-chan struct{} {
 		b.err = fmt.Errorf("%w: more than %d instructions", errBudget, InstructionBudget)
 		return b.done
 	}
-	if n := frameBytes(b.L); n > MemoryBudget {
-		b.err = fmt.Errorf("%w: more than %d bytes", errBudget, MemoryBudget)
+	if b.account() > MemoryBudget {
+		b.err = fmt.Errorf("%w: strings of more than %d bytes made", errBudget, MemoryBudget)
 		return b.done
 	}
 	return nil
 }
 
-// frameBytes estimates what the values of the running frame hold: string
-// lengths, and a table's entries and direct string values. A string that
-// doubles on every instruction (s = s .. s) is the fastest way to grow;
-// every concatenation lands in a register of the running frame, so it is
-// seen at most one instruction after it passes the cap.
-func frameBytes(L *lua.LState) int {
-	total := 0
-	for i := 1; i <= L.GetTop(); i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			total += len(v)
-		case *lua.LTable:
-			total += 16 * (v.Len() + 1)
+// account adds the strings that appeared in the running frame since the
+// previous instruction to what the call made, and returns the total. A
+// new string lands in a register of the running frame whatever makes it
+// (a concatenation, a library function), so each is seen once; one passed
+// to or returned from a function is already in the previous frame's
+// registers and is not counted again.
+func (b *budget) account() int {
+	b.cur = b.cur[:0]
+	for i := 1; i <= b.L.GetTop(); i++ {
+		s, ok := b.L.Get(i).(lua.LString)
+		if !ok || len(s) < trackedString {
+			continue
+		}
+		b.cur = append(b.cur, s)
+		if !slices.Contains(b.prev, s) {
+			b.made += len(s)
 		}
 	}
-	return total
+	b.prev, b.cur = b.cur, b.prev
+	return b.made
 }
 
 // newState is a fresh sandboxed VM: the base, table, string and math
@@ -166,8 +181,9 @@ func newState() (*lua.LState, error) {
 	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
 	rep := L.GetField(str, "rep")
 	L.SetField(str, "rep", L.NewFunction(func(L *lua.LState) int {
-		if n := len(L.CheckString(1)) * L.OptInt(2, 0); n > MemoryBudget {
-			L.RaiseError("%v: string.rep would make %d bytes, more than %d", errBudget, n, MemoryBudget)
+		// Compared by division: the product of two large counts overflows.
+		if size, n := len(L.CheckString(1)), L.OptInt(2, 0); size > 0 && n > MemoryBudget/size {
+			L.RaiseError("%v: string.rep of %d bytes %d times is more than %d bytes", errBudget, size, n, MemoryBudget)
 		}
 		return callThrough(L, rep)
 	}))
