@@ -46,6 +46,8 @@ func TestScriptFailures(t *testing.T) {
 		{"doubling string", "function GetReplicas(obj)\n  local s = 'x'\n  for i = 1, 64 do\n    s = s .. s\n  end\n  return 1, nil\nend", []string{"replicaResource:", "budget exhausted", "bytes"}},
 		{"table of big strings", "function GetReplicas(obj)\n  local t, s = {}, string.rep('x', 1000000)\n  for i = 1, 100000 do\n    t[i] = s .. i\n  end\n  return 1, nil\nend", []string{"replicaResource:4:", "budget exhausted", "bytes"}},
 		{"huge string.rep", "function GetReplicas(obj)\n  local s = string.rep('x', 1e10)\n  return 1, nil\nend", []string{"replicaResource:2:", "string.rep"}},
+		{"huge string.format width", "function GetReplicas(obj)\n  local s = string.format('%099999999999d', 1)\n  return 1, nil\nend", []string{"replicaResource:2:", "string.format"}},
+		{"huge string.gsub", "function GetReplicas(obj)\n  local s = string.rep('x', 1000000)\n  s = s:gsub('x', s)\n  return 1, nil\nend", []string{"replicaResource:3:", "string.gsub"}},
 		{"string.rep overflowing a count", "function GetReplicas(obj)\n  local s = string.rep('xxxx', 4611686018427387904)\n  return 1, nil\nend", []string{"replicaResource:2:", "string.rep"}},
 		{"growing table", "function GetReplicas(obj)\n  local t = {}\n  local i = 1\n  while true do\n    t[i] = i\n    i = i + 1\n  end\nend", []string{"replicaResource:", "budget exhausted"}},
 		{"no os library", "function GetReplicas(obj)\n  os.exit(1)\nend", []string{"replicaResource:2:", "the os library is not available"}},
@@ -184,5 +186,26 @@ func TestBrokenKindFailsEveryOperation(t *testing.T) {
 	}
 	if n, _, err := in.GetReplicas(makeObj("Deployment").Spec("replicas", 2).Obj()); err != nil || n != 2 {
 		t.Errorf("a Deployment beside the broken kind: %d, %v", n, err)
+	}
+}
+
+// TestGuardedStringFunctionsWork: the guarded string functions behave as
+// Lua's for ordinary sizes, and the kube library is there.
+func TestGuardedStringFunctionsWork(t *testing.T) {
+	in, err := interpret.New([]api.ResourceInterpreterCustomization{widgetRIC("strings", api.CustomizationRules{ReplicaResource: lua(`
+local kube = require("kube")
+function GetReplicas(obj)
+  local s = string.format("%05.1f|%s", 2.25, string.rep("ab", 3))
+  local g = ("a-b-c"):gsub("-", "+")
+  if s ~= "002.2|ababab" and s ~= "002.3|ababab" then error("format/rep gave " .. s) end
+  if g ~= "a+b+c" then error("gsub gave " .. g) end
+  if kube.resourceAdd("100m", "1") ~= "1100m" then error("resourceAdd") end
+  return kube.getResourceQuantity("3"), nil
+end`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := in.GetReplicas(obj(t, widget)); err != nil || n != 3 {
+		t.Fatalf("GetReplicas = %d, %v; want 3", n, err)
 	}
 }

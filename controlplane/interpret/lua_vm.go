@@ -3,7 +3,9 @@ package interpret
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -178,19 +180,52 @@ func newState() (*lua.LState, error) {
 		L.SetGlobal(lib, t)
 	}
 	L.SetGlobal("require", L.NewFunction(requireKube))
-	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
-	rep := L.GetField(str, "rep")
-	L.SetField(str, "rep", L.NewFunction(func(L *lua.LState) int {
-		// Compared by division: the product of two large counts overflows.
-		if size, n := len(L.CheckString(1)), L.OptInt(2, 0); size > 0 && n > MemoryBudget/size {
-			L.RaiseError("%v: string.rep of %d bytes %d times is more than %d bytes", errBudget, size, n, MemoryBudget)
-		}
-		return callThrough(L, rep)
-	}))
+	guardStringLibrary(L)
 	b := newBudget()
 	b.L = L
 	L.SetContext(b)
 	return L, nil
+}
+
+// formatWidth finds a width or precision in a string.format directive.
+var formatWidth = regexp.MustCompile(`%[-+ #0]*(\d*)(?:\.(\d*))?`)
+
+// guardStringLibrary wraps the string functions that can make a string far
+// larger than their arguments in one call, so the allocation is refused
+// before it happens: rep (a count), format (a width or precision) and gsub
+// (a replacement string repeated per match).
+func guardStringLibrary(L *lua.LState) {
+	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
+	guard := func(name string, check func(L *lua.LState) (int, bool)) {
+		fn := L.GetField(str, name)
+		L.SetField(str, name, L.NewFunction(func(L *lua.LState) int {
+			if n, over := check(L); over {
+				L.RaiseError("%v: string.%s could make %d bytes, more than %d", errBudget, name, n, MemoryBudget)
+			}
+			return callThrough(L, fn)
+		}))
+	}
+	// Sizes are compared by division: the product of two large counts
+	// overflows.
+	guard("rep", func(L *lua.LState) (int, bool) {
+		size, n := len(L.CheckString(1)), L.OptInt(2, 0)
+		return n, size > 0 && n > MemoryBudget/size
+	})
+	guard("format", func(L *lua.LState) (int, bool) {
+		for _, m := range formatWidth.FindAllStringSubmatch(L.CheckString(1), -1) {
+			for _, digits := range m[1:] {
+				if n, err := strconv.Atoi(digits); len(digits) > 0 && (err != nil || n > MemoryBudget) {
+					return n, true
+				}
+			}
+		}
+		return 0, false
+	})
+	guard("gsub", func(L *lua.LState) (int, bool) {
+		repl, ok := L.Get(3).(lua.LString)
+		size := len(L.CheckString(1)) + 1
+		return size, ok && len(repl) > 0 && size > MemoryBudget/len(repl)
+	})
 }
 
 // callThrough calls fn with the arguments of the running Go function and
