@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,6 +19,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 var rolloutGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Rollout"}
@@ -292,5 +294,72 @@ spec:
 			return false, err.Error()
 		}
 		return len(rb.Spec.Clusters) == 1 && rb.Spec.Clusters[0].Name == backup, fmt.Sprintf("clusters %v", rb.Spec.Clusters)
+	})
+}
+
+// TestRolloutRetention: the customization's retention script keeps the
+// replicas a member's HPA sets on a Rollout labelled retain-replicas, over
+// several resyncs, while a template change still rolls out.
+func TestRolloutRetention(t *testing.T) {
+	env := startControlPlane(t)
+	hub, members, names := env.hub, env.members, env.names
+	ctx := t.Context()
+	setUpRolloutCRDs(t, env)
+	mustCreate(t, hub, exampleCustomization(t))
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
+	mustYAML(t, pp, `
+spec:
+  resourceSelectors:
+  - {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: checkout}
+  placement:
+    clusterAffinity: {clusterNames: [%s]}
+`, names[0])
+	mustCreate(t, hub, pp)
+	r := rollout(3)
+	r.SetLabels(map[string]string{interpret.RetainReplicasLabel: interpret.RetainReplicasValue})
+	poll(t, "host serves rollouts", func() (bool, string) {
+		err := hub.Create(ctx, r)
+		return err == nil, fmt.Sprint(err)
+	})
+	member := members[names[0]]
+	field := func(path ...string) func() (string, error) {
+		return func() (string, error) {
+			u, err := getRollout(t, member)
+			v, _, _ := unstructured.NestedFieldNoCopy(u.Object, path...)
+			return fmt.Sprint(v), err
+		}
+	}
+	replicas, image := field("spec", "replicas"), field("spec", "template", "spec", "containers")
+	poll(t, "the Rollout created with 3 replicas", func() (bool, string) {
+		v, err := replicas()
+		return err == nil && v == "3", fmt.Sprint(v, err)
+	})
+
+	t.Log("the member's HPA scales the Rollout to 7: it stays through several resyncs")
+	u, err := getRollout(t, member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedField(u.Object, int64(7), "spec", "replicas")
+	if err := member.Update(ctx, u, client.FieldOwner("hpa")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // four resyncs (Resync is 1s)
+	if v, err := replicas(); err != nil || v != "7" {
+		t.Fatalf("replicas after resyncs = %s, %v; want the member's 7", v, err)
+	}
+
+	t.Log("an image change rolls out and leaves the replicas alone")
+	if err := hub.Get(ctx, client.ObjectKeyFromObject(r), r); err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedSlice(r.Object, []any{map[string]any{"name": "checkout", "image": "checkout:2"}}, "spec", "template", "spec", "containers")
+	if err := hub.Update(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "image checkout:2 with 7 replicas", func() (bool, string) {
+		img, err := image()
+		n, _ := replicas()
+		return err == nil && strings.Contains(img, "checkout:2") && n == "7", img + " " + n
 	})
 }
