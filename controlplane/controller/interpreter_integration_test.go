@@ -29,22 +29,7 @@ var rolloutGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha
 func rolloutCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	mustYAML(t, crd, `
-metadata: {name: rollouts.argoproj.io}
-spec:
-  group: argoproj.io
-  scope: Namespaced
-  names: {plural: rollouts, singular: rollout, kind: Rollout, listKind: RolloutList}
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-`)
+	mustYAML(t, crd, apitest.RolloutCRDYAML)
 	return crd
 }
 
@@ -64,6 +49,15 @@ func setUpRolloutCRDs(t *testing.T, env controlPlane) {
 	for _, n := range env.names[:2] {
 		mustCreate(t, env.members[n], rolloutCRD(t))
 	}
+}
+
+// createRolloutPolicy creates the PropagationPolicy that claims the
+// Rollout, with the given spec fields after its resource selector.
+func createRolloutPolicy(t *testing.T, hub client.Client, rest string, args ...any) {
+	t.Helper()
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
+	mustYAML(t, pp, "spec:\n  resourceSelectors:\n  - {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: checkout}\n"+rest, args...)
+	mustCreate(t, hub, pp)
 }
 
 // createRollout creates the Rollout in the host once it serves the kind.
@@ -133,11 +127,7 @@ func TestRolloutCustomization(t *testing.T) {
 	hub, members, names := env.hub, env.members, env.names
 	ctx := t.Context()
 	setUpRolloutCRDs(t, env)
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: checkout}
+	createRolloutPolicy(t, hub, `
   placement:
     clusterAffinity: {clusterNames: [%s, %s]}
     replicaScheduling:
@@ -148,7 +138,6 @@ spec:
         - {targetCluster: {clusterNames: [%s]}, weight: 2}
         - {targetCluster: {clusterNames: [%s]}, weight: 1}
 `, names[0], names[1], names[0], names[1])
-	mustCreate(t, hub, pp)
 	createRollout(t, hub, 6)
 	memberRollout := func(n string) (*unstructured.Unstructured, error) { return getRollout(t, members[n]) }
 	replicasAre := func(want map[string]int64) func() (bool, string) {
@@ -260,11 +249,7 @@ func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
 	primary, backup := names[0], names[1]
 	setUpRolloutCRDs(t, env)
 	mustCreate(t, hub, exampleCustomization(t))
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: checkout}
+	createRolloutPolicy(t, hub, `
   placement:
     clusterAffinities:
     - {affinityName: primary, clusterNames: [%s]}
@@ -274,7 +259,6 @@ spec:
       decisionConditions: {tolerationSeconds: 2}
       purgeMode: Immediately
 `, primary, backup)
-	mustCreate(t, hub, pp)
 	createRollout(t, hub, 3)
 	waitRollout(t, members[primary], primary)
 	setRolloutStatus(t, members[primary], "Healthy", 3)
@@ -306,15 +290,10 @@ func TestRolloutRetention(t *testing.T) {
 	ctx := t.Context()
 	setUpRolloutCRDs(t, env)
 	mustCreate(t, hub, exampleCustomization(t))
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: checkout}
+	createRolloutPolicy(t, hub, `
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, names[0])
-	mustCreate(t, hub, pp)
 	r := rollout(3)
 	r.SetLabels(map[string]string{interpret.RetainReplicasLabel: interpret.RetainReplicasValue})
 	poll(t, "host serves rollouts", func() (bool, string) {

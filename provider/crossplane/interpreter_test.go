@@ -19,21 +19,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
-const rolloutCRDYAML = `
-metadata: {name: rollouts.argoproj.io}
-spec:
-  group: argoproj.io
-  scope: Namespaced
-  names: {plural: rollouts, singular: rollout, kind: Rollout, listKind: RolloutList}
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`
-
 // TestManifestOfCustomResource: the Crossplane provider follows continuous
 // mode. With flotilla's Argo Rollout customization in the host, a Manifest
 // of a Rollout is divided 1:2, the provider reports the rendered hashes the
@@ -46,7 +31,7 @@ func TestManifestOfCustomResource(t *testing.T) {
 
 	for _, c := range append([]client.Client{e.mgmt}, e.members[m1], e.members[m2]) {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		mustYAML(t, crd, rolloutCRDYAML)
+		mustYAML(t, crd, apitest.RolloutCRDYAML)
 		mustCreate(t, c, crd)
 	}
 	ric := apitest.ReadInterpreters(t, "../../examples/interpreter/argo-rollout.yaml")[0]

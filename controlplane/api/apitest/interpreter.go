@@ -25,3 +25,24 @@ func ReadInterpreters(t testing.TB, path string) []api.ResourceInterpreterCustom
 	}
 	return b.Interpreters
 }
+
+// RolloutCRDYAML is a stand-in for Argo's Rollout CustomResourceDefinition
+// (argoproj.io/v1alpha1 Rollout): namespaced, any fields, with a status
+// subresource as Argo's has. Integration tests install it in the host and
+// the members.
+const RolloutCRDYAML = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: rollouts.argoproj.io}
+spec:
+  group: argoproj.io
+  scope: Namespaced
+  names: {plural: rollouts, singular: rollout, kind: Rollout, listKind: RolloutList}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
