@@ -80,7 +80,11 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 	if err != nil {
 		return nil, err
 	}
-	if tmpl, err = markScaleTarget(ctx, c, rb, tmpl); err != nil {
+	in, err := LoadInterpreter(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if tmpl, err = markScaleTarget(ctx, c, in, rb, tmpl); err != nil {
 		return nil, err
 	}
 	targets := make([]render.Target, 0, len(rb.Spec.Clusters))
@@ -91,10 +95,6 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		}
 		e := cl.Engine()
 		targets = append(targets, render.Target{Cluster: &e, Replicas: tc.Replicas, Labels: render.PreservedLabels(&rb.Spec, tc.Name)})
-	}
-	in, err := LoadInterpreter(ctx, c)
-	if err != nil {
-		return nil, err
 	}
 	scheduling := api.ReplicaSchedulingTypeDuplicated
 	if p := rb.Spec.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {

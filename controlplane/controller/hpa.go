@@ -41,10 +41,14 @@ func scaleTarget(hpa client.Object) (client.ObjectKey, bool) {
 // who can write the HPA can write too, so the mark gives no one a power
 // they lacked: they could set the label themselves.
 //
+// A custom kind is marked when a customization scripts its retention (an
+// Argo Rollout scaled by an HPA); its script decides what the label means.
+//
 // It reads the namespace's bindings, not its HPAs, so a control plane that
 // propagates no HPA makes no HPA reads.
-func markScaleTarget(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if interpret.Of(tmpl).ReplicaField != "replicas" || interpret.RetainsReplicas(tmpl) {
+func markScaleTarget(ctx context.Context, c client.Reader, in *interpret.Interpreter, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	scalable := interpret.Of(tmpl).ReplicaField == "replicas" || in.RetentionCustomized(tmpl)
+	if !scalable || tmpl.GetLabels()[interpret.RetainReplicasLabel] == interpret.RetainReplicasValue {
 		return tmpl, nil
 	}
 	var list workv1.ResourceBindingList

@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -281,9 +283,11 @@ func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
 	})
 }
 
-// TestRolloutRetention: the customization's retention script keeps the
-// replicas a member's HPA sets on a Rollout labelled retain-replicas, over
-// several resyncs, while a template change still rolls out.
+// TestRolloutRetention: a propagated HPA that scales a Rollout marks it
+// with the retain-replicas label, as for a Deployment, because the
+// customization scripts its retention; the retention script then keeps the
+// replicas the member's HPA sets through several resyncs, while a template
+// change still rolls out.
 func TestRolloutRetention(t *testing.T) {
 	env := startControlPlane(t)
 	hub, members, names := env.hub, env.members, env.names
@@ -291,15 +295,19 @@ func TestRolloutRetention(t *testing.T) {
 	setUpRolloutCRDs(t, env)
 	mustCreate(t, hub, exampleCustomization(t))
 	createRolloutPolicy(t, hub, `
+  - {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, name: checkout}
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, names[0])
-	r := rollout(3)
-	r.SetLabels(map[string]string{interpret.RetainReplicasLabel: interpret.RetainReplicasValue})
-	poll(t, "host serves rollouts", func() (bool, string) {
-		err := hub.Create(ctx, r)
-		return err == nil, fmt.Sprint(err)
+	mustCreate(t, hub, &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "checkout"},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Rollout", Name: "checkout"},
+			MinReplicas:    ptr.To[int32](1), MaxReplicas: 10,
+		},
 	})
+	r := rollout(3)
+	createRollout(t, hub, 3)
 	member := members[names[0]]
 	field := func(path ...string) func() (string, error) {
 		return func() (string, error) {
@@ -309,9 +317,10 @@ func TestRolloutRetention(t *testing.T) {
 		}
 	}
 	replicas, image := field("spec", "replicas"), field("spec", "template", "spec", "containers")
-	poll(t, "the Rollout created with 3 replicas", func() (bool, string) {
+	poll(t, "the Rollout created with 3 replicas and the retain-replicas label", func() (bool, string) {
 		v, err := replicas()
-		return err == nil && v == "3", fmt.Sprint(v, err)
+		u, _ := getRollout(t, member)
+		return err == nil && v == "3" && u.GetLabels()[interpret.RetainReplicasLabel] == "true", fmt.Sprint(v, u.GetLabels(), err)
 	})
 
 	t.Log("the member's HPA scales the Rollout to 7: it stays through several resyncs")

@@ -24,6 +24,14 @@ func (in *Interpreter) HasReplicas(tmpl *unstructured.Unstructured) bool {
 	return s != nil || err != nil || Of(tmpl).HasReplicas()
 }
 
+// RetentionCustomized reports whether a customization scripts the
+// retention of obj's kind: such a kind may keep member-owned fields, and
+// the HPA scale-target marker labels it as it labels a Deployment.
+func (in *Interpreter) RetentionCustomized(obj *unstructured.Unstructured) bool {
+	s, _ := in.lookup(obj.GroupVersionKind(), opRetain)
+	return s != nil
+}
+
 // GetReplicas is GetReplicas with the kind's replicaResource script, which
 // returns the replicas and what one replica requests (nil for nothing), as
 // Karmada's GetReplicas(obj) does.
