@@ -24,6 +24,8 @@ type Bundle struct {
 	ClusterOverridePolicies []ClusterOverridePolicy
 	// Bindings are previous scheduling results.
 	Bindings []ResourceBinding
+	// Interpreters are the resource interpreter customizations.
+	Interpreters []ResourceInterpreterCustomization
 	// Templates are the resource templates to propagate.
 	Templates []*unstructured.Unstructured
 	// Origins maps ObjectKey of every object above to where it was decoded
@@ -63,6 +65,7 @@ func (b *Bundle) Merge(other *Bundle) error {
 	b.OverridePolicies = append(b.OverridePolicies, other.OverridePolicies...)
 	b.ClusterOverridePolicies = append(b.ClusterOverridePolicies, other.ClusterOverridePolicies...)
 	b.Bindings = append(b.Bindings, other.Bindings...)
+	b.Interpreters = append(b.Interpreters, other.Interpreters...)
 	b.Templates = append(b.Templates, other.Templates...)
 	if len(other.Origins) > 0 && b.Origins == nil {
 		b.Origins = make(map[string]string, len(other.Origins))

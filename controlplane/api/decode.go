@@ -176,7 +176,7 @@ func (b *Bundle) decodeObject(loc *DocumentError, h header, data []byte) *Docume
 		return loc
 	}
 	switch gv.Group {
-	case ClusterGroup, PolicyGroup, WorkGroup:
+	case ClusterGroup, PolicyGroup, WorkGroup, ConfigGroup:
 		return b.decodeKarmada(loc, gv, h, data)
 	}
 	tmpl := &unstructured.Unstructured{}
@@ -254,6 +254,9 @@ func karmadaKinds(kind string) (karmadaKind, bool) {
 			DefaultResourceBinding(o)
 		}, ValidateResourceBinding,
 			func(b *Bundle, o *ResourceBinding) { b.Bindings = append(b.Bindings, *o) })}, true
+	case KindResourceInterpreterCustomization:
+		return karmadaKind{ConfigGroupVersion, false, kindDecoder(func(*ResourceInterpreterCustomization) {}, ValidateResourceInterpreterCustomization,
+			func(b *Bundle, o *ResourceInterpreterCustomization) { b.Interpreters = append(b.Interpreters, *o) })}, true
 	}
 	return karmadaKind{}, false
 }
@@ -352,6 +355,8 @@ func supportedKinds(group string) []string {
 		return []string{KindCluster}
 	case PolicyGroup:
 		return []string{KindClusterOverridePolicy, KindClusterPropagationPolicy, KindOverridePolicy, KindPropagationPolicy}
+	case ConfigGroup:
+		return []string{KindResourceInterpreterCustomization}
 	default:
 		return []string{KindResourceBinding}
 	}

@@ -203,7 +203,11 @@ func (d *dependenciesDistributor) dependencies(ctx context.Context, rb *workv1.R
 		// the binding.
 		return nil, err
 	}
-	deps, err := interpret.GetDependencies(tmpl)
+	in, err := hoststore.LoadInterpreter(ctx, d.client)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := in.GetDependencies(tmpl)
 	if err != nil {
 		// The template cannot change by itself; its next edit brings the
 		// binding back, and meanwhile it needs nothing.

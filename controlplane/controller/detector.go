@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,10 +24,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
@@ -87,6 +88,9 @@ func (d *detector) controller(mgr manager.Manager, c cache.Cache, templates chan
 		{obj: &policyv1.ClusterPropagationPolicy{}, h: all},
 		{obj: &policyv1.ClusterOverridePolicy{}, h: all, preds: []predicate.Predicate{created}},
 		{obj: &schedulingv1.PriorityClass{}, h: all, preds: []predicate.Predicate{created}},
+		// A customization of this kind changes its replicas and
+		// requirements: every template of the kind is bound again.
+		{obj: &configv1.ResourceInterpreterCustomization{}, h: handler.EnqueueRequestsFromMapFunc(d.customized)},
 	}
 	if d.namespaced {
 		watches = append(watches,
@@ -127,6 +131,16 @@ func forwardTemplates(templates chan<- event.GenericEvent) handler.EventHandler 
 			send(ctx, e.Object)
 		},
 	}
+}
+
+// customized maps a ResourceInterpreterCustomization of this detector's
+// kind to every template of the kind.
+func (d *detector) customized(ctx context.Context, obj client.Object) []reconcile.Request {
+	ric, ok := obj.(*configv1.ResourceInterpreterCustomization)
+	if !ok || schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind) != d.gvk {
+		return nil
+	}
+	return d.templates(ctx, "")
 }
 
 // bindingTemplate maps a binding of this detector's kind to its template.
@@ -217,11 +231,20 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if existing != nil && policy.HeldLazily(claim, prev, existing.Annotations[AnnotationTemplateSpecHash], specHash) {
 		return reconcile.Result{}, nil
 	}
-	replicas, requirements, err := interpret.GetReplicas(tmpl)
+	in, err := hoststore.LoadInterpreter(ctx, d.client)
 	if err != nil {
-		// The template cannot change by itself; its next edit is reconciled.
+		return reconcile.Result{}, err
+	}
+	replicas, requirements, err := in.GetReplicas(tmpl)
+	if err != nil {
+		// Neither the template nor a customization changes by itself;
+		// the next edit of either is reconciled (a customization at the
+		// next resync). Nothing is bound, so nothing is applied.
 		ctrl.LoggerFrom(ctx).Info("template cannot be bound", "template", req.String(), "reason", err.Error())
-		return reconcile.Result{}, nil
+		if d.events != nil {
+			d.events.Eventf(tmpl, nil, corev1.EventTypeWarning, reasonInterpretFailed, "Bind", "%s", err.Error())
+		}
+		return reconcile.Result{RequeueAfter: d.opts.Resync}, nil
 	}
 	err = createOrUpdateBinding(ctx, d.client, key, func(rb *workv1.ResourceBinding) error {
 		// Two kinds could still share a binding name (a core kind named
@@ -264,6 +287,10 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	}
 	return reconcile.Result{}, nil
 }
+
+// reasonInterpretFailed is the event reason of a template whose kind's
+// resource interpreter customization fails, so it is not bound.
+const reasonInterpretFailed = "InterpretFailed"
 
 // AnnotationTemplateSpecHash records, on a ResourceBinding, the
 // policy.SpecificationHash of the template the detector last wrote it for,

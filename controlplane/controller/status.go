@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -80,7 +81,16 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 		placed[i] = tc.Name
 		items[i] = workClusterStatus(tc.Name, current[tc.Name], ref)
 	}
-	agg := health.Aggregate(tmpl, items)
+	in, err := hoststore.LoadInterpreter(ctx, b.client)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	agg, err := health.AggregateWith(in, tmpl, items)
+	if err != nil {
+		// The members' statuses are still written; the template's
+		// aggregated status waits for a working script.
+		ctrl.LoggerFrom(ctx).Info("status cannot be aggregated", "template", ref.String(), "reason", err.Error())
+	}
 
 	orig := rb.DeepCopy()
 	status := make([]api.AggregatedStatusItem, 0, len(items)+len(plan.kept)+len(plan.remove)+len(plan.removing))

@@ -326,7 +326,11 @@ func trustAttached(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		case err != nil:
 			return nil, err
 		}
-		deps, err := interpret.GetDependencies(tmpl)
+		in, err := hoststore.LoadInterpreter(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		deps, err := in.GetDependencies(tmpl)
 		if err != nil || !slices.Contains(deps, interpret.Dependency{Kind: dep.Kind, Namespace: dep.Namespace, Name: dep.Name}) {
 			continue
 		}

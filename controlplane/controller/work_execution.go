@@ -23,6 +23,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -151,6 +152,10 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 	if err != nil {
 		return err
 	}
+	in, err := hoststore.LoadInterpreter(ctx, e.client)
+	if err != nil {
+		return err
+	}
 	var errs []error
 	for _, obj := range objs {
 		ref := render.TemplateRefOf(obj)
@@ -159,6 +164,7 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 			Objects:            map[string]*unstructured.Unstructured{cluster: obj},
 			ConflictResolution: conflict,
 			RetainMemberFields: true,
+			Interpreter:        in,
 		})
 		err := result.Err()
 		var conflict *execution.ConflictError

@@ -22,6 +22,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -115,6 +116,10 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 	for i, obj := range objs {
 		reqs[i] = execution.ObserveRequest{Cluster: cluster, Object: obj}
 	}
+	in, err := hoststore.LoadInterpreter(ctx, s.client)
+	if err != nil {
+		return nil, metav1.ConditionUnknown, api.ReasonWorkObserveFailed, err.Error(), err
+	}
 	var statuses []api.ManifestStatus
 	var missing, failures []string
 	for i, obs := range s.executor.ObserveLive(ctx, reqs) {
@@ -125,7 +130,7 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 		case obs.NotFound:
 			missing = append(missing, fmt.Sprintf("%s not found in cluster %s", describeRef(ref), cluster))
 		default:
-			statuses = append(statuses, s.manifestStatus(ctx, cluster, i, ref, obs.Live))
+			statuses = append(statuses, s.manifestStatus(ctx, in, cluster, i, ref, obs.Live))
 		}
 	}
 	switch {
@@ -142,13 +147,18 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 // status is what controlplane/health reflects; for kinds whose status
 // carries observedGeneration, the member object's generation is added (as
 // Karmada does) so aggregation can tell when the member caught up.
-func (s *workStatus) manifestStatus(ctx context.Context, cluster string, ordinal int, ref render.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
-	h, _ := interpret.InterpretHealth(live)
+func (s *workStatus) manifestStatus(ctx context.Context, in *interpret.Interpreter, cluster string, ordinal int, ref render.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
+	h, _ := in.InterpretHealth(live)
 	ms := api.ManifestStatus{
 		Identifier: api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: s.resource(ctx, cluster, ref)},
 		Health:     api.ResourceHealth(h),
 	}
-	status := interpret.ReflectStatus(live)
+	status, err := in.ReflectStatus(live)
+	if err != nil {
+		// The health already carries the customization's failure when
+		// it is refused; a failing reflection alone is logged.
+		ctrl.LoggerFrom(ctx).Info("status cannot be reflected", "cluster", cluster, "object", ref.String(), "reason", err.Error())
+	}
 	if _, ok := status["observedGeneration"]; ok {
 		status[statusGeneration] = live.GetGeneration()
 	}

@@ -72,7 +72,7 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 	// not own never get here unless adoption was asked for.
 	obj := o.obj
 	if o.retain && live != nil {
-		if obj, err = c.retain(ctx, client, o.obj, live); err != nil {
+		if obj, err = c.retain(ctx, client, o.interpreter, o.obj, live); err != nil {
 			return fail(err)
 		}
 	}

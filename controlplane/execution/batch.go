@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -57,6 +58,8 @@ type op struct {
 	conflict api.ConflictResolution     // opApply only
 	preserve bool                       // opPrune and opDelete
 	retain   bool                       // opApply only: ApplyRequest.RetainMemberFields
+	// interpreter is ApplyRequest.Interpreter (opApply only).
+	interpreter *interpret.Interpreter
 	// invalid is set when the request itself is wrong; the op then fails
 	// without a request to the cluster.
 	invalid error
@@ -122,7 +125,7 @@ func (e *Executor) planApply(plans map[string][]op, req ApplyRequest) {
 		invalid = validateConflictResolution(req.ConflictResolution)
 	}
 	for cluster, obj := range req.Objects {
-		o := op{kind: opApply, ref: req.Template, obj: obj, conflict: req.ConflictResolution, retain: req.RetainMemberFields, invalid: invalid}
+		o := op{kind: opApply, ref: req.Template, obj: obj, conflict: req.ConflictResolution, retain: req.RetainMemberFields, interpreter: req.Interpreter, invalid: invalid}
 		if o.invalid == nil {
 			o.invalid = e.validateObject(req.Template, obj)
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -106,6 +107,10 @@ type ApplyRequest struct {
 	// refresh reads those fields as declared (AsDeclared), so its plan
 	// shows no change the apply would not make.
 	RetainMemberFields bool
+	// Interpreter decides the retained fields: the built-in rules, or nil
+	// for them, extended by customizations (their retention scripts). A
+	// failing script fails the apply to that cluster: nothing is applied.
+	Interpreter *interpret.Interpreter
 }
 
 // DeleteRequest removes one template's objects from the listed clusters.

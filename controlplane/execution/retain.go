@@ -27,9 +27,12 @@ const RetainedFieldManager = "flotilla-retained"
 // without the fields the member owns. A field flotilla's manager still owns
 // in live is first handed over to RetainedFieldManager with its live value,
 // so leaving it out changes nothing in the member.
-func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterface, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterface, in *interpret.Interpreter, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	out := obj.DeepCopy()
-	paths := interpret.Retain(out, live)
+	paths, err := in.Retain(out, live)
+	if err != nil {
+		return nil, err
+	}
 	if len(paths) == 0 {
 		return obj, nil
 	}

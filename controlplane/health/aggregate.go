@@ -63,17 +63,26 @@ func (c ClusterStatus) Reason() string {
 // (nil when it does not exist). templateGeneration is the generation of the
 // resource template the object was rendered from.
 func Observe(cluster string, live *unstructured.Unstructured, templateGeneration int64) ClusterStatus {
-	h, msg := interpret.InterpretHealth(live)
+	cs, _ := ObserveWith(nil, cluster, live, templateGeneration)
+	return cs
+}
+
+// ObserveWith is Observe with an Interpreter that knows customized kinds
+// (nil for the built-in ones). A failing customized status reflection is
+// returned as the error, with the rest of the ClusterStatus filled in.
+func ObserveWith(in *interpret.Interpreter, cluster string, live *unstructured.Unstructured, templateGeneration int64) (ClusterStatus, error) {
+	h, msg := in.InterpretHealth(live)
 	cs := ClusterStatus{Cluster: cluster, Health: h, Message: msg, ResourceTemplateGeneration: templateGeneration}
 	if live == nil {
 		cs.AppliedMessage = msg
-		return cs
+		return cs, nil
 	}
 	cs.Applied = true
-	cs.Status = interpret.ReflectStatus(live)
+	var err error
+	cs.Status, err = in.ReflectStatus(live)
 	cs.Generation = live.GetGeneration()
 	cs.ObservedGeneration = interpret.ObservedGeneration(live)
-	return cs
+	return cs, err
 }
 
 // Aggregated is a template's health and status across its members.
@@ -115,6 +124,15 @@ func Summary(clusters []ClusterStatus) string {
 // read for its kind, its metadata.generation and its current
 // status.observedGeneration; it is not changed. items may be in any order.
 func Aggregate(template *unstructured.Unstructured, items []ClusterStatus) Aggregated {
+	out, _ := AggregateWith(nil, template, items)
+	return out
+}
+
+// AggregateWith is Aggregate with an Interpreter that knows customized
+// kinds (nil for the built-in ones). A failing customized status
+// aggregation is returned as the error, with Status nil and the rest of
+// Aggregated filled in.
+func AggregateWith(in *interpret.Interpreter, template *unstructured.Unstructured, items []ClusterStatus) (Aggregated, error) {
 	sorted := slices.Clone(items)
 	slices.SortStableFunc(sorted, func(a, b ClusterStatus) int { return strings.Compare(a.Cluster, b.Cluster) })
 	out := Aggregated{Health: overallHealth(sorted), Clusters: sorted}
@@ -125,8 +143,9 @@ func Aggregate(template *unstructured.Unstructured, items []ClusterStatus) Aggre
 			ObservedGeneration: c.ObservedGeneration, ResourceTemplateGeneration: c.ResourceTemplateGeneration,
 		})
 	}
-	out.Status = interpret.AggregateStatus(template, members)
-	return out
+	var err error
+	out.Status, err = in.AggregateStatus(template, members)
+	return out, err
 }
 
 // overallHealth: Unhealthy beats everything, because it is the one state

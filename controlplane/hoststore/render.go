@@ -31,7 +31,11 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 	if err != nil {
 		return nil, err
 	}
-	if tmpl, err = markScaleTarget(ctx, c, rb, tmpl); err != nil {
+	in, err := LoadInterpreter(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if tmpl, err = markScaleTarget(ctx, c, in, rb, tmpl); err != nil {
 		return nil, err
 	}
 	return plan.RenderBinding(plan.BindingInput{
@@ -48,6 +52,7 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		OverridePolicies:        op,
 		ClusterOverridePolicies: cop,
 		Fleet:                   fleet,
+		Interpreter:             in,
 	})
 }
 
@@ -95,10 +100,14 @@ func ScaleTarget(hpa client.Object) (client.ObjectKey, bool) {
 // who can write the HPA can write too, so the mark gives no one a power
 // they lacked: they could set the label themselves.
 //
+// A custom kind is marked when a customization scripts its retention (an
+// Argo Rollout scaled by an HPA); its script decides what the label means.
+//
 // It reads the namespace's bindings, not its HPAs, so a control plane that
 // propagates no HPA makes no HPA reads.
-func markScaleTarget(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if interpret.Of(tmpl).ReplicaField != "replicas" || interpret.RetainsReplicas(tmpl) {
+func markScaleTarget(ctx context.Context, c client.Reader, in *interpret.Interpreter, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	scalable := interpret.Of(tmpl).ReplicaField == "replicas" || in.RetentionCustomized(tmpl)
+	if !scalable || interpret.RetainsReplicas(tmpl) {
 		return tmpl, nil
 	}
 	var list workv1.ResourceBindingList

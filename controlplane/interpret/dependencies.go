@@ -35,7 +35,12 @@ func GetDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns := tmpl.GetNamespace()
+	return podDependencies(spec, tmpl.GetNamespace()), nil
+}
+
+// podDependencies lists, sorted and without repeats, what a pod spec in
+// namespace ns refers to.
+func podDependencies(spec *corev1.PodSpec, ns string) []Dependency {
 	seen := map[Dependency]bool{}
 	add := func(kind, name string) {
 		if name != "" {
@@ -89,6 +94,11 @@ func GetDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
 	if spec.ServiceAccountName != "" && spec.ServiceAccountName != "default" {
 		add("ServiceAccount", spec.ServiceAccountName)
 	}
+	return sortedDependencies(seen)
+}
+
+// sortedDependencies lists a set of dependencies by kind, then name.
+func sortedDependencies(seen map[Dependency]bool) []Dependency {
 	out := make([]Dependency, 0, len(seen))
 	for d := range seen {
 		out = append(out, d)
@@ -99,7 +109,7 @@ func GetDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
 		}
 		return out[i].Name < out[j].Name
 	})
-	return out, nil
+	return out
 }
 
 func ephemeral(spec *corev1.PodSpec) []corev1.Container {

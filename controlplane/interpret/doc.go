@@ -25,8 +25,17 @@
 // flotilla a new built-in kind, add its row to the table in kinds.go and its
 // rules in the operation files; the consistency test says what a row needs.
 //
+// Karmada's ResourceInterpreterCustomizations extend the table: New
+// returns an Interpreter (custom.go) whose methods (custom_ops.go) run a
+// kind's Lua scripts where it has them and the built-in rules otherwise.
+// The scripts run in a sandboxed gopher-lua VM with counted instruction
+// and memory budgets (lua_vm.go), Go values cross as JSON-shaped tables
+// (lua_convert.go), and Karmada's kube helper library is lua_kube.go.
+//
 // Callers (render, plan, override, health, the controllers) ask this
-// package; none keeps a table of kinds of its own.
+// package; none keeps a table of kinds of its own. Front ends that read
+// customizations (preview, the control plane) pass their Interpreter; a
+// nil Interpreter and the package functions know the built-in kinds only.
 //
 // It is part of the pure core: it must not import client-go,
 // controller-runtime or anything that does I/O, reads the clock or keeps

@@ -40,6 +40,10 @@ type Fleet struct {
 	// the claim their Karmada annotations record sticky
 	// (policy.BindingClaim, policy.ResolveClaim).
 	Bindings []api.ResourceBinding
+	// Interpreter interprets the templates' kinds: the built-in table
+	// extended by the fleet's ResourceInterpreterCustomizations (nil for
+	// the built-in table only).
+	Interpreter *interpret.Interpreter
 }
 
 // FleetFromBundle takes the clusters, policies and bindings of a decoded bundle.
@@ -120,7 +124,7 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 	for i, tmpl := range templates {
 		results[i], specs[i] = schedule(f, clusters, tmpl)
 	}
-	followDependencies(templates, results, specs)
+	followDependencies(f.Interpreter, templates, results, specs)
 	for i, tmpl := range templates {
 		if results[i].Err != nil || len(results[i].Placement) == 0 {
 			continue
@@ -157,7 +161,7 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 	}
 	res.ConflictResolution = spec.ConflictResolution
 	res.PreserveResourcesOnDeletion = spec.PreserveResourcesOnDeletion != nil && *spec.PreserveResourcesOnDeletion
-	replicas, req, err := interpret.GetReplicas(tmpl)
+	replicas, req, err := f.Interpreter.GetReplicas(tmpl)
 	if err != nil {
 		res.Err = fmt.Errorf("%s: %w", res.Template, err)
 		return res, spec
@@ -200,7 +204,7 @@ func previousBinding(bindings []api.ResourceBinding, ref ObjectRef) *api.Resourc
 
 // followDependencies adds, to each template that a claimed workload with
 // propagateDeps refers to, the clusters of that workload.
-func followDependencies(templates []*unstructured.Unstructured, results []Result, specs []*api.PropagationSpec) {
+func followDependencies(in *interpret.Interpreter, templates []*unstructured.Unstructured, results []Result, specs []*api.PropagationSpec) {
 	index := make(map[interpret.Dependency]int, len(templates))
 	for i, t := range templates {
 		if t.GetAPIVersion() == "v1" {
@@ -211,7 +215,7 @@ func followDependencies(templates []*unstructured.Unstructured, results []Result
 		if specs[i] == nil || !specs[i].PropagateDeps || results[i].Err != nil || len(results[i].Placement) == 0 {
 			continue
 		}
-		deps, err := interpret.GetDependencies(tmpl)
+		deps, err := in.GetDependencies(tmpl)
 		if err != nil {
 			results[i].Err = fmt.Errorf("%s: dependencies: %w", results[i].Template, err)
 			results[i].Placement = nil
@@ -273,5 +277,6 @@ func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.
 		OverridePolicies:        f.OverridePolicies,
 		ClusterOverridePolicies: f.ClusterOverridePolicies,
 		Fleet:                   f.Name,
+		Interpreter:             f.Interpreter,
 	})
 }

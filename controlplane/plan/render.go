@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -26,6 +27,9 @@ type BindingInput struct {
 	ClusterOverridePolicies []api.ClusterOverridePolicy
 	// Fleet names the fleet in the ownership labels.
 	Fleet string
+	// Interpreter is the fleet's resource interpreter (customizations
+	// included); nil is the built-in one.
+	Interpreter *interpret.Interpreter
 }
 
 // RenderBinding renders the template for each cluster of its binding as
@@ -57,5 +61,6 @@ func RenderBinding(in BindingInput) (map[string]render.Work, error) {
 		Overrides:         policy.MatchOverrides(in.Template, in.OverridePolicies, in.ClusterOverridePolicies),
 		Fleet:             in.Fleet,
 		ReplicaScheduling: scheduling,
+		Interpreter:       in.Interpreter,
 	})
 }

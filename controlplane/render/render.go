@@ -32,6 +32,9 @@ type Input struct {
 	// revises each work's replicas to the cluster's share; Duplicated (and
 	// empty, Karmada's default) keeps the template's replicas everywhere.
 	ReplicaScheduling api.ReplicaSchedulingType
+	// Interpreter revises a divided workload's replicas: the built-in
+	// table, or nil for it, extended by customizations.
+	Interpreter *interpret.Interpreter
 }
 
 // Target is one selected cluster and its share of the replicas.
@@ -90,7 +93,7 @@ func Render(in Input) (map[string]Work, error) {
 func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions map[string]int64) (Work, error) {
 	obj := in.Template.DeepCopy()
 	if divided {
-		if err := interpret.ReviseReplica(obj, int64(t.Replicas)); err != nil {
+		if err := in.Interpreter.ReviseReplica(obj, int64(t.Replicas)); err != nil {
 			return Work{}, fmt.Errorf("revise replicas: %w", err)
 		}
 		if n, ok := completions[t.Cluster.Name]; ok {
@@ -127,6 +130,13 @@ func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions ma
 	}, nil
 }
 
+// ErrCustomizationNotTemplate refuses a ResourceInterpreterCustomization
+// given as a resource template: propagating it to members would teach
+// nothing to flotilla, so it is refused rather than copied.
+var ErrCustomizationNotTemplate = errors.New("a ResourceInterpreterCustomization teaches flotilla a kind and is not a template to propagate: " +
+	"give it to `preview` as a document, or create it in the control plane's host as config.flotilla.io/v1alpha1 ResourceInterpreterCustomization; " +
+	"Terraform does not read customizations yet (see the guide \"Custom resources and HPA\")")
+
 // validateInput rejects input that would render objects flotilla could not
 // own or find again.
 func validateInput(in Input) error {
@@ -136,6 +146,9 @@ func validateInput(in Input) error {
 	ref := TemplateRefOf(in.Template)
 	if ref.Version == "" || ref.Kind == "" || ref.Name == "" {
 		return fmt.Errorf("render template %q: apiVersion, kind and metadata.name must be set", ref)
+	}
+	if gk := in.Template.GroupVersionKind().GroupKind(); gk.Group == api.ConfigGroup && gk.Kind == api.KindResourceInterpreterCustomization {
+		return fmt.Errorf("render %s: %w", ref, ErrCustomizationNotTemplate)
 	}
 	if in.Fleet == "" {
 		return fmt.Errorf("render %s: fleet is empty", ref)

@@ -188,6 +188,8 @@ func TestRenderErrors(t *testing.T) {
 		"duplicate":        {in: Input{Template: deploy, Fleet: "prod", Clusters: targets("a", 1, "a", 2)}, want: "cluster a is listed twice"},
 		"nil cluster":      {in: Input{Template: deploy, Fleet: "prod", Clusters: []Target{{}}}, want: "cluster 0 has no name"},
 		"negative":         {in: Input{Template: deploy, Fleet: "prod", Clusters: targets("a", -1)}, want: "cluster a has negative replicas -1"},
+		"customization": {in: Input{Template: apitest.MakeTemplate("config.karmada.io/v1alpha1", "ResourceInterpreterCustomization", "rollout", "").Obj(), Fleet: "prod", Clusters: targets("a", 0)},
+			want: "render config.karmada.io/v1alpha1, Kind=ResourceInterpreterCustomization, rollout: a ResourceInterpreterCustomization teaches flotilla a kind and is not a template to propagate"},
 		"override failure": {
 			in: Input{Template: deploy, Fleet: "prod", Clusters: targets("east", 1, "west", 1),
 				Overrides: policy.MatchOverrides(deploy, []api.OverridePolicy{*badImage}, nil)},

@@ -22,8 +22,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 // Paths the handlers are served on, one per kind.
@@ -33,6 +35,9 @@ const (
 	PathClusterPropagationPolicy = "/validate-clusterpropagationpolicy"
 	PathOverridePolicy           = "/validate-overridepolicy"
 	PathClusterOverridePolicy    = "/validate-clusteroverridepolicy"
+	// PathResourceInterpreterCustomization validates customizations: their
+	// fields and that every script compiles and defines its function.
+	PathResourceInterpreterCustomization = "/validate-resourceinterpretercustomization"
 )
 
 // Server is where the handlers are registered: the manager's webhook server.
@@ -100,6 +105,14 @@ func Register(srv Server, scheme *runtime.Scheme, opts Options) {
 			e := api.OverridePolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
 			api.DefaultOverridePolicy(&e)
 			return api.ValidateOverridePolicy(&e)
+		},
+	}))
+	srv.Register(PathResourceInterpreterCustomization, admission.WithValidator(scheme, validator[*configv1.ResourceInterpreterCustomization]{
+		gk:   configv1.GroupVersion.WithKind(api.KindResourceInterpreterCustomization).GroupKind(),
+		name: func(r *configv1.ResourceInterpreterCustomization) string { return r.Name },
+		validate: func(r *configv1.ResourceInterpreterCustomization) field.ErrorList {
+			e := r.Engine()
+			return interpret.Validate(&e)
 		},
 	}))
 	srv.Register(PathClusterOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterOverridePolicy]{

@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 )
 
@@ -71,7 +72,7 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla preview -f FILE|DIR [-f ...] [-o json|table]\n\n"+
 			"Dry-runs Karmada YAML (Cluster, PropagationPolicy, ClusterPropagationPolicy, OverridePolicy,\n"+
-			"ClusterOverridePolicy, ResourceBinding) and resource templates: prints per template the claiming\n"+
+			"ClusterOverridePolicy, ResourceBinding, ResourceInterpreterCustomization) and resource templates: prints per template the claiming\n"+
 			"policy, the placement and the rendered manifest per cluster. Needs no cluster.\n\n")
 		fs.PrintDefaults()
 	}
@@ -103,7 +104,11 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	results := plan.Plan(plan.FleetFromBundle(*fleet, bundle), bundle.Templates)
+	f := plan.FleetFromBundle(*fleet, bundle)
+	if f.Interpreter, err = interpret.New(bundle.Interpreters); err != nil {
+		return fail(err)
+	}
+	results := plan.Plan(f, bundle.Templates)
 	out := PreviewOutput{Results: make([]PreviewResult, 0, len(results))}
 	code := ExitOK
 	for _, r := range results {

@@ -135,6 +135,9 @@ func askMembers(ctx context.Context, e *engine.Engine, members []engine.Member, 
 // a new identity is planned (ModifyPlan, the placement data source).
 // ready is false while a member's connection is unknown.
 func decideScope(ctx context.Context, e *engine.Engine, in *manifestInputs) (ready bool, diags diag.Diagnostics) {
+	if in.template != nil && refuseInterpreterCustomization(in.template) != nil {
+		return true, refuseInterpreterCustomization(in.template)
+	}
 	if in.template == nil || !in.scopeOpen {
 		return true, nil
 	}
