@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -61,7 +61,7 @@ spec:
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		ok := c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "is not managed by flotilla") &&
 			w.Annotations[controller.AnnotationConflictResolution] == "Abort" && rb.Spec.ConflictResolution == api.ConflictAbort
 		return ok, fmt.Sprintf("work conditions %+v annotations %v; binding conflictResolution %q", w.Status.Conditions, w.Annotations, rb.Spec.ConflictResolution)

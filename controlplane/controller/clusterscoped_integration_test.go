@@ -8,7 +8,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -114,7 +114,7 @@ spec:
 		if err := hub.Get(ctx, roleBinding, &crb); err != nil {
 			return false, err.Error()
 		}
-		ok := meta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied) && len(crb.Status.AggregatedStatus) == 2 &&
+		ok := apimeta.IsStatusConditionTrue(crb.Status.Conditions, api.ConditionFullyApplied) && len(crb.Status.AggregatedStatus) == 2 &&
 			crb.Spec.Resource.Namespace == "" && crb.Labels[hoststore.LabelPolicy] == api.KindClusterPropagationPolicy+".platform"
 		return ok, fmt.Sprintf("labels %v, resource %+v, status %+v", crb.Labels, crb.Spec.Resource, crb.Status)
 	})

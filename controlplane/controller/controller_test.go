@@ -8,7 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,7 +65,7 @@ func TestPropagateMoveAndFailover(t *testing.T) {
 		for _, taint := range cl.Spec.Taints {
 			noExecute = noExecute || (taint.Key == api.TaintClusterNotReady && taint.Effect == corev1.TaintEffectNoExecute)
 		}
-		return meta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && noExecute, fmt.Sprintf("taints %v", cl.Spec.Taints)
+		return apimeta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && noExecute, fmt.Sprintf("taints %v", cl.Spec.Taints)
 	})
 	tainted := time.Since(start)
 	waitReplicas(t, map[string]client.Client{names[1]: memberClients[names[1]]}, map[string]int32{names[1]: 6})

@@ -10,7 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -51,7 +51,7 @@ func waitClusterReady(t *testing.T, hub client.Client, name string, status metav
 		if err := hub.Get(t.Context(), client.ObjectKey{Name: name}, &cl); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
+		c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady)
 		if c == nil {
 			return false, "no Ready condition"
 		}

@@ -8,7 +8,7 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -190,7 +190,7 @@ func TestRolloutCustomization(t *testing.T) {
 		for _, it := range rb.Status.AggregatedStatus {
 			out[it.ClusterName] = it.Health
 		}
-		return out, meta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied), err
+		return out, apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied), err
 	}
 	testkit.Eventually(t, deadline, "binding: both members Healthy by the customization", func() (bool, string) {
 		h, _, err := bindingHealth()

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -226,7 +226,7 @@ func testFailures(t *testing.T, m *testenv.Cluster) {
 				t.Errorf("CollectStatus = %v, want %v", err, tt.want)
 			}
 			assertNoSecret(t, "CollectStatus", err.Error(), tt.secrets...)
-			ready := meta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
+			ready := apimeta.FindStatusCondition(status.Conditions, api.ClusterConditionReady)
 			if ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != api.ReasonClusterNotReachable {
 				t.Errorf("Ready condition = %+v, want False/%s", ready, api.ReasonClusterNotReachable)
 			}
