@@ -37,6 +37,7 @@ type clusterReconciler struct {
 	members *members
 	opts    Options
 	now     func() time.Time
+	events  recorder
 
 	mu      sync.Mutex
 	streaks map[string]probeStreak
@@ -67,7 +68,9 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, nil
 	}
 	now := r.now()
+	before, start := cl.DeepCopy(), time.Now()
 	probed, probeErr := r.collect(ctx, &cl)
+	took := time.Since(start)
 	ready := meta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
 	streak := r.streak(cl.Name, ready, now)
 
@@ -88,6 +91,7 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			return ctrl.Result{}, fmt.Errorf("write taints of cluster %s: %w", cl.Name, err)
 		}
 	}
+	r.observeProbe(&cl, before, probeErr, took)
 	if probeErr != nil {
 		ctrl.LoggerFrom(ctx).V(1).Info("cluster probe failed", "cluster", cl.Name, "reason", probeErr.Error())
 	}
@@ -125,6 +129,7 @@ func (r *clusterReconciler) forget(name string) {
 	r.mu.Lock()
 	delete(r.streaks, name)
 	r.mu.Unlock()
+	forgetClusterMetrics(name)
 	r.members.cache.Invalidate(name)
 }
 
