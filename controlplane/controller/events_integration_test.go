@@ -39,21 +39,8 @@ func TestEventsAndFailoverMetrics(t *testing.T) {
 	hub, names := env.hub, env.names
 	web := controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")
 
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
-	mustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  placement:
-    clusterAffinity:
-      clusterNames: [%s, %s, %s]
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-`, names[0], names[1], names[2])
-	mustCreate(t, hub, pp)
+	// A Deployment divided over the three members (and a ConfigMap on each).
+	env.propagate(t)
 	nowhere := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "nowhere"}}
 	mustYAML(t, nowhere, `
 spec:
@@ -67,9 +54,7 @@ spec:
         matchLabels: {region: nowhere}
 `)
 	mustCreate(t, hub, nowhere)
-	mustCreate(t, hub, deployment(6))
 	mustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "nowhere"}})
-	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	nowhereBinding := controller.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "nowhere")
 	waitEvents(t, hub, []eventWant{

@@ -191,8 +191,8 @@ func TestImageFiles(t *testing.T) {
 		mode int64
 		uid  int
 	}{
-		{"home/nonroot/", 0o700, 65532},
-		{"tmp/", 0o1777, 0},
+		{"home/nonroot", 0o700, 65532},
+		{"tmp", 0o1777, 0},
 		{"usr/local/bin/terraform-provider-flotilla", 0o755, 0},
 	} {
 		f, ok := files[c.path]

@@ -20,6 +20,9 @@ const RefNameAnnotation = "org.opencontainers.image.ref.name"
 // was there, with tag as its ref name. It writes into a sibling directory
 // and renames it into place, so dir never holds half an image.
 func WriteLayout(dir string, img v1.Image, tag string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".tmp-")
 	if err != nil {
 		return err
@@ -31,6 +34,10 @@ func WriteLayout(dir string, img v1.Image, tag string) error {
 	}
 	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{RefNameAnnotation: tag})); err != nil {
 		return fmt.Errorf("oci layout %s: %w", dir, err)
+	}
+	// MkdirTemp made it 0700; a layout is read by other users' tools too.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
@@ -45,6 +52,9 @@ func WriteTarball(path string, img v1.Image, ref string) error {
 	tag, err := name.NewTag(ref)
 	if err != nil {
 		return fmt.Errorf("image reference %q: %w", ref, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
 	if err := tarball.WriteToFile(path, tag, img); err != nil {
 		return fmt.Errorf("image tarball %s: %w", path, err)
