@@ -3,6 +3,7 @@ package controller_test
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 )
@@ -118,4 +121,59 @@ func waitEvents(t *testing.T, hub client.Client, want []eventWant) {
 		}
 		return false, fmt.Sprintf("missing %q; seen %q", missing, seen)
 	})
+}
+
+// TestApplicationFailoverEvents turns the template unhealthy on its only
+// cluster while the member stays Ready: the binding and the template get
+// an ApplicationFailover event and flotilla_failovers_total{type=application}
+// moves by one.
+func TestApplicationFailoverEvents(t *testing.T) {
+	env := startControlPlane(t)
+	hub, names := env.hub, env.names
+	primary, backup := names[0], names[1]
+	primaryHealthy, backupHealthy := &atomic.Bool{}, &atomic.Bool{}
+	primaryHealthy.Store(true)
+	backupHealthy.Store(true)
+	playDeploymentController(t, env.members[primary], primaryHealthy)
+	playDeploymentController(t, env.members[backup], backupHealthy)
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	mustYAML(t, pp, `
+spec:
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  placement:
+    clusterAffinities:
+    - affinityName: primary
+      clusterNames: [%s]
+    - affinityName: backup
+      clusterNames: [%s]
+  failover:
+    application:
+      decisionConditions:
+        tolerationSeconds: 1
+`, primary, backup)
+	mustCreate(t, hub, pp)
+	mustCreate(t, hub, deployment(2))
+	waitReplicas(t, env.members, map[string]int32{primary: 2})
+	rbKey := client.ObjectKey{Namespace: "default", Name: controller.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+	poll(t, "the primary reports Healthy", func() (bool, string) {
+		var rb workv1.ResourceBinding
+		if err := hub.Get(t.Context(), rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		return healthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprintf("status %+v", rb.Status.AggregatedStatus)
+	})
+	failovers := metrics.Failovers.WithLabelValues(metrics.FailoverApplication, primary)
+	before := testutil.ToFloat64(failovers)
+	primaryHealthy.Store(false)
+	note := "left cluster " + primary + ", where the template stayed unhealthy"
+	waitEvents(t, hub, []eventWant{
+		{"ResourceBinding", rbKey.Name, controller.EventReasonApplicationFailover, corev1.EventTypeWarning, note},
+		{"Deployment", "web", controller.EventReasonApplicationFailover, corev1.EventTypeWarning, note},
+	})
+	if got := testutil.ToFloat64(failovers) - before; got != 1 {
+		t.Errorf("flotilla_failovers_total{type=application,member_cluster=%s} moved by %v, want 1", primary, got)
+	}
 }
