@@ -257,7 +257,8 @@ func imageBinary(t *testing.T) (string, Source) {
 
 // TestImageBinaryVersion runs the binary taken from the image: it is
 // static (it runs without the build's libraries) and carries the version
-// and revision of the commit.
+// and revision of the commit; `help`, the default argument, names the
+// subcommands.
 func TestImageBinaryVersion(t *testing.T) {
 	bin, src := imageBinary(t)
 	out, err := exec.CommandContext(t.Context(), bin, "version").CombinedOutput()
@@ -267,6 +268,17 @@ func TestImageBinaryVersion(t *testing.T) {
 	want := fmt.Sprintf("terraform-provider-flotilla %s (%s)\n", src.Version, gitOut(t, "rev-parse", "HEAD"))
 	if string(out) != want {
 		t.Errorf("version printed %q, want %q", out, want)
+	}
+	// The image's default argument: the usage, naming the subcommands the
+	// container's arguments choose.
+	help, err := exec.CommandContext(t.Context(), bin, "help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s help: %v\n%s", bin, err, help)
+	}
+	for _, sub := range []string{"controlplane --kubeconfig", "crossplane [--kubeconfig"} {
+		if !strings.Contains(string(help), sub) {
+			t.Errorf("help lacks %q:\n%s", sub, help)
+		}
 	}
 	if out, err := exec.CommandContext(t.Context(), "go", "version", "-m", bin).CombinedOutput(); err != nil {
 		t.Errorf("go version -m: %v\n%s", err, out)
