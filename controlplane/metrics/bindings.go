@@ -34,11 +34,9 @@ func (c *bindingCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
 	counts, ok, err := count(ctx)
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(bindingsDesc, err)
-		return
-	}
-	if !ok {
+	// controller-runtime's endpoint fails the whole scrape on an invalid
+	// metric, so a failed count leaves only this family out.
+	if err != nil || !ok {
 		return
 	}
 	states := make([]string, 0, len(counts))
