@@ -66,16 +66,18 @@ func sharedImage(t *testing.T) (v1.Image, v1.Descriptor, Source) {
 	t.Helper()
 	root := moduleRoot(t)
 	built.once.Do(func() {
-		built.src, built.err = FromGit(context.Background(), root)
+		// Not t.Context nor t.TempDir: the image outlives the first test
+		// that asks for it (TestMain removes it).
+		built.src, built.err = FromGit(context.Background(), root) //nolint:usetesting // shared by the package's tests
 		if built.err != nil {
 			return
 		}
-		built.root, built.err = os.MkdirTemp("", "flotilla-image-test-")
+		built.root, built.err = os.MkdirTemp("", "flotilla-image-test-") //nolint:usetesting // shared by the package's tests
 		if built.err != nil {
 			return
 		}
 		start := time.Now()
-		_, built.err = buildLayout(context.Background(), built.src, built.root)
+		_, built.err = buildLayout(context.Background(), built.src, built.root) //nolint:usetesting // shared by the package's tests
 		t.Logf("image built in %s", time.Since(start).Round(time.Millisecond))
 	})
 	if built.err != nil {
