@@ -57,16 +57,7 @@ func TestImageBinaryRunsControlplane(t *testing.T) {
 			t.Fatalf("controlplane exited before it was ready: %v", waitErr)
 		default:
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+probe+"/readyz", nil)
-		if err != nil {
-			return false, err
-		}
-		resp, err := httpc.Do(req)
-		if err != nil {
-			return false, nil
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
+		return answers200(ctx, httpc, "http://"+probe+"/readyz"), nil
 	}
 	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 90*time.Second, true, ready); err != nil {
 		t.Fatalf("controlplane never became ready on %s: %v", probe, err)
@@ -125,6 +116,20 @@ func TestImageReproducible(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Errorf("the two layouts' index.json differ:\n%s\n%s", a, b)
 	}
+}
+
+// answers200 reports whether url answers 200 OK; not listening yet is a no.
+func answers200(ctx context.Context, c *http.Client, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return false
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 func freeAddr(t *testing.T) string {
