@@ -32,7 +32,8 @@ type eventWant struct {
 // three real members and reads the Events they record (events.k8s.io/v1)
 // back from the host: a schedule on the binding and its template, an
 // unschedulable template, the Works applied, the Clusters ready; then a
-// member's apiserver stops and the Cluster turns NotReady and tainted, the
+// member's apiserver stops and the Cluster turns NotReady and tainted, its
+// Works report the sync failed, the
 // binding fails over (event and flotilla_failovers_total) and, once the
 // grace period is over, the evicted copy's eviction ends (event and
 // flotilla_evictions_total).
@@ -77,6 +78,7 @@ spec:
 	env.fleet[0].StopAPIServer()
 	waitEvents(t, hub, []eventWant{
 		{"Cluster", names[0], controller.EventReasonClusterNotReady, corev1.EventTypeWarning, ""},
+		{"Work", "", controller.EventReasonSyncFailed, corev1.EventTypeWarning, "ClusterNotReady: cluster " + names[0] + " is not ready"},
 		{"Cluster", names[0], controller.EventReasonTaintClusterSucceed, corev1.EventTypeNormal, controller.TaintClusterNotReady + ":NoExecute"},
 		{"ResourceBinding", web, controller.EventReasonClusterFailover, corev1.EventTypeWarning, "left cluster " + names[0]},
 		{"Deployment", "web", controller.EventReasonClusterFailover, corev1.EventTypeWarning, "left cluster " + names[0]},
