@@ -33,10 +33,9 @@ type eventWant struct {
 // back from the host: a schedule on the binding and its template, an
 // unschedulable template, the Works applied, the Clusters ready; then a
 // member's apiserver stops and the Cluster turns NotReady and tainted, its
-// Works report the sync failed, the
-// binding fails over (event and flotilla_failovers_total) and, once the
-// grace period is over, the evicted copy's eviction ends (event and
-// flotilla_evictions_total).
+// Works report the sync failed, the bindings fail over (events and
+// flotilla_failovers_total) and, once the grace period is over, the
+// evicted copies' evictions end (events and flotilla_evictions_total).
 func TestEventsAndFailoverMetrics(t *testing.T) {
 	env := startFleet(t)
 	env.startManager(t, func(o *controller.Options) { o.GracefulEvictionTimeout = 2 * time.Second })
