@@ -70,7 +70,7 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	now := r.now()
 	before, start := cl.DeepCopy(), time.Now()
 	probed, probeErr := r.collect(ctx, &cl)
-	took := time.Since(start)
+	observeProbeLatency(cl.Name, probeErr, time.Since(start))
 	ready := meta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
 	streak := r.streak(cl.Name, ready, now)
 
@@ -91,7 +91,7 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			return ctrl.Result{}, fmt.Errorf("write taints of cluster %s: %w", cl.Name, err)
 		}
 	}
-	r.observeProbe(&cl, before, probeErr, took)
+	r.observeProbe(&cl, before)
 	if probeErr != nil {
 		ctrl.LoggerFrom(ctx).V(1).Info("cluster probe failed", "cluster", cl.Name, "reason", probeErr.Error())
 	}

@@ -112,15 +112,19 @@ func (e *workExecution) observeApply(w *workv1.Work, cluster string, prev *metav
 	e.events.object(w, corev1.EventTypeWarning, EventReasonSyncFailed, actionApply, cond.Reason+": "+cond.Message)
 }
 
-// observeProbe records one probe of a member and what was written after
-// it (cl; before is the Cluster as read): latency, readiness, and events
-// when Ready or flotilla's taints change.
-func (r *clusterReconciler) observeProbe(cl, before *clusterv1.Cluster, probeErr error, took time.Duration) {
+// observeProbeLatency records how long one probe of a member took.
+func observeProbeLatency(cluster string, probeErr error, took time.Duration) {
 	result := metrics.ResultSuccess
 	if probeErr != nil {
 		result = metrics.ResultError
 	}
-	metrics.ClusterProbeDuration.WithLabelValues(cl.Name, result).Observe(took.Seconds())
+	metrics.ClusterProbeDuration.WithLabelValues(cluster, result).Observe(took.Seconds())
+}
+
+// observeProbe records what was written after a probe (cl; before is the
+// Cluster as read): readiness, and events when Ready or flotilla's taints
+// change.
+func (r *clusterReconciler) observeProbe(cl, before *clusterv1.Cluster) {
 	ready, was := meta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady), meta.FindStatusCondition(before.Status.Conditions, api.ClusterConditionReady)
 	up := 0.0
 	if ready != nil && ready.Status == metav1.ConditionTrue {
