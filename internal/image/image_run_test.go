@@ -3,11 +3,14 @@ package image
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -93,10 +96,13 @@ func TestImageBinaryRunsControlplane(t *testing.T) {
 }
 
 // TestImageReproducible builds the image a second time, binary included,
-// and expects the same digest: the same commit gives the same image.
+// from a copy of the checkout in another directory (as CI's fresh clone
+// lies elsewhere), and expects the same digest: the same commit gives the
+// same image wherever it is built.
 func TestImageReproducible(t *testing.T) {
 	_, first, src := sharedImage(t)
 	dir := t.TempDir()
+	src.Dir = copyCheckout(t, moduleRoot(t), filepath.Join(dir, "src"))
 	layoutDir, err := buildLayout(t.Context(), src, dir)
 	if err != nil {
 		t.Fatalf("second build: %v", err)
@@ -116,6 +122,34 @@ func TestImageReproducible(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Errorf("the two layouts' index.json differ:\n%s\n%s", a, b)
 	}
+}
+
+// copyCheckout copies the files git sees in root (tracked, and untracked
+// but not ignored, as they are on disk) to dst, without .git: the binary
+// is built without a VCS stamp, so the copy builds the same bytes.
+func copyCheckout(t *testing.T, root, dst string) string {
+	t.Helper()
+	list := gitOut(t, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	for _, name := range strings.Split(list, "\x00") {
+		if name == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the working tree
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dst, name)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
 }
 
 // answers200 reports whether url answers 200 OK; not listening yet is a no.
