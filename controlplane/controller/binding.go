@@ -50,6 +50,7 @@ type bindingReconciler struct {
 	client client.Client
 	opts   Options
 	now    func() time.Time
+	events recorder
 }
 
 func (b *bindingReconciler) setup(mgr ctrl.Manager, templates <-chan event.GenericEvent) error {

@@ -31,6 +31,7 @@ type clusterReconciler struct {
 	members *members
 	opts    Options
 	now     func() time.Time
+	events  recorder
 
 	mu      sync.Mutex
 	streaks map[string]probeStreak
@@ -61,7 +62,9 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, nil
 	}
 	now := r.now()
+	before, start := cl.DeepCopy(), time.Now()
 	probed, probeErr := r.collect(ctx, &cl)
+	observeProbeLatency(cl.Name, probeErr, time.Since(start))
 	ready := apimeta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
 	streak := r.streak(cl.Name, ready, now)
 
@@ -82,6 +85,7 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			return ctrl.Result{}, fmt.Errorf("write taints of cluster %s: %w", cl.Name, err)
 		}
 	}
+	r.observeProbe(&cl, before)
 	if probeErr != nil {
 		ctrl.LoggerFrom(ctx).V(1).Info("cluster probe failed", "cluster", cl.Name, "reason", probeErr.Error())
 	}
@@ -119,6 +123,7 @@ func (r *clusterReconciler) forget(name string) {
 	r.mu.Lock()
 	delete(r.streaks, name)
 	r.mu.Unlock()
+	forgetClusterMetrics(name)
 	r.members.cache.Invalidate(name)
 }
 

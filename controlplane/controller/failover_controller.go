@@ -23,6 +23,7 @@ import (
 type applicationFailoverReconciler struct {
 	client client.Client
 	now    func() time.Time
+	events recorder
 }
 
 func (r *applicationFailoverReconciler) setup(mgr ctrl.Manager) error {
@@ -91,6 +92,9 @@ func (r *applicationFailoverReconciler) Reconcile(ctx context.Context, req recon
 	for _, cluster := range d.evict {
 		log.Info("application failover: evicting the template from a cluster where it stayed unhealthy",
 			"binding", req.String(), "cluster", cluster, "toleration", toleration(applicationFailover(&orig.Spec)).String())
+	}
+	if len(d.evict) > 0 {
+		r.applicationFailedOver(&rb, d.evict, toleration(applicationFailover(&orig.Spec)))
 	}
 	return reconcile.Result{RequeueAfter: d.wait}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
@@ -31,6 +32,7 @@ type schedulerReconciler struct {
 	client client.Client
 	opts   Options
 	now    func() time.Time
+	events recorder
 }
 
 func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
@@ -61,6 +63,8 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	if cond := otherScheduler(&rb); cond != nil {
 		return reconcile.Result{}, s.leave(ctx, &rb, *cond)
 	}
+	start, outcome := time.Now(), metrics.ResultError
+	defer func() { observeSchedule(outcome, start) }()
 	var list clusterv1.ClusterList
 	if err := s.client.List(ctx, &list); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list clusters: %w", err)
@@ -100,9 +104,11 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			if err := patchBinding(ctx, s.client, &rb, orig, true); err != nil {
 				return reconcile.Result{}, fmt.Errorf("write schedule of binding %s: %w", req, err)
 			}
+			s.failedOver(&rb, orig.Spec.Clusters, byName, now)
 			orig = rb.DeepCopy()
 		}
 		if moved || fresh {
+			s.events.binding(&rb, corev1.EventTypeNormal, EventReasonScheduleBindingSucceed, actionSchedule, placementNote(result.Clusters))
 			at := metav1.NewTime(now)
 			rb.Status.LastScheduledTime = &at
 			if settle := rescheduleSettle(rb.Spec.RescheduleTriggeredAt, now); settle > 0 && (requeue == 0 || settle < requeue) {
@@ -122,6 +128,9 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 		rb.Status.SchedulerObservedAffinityName = result.AffinityName
 	}
 	cond.LastTransitionTime = metav1.NewTime(now)
+	if schedErr != nil && conditionMoved(apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled), cond) {
+		s.events.binding(&rb, corev1.EventTypeWarning, EventReasonScheduleBindingFailed, actionSchedule, cond.Message)
+	}
 	apimeta.SetStatusCondition(&rb.Status.Conditions, cond)
 	rb.Status.SchedulerObservedGeneration = rb.Generation
 	if !equality.Semantic.DeepEqual(rb.Status, orig.Status) {
@@ -129,6 +138,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			return reconcile.Result{}, fmt.Errorf("write status of binding %s: %w", req, err)
 		}
 	}
+	outcome = scheduleOutcome(schedErr)
 	return reconcile.Result{RequeueAfter: requeue}, nil
 }
 

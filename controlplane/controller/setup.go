@@ -21,6 +21,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 )
 
 // NewScheme returns a scheme with the built-in kinds, CRDs and flotilla's kinds.
@@ -71,11 +72,14 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		claims: &claims{host: mgr.GetAPIReader(), fleet: opts.Fleet, claimed: map[string]*member.Client{}},
 	}
 	now := time.Now
-	if err := (&clusterReconciler{client: c, members: ms, opts: opts, now: now, streaks: map[string]probeStreak{}}).setup(mgr); err != nil {
+	// Each reconciler reports its events as its own controller.
+	rec := func(name string) recorder { return recorder{events: mgr.GetEventRecorder("flotilla-" + name)} }
+	metrics.SetBindingCounter(bindingCounter(c, mgr.Elected()))
+	if err := (&clusterReconciler{client: c, members: ms, opts: opts, now: now, streaks: map[string]probeStreak{}, events: rec("cluster-status")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)
 	}
 	templates := make(chan event.GenericEvent, templateEventBuffer)
-	if err := (&bindingReconciler{client: c, opts: opts, now: now}).setup(mgr, templates); err != nil {
+	if err := (&bindingReconciler{client: c, opts: opts, now: now, events: rec("binding")}).setup(mgr, templates); err != nil {
 		return fmt.Errorf("set up binding controller: %w", err)
 	}
 	// The kinds the host serves now are known before the manager starts;
@@ -104,10 +108,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&dependenciesDistributor{client: c, opts: opts}).setup(mgr); err != nil {
 		return fmt.Errorf("set up dependencies distributor: %w", err)
 	}
-	if err := (&schedulerReconciler{client: c, opts: opts, now: now}).setup(mgr); err != nil {
+	if err := (&schedulerReconciler{client: c, opts: opts, now: now, events: rec("scheduler")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
-	if err := (&applicationFailoverReconciler{client: c, now: now}).setup(mgr); err != nil {
+	if err := (&applicationFailoverReconciler{client: c, now: now, events: rec("application-failover")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up application failover controller: %w", err)
 	}
 	if !opts.DisableNamespaceSync {
@@ -116,7 +120,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet}
-	if err := (&workExecution{client: c, executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers)}).setup(mgr); err != nil {
+	if err := (&workExecution{client: c, executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), events: rec("execution")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up execution controller: %w", err)
 	}
 	if err := (&workStatus{client: c, executor: exec, members: ms, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers)}).setup(mgr); err != nil {

@@ -288,6 +288,7 @@ func (b *bindingReconciler) endEvictions(ctx context.Context, rb *workv1.Resourc
 	if err := patchBinding(ctx, b.client, rb, orig, true); err != nil {
 		return 0, fmt.Errorf("end graceful eviction from %s for %s: %w", strings.Join(done, ", "), hoststore.BindingRef(rb), err)
 	}
+	b.evicted(rb, done)
 	return wait, nil
 }
 

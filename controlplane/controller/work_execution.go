@@ -36,7 +36,8 @@ type workExecution struct {
 	opts     Options
 	now      func() time.Time
 	// slots keeps a stalled member from taking every worker.
-	slots *memberSlots
+	slots  *memberSlots
+	events recorder
 }
 
 func (e *workExecution) setup(mgr ctrl.Manager) error {
@@ -109,12 +110,15 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	orig := w.DeepCopy()
 	workDispatchingCondition(&w, e.now())
 	cond := metav1.Condition{Type: api.ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
+	var took time.Duration // of the apply, when one ran
 	if err != nil {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonRefused, err.Error()
 	} else if notReady := clusterNotReady(&cl); notReady != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else {
+		start := time.Now()
 		busy, err := onMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) error { return e.apply(ctx, &w, cluster, t.conflict) })
+		took = time.Since(start)
 		switch {
 		case busy:
 			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
@@ -124,6 +128,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, api.ReasonWorkApplied, "manifests are applied to cluster "+cluster
 		}
 	}
+	e.observeApply(&w, cluster, apimeta.FindStatusCondition(orig.Status.Conditions, api.ConditionWorkApplied), cond, took)
 	apimeta.SetStatusCondition(&w.Status.Conditions, cond)
 	if err := patchWorkStatus(ctx, e.client, orig, &w); err != nil {
 		return reconcile.Result{}, err
