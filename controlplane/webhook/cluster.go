@@ -69,14 +69,17 @@ func (v clusterValidator) credentials(ctx context.Context, c *clusterv1.Cluster)
 	return nil
 }
 
+// ValidateCreate implements admission.CustomValidator: it checks a created object as the engine would.
 func (v clusterValidator) ValidateCreate(ctx context.Context, c *clusterv1.Cluster) (admission.Warnings, error) {
 	return v.check(ctx, c)
 }
 
+// ValidateUpdate implements admission.CustomValidator: it checks an updated object as the engine would.
 func (v clusterValidator) ValidateUpdate(ctx context.Context, _, c *clusterv1.Cluster) (admission.Warnings, error) {
 	return v.check(ctx, c)
 }
 
+// ValidateDelete implements admission.CustomValidator; deletions are always allowed.
 func (v clusterValidator) ValidateDelete(context.Context, *clusterv1.Cluster) (admission.Warnings, error) {
 	return nil, nil
 }

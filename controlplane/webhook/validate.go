@@ -62,14 +62,17 @@ func (v validator[T]) check(obj T) (admission.Warnings, error) {
 	return nil, nil
 }
 
+// ValidateCreate implements admission.CustomValidator: it checks a created object as the engine would.
 func (v validator[T]) ValidateCreate(_ context.Context, obj T) (admission.Warnings, error) {
 	return v.check(obj)
 }
 
+// ValidateUpdate implements admission.CustomValidator: it checks an updated object as the engine would.
 func (v validator[T]) ValidateUpdate(_ context.Context, _, obj T) (admission.Warnings, error) {
 	return v.check(obj)
 }
 
+// ValidateDelete implements admission.CustomValidator; deletions are always allowed.
 func (v validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, error) {
 	return nil, nil
 }

@@ -86,10 +86,12 @@ func (v clusterBindingValidator) check(crb *workv1.ClusterResourceBinding) error
 	return nil
 }
 
+// ValidateCreate implements admission.CustomValidator: it checks a created object as the engine would.
 func (v clusterBindingValidator) ValidateCreate(_ context.Context, crb *workv1.ClusterResourceBinding) (admission.Warnings, error) {
 	return nil, v.check(crb)
 }
 
+// ValidateUpdate implements admission.CustomValidator: it checks an updated object as the engine would.
 func (v clusterBindingValidator) ValidateUpdate(_ context.Context, old, crb *workv1.ClusterResourceBinding) (admission.Warnings, error) {
 	if equality.Semantic.DeepEqual(old.Spec, crb.Spec) && old.Labels[controller.LabelAttached] == crb.Labels[controller.LabelAttached] {
 		return nil, nil
@@ -97,14 +99,17 @@ func (v clusterBindingValidator) ValidateUpdate(_ context.Context, old, crb *wor
 	return nil, v.check(crb)
 }
 
+// ValidateDelete implements admission.CustomValidator; deletions are always allowed.
 func (v clusterBindingValidator) ValidateDelete(context.Context, *workv1.ClusterResourceBinding) (admission.Warnings, error) {
 	return nil, nil
 }
 
+// ValidateCreate implements admission.CustomValidator: it checks a created object as the engine would.
 func (v bindingValidator) ValidateCreate(_ context.Context, rb *workv1.ResourceBinding) (admission.Warnings, error) {
 	return nil, v.check(rb)
 }
 
+// ValidateUpdate implements admission.CustomValidator: it checks an updated object as the engine would.
 func (v bindingValidator) ValidateUpdate(_ context.Context, old, rb *workv1.ResourceBinding) (admission.Warnings, error) {
 	if equality.Semantic.DeepEqual(old.Spec, rb.Spec) && old.Labels[controller.LabelAttached] == rb.Labels[controller.LabelAttached] {
 		return nil, nil
@@ -112,6 +117,7 @@ func (v bindingValidator) ValidateUpdate(_ context.Context, old, rb *workv1.Reso
 	return nil, v.check(rb)
 }
 
+// ValidateDelete implements admission.CustomValidator; deletions are always allowed.
 func (v bindingValidator) ValidateDelete(context.Context, *workv1.ResourceBinding) (admission.Warnings, error) {
 	return nil, nil
 }
@@ -144,14 +150,17 @@ func (v workValidator) check(ctx context.Context, old, w *workv1.Work) error {
 	return nil
 }
 
+// ValidateCreate implements admission.CustomValidator: it checks a created object as the engine would.
 func (v workValidator) ValidateCreate(ctx context.Context, w *workv1.Work) (admission.Warnings, error) {
 	return nil, v.check(ctx, nil, w)
 }
 
+// ValidateUpdate implements admission.CustomValidator: it checks an updated object as the engine would.
 func (v workValidator) ValidateUpdate(ctx context.Context, old, w *workv1.Work) (admission.Warnings, error) {
 	return nil, v.check(ctx, old, w)
 }
 
+// ValidateDelete implements admission.CustomValidator; deletions are always allowed.
 func (v workValidator) ValidateDelete(context.Context, *workv1.Work) (admission.Warnings, error) {
 	return nil, nil
 }

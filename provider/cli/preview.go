@@ -285,7 +285,11 @@ func expand(arg string, recursive bool) ([]string, error) {
 	return out, nil
 }
 
+// stringList is a flag that may be given more than once.
 type stringList []string
 
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
+// String implements flag.Value.
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+// Set implements flag.Value: each use of the flag adds one value.
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

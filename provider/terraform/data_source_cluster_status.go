@@ -88,10 +88,12 @@ var (
 	}}
 )
 
+// Metadata implements the framework interface: it returns the type name.
 func (d *clusterStatusDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_cluster_status"
 }
 
+// Schema implements the framework interface: it returns the schema.
 func (d *clusterStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	quantities := func(what string) schema.MapAttribute {
 		return schema.MapAttribute{
@@ -171,10 +173,12 @@ func (d *clusterStatusDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	}
 }
 
+// Configure implements the framework interface: it receives what the provider configured.
 func (d *clusterStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// ValidateConfig implements the framework interface: it refuses a configuration the engine would refuse, before any plan.
 func (d *clusterStatusDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var m clusterStatusModel
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {

@@ -39,14 +39,17 @@ type placementModel struct {
 	Reasons             types.Map     `tfsdk:"reasons"`
 }
 
+// Metadata implements the framework interface: it returns the type name.
 func (d *placementDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_placement"
 }
 
+// Configure implements the framework interface: it receives what the provider configured.
 func (d *placementDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// Schema implements the framework interface: it returns the schema.
 func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Previews where a template would go and what each cluster would receive, without applying anything: " +

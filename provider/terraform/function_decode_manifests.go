@@ -22,10 +22,12 @@ var _ function.Function = decodeManifestsFunction{}
 
 func newDecodeManifestsFunction() function.Function { return decodeManifestsFunction{} }
 
+// Metadata implements the framework interface: it returns the type name.
 func (decodeManifestsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "decode_manifests"
 }
 
+// Definition implements function.Function: it returns the signature.
 func (decodeManifestsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Decode multi-document Kubernetes YAML into a list of manifests",
@@ -42,6 +44,7 @@ func (decodeManifestsFunction) Definition(_ context.Context, _ function.Definiti
 	}
 }
 
+// Run decodes a multi-document YAML string into a list of objects.
 func (decodeManifestsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
 	var text string
 	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &text))

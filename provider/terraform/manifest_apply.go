@@ -83,6 +83,8 @@ func writePrivate(ctx context.Context, p privateSetter, v manifestPrivate) diag.
 	return p.SetKey(ctx, privateKey, b)
 }
 
+// Create applies the planned rendering to every placed cluster, waits for the rollout within the
+// timeouts and records what each cluster runs.
 func (r *manifestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	m, d := decodeManifest(req.Config.Raw, req.Plan.Raw, tftypes.Value{})
 	resp.Diagnostics.Append(d...)
@@ -96,6 +98,8 @@ func (r *manifestResource) Create(ctx context.Context, req resource.CreateReques
 	r.apply(ctx, m, manifestPrivate{}, timeout, req.Plan.Raw, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
+// Update applies the new plan as Create does, and removes the object from the clusters the plan
+// no longer places it on.
 func (r *manifestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	m, d := decodeManifest(req.Config.Raw, req.Plan.Raw, req.State.Raw)
 	resp.Diagnostics.Append(d...)

@@ -81,6 +81,8 @@ func parseManifestImportID(id string) (manifestImportID, error) {
 	return out, nil
 }
 
+// ImportState reads an import ID (template, clusters, policy) into the state; Read then fills the
+// computed attributes from the members.
 func (r *manifestResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	id, err := parseManifestImportID(req.ID)
 	if err != nil {

@@ -79,11 +79,13 @@ func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &flotillaProvider{version: version} }
 }
 
+// Metadata implements the framework interface: it returns the type name.
 func (p *flotillaProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "flotilla"
 	resp.Version = p.version
 }
 
+// Schema implements the framework interface: it returns the schema.
 func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Flotilla runs one application across many Kubernetes clusters with an embedded, " +
@@ -142,6 +144,7 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 	}
 }
 
+// Configure implements the framework interface: it receives what the provider configured.
 func (p *flotillaProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	var m providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -198,6 +201,7 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	resp.DataSourceData = data
 }
 
+// Resources implements provider.Provider: it lists the resource types.
 func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		newClusterResource,
@@ -209,10 +213,12 @@ func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource
 	}
 }
 
+// DataSources implements provider.Provider: it lists the data sources.
 func (p *flotillaProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{newPlacementDataSource, newClusterStatusDataSource}
 }
 
+// Functions implements provider.ProviderWithFunctions: it lists the provider functions.
 func (p *flotillaProvider) Functions(context.Context) []func() function.Function {
 	return []func() function.Function{newDecodeManifestsFunction}
 }
@@ -238,12 +244,15 @@ func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 // durationValidator accepts a positive Go duration.
 type durationValidator struct{}
 
+// Description implements the validator or plan modifier interface.
 func (durationValidator) Description(context.Context) string {
 	return "a positive Go duration such as 5m"
 }
 
+// MarkdownDescription implements the validator or plan modifier interface.
 func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
+// ValidateString implements validator.String.
 func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return

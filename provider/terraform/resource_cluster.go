@@ -30,14 +30,17 @@ var (
 
 func newClusterResource() resource.Resource { return &clusterResource{} }
 
+// Metadata implements the framework interface: it returns the type name.
 func (r *clusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_cluster"
 }
 
+// Schema implements the framework interface: it returns the schema.
 func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = clusterResourceSchema()
 }
 
+// Configure implements the framework interface: it receives what the provider configured.
 func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
@@ -112,6 +115,7 @@ func (r *clusterResource) register(ctx context.Context, plan clusterModel, diags
 	return d, client, true
 }
 
+// Create registers the member in the fleet: it connects, checks the one-name marker and writes it.
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan clusterModel
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {

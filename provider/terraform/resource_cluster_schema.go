@@ -100,10 +100,13 @@ var clusterResourceSchema = sync.OnceValue(func() schema.Schema {
 // even on create.
 type clusterIDModifier struct{}
 
+// Description implements the validator or plan modifier interface.
 func (clusterIDModifier) Description(context.Context) string { return "The id is the cluster's name." }
 
+// MarkdownDescription implements the validator or plan modifier interface.
 func (m clusterIDModifier) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
 
+// PlanModifyString implements planmodifier.String.
 func (clusterIDModifier) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
 	var name types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root(clusterAttrName), &name)...)

@@ -30,14 +30,17 @@ var (
 
 func newManifestResource() resource.Resource { return &manifestResource{} }
 
+// Metadata implements the framework interface: it returns the type name.
 func (r *manifestResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_manifest"
 }
 
+// Configure implements the framework interface: it receives what the provider configured.
 func (r *manifestResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// Schema implements the framework interface: it returns the schema.
 func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A resource template, such as a Deployment, propagated to the member clusters its " +

@@ -44,10 +44,12 @@ func newClusterOverridePolicyResource() resource.Resource {
 	return &policyResource{kind: clusterOverridePolicyKind}
 }
 
+// Metadata implements the framework interface: it returns the type name.
 func (r *policyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + r.kind.typeName
 }
 
+// Schema implements the framework interface: it returns the schema.
 func (r *policyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = r.kind.schema()
 }
@@ -161,14 +163,17 @@ type policyIDModifier struct {
 	kind policyKind
 }
 
+// Description implements the validator or plan modifier interface.
 func (m policyIDModifier) Description(context.Context) string {
 	return "The id is derived from the namespace and name."
 }
 
+// MarkdownDescription implements the validator or plan modifier interface.
 func (m policyIDModifier) MarkdownDescription(ctx context.Context) string {
 	return m.Description(ctx)
 }
 
+// PlanModifyString implements planmodifier.String.
 func (m policyIDModifier) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
 	var name, namespace types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root(attrName), &name)...)

@@ -91,14 +91,17 @@ func (c attrConstraint) rejects(v any) bool {
 // `value` of plaintext and field overriders holds (written with jsonencode).
 type jsonTextValidator struct{}
 
+// Description implements the validator or plan modifier interface.
 func (jsonTextValidator) Description(context.Context) string {
 	return "value must be valid JSON, for example written with jsonencode()"
 }
 
+// MarkdownDescription implements the validator or plan modifier interface.
 func (v jsonTextValidator) MarkdownDescription(ctx context.Context) string {
 	return "value must be valid JSON, for example written with `jsonencode()`"
 }
 
+// ValidateString implements validator.String.
 func (jsonTextValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
