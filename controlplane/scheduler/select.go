@@ -193,10 +193,10 @@ func (h *restHeap) Less(a, b int) bool {
 }
 func (h *restHeap) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
 
-// Push and Pop complete heap.Interface; the heap never grows or shrinks.
+// Push completes heap.Interface; the heap never grows or shrinks.
 func (h *restHeap) Push(x any) { h.idx = append(h.idx, x.(int)) }
 
-// Pop implements heap.Interface.
+// Pop completes heap.Interface.
 func (h *restHeap) Pop() any {
 	last := h.idx[len(h.idx)-1]
 	h.idx = h.idx[:len(h.idx)-1]
