@@ -189,18 +189,7 @@ func printTry(out io.Writer, dir string, st *state) {
 	fmt.Fprintf(out, `  try:
     export KUBECONFIG=%s
     kubectl --context %s get clusters.cluster.flotilla.io
-    kubectl --context %s create deployment web --image=nginx --replicas=4
-    kubectl --context %s apply -f - <<'EOF'
-    apiVersion: policy.flotilla.io/v1alpha1
-    kind: PropagationPolicy
-    metadata: {name: web, namespace: default}
-    spec:
-      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-      placement:
-        replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
-    EOF
-    kubectl --context %s get deployment web
-    scripts/controlplane-demo.sh     # the same, then failover when a member stops
+    scripts/controlplane-demo.sh  # a Deployment propagated by a PropagationPolicy, then failover as a member stops
     make controlplane-down
-`, kc, hostName, hostName, hostName, st.MemberNames[0])
+`, kc, hostName)
 }

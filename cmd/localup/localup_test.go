@@ -1,0 +1,194 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+const deadline = 45 * time.Second
+
+// TestUpPropagateFailoverDown runs the whole local control plane on real
+// processes: up starts a host, the control plane built from this checkout and
+// two members and writes one kubeconfig; through that kubeconfig's host
+// context a Deployment and a PropagationPolicy divide 4 replicas over both
+// members; stop-member member2 moves all 4 to member1; down stops every
+// recorded process and removes the directory.
+func TestUpPropagateFailoverDown(t *testing.T) {
+	bin := buildBinary(t)
+	dir := filepath.Join(t.TempDir(), "cp")
+	var out bytes.Buffer
+	begin := time.Now()
+	if err := run([]string{"up", "-n", "2", "-dir", dir, "-bin", bin, "-timeout", "2m"}, &out); err != nil {
+		_ = run([]string{"down", "-dir", dir}, &out)
+		t.Fatalf("up: %v\n%s", err, out.String())
+	}
+	t.Logf("up took %s", time.Since(begin).Round(100*time.Millisecond))
+	st, err := readState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if log, err := os.ReadFile(st.Controlplane.Log); err == nil {
+				t.Logf("up output:\n%s\ncontrol plane log:\n%s", out.String(), log)
+			}
+		}
+		if err := run([]string{"down", "-dir", dir}, &out); err != nil {
+			t.Errorf("down: %v", err)
+		}
+	})
+	if running, total := st.countRunning(); running != total || total != 1+2+2*4+1 {
+		t.Fatalf("after up %d of %d recorded processes run, want all of 1 control plane + 2 etcd + 2×4 member + 1 host apiserver", running, total)
+	}
+
+	cfg, err := clientcmd.LoadFromFile(filepath.Join(dir, kubeconfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var contexts []string
+	for name := range cfg.Contexts {
+		contexts = append(contexts, name)
+	}
+	slices.Sort(contexts)
+	if want := []string{"host", "member1", "member2"}; !slices.Equal(contexts, want) || cfg.CurrentContext != "host" {
+		t.Fatalf("kubeconfig contexts %q (current %q), want %q (current host)", contexts, cfg.CurrentContext, want)
+	}
+	hub, member1, member2 := contextClient(t, dir, "host"), contextClient(t, dir, "member1"), contextClient(t, dir, "member2")
+
+	propagateWeb(t, hub)
+	waitFor(t, "web divided 2+2 over both members, all Ready", func() (bool, string) {
+		a, b := deployment(t, member1), deployment(t, member2)
+		return a == "2/2" && b == "2/2", fmt.Sprintf("member1 %s, member2 %s", a, b)
+	})
+
+	var stopped bytes.Buffer
+	if err := run([]string{"stop-member", "-dir", dir, "member2"}, &stopped); err != nil {
+		t.Fatal(err)
+	}
+	failedAt := time.Now()
+	waitFor(t, "all 4 replicas on member1 after member2 stopped", func() (bool, string) {
+		a := deployment(t, member1)
+		return a == "4/4", "member1 " + a
+	})
+	t.Logf("failover: 4/4 Ready on member1 %s after member2 stopped", time.Since(failedAt).Round(100*time.Millisecond))
+
+	if err := run([]string{"down", "-dir", dir}, &out); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	for _, p := range st.all() {
+		if p.Running() {
+			t.Errorf("%s (pid %d) still runs after down", p.Name, p.PID)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still exists after down: %v", dir, err)
+	}
+}
+
+// deployment is web's "ready/replicas" on a member, or why it is not there.
+func deployment(t *testing.T, c client.Client) string {
+	var d appsv1.Deployment
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 1))
+}
+
+func propagateWeb(t *testing.T, hub client.Client) {
+	t.Helper()
+	labels := map[string]string{"app": "web"}
+	web := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](4),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+			},
+		},
+	}
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	if err := yaml.Unmarshal([]byte(`
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+`), pp); err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{pp, web} {
+		if err := hub.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// contextClient is a client built from one context of up's kubeconfig, so
+// the test reaches every cluster the way a user does.
+func contextClient(t *testing.T, dir, name string) client.Client {
+	t.Helper()
+	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: filepath.Join(dir, kubeconfig)},
+		&clientcmd.ConfigOverrides{CurrentContext: name}).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(rc, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "terraform-provider-flotilla")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func waitFor(t *testing.T, what string, f func() (bool, string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), deadline)
+	defer cancel()
+	last := ""
+	for ctx.Err() == nil {
+		ok, why := f()
+		if ok {
+			return
+		}
+		last = why
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
+}
