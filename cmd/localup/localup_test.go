@@ -35,6 +35,82 @@ const deadline = 45 * time.Second
 // members; stop-member member2 moves all 4 to member1; down stops every
 // recorded process and removes the directory.
 func TestUpPropagateFailoverDown(t *testing.T) {
+	dir, st := startLocal(t)
+	cfg, err := clientcmd.LoadFromFile(filepath.Join(dir, kubeconfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var contexts []string
+	for name := range cfg.Contexts {
+		contexts = append(contexts, name)
+	}
+	slices.Sort(contexts)
+	if want := []string{"host", "member1", "member2"}; !slices.Equal(contexts, want) || cfg.CurrentContext != "host" {
+		t.Fatalf("kubeconfig contexts %q (current %q), want %q (current host)", contexts, cfg.CurrentContext, want)
+	}
+	hub, member1, member2 := contextClient(t, dir, "host"), contextClient(t, dir, "member1"), contextClient(t, dir, "member2")
+
+	propagateWeb(t, hub)
+	waitFor(t, "web divided 2+2 over both members, all Ready", func() (bool, string) {
+		a, b := deployment(t, member1), deployment(t, member2)
+		return a == "2/2" && b == "2/2", fmt.Sprintf("member1 %s, member2 %s", a, b)
+	})
+
+	var out bytes.Buffer
+	if err := run([]string{"stop-member", "-dir", dir, "member2"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	failedAt := time.Now()
+	waitFor(t, "all 4 replicas on member1 after member2 stopped", func() (bool, string) {
+		a := deployment(t, member1)
+		return a == "4/4", "member1 " + a
+	})
+	t.Logf("failover: 4/4 Ready on member1 %s after member2 stopped", time.Since(failedAt).Round(100*time.Millisecond))
+
+	if err := run([]string{"down", "-dir", dir}, &out); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	for _, p := range st.all() {
+		if p.Running() {
+			t.Errorf("%s (pid %d) still runs after down", p.Name, p.PID)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still exists after down: %v", dir, err)
+	}
+}
+
+// TestDemoScript runs scripts/controlplane-demo.sh against a local control
+// plane of two members: it must propagate web, stop member2 and see all
+// replicas Ready on member1.
+func TestDemoScript(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("the demo script drives kubectl, which is not on PATH")
+	}
+	dir, _ := startLocal(t)
+	cmd := exec.Command("bash", filepath.Join("..", "..", "scripts", "controlplane-demo.sh"))
+	cmd.Env = append(os.Environ(), "CONTROLPLANE_DIR="+dir, "REPLICAS=4", "TIMEOUT=45")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("controlplane-demo.sh: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"all 4 replicas Ready across member1 member2",
+		`binding: [{"name":"member1","replicas":2},{"name":"member2","replicas":2}]`,
+		"stopped member member2",
+		"all 4 replicas Ready on member1",
+		`binding: [{"name":"member1","replicas":4}]`,
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// startLocal runs up with two members in a fresh directory, checks that every
+// recorded process runs, and registers down with t.Cleanup.
+func startLocal(t *testing.T) (string, *state) {
+	t.Helper()
 	bin := buildBinary(t)
 	dir := filepath.Join(t.TempDir(), "cp")
 	var out bytes.Buffer
@@ -61,49 +137,7 @@ func TestUpPropagateFailoverDown(t *testing.T) {
 	if running, total := st.countRunning(); running != total || total != 1+2+2*4+1 {
 		t.Fatalf("after up %d of %d recorded processes run, want all of 1 control plane + 2 etcd + 2×4 member + 1 host apiserver", running, total)
 	}
-
-	cfg, err := clientcmd.LoadFromFile(filepath.Join(dir, kubeconfig))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var contexts []string
-	for name := range cfg.Contexts {
-		contexts = append(contexts, name)
-	}
-	slices.Sort(contexts)
-	if want := []string{"host", "member1", "member2"}; !slices.Equal(contexts, want) || cfg.CurrentContext != "host" {
-		t.Fatalf("kubeconfig contexts %q (current %q), want %q (current host)", contexts, cfg.CurrentContext, want)
-	}
-	hub, member1, member2 := contextClient(t, dir, "host"), contextClient(t, dir, "member1"), contextClient(t, dir, "member2")
-
-	propagateWeb(t, hub)
-	waitFor(t, "web divided 2+2 over both members, all Ready", func() (bool, string) {
-		a, b := deployment(t, member1), deployment(t, member2)
-		return a == "2/2" && b == "2/2", fmt.Sprintf("member1 %s, member2 %s", a, b)
-	})
-
-	var stopped bytes.Buffer
-	if err := run([]string{"stop-member", "-dir", dir, "member2"}, &stopped); err != nil {
-		t.Fatal(err)
-	}
-	failedAt := time.Now()
-	waitFor(t, "all 4 replicas on member1 after member2 stopped", func() (bool, string) {
-		a := deployment(t, member1)
-		return a == "4/4", "member1 " + a
-	})
-	t.Logf("failover: 4/4 Ready on member1 %s after member2 stopped", time.Since(failedAt).Round(100*time.Millisecond))
-
-	if err := run([]string{"down", "-dir", dir}, &out); err != nil {
-		t.Fatalf("down: %v", err)
-	}
-	for _, p := range st.all() {
-		if p.Running() {
-			t.Errorf("%s (pid %d) still runs after down", p.Name, p.PID)
-		}
-	}
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s still exists after down: %v", dir, err)
-	}
+	return dir, st
 }
 
 // deployment is web's "ready/replicas" on a member, or why it is not there.
