@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,16 @@ func TestUpPropagateFailoverDown(t *testing.T) {
 	slices.Sort(contexts)
 	if want := []string{"host", "member1", "member2"}; !slices.Equal(contexts, want) || cfg.CurrentContext != "host" {
 		t.Fatalf("kubeconfig contexts %q (current %q), want %q (current host)", contexts, cfg.CurrentContext, want)
+	}
+	var again bytes.Buffer
+	if err := run([]string{"up", "-n", "2", "-dir", dir, "-bin", st.Controlplane.Cmdline[0]}, &again); err != nil {
+		t.Fatalf("second up: %v", err)
+	}
+	if after, err := readState(dir); err != nil || !strings.Contains(again.String(), "already up") || after.Controlplane.PID != st.Controlplane.PID {
+		t.Fatalf("a second up while up must change nothing (state %v): %s", err, again.String())
+	}
+	if err := run([]string{"stop-member", "-dir", dir, "member9"}, &again); err == nil || !strings.Contains(err.Error(), `no member "member9"`) {
+		t.Fatalf("stop-member member9: got %v, want an error naming the member", err)
 	}
 	hub, member1, member2 := contextClient(t, dir, "host"), contextClient(t, dir, "member1"), contextClient(t, dir, "member2")
 
