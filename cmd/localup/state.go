@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,51 +97,10 @@ func cmdDown(dir string, out io.Writer) error {
 	return nil
 }
 
-// claimDir makes dir an empty directory of ours. It refuses a non-empty
-// directory without the marker, so a mistyped -dir never loses files.
-func claimDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return err
-	case len(entries) > 0:
-		if _, err := os.Stat(filepath.Join(dir, markerFile)); err != nil {
-			return fmt.Errorf("%s is not empty and is not a localup directory; choose another -dir", dir)
-		}
-		for _, e := range entries { // logs of a failed up, whose processes are gone
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, markerFile), []byte("made by `localup up`; `localup down` removes this directory\n"), 0o600)
-}
-
 func readState(dir string) (*state, error) {
-	data, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err != nil {
+	var st state
+	if err := testenv.ReadState(filepath.Join(dir, stateFile), &st); err != nil {
 		return nil, err
 	}
-	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, stateFile), err)
-	}
 	return &st, nil
-}
-
-// writeState replaces the state file atomically.
-func writeState(dir string, st *state) error {
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, stateFile+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, stateFile))
 }

@@ -59,7 +59,7 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return err
 	}
-	if err := claimDir(dir); err != nil {
+	if err := testenv.ClaimDir(dir, markerFile, "localup"); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -78,7 +78,7 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	for _, c := range members.Clusters {
 		st.MemberNames = append(st.MemberNames, c.Name)
 	}
-	if err := writeState(dir, st); err != nil {
+	if err := testenv.WriteState(filepath.Join(dir, stateFile), st); err != nil {
 		return errors.Join(err, st.stop())
 	}
 	if err := st.startControlplane(ctx, bin, host.Clusters[0].KubeconfigPath, flags.extra, logf); err != nil {
@@ -89,7 +89,7 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	for _, c := range members.Clusters {
 		contexts = append(contexts, testenv.NamedCluster{Context: c.Name, Cluster: c})
 	}
-	if err := errors.Join(writeState(dir, st), testenv.WriteContexts(kc, contexts)); err != nil {
+	if err := errors.Join(testenv.WriteState(filepath.Join(dir, stateFile), st), testenv.WriteContexts(kc, contexts)); err != nil {
 		return errors.Join(err, st.stop())
 	}
 	if err := registerMembers(ctx, host.Clusters[0], members.Clusters, logf); err != nil {
@@ -161,7 +161,11 @@ func (st *state) startControlplane(ctx context.Context, bin, hostKubeconfig stri
 			return fmt.Errorf("control plane not ready at %s: %w; log: %s", url, ctx.Err(), logPath)
 		case <-time.After(200 * time.Millisecond):
 		}
-		if resp, err := http.Get(url); err == nil { //nolint:gosec,noctx // a loopback URL built here; each try is short
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				logf("localup: control plane (pid %d) ready; log %s", cmd.Process.Pid, logPath)
