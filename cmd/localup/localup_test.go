@@ -131,6 +131,11 @@ func startLocal(t *testing.T) (string, *state) {
 		t.Fatalf("up: %v\n%s", err, out.String())
 	}
 	t.Logf("up took %s", time.Since(begin).Round(100*time.Millisecond))
+	for _, want := range []string{"export KUBECONFIG=" + filepath.Join(dir, kubeconfig), "CONTROLPLANE_DIR=" + dir + " scripts/controlplane-demo.sh"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("up does not print %q:\n%s", want, out.String())
+		}
+	}
 	st, err := readState(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -190,10 +190,14 @@ func printTry(out io.Writer, dir string, st *state) {
 	if st.Controlplane != nil {
 		fmt.Fprintf(out, "  control plane: pid %d, log %s\n", st.Controlplane.PID, st.Controlplane.Log)
 	}
+	env, vars := "", ""
+	if dir != defaultDir() {
+		env, vars = "CONTROLPLANE_DIR="+dir+" ", " CONTROLPLANE_DIR="+dir
+	}
 	fmt.Fprintf(out, `  try:
     export KUBECONFIG=%s
     kubectl --context %s get clusters.cluster.flotilla.io
-    scripts/controlplane-demo.sh  # a Deployment propagated by a PropagationPolicy, then failover as a member stops
-    make controlplane-down
-`, kc, hostName)
+    %sscripts/controlplane-demo.sh  # a Deployment propagated by a PropagationPolicy, then failover as a member stops
+    make controlplane-down%s
+`, kc, hostName, env, vars)
 }
