@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -118,17 +120,23 @@ func TestDemoScript(t *testing.T) {
 	}
 }
 
-// startLocal runs up with two members in a fresh directory, checks that every
-// recorded process runs, and registers down with t.Cleanup.
+// startLocal runs up with two members in the test's directory, after a down
+// of whatever an earlier run left there, checks that every recorded process
+// runs, and registers down with t.Cleanup (a stop that keeps the logs, when
+// the test failed).
 func startLocal(t *testing.T) (string, *state) {
 	t.Helper()
 	bin := buildBinary(t)
-	dir := filepath.Join(t.TempDir(), "cp")
+	dir := testDir(t)
 	var out bytes.Buffer
+	// A test binary killed before its cleanup (a -timeout panic, say) leaves
+	// detached processes behind; the next run stops them, by recorded PID.
+	if err := run([]string{"down", "-dir", dir}, &out); err != nil {
+		t.Fatalf("down of an earlier run: %v", err)
+	}
 	begin := time.Now()
 	if err := run([]string{"up", "-n", "2", "-dir", dir, "-bin", bin, "-timeout", "2m"}, &out); err != nil {
-		_ = run([]string{"down", "-dir", dir}, &out)
-		t.Fatalf("up: %v\n%s", err, out.String())
+		t.Fatalf("up: %v (up stopped what it started; logs kept in %s)\n%s", err, dir, out.String())
 	}
 	t.Logf("up took %s", time.Since(begin).Round(100*time.Millisecond))
 	for _, want := range []string{"export KUBECONFIG=" + filepath.Join(dir, kubeconfig), "CONTROLPLANE_DIR=" + dir + " scripts/controlplane-demo.sh"} {
@@ -145,6 +153,12 @@ func startLocal(t *testing.T) (string, *state) {
 			if log, err := os.ReadFile(st.Controlplane.Log); err == nil {
 				t.Logf("up output:\n%s\ncontrol plane log:\n%s", out.String(), log)
 			}
+			// The processes stop; their logs stay until the next run.
+			if err := st.stop(); err != nil {
+				t.Errorf("stop: %v", err)
+			}
+			t.Logf("logs kept in %s", dir)
+			return
 		}
 		if err := run([]string{"down", "-dir", dir}, &out); err != nil {
 			t.Errorf("down: %v", err)
@@ -154,6 +168,18 @@ func startLocal(t *testing.T) (string, *state) {
 		t.Fatalf("after up %d of %d recorded processes run, want all of 1 control plane + 2 etcd + 2×4 member + 1 host apiserver", running, total)
 	}
 	return dir, st
+}
+
+// testDir is the same directory on every run of a test from one checkout,
+// and differs between checkouts and tests, so that runs never share one.
+func testDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(wd + "\x00" + t.Name()))
+	return filepath.Join(os.TempDir(), "flotilla-localup-test-"+hex.EncodeToString(sum[:6]))
 }
 
 // deployment is web's "ready/replicas" on a member, or why it is not there.
