@@ -18,22 +18,42 @@ func (f *Fleet) WriteKubeconfig(path string) error {
 }
 
 func writeKubeconfig(path string, clusters []*Cluster) error {
+	contexts := make([]NamedCluster, len(clusters))
+	for i, c := range clusters {
+		contexts[i] = NamedCluster{Context: c.Name, Cluster: c}
+	}
+	return WriteContexts(path, contexts)
+}
+
+// NamedCluster is one context of a kubeconfig written by WriteContexts.
+type NamedCluster struct {
+	// Context names the context, its cluster and its user (Context-admin).
+	Context string
+	// Cluster is the running cluster the context reaches as admin.
+	Cluster *Cluster
+}
+
+// WriteContexts writes a kubeconfig to path with one context per entry, in
+// namespace default, and the first entry's context current. It lets clusters
+// of several fleets (a host and its members, say) share one file.
+func WriteContexts(path string, contexts []NamedCluster) error {
 	cfg := clientcmdapi.NewConfig()
-	for _, c := range clusters {
-		user := c.Name + "-admin"
+	for _, nc := range contexts {
+		name, c := nc.Context, nc.Cluster
+		user := name + "-admin"
 		cluster := clientcmdapi.NewCluster()
 		cluster.Server = c.Host
 		cluster.CertificateAuthorityData = bytes.Clone(c.CAData)
-		cfg.Clusters[c.Name] = cluster
+		cfg.Clusters[name] = cluster
 		auth := clientcmdapi.NewAuthInfo()
 		auth.Token = c.Token
 		cfg.AuthInfos[user] = auth
 		ctx := clientcmdapi.NewContext()
-		ctx.Cluster, ctx.AuthInfo, ctx.Namespace = c.Name, user, "default"
-		cfg.Contexts[c.Name] = ctx
+		ctx.Cluster, ctx.AuthInfo, ctx.Namespace = name, user, "default"
+		cfg.Contexts[name] = ctx
 	}
-	if len(clusters) > 0 {
-		cfg.CurrentContext = clusters[0].Name
+	if len(contexts) > 0 {
+		cfg.CurrentContext = contexts[0].Context
 	}
 	return clientcmd.WriteToFile(*cfg, path)
 }

@@ -13,7 +13,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -192,7 +191,7 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return err
 	}
-	if err := claimDir(dir); err != nil {
+	if err := testenv.ClaimDir(dir, markerFile, "fleet"); err != nil {
 		return err
 	}
 
@@ -209,38 +208,12 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	for _, c := range f.Clusters {
 		st.Clusters = append(st.Clusters, clusterState{Name: c.Name, Host: c.Host})
 	}
-	if err := errors.Join(f.WriteKubeconfig(filepath.Join(dir, kubeconfig)), writeState(dir, st)); err != nil {
+	if err := errors.Join(f.WriteKubeconfig(filepath.Join(dir, kubeconfig)), testenv.WriteState(filepath.Join(dir, stateFile), st)); err != nil {
 		return errors.Join(err, f.Stop())
 	}
 	fmt.Fprintf(out, "fleet: %d %s cluster(s) up in %s\n", len(f.Clusters), st.Mode, f.StartupTime)
 	printClusters(out, dir, st)
 	return nil
-}
-
-// claimDir makes dir an empty fleet directory. It refuses a non-empty
-// directory that is not already a fleet directory, so a mistyped -dir never
-// loses someone's files.
-func claimDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return err
-	case len(entries) > 0:
-		if _, err := os.Stat(filepath.Join(dir, markerFile)); err != nil {
-			return fmt.Errorf("%s is not empty and is not a fleet directory; choose another -dir", dir)
-		}
-		// Left by a failed up: logs of processes that are no longer running.
-		for _, e := range entries {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, markerFile), []byte("made by `fleet up`; `fleet down` removes this directory\n"), 0o600)
 }
 
 func cmdDown(dir string, out io.Writer) error {
@@ -311,27 +284,9 @@ func countRunning(st *state) (running, total int) {
 }
 
 func readState(dir string) (*state, error) {
-	data, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err != nil {
+	var st state
+	if err := testenv.ReadState(filepath.Join(dir, stateFile), &st); err != nil {
 		return nil, err
 	}
-	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, stateFile), err)
-	}
 	return &st, nil
-}
-
-// writeState replaces the state file atomically, so a concurrent status or
-// down never reads half of it.
-func writeState(dir string, st *state) error {
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, stateFile+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, stateFile))
 }

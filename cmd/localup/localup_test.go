@@ -1,0 +1,270 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+const deadline = 45 * time.Second
+
+// TestUpPropagateFailoverDown runs the whole local control plane on real
+// processes: up starts a host, the control plane built from this checkout and
+// two members and writes one kubeconfig; through that kubeconfig's host
+// context a Deployment and a PropagationPolicy divide 4 replicas over both
+// members; stop-member member2 moves all 4 to member1; down stops every
+// recorded process and removes the directory.
+func TestUpPropagateFailoverDown(t *testing.T) {
+	dir, st := startLocal(t)
+	cfg, err := clientcmd.LoadFromFile(filepath.Join(dir, kubeconfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var contexts []string
+	for name := range cfg.Contexts {
+		contexts = append(contexts, name)
+	}
+	slices.Sort(contexts)
+	if want := []string{"host", "member1", "member2"}; !slices.Equal(contexts, want) || cfg.CurrentContext != "host" {
+		t.Fatalf("kubeconfig contexts %q (current %q), want %q (current host)", contexts, cfg.CurrentContext, want)
+	}
+	var again bytes.Buffer
+	if err := run([]string{"up", "-n", "2", "-dir", dir, "-bin", st.Controlplane.Cmdline[0]}, &again); err != nil {
+		t.Fatalf("second up: %v", err)
+	}
+	if after, err := readState(dir); err != nil || !strings.Contains(again.String(), "already up") || after.Controlplane.PID != st.Controlplane.PID {
+		t.Fatalf("a second up while up must change nothing (state %v): %s", err, again.String())
+	}
+	if err := run([]string{"stop-member", "-dir", dir, "member9"}, &again); err == nil || !strings.Contains(err.Error(), `no member "member9"`) {
+		t.Fatalf("stop-member member9: got %v, want an error naming the member", err)
+	}
+	hub, member1, member2 := contextClient(t, dir, "host"), contextClient(t, dir, "member1"), contextClient(t, dir, "member2")
+
+	propagateWeb(t, hub)
+	waitFor(t, "web divided 2+2 over both members, all Ready", func() (bool, string) {
+		a, b := deployment(t, member1), deployment(t, member2)
+		return a == "2/2" && b == "2/2", fmt.Sprintf("member1 %s, member2 %s", a, b)
+	})
+
+	var out bytes.Buffer
+	if err := run([]string{"stop-member", "-dir", dir, "member2"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	failedAt := time.Now()
+	waitFor(t, "all 4 replicas on member1 after member2 stopped", func() (bool, string) {
+		a := deployment(t, member1)
+		return a == "4/4", "member1 " + a
+	})
+	t.Logf("failover: 4/4 Ready on member1 %s after member2 stopped", time.Since(failedAt).Round(100*time.Millisecond))
+
+	if err := run([]string{"down", "-dir", dir}, &out); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	for _, p := range st.all() {
+		if p.Running() {
+			t.Errorf("%s (pid %d) still runs after down", p.Name, p.PID)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still exists after down: %v", dir, err)
+	}
+}
+
+// TestDemoScript runs scripts/controlplane-demo.sh against a local control
+// plane of two members: it must propagate web, stop member2 and see all
+// replicas Ready on member1.
+func TestDemoScript(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("the demo script drives kubectl, which is not on PATH")
+	}
+	dir, _ := startLocal(t)
+	cmd := exec.Command("bash", filepath.Join("..", "..", "scripts", "controlplane-demo.sh"))
+	cmd.Env = append(os.Environ(), "CONTROLPLANE_DIR="+dir, "REPLICAS=4", "TIMEOUT=45")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("controlplane-demo.sh: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"all 4 replicas Ready across member1 member2",
+		`binding: [{"name":"member1","replicas":2},{"name":"member2","replicas":2}]`,
+		"stopped member member2",
+		"all 4 replicas Ready on member1",
+		`binding: [{"name":"member1","replicas":4}]`,
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// startLocal runs up with two members in the test's directory, after a down
+// of whatever an earlier run left there, checks that every recorded process
+// runs, and registers down with t.Cleanup (a stop that keeps the logs, when
+// the test failed).
+func startLocal(t *testing.T) (string, *state) {
+	t.Helper()
+	bin := buildBinary(t)
+	dir := testDir(t)
+	var out bytes.Buffer
+	// A test binary killed before its cleanup (a -timeout panic, say) leaves
+	// detached processes behind; the next run stops them, by recorded PID.
+	if err := run([]string{"down", "-dir", dir}, &out); err != nil {
+		t.Fatalf("down of an earlier run: %v", err)
+	}
+	begin := time.Now()
+	if err := run([]string{"up", "-n", "2", "-dir", dir, "-bin", bin, "-timeout", "2m"}, &out); err != nil {
+		t.Fatalf("up: %v (up stopped what it started; logs kept in %s)\n%s", err, dir, out.String())
+	}
+	t.Logf("up took %s", time.Since(begin).Round(100*time.Millisecond))
+	for _, want := range []string{"export KUBECONFIG=" + filepath.Join(dir, kubeconfig), "CONTROLPLANE_DIR=" + dir + " scripts/controlplane-demo.sh"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("up does not print %q:\n%s", want, out.String())
+		}
+	}
+	st, err := readState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if log, err := os.ReadFile(st.Controlplane.Log); err == nil {
+				t.Logf("up output:\n%s\ncontrol plane log:\n%s", out.String(), log)
+			}
+			// The processes stop; their logs stay until the next run.
+			if err := st.stop(); err != nil {
+				t.Errorf("stop: %v", err)
+			}
+			t.Logf("logs kept in %s", dir)
+			return
+		}
+		if err := run([]string{"down", "-dir", dir}, &out); err != nil {
+			t.Errorf("down: %v", err)
+		}
+	})
+	if running, total := st.countRunning(); running != total || total != 1+2+2*4+1 {
+		t.Fatalf("after up %d of %d recorded processes run, want all of 1 control plane + 2 etcd + 2×4 member + 1 host apiserver", running, total)
+	}
+	return dir, st
+}
+
+// testDir is the same directory on every run of a test from one checkout,
+// and differs between checkouts and tests, so that runs never share one.
+func testDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(wd + "\x00" + t.Name()))
+	return filepath.Join(os.TempDir(), "flotilla-localup-test-"+hex.EncodeToString(sum[:6]))
+}
+
+// deployment is web's "ready/replicas" on a member, or why it is not there.
+func deployment(t *testing.T, c client.Client) string {
+	var d appsv1.Deployment
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 1))
+}
+
+func propagateWeb(t *testing.T, hub client.Client) {
+	t.Helper()
+	labels := map[string]string{"app": "web"}
+	web := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](4),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+			},
+		},
+	}
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	if err := yaml.Unmarshal([]byte(`
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+`), pp); err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{pp, web} {
+		if err := hub.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// contextClient is a client built from one context of up's kubeconfig, so
+// the test reaches every cluster the way a user does.
+func contextClient(t *testing.T, dir, name string) client.Client {
+	t.Helper()
+	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: filepath.Join(dir, kubeconfig)},
+		&clientcmd.ConfigOverrides{CurrentContext: name}).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(rc, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "terraform-provider-flotilla")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func waitFor(t *testing.T, what string, f func() (bool, string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), deadline)
+	defer cancel()
+	last := ""
+	for ctx.Err() == nil {
+		ok, why := f()
+		if ok {
+			return
+		}
+		last = why
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+type upFlags struct {
+	members int
+	bin     string
+	timeout time.Duration
+	extra   []string
+}
+
+// localTimings make a member that goes down fail over within seconds rather
+// than Karmada's minutes, so the demo shows it; flags after -- override them.
+var localTimings = []string{
+	"--cluster-probe-interval=1s",
+	"--cluster-failure-threshold=5s",
+	"--cluster-success-threshold=5s",
+	"--no-execute-after=5s",
+	"--graceful-eviction-timeout=1m",
+}
+
+func cmdUp(dir string, flags upFlags, out io.Writer) error {
+	bin, err := exec.LookPath(flags.bin)
+	if err != nil {
+		return fmt.Errorf("-bin: %w (run `make build` first)", err)
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return err
+	}
+	st, err := readState(dir)
+	switch {
+	case err == nil:
+		running, total := st.countRunning()
+		if running == total {
+			fmt.Fprintf(out, "localup: already up in %s; nothing to do (run `localup down` first to change it)\n", dir)
+			printTry(out, dir, st)
+			return nil
+		}
+		fmt.Fprintf(out, "localup: %d of %d processes in %s are gone; stopping the rest and starting afresh\n", total-running, total, dir)
+		if err := st.stop(); err != nil {
+			return err
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	if err := testenv.ClaimDir(dir, markerFile, "localup"); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, flags.timeout)
+	defer cancel()
+
+	begin := time.Now()
+	st = &state{Dir: dir, Started: begin.UTC()}
+	logf := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	host, members, err := startFleets(ctx, dir, flags.members, logf)
+	if err != nil {
+		return err
+	}
+	st.Host, st.Members = host.Processes(), members.Processes()
+	for _, c := range members.Clusters {
+		st.MemberNames = append(st.MemberNames, c.Name)
+	}
+	if err := testenv.WriteState(filepath.Join(dir, stateFile), st); err != nil {
+		return errors.Join(err, st.stop())
+	}
+	if err := st.startControlplane(ctx, bin, host.Clusters[0].KubeconfigPath, flags.extra, logf); err != nil {
+		return errors.Join(err, st.stop())
+	}
+	kc := filepath.Join(dir, kubeconfig)
+	contexts := []testenv.NamedCluster{{Context: hostName, Cluster: host.Clusters[0]}}
+	for _, c := range members.Clusters {
+		contexts = append(contexts, testenv.NamedCluster{Context: c.Name, Cluster: c})
+	}
+	if err := errors.Join(testenv.WriteState(filepath.Join(dir, stateFile), st), testenv.WriteContexts(kc, contexts)); err != nil {
+		return errors.Join(err, st.stop())
+	}
+	if err := registerMembers(ctx, host.Clusters[0], members.Clusters, logf); err != nil {
+		return errors.Join(fmt.Errorf("%w (control plane log: %s)", err, st.Controlplane.Log), st.stop())
+	}
+	fmt.Fprintf(out, "localup: host, control plane and %d member(s) up in %s\n", len(members.Clusters), time.Since(begin).Round(100*time.Millisecond))
+	printTry(out, dir, st)
+	return nil
+}
+
+// startFleets starts the host (an apiserver alone, like karmada-apiserver:
+// nothing reconciles the templates stored there) and the members (full
+// clusters whose fake nodes run pods) side by side, detached.
+func startFleets(ctx context.Context, dir string, members int, logf func(string, ...any)) (host, fleet *testenv.Fleet, err error) {
+	opts := []testenv.Options{
+		{Clusters: 1, NamePrefix: hostName, Mode: testenv.APIServerOnly, Dir: filepath.Join(dir, hostName)},
+		{Clusters: members, Mode: testenv.Full, Dir: filepath.Join(dir, "members")},
+	}
+	fleets := make([]*testenv.Fleet, len(opts))
+	errs := make([]error, len(opts))
+	var wg sync.WaitGroup
+	for i, o := range opts {
+		o.Detach, o.Logf = true, logf
+		wg.Go(func() { fleets[i], errs[i] = testenv.StartFleet(ctx, o) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, f := range fleets {
+			if f != nil {
+				err = errors.Join(err, f.Stop())
+			}
+		}
+		return nil, nil, err
+	}
+	return fleets[0], fleets[1], nil
+}
+
+// startControlplane starts `bin controlplane` against the host in its own
+// session, so it outlives localup, and waits until its /readyz answers.
+func (st *state) startControlplane(ctx context.Context, bin, hostKubeconfig string, extra []string, logf func(string, ...any)) error {
+	probe, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	args := append([]string{"controlplane", "--kubeconfig", hostKubeconfig,
+		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=" + probe}, localTimings...)
+	args = append(args, extra...)
+	logPath := filepath.Join(st.Dir, "controlplane.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start control plane: %w", err)
+	}
+	st.Controlplane = &testenv.ProcessInfo{Name: "controlplane", PID: cmd.Process.Pid, Cmdline: cmd.Args, Log: logPath}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	url := "http://" + probe + "/readyz"
+	for {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("control plane exited before it was ready (%v); log: %s", err, logPath)
+		case <-ctx.Done():
+			return fmt.Errorf("control plane not ready at %s: %w; log: %s", url, ctx.Err(), logPath)
+		case <-time.After(200 * time.Millisecond):
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				logf("localup: control plane (pid %d) ready; log %s", cmd.Process.Pid, logPath)
+				return nil
+			}
+		}
+	}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func printTry(out io.Writer, dir string, st *state) {
+	kc := filepath.Join(dir, kubeconfig)
+	fmt.Fprintf(out, "  kubeconfig:    %s (contexts %s, %s … %s)\n", kc, hostName, st.MemberNames[0], st.MemberNames[len(st.MemberNames)-1])
+	if st.Controlplane != nil {
+		fmt.Fprintf(out, "  control plane: pid %d, log %s\n", st.Controlplane.PID, st.Controlplane.Log)
+	}
+	env, vars := "", ""
+	if dir != defaultDir() {
+		env, vars = "CONTROLPLANE_DIR="+dir+" ", " CONTROLPLANE_DIR="+dir
+	}
+	fmt.Fprintf(out, `  try:
+    export KUBECONFIG=%s
+    kubectl --context %s get clusters.cluster.flotilla.io
+    %sscripts/controlplane-demo.sh  # a Deployment propagated by a PropagationPolicy, then failover as a member stops
+    make controlplane-down%s
+`, kc, hostName, env, vars)
+}
