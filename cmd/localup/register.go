@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -72,7 +72,7 @@ func waitReady(ctx context.Context, hub client.Client, name string) error {
 		var cl clusterv1.Cluster
 		if err := hub.Get(ctx, client.ObjectKey{Name: name}, &cl); err != nil {
 			last = err.Error()
-		} else if c := meta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady); c != nil {
+		} else if c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady); c != nil {
 			if c.Status == metav1.ConditionTrue {
 				return nil
 			}
