@@ -294,7 +294,7 @@ func flattenRendered(works map[string]render.Work, sensitive sensitiveKinds) (ty
 // templateFromImportID accepts the identity flotilla_manifest's id shows:
 // "<group>/<version>, Kind=<kind>, <namespace>/<name>".
 func templateFromImportID(id string) (*unstructured.Unstructured, error) {
-	ref, err := render.ParseTemplateRef(id)
+	ref, err := api.ParseTemplateRef(id)
 	if err != nil {
 		return nil, fmt.Errorf("%w; want the id flotilla_manifest shows, e.g. \"apps/v1, Kind=Deployment, default/web\"", err)
 	}

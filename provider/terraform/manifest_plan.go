@@ -14,7 +14,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // ValidateConfig checks what can be checked without the engine: the shape
@@ -74,7 +73,7 @@ func planIdentity(m manifestRequest, set map[string]tftypes.Value) (replace bool
 	if m.in.template == nil {
 		return false
 	}
-	id := render.TemplateRefOf(m.in.template).String()
+	id := api.TemplateRefOf(m.in.template).String()
 	set[attrID] = tftypes.NewValue(tftypes.String, id)
 	recorded := m.recorded.id
 	return m.hasState && recorded != "" && recorded != id && sameIdentityChanged(recorded, m.in.template)
@@ -279,9 +278,9 @@ func recordedClusters(recorded manifestRecord, prior manifestPrivate) []string {
 // or name differ from the recorded id. A new version of the same kind does
 // not replace the resource.
 func sameIdentityChanged(id string, tmpl *unstructured.Unstructured) bool {
-	old, err := render.ParseTemplateRef(id)
+	old, err := api.ParseTemplateRef(id)
 	if err != nil {
 		return true
 	}
-	return old.ID() != render.TemplateRefOf(tmpl).ID()
+	return old.ID() != api.TemplateRefOf(tmpl).ID()
 }
