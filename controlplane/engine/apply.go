@@ -108,7 +108,7 @@ func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]A
 
 // compare checks a fresh plan against what was planned.
 func compare(p Planned, r plan.Result) error {
-	stale := &StalePlanError{Template: r.Template.String()}
+	stale := &StalePlanError{Template: r.Template.Describe()}
 	if r.Err != nil {
 		stale.Differences = append(stale.Differences, r.Err.Error())
 		return stale

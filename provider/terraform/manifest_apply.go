@@ -207,9 +207,9 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 	if len(failed) > 0 {
 		var summaries []string
 		for _, f := range failed {
-			summaries = append(summaries, f.Result.Template.String()+":\n"+outcomeSummary(f))
+			summaries = append(summaries, f.Result.Template.Describe()+":\n"+outcomeSummary(f))
 		}
-		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.String()+" failed in some clusters",
+		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.Describe()+" failed in some clusters",
 			strings.Join(summaries, "\n")+"\n\nThe clusters that succeeded are recorded; run apply again to retry the others.")
 		record()
 		return
@@ -224,7 +224,7 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 		})
 		set[attrStatus] = statusValue(agg, diags)
 		if err != nil {
-			diags.AddAttributeError(path.Root("status"), "Rollout of "+a.Result.Template.String()+" is not healthy", err.Error())
+			diags.AddAttributeError(path.Root("status"), "Rollout of "+a.Result.Template.Describe()+" is not healthy", err.Error())
 		}
 	} else if len(ok) > 0 {
 		set[attrStatus] = statusValue(health.Aggregate(in.template, nil), diags)

@@ -234,7 +234,7 @@ func membersFromRaw(v tftypes.Value) ([]engine.Member, bool, diag.Diagnostics) {
 	return members, known, diags
 }
 
-// parsePolicyRef reads the policy attribute (plan.ObjectRef's String:
+// parsePolicyRef reads the policy attribute (plan.PolicyRef's String:
 // "PropagationPolicy <namespace>/<name>" or "ClusterPropagationPolicy
 // <name>"); ok is false for anything else, which only makes the claim
 // not sticky.
