@@ -9,14 +9,16 @@ import (
 
 func TestTemplateRef(t *testing.T) {
 	cases := map[string]struct {
-		ref  TemplateRef
-		want string
+		ref        TemplateRef
+		want       string // String
+		describe   string // Describe
+		apiVersion string // spec.resource.apiVersion
 	}{
-		"namespaced apps":   {ref: TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}, want: "apps/v1, Kind=Deployment, default/web"},
-		"core group":        {ref: TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "cfg.v2"}, want: "v1, Kind=ConfigMap, kube-system/cfg.v2"},
-		"cluster-scoped":    {ref: TemplateRef{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "system:viewer"}, want: "rbac.authorization.k8s.io/v1, Kind=ClusterRole, system:viewer"},
-		"custom resource":   {ref: TemplateRef{Group: "example.io", Version: "v1beta1", Kind: "Widget", Namespace: "ns", Name: "w"}, want: "example.io/v1beta1, Kind=Widget, ns/w"},
-		"core cluster kind": {ref: TemplateRef{Version: "v1", Kind: "Namespace", Name: "prod"}, want: "v1, Kind=Namespace, prod"},
+		"namespaced apps":   {ref: TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}, want: "apps/v1, Kind=Deployment, default/web", describe: "Deployment default/web", apiVersion: "apps/v1"},
+		"core group":        {ref: TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "cfg.v2"}, want: "v1, Kind=ConfigMap, kube-system/cfg.v2", describe: "ConfigMap kube-system/cfg.v2", apiVersion: "v1"},
+		"cluster-scoped":    {ref: TemplateRef{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "system:viewer"}, want: "rbac.authorization.k8s.io/v1, Kind=ClusterRole, system:viewer", describe: "ClusterRole system:viewer", apiVersion: "rbac.authorization.k8s.io/v1"},
+		"custom resource":   {ref: TemplateRef{Group: "example.io", Version: "v1beta1", Kind: "Widget", Namespace: "ns", Name: "w"}, want: "example.io/v1beta1, Kind=Widget, ns/w", describe: "Widget ns/w", apiVersion: "example.io/v1beta1"},
+		"core cluster kind": {ref: TemplateRef{Version: "v1", Kind: "Namespace", Name: "prod"}, want: "v1, Kind=Namespace, prod", describe: "Namespace prod", apiVersion: "v1"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -29,6 +31,17 @@ func TestTemplateRef(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.ref, parsed); diff != "" {
 				t.Errorf("ParseTemplateRef (-want +got):\n%s", diff)
+			}
+			if got := tc.ref.Describe(); got != tc.describe {
+				t.Errorf("Describe() = %q, want %q", got, tc.describe)
+			}
+			wire := ObjectReference{APIVersion: tc.apiVersion, Kind: tc.ref.Kind, Namespace: tc.ref.Namespace, Name: tc.ref.Name}
+			if diff := cmp.Diff(wire, tc.ref.Resource()); diff != "" {
+				t.Errorf("Resource() (-want +got):\n%s", diff)
+			}
+			wire.UID, wire.ResourceVersion = "uid-1", "42"
+			if got := TemplateRefOfResource(wire); got != tc.ref {
+				t.Errorf("TemplateRefOfResource(%+v) = %+v, want %+v", wire, got, tc.ref)
 			}
 			id := tc.ref.ID()
 			if len(id) != templateIDLength || len(validation.IsValidLabelValue(id)) > 0 {
@@ -63,8 +76,14 @@ func TestTemplateIDIgnoresVersion(t *testing.T) {
 	if v1.ID() != v2.ID() {
 		t.Errorf("ID changed with the version: %s vs %s", v1.ID(), v2.ID())
 	}
+	if !v1.SameTemplate(v2) {
+		t.Errorf("SameTemplate is false across versions: %+v vs %+v", v1, v2)
+	}
 	other := v1
 	other.Namespace = "ns2"
+	if v1.SameTemplate(other) {
+		t.Errorf("SameTemplate is true across namespaces: %+v vs %+v", v1, other)
+	}
 	if v1.ID() == other.ID() {
 		t.Errorf("templates in different namespaces share ID %s", v1.ID())
 	}
