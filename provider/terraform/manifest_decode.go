@@ -1,10 +1,11 @@
 package terraform
 
 import (
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // Every RPC of flotilla_manifest (ValidateConfig, ModifyPlan, Read, Create,

@@ -5,10 +5,11 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // rawManifestType is flotilla_manifest's raw object type.
