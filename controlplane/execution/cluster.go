@@ -8,10 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // clusterRun is the state of one call's work in one cluster.

@@ -6,11 +6,12 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // ObserveRequest names one object to read back from one cluster.
