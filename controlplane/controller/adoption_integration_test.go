@@ -50,7 +50,7 @@ spec:
 `, names[0])
 	testkit.MustCreate(t, hub, pp)
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}, Data: map[string]string{"owner": "flotilla"}})
-	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "shared"})}
+	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "shared"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "shared")}
 	testkit.Eventually(t, deadline, "namespaced Overwrite counts as Abort", func() (bool, string) {
 		var w workv1.Work

@@ -342,7 +342,7 @@ func (b *bindingReconciler) reflect(ctx context.Context, tmpl *unstructured.Unst
 	updated := tmpl.DeepCopy()
 	updated.Object["status"] = want
 	if err := b.client.Status().Update(ctx, updated); err != nil {
-		return fmt.Errorf("write status of template %s: %w", render.TemplateRefOf(tmpl), err)
+		return fmt.Errorf("write status of template %s: %w", api.TemplateRefOf(tmpl), err)
 	}
 	return nil
 }

@@ -15,7 +15,6 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -30,7 +29,7 @@ import (
 func TestNamespaceClaimedByPolicy(t *testing.T) {
 	env := startControlPlane(t)
 	hub, names, ctx := env.hub, env.names, t.Context()
-	workName := controller.WorkName(render.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
+	workName := controller.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
 	workOf := func(cluster string) client.ObjectKey {
 		return client.ObjectKey{Namespace: controller.ExecutionNamespace(cluster), Name: workName}
 	}

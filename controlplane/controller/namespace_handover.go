@@ -10,7 +10,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // A Namespace that a ClusterPropagationPolicy claims and the namespace
@@ -82,7 +81,7 @@ func syncedNamespaceOf(w *workv1.Work) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	ref := render.TemplateRefOf(objs[0])
+	ref := api.TemplateRefOf(objs[0])
 	if ref.Group != "" || ref.Kind != namespaceKind.Kind || ref.Namespace != "" || WorkName(ref) != w.Name {
 		return "", false
 	}

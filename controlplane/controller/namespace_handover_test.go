@@ -16,7 +16,7 @@ import (
 
 const teamA = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}`
 
-var teamAWork = WorkName(render.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
+var teamAWork = WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
 
 // bindingNamespaceWork is a binding's Work of Namespace team-a in cluster.
 func bindingNamespaceWork(cluster string, mutate ...func(*workv1.Work)) *workv1.Work {

@@ -289,7 +289,7 @@ func newNamespaceWork(ns *corev1.Namespace, rendered render.Work) (*workv1.Work,
 	return &workv1.Work{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:   ExecutionNamespace(rendered.Cluster),
-			Name:        WorkName(render.TemplateRefOf(rendered.Object)),
+			Name:        WorkName(api.TemplateRefOf(rendered.Object)),
 			Labels:      map[string]string{LabelNamespaceSyncName: ns.Name, LabelNamespaceSyncID: string(ns.UID)},
 			Annotations: map[string]string{AnnotationConflictResolution: string(api.ConflictAbort)},
 			Finalizers:  []string{FinalizerExecution},

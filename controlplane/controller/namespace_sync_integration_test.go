@@ -63,7 +63,7 @@ spec:
 	waitNamespace(t, env, withOverride, "team-a", map[string]string{"team": "a", "region": "west", render.LabelFleet: "test"}, map[string]string{"contact": "team-a@example.com"})
 
 	t.Log("the pre-existing namespace is refused, not taken over")
-	workName := controller.WorkName(render.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
+	workName := controller.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
 	testkit.Eventually(t, deadline, "work of the pre-existing namespace refused", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(pre), Name: workName}, &w); err != nil {
@@ -185,7 +185,7 @@ func forgedNamespaceWork(t *testing.T, cluster string) *workv1.Work {
 	return &workv1.Work{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: controller.ExecutionNamespace(cluster),
-			Name:      controller.WorkName(render.TemplateRef{Version: "v1", Kind: "Namespace", Name: "kube-system"}),
+			Name:      controller.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "kube-system"}),
 			Labels:    map[string]string{controller.LabelNamespaceSyncName: "kube-system", controller.LabelNamespaceSyncID: "forged"},
 		},
 		Spec: api.WorkSpec{Workload: api.WorkloadTemplate{Manifests: []api.Manifest{{RawExtension: runtime.RawExtension{Raw: manifest}}}}},

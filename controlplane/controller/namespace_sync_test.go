@@ -10,7 +10,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // TestSyncsNamespace follows Karmada's namespaceShouldBeSynced and the
@@ -55,7 +54,7 @@ func TestValidateNamespaceWork(t *testing.T) {
 		w := &workv1.Work{
 			ObjectMeta: metav1.ObjectMeta{
 				Namespace: ExecutionNamespace("east"),
-				Name:      WorkName(render.TemplateRef{Version: "v1", Kind: "Namespace", Name: name}),
+				Name:      WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: name}),
 				Labels:    map[string]string{LabelNamespaceSyncName: name, LabelNamespaceSyncID: "uid-1"},
 			},
 			Spec: api.WorkSpec{Workload: api.WorkloadTemplate{Manifests: []api.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(manifest)}}}}},

@@ -10,7 +10,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // namespaceWork reports whether w is (or claims to be) a Work of the
@@ -48,7 +47,7 @@ func validateNamespaceWork(w *workv1.Work) field.ErrorList {
 	if err != nil {
 		return append(errs, field.Invalid(ms.Index(0), "(undecodable)", err.Error()))
 	}
-	ref := render.TemplateRefOf(objs[0])
+	ref := api.TemplateRefOf(objs[0])
 	if ref.Group != "" || ref.Kind != "Namespace" || ref.Namespace != "" || ref.Name != name {
 		errs = append(errs, field.Invalid(ms.Index(0), ref.String(), fmt.Sprintf("must be the v1 Namespace %q named by label %s", name, LabelNamespaceSyncName)))
 	} else if want := WorkName(ref); w.Name != want {

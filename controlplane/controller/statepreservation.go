@@ -9,14 +9,12 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // preservedLabelState is Karmada's helper.BuildPreservedLabelState: each
@@ -82,9 +80,7 @@ func lastReported(ctx context.Context, c client.Reader, rb *workv1.ResourceBindi
 		return status, nil
 	}
 	out := slices.Clone(status)
-	r := rb.Spec.Resource
-	gv, _ := schema.ParseGroupVersion(r.APIVersion)
-	ref := render.TemplateRef{Group: gv.Group, Version: gv.Version, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+	ref := api.TemplateRefOfResource(rb.Spec.Resource)
 	for _, tc := range rb.Spec.Clusters {
 		i := slices.IndexFunc(out, func(it api.AggregatedStatusItem) bool { return it.ClusterName == tc.Name })
 		if i >= 0 && out[i].Status != nil && len(out[i].Status.Raw) > 0 {

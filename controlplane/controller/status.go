@@ -22,7 +22,6 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // statusGeneration is the key under which the work status controller keeps
@@ -74,7 +73,7 @@ func (b *bindingReconciler) refused(ctx context.Context, rb *workv1.ResourceBind
 // ends the graceful eviction tasks that are over. current holds the Work of
 // each scheduled cluster as last written or read.
 func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, current map[string]*workv1.Work, plan workPlan) (reconcile.Result, error) {
-	ref := render.TemplateRefOf(tmpl)
+	ref := api.TemplateRefOf(tmpl)
 	placed := make([]string, len(rb.Spec.Clusters))
 	items := make([]health.ClusterStatus, len(rb.Spec.Clusters))
 	for i, tc := range rb.Spec.Clusters {
@@ -148,7 +147,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 // member). ResourceTemplateGeneration is set only when the Work's current
 // spec was applied and observed since, so a status read before an apply is
 // never taken for the new generation's.
-func workClusterStatus(cluster string, w *workv1.Work, ref render.TemplateRef) health.ClusterStatus {
+func workClusterStatus(cluster string, w *workv1.Work, ref api.TemplateRef) health.ClusterStatus {
 	cs := health.ClusterStatus{Cluster: cluster, Health: health.Unknown}
 	if w == nil {
 		cs.AppliedMessage = fmt.Sprintf("work %s/%s is not created yet", ExecutionNamespace(cluster), WorkName(ref))
@@ -192,7 +191,7 @@ func workClusterStatus(cluster string, w *workv1.Work, ref render.TemplateRef) h
 }
 
 // manifestStatusOf finds the status of the template's object in a Work.
-func manifestStatusOf(statuses []api.ManifestStatus, ref render.TemplateRef) *api.ManifestStatus {
+func manifestStatusOf(statuses []api.ManifestStatus, ref api.TemplateRef) *api.ManifestStatus {
 	for i, ms := range statuses {
 		id := ms.Identifier
 		if id.Group == ref.Group && id.Kind == ref.Kind && id.Namespace == ref.Namespace && id.Name == ref.Name {

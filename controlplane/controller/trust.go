@@ -17,7 +17,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // A ResourceBinding is a namespaced object, and whoever may write objects
@@ -219,7 +218,7 @@ func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 		return nil, err
 	}
 	if claim == nil {
-		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "resource"), render.TemplateRefOf(tmpl).String(), "no propagation policy claims the template"))
+		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "resource"), api.TemplateRefOf(tmpl).String(), "no propagation policy claims the template"))
 	}
 	// A binding held by a Lazy claim keeps the placement it was written
 	// with until the template changes, so it cannot be checked against

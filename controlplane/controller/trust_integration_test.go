@@ -19,7 +19,6 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -32,7 +31,7 @@ func (e fleetEnv) victim(t *testing.T, name, cluster string) client.ObjectKey {
 		err := e.members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "tenant-b", Name: name}, &corev1.ConfigMap{})
 		return err == nil, fmt.Sprint(err)
 	})
-	return client.ObjectKey{Namespace: controller.ExecutionNamespace(cluster), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: name})}
+	return client.ObjectKey{Namespace: controller.ExecutionNamespace(cluster), Name: controller.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: name})}
 }
 
 func (e fleetEnv) namespaces(t *testing.T, names ...string) {
@@ -258,7 +257,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 	if err := hub.Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim-configmap"}, &rb); err != nil {
 		t.Fatal(err)
 	}
-	victimRef := render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "victim"}
+	victimRef := api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "victim"}
 	cm := func(ns, name string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"owner": "attacker"}}
 	}
@@ -272,7 +271,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 		// The binding's own template, to a cluster it is not scheduled to.
 		{forgedWork(t, &rb, names[1], controller.WorkName(victimRef), cm("tenant-b", "victim")), "is not scheduled to cluster " + names[1]},
 		// Another object in the binding's namespace, next to its real Work.
-		{forgedWork(t, &rb, names[0], controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "planted"}), cm("tenant-b", "planted")), "is not the template of binding"},
+		{forgedWork(t, &rb, names[0], controller.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "planted"}), cm("tenant-b", "planted")), "is not the template of binding"},
 		// The binding's template under another name: deleting it must not
 		// remove the real object.
 		{forgedWork(t, &rb, names[0], "decoy", cm("tenant-b", "victim")), `the Work of ConfigMap tenant-b/victim is named`},

@@ -76,11 +76,11 @@ func clusterOfNamespace(namespace string) (string, bool) {
 // WorkName is the name of the Works of a template, the same in every
 // execution namespace: Karmada's "<name>-<hash>". The hash covers group,
 // kind, namespace and name, so two templates named alike never share a Work;
-// the version is left out, as in render.TemplateRef.ID, so a template moved
+// the version is left out, as in api.TemplateRef.ID, so a template moved
 // to a new API version keeps its Works. Characters a Work name may not hold
 // (':' in RBAC names, capitals) are replaced, and a long name is shortened
 // so the result stays within 253 characters.
-func WorkName(ref render.TemplateRef) string {
+func WorkName(ref api.TemplateRef) string {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(ref.Group + "/" + ref.Kind + "/" + ref.Namespace + "/" + ref.Name))
 	suffix := "-" + rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
@@ -110,7 +110,7 @@ func newWork(rb *workv1.ResourceBinding, rendered render.Work, templateGeneratio
 	w := &workv1.Work{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: ExecutionNamespace(rendered.Cluster),
-			Name:      WorkName(render.TemplateRefOf(rendered.Object)),
+			Name:      WorkName(api.TemplateRefOf(rendered.Object)),
 			Labels:    map[string]string{LabelBindingPermanentID: string(rb.UID)},
 			Annotations: map[string]string{
 				AnnotationBindingNamespace:   rb.Namespace,

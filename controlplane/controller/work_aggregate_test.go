@@ -11,7 +11,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 func deploymentTemplate() *unstructured.Unstructured {
@@ -42,7 +41,7 @@ func reported(status string, conds ...metav1.Condition) *workv1.Work {
 }
 
 func TestWorkClusterStatus(t *testing.T) {
-	ref := render.TemplateRefOf(deploymentTemplate())
+	ref := api.TemplateRefOf(deploymentTemplate())
 	const st = `{"generation":5,"observedGeneration":5,"readyReplicas":3}`
 	applied := cond(api.ConditionWorkApplied, metav1.ConditionTrue, api.ReasonWorkApplied, "", 2)
 	available := cond(api.ConditionWorkAvailable, metav1.ConditionTrue, api.ReasonWorkAvailable, "", 2)
@@ -114,7 +113,7 @@ func TestWorkClusterStatus(t *testing.T) {
 }
 
 func TestAggregatedItemKeepsTodaysShape(t *testing.T) {
-	ref := render.TemplateRefOf(deploymentTemplate())
+	ref := api.TemplateRefOf(deploymentTemplate())
 	w := reported(`{"generation":5,"observedGeneration":5,"readyReplicas":3}`,
 		cond(api.ConditionWorkApplied, metav1.ConditionTrue, api.ReasonWorkApplied, "", 2), cond(api.ConditionWorkAvailable, metav1.ConditionTrue, api.ReasonWorkAvailable, "", 2))
 	got := aggregatedItem(workClusterStatus("east", w, ref))

@@ -24,7 +24,6 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // workExecution applies each Work's manifests to its member and removes
@@ -163,7 +162,7 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 	}
 	var errs []error
 	for _, obj := range objs {
-		ref := render.TemplateRefOf(obj)
+		ref := api.TemplateRefOf(obj)
 		result := e.executor.Apply(ctx, execution.ApplyRequest{
 			Template:           ref,
 			Objects:            map[string]*unstructured.Unstructured{cluster: obj},
@@ -238,7 +237,7 @@ func (e *workExecution) delete(ctx context.Context, w *workv1.Work, cluster stri
 	preserve := w.Spec.PreserveResourcesOnDeletion != nil && *w.Spec.PreserveResourcesOnDeletion
 	reqs := make([]execution.DeleteRequest, len(objs))
 	for i, obj := range objs {
-		reqs[i] = execution.DeleteRequest{Template: render.TemplateRefOf(obj), Clusters: []string{cluster}, PreserveResourcesOnDeletion: preserve}
+		reqs[i] = execution.DeleteRequest{Template: api.TemplateRefOf(obj), Clusters: []string{cluster}, PreserveResourcesOnDeletion: preserve}
 	}
 	return e.executor.Delete(ctx, reqs...).Err()
 }

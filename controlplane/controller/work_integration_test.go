@@ -58,7 +58,7 @@ spec:
 	testkit.MustCreate(t, hub, deployment(6))
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
-	name := controller.WorkName(render.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
+	name := controller.WorkName(api.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
@@ -283,7 +283,7 @@ spec:
 	testkit.MustCreate(t, hub, pp)
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
 
-	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
+	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
 	t.Log("Abort: the Work and the binding say which object in which cluster is refused")
 	testkit.Eventually(t, deadline, "work and binding report the conflict", func() (bool, string) {

@@ -24,7 +24,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // workStatus reads each applied Work's objects back from its member into
@@ -123,12 +122,12 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 	var statuses []api.ManifestStatus
 	var missing, failures []string
 	for i, obs := range s.executor.ObserveLive(ctx, reqs) {
-		ref := render.TemplateRefOf(objs[i])
+		ref := api.TemplateRefOf(objs[i])
 		switch {
 		case obs.Err != nil:
 			failures = append(failures, obs.Err.Error())
 		case obs.NotFound:
-			missing = append(missing, fmt.Sprintf("%s not found in cluster %s", describeRef(ref), cluster))
+			missing = append(missing, fmt.Sprintf("%s not found in cluster %s", ref.Describe(), cluster))
 		default:
 			statuses = append(statuses, s.manifestStatus(ctx, in, cluster, i, ref, obs.Live))
 		}
@@ -147,7 +146,7 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 // status is what controlplane/health reflects; for kinds whose status
 // carries observedGeneration, the member object's generation is added (as
 // Karmada does) so aggregation can tell when the member caught up.
-func (s *workStatus) manifestStatus(ctx context.Context, in *interpret.Interpreter, cluster string, ordinal int, ref render.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
+func (s *workStatus) manifestStatus(ctx context.Context, in *interpret.Interpreter, cluster string, ordinal int, ref api.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
 	h, _ := in.InterpretHealth(live)
 	ms := api.ManifestStatus{
 		Identifier: api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: s.resource(ctx, cluster, ref)},
@@ -172,7 +171,7 @@ func (s *workStatus) manifestStatus(ctx context.Context, in *interpret.Interpret
 
 // resource is the plural resource name of ref in cluster; empty when the
 // member's mapper cannot tell.
-func (s *workStatus) resource(ctx context.Context, cluster string, ref render.TemplateRef) string {
+func (s *workStatus) resource(ctx context.Context, cluster string, ref api.TemplateRef) string {
 	target, err := s.members.Connect(ctx, cluster)
 	if err != nil {
 		return ""
@@ -182,12 +181,4 @@ func (s *workStatus) resource(ctx context.Context, cluster string, ref render.Te
 		return ""
 	}
 	return m.Resource.Resource
-}
-
-// describeRef names an object in messages: "Deployment default/web".
-func describeRef(ref render.TemplateRef) string {
-	if ref.Namespace == "" {
-		return ref.Kind + " " + ref.Name
-	}
-	return ref.Kind + " " + ref.Namespace + "/" + ref.Name
 }

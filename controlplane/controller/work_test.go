@@ -16,24 +16,24 @@ import (
 )
 
 func TestWorkName(t *testing.T) {
-	web := render.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}
-	with := func(f func(*render.TemplateRef)) render.TemplateRef {
+	web := api.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}
+	with := func(f func(*api.TemplateRef)) api.TemplateRef {
 		r := web
 		f(&r)
 		return r
 	}
 	tests := []struct {
 		name      string
-		ref       render.TemplateRef
+		ref       api.TemplateRef
 		same      bool // same name as web's
 		wantStart string
 	}{
 		{name: "stable", ref: web, same: true, wantStart: "web-"},
-		{name: "version is not part of the identity", ref: with(func(r *render.TemplateRef) { r.Version = "v2" }), same: true, wantStart: "web-"},
-		{name: "another kind", ref: with(func(r *render.TemplateRef) { r.Group, r.Kind = "", "ConfigMap" }), wantStart: "web-"},
-		{name: "another group", ref: with(func(r *render.TemplateRef) { r.Group = "example.com" }), wantStart: "web-"},
-		{name: "another namespace", ref: with(func(r *render.TemplateRef) { r.Namespace = "prod" }), wantStart: "web-"},
-		{name: "colon and capitals", ref: render.TemplateRef{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "system:Admin"}, wantStart: "system.admin-"},
+		{name: "version is not part of the identity", ref: with(func(r *api.TemplateRef) { r.Version = "v2" }), same: true, wantStart: "web-"},
+		{name: "another kind", ref: with(func(r *api.TemplateRef) { r.Group, r.Kind = "", "ConfigMap" }), wantStart: "web-"},
+		{name: "another group", ref: with(func(r *api.TemplateRef) { r.Group = "example.com" }), wantStart: "web-"},
+		{name: "another namespace", ref: with(func(r *api.TemplateRef) { r.Namespace = "prod" }), wantStart: "web-"},
+		{name: "colon and capitals", ref: api.TemplateRef{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "system:Admin"}, wantStart: "system.admin-"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestWorkName(t *testing.T) {
 			}
 		})
 	}
-	long := WorkName(with(func(r *render.TemplateRef) { r.Name = strings.Repeat("a", 253) }))
+	long := WorkName(with(func(r *api.TemplateRef) { r.Name = strings.Repeat("a", 253) }))
 	if len(long) > 253 || validation.IsDNS1123Subdomain(long) != nil {
 		t.Errorf("WorkName of a 253-character name = %q (%d characters), want a valid name of at most 253", long, len(long))
 	}
@@ -242,7 +242,7 @@ func TestNewWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Namespace != "flotilla-es-east" || w.Name != WorkName(render.TemplateRefOf(tmpl)) {
+	if w.Namespace != "flotilla-es-east" || w.Name != WorkName(api.TemplateRefOf(tmpl)) {
 		t.Errorf("work key = %s/%s", w.Namespace, w.Name)
 	}
 	wantAnn := map[string]string{

@@ -7,13 +7,11 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // ValidateWork checks what a Work must be for the execution controller to
@@ -99,8 +97,8 @@ func verifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster st
 	}
 	objs, _ := manifests(w) // ValidateWork decoded them.
 	r := rb.Spec.Resource
-	got, want := render.TemplateRefOf(objs[0]), templateRefOfResource(rb.Spec.Resource)
-	if got.Group != want.Group || got.Kind != want.Kind || got.Namespace != want.Namespace || got.Name != want.Name {
+	got, want := api.TemplateRefOf(objs[0]), api.TemplateRefOfResource(rb.Spec.Resource)
+	if !got.SameTemplate(want) {
 		return nil, refuse(field.Invalid(field.NewPath("spec", "workload", "manifests").Index(0), got.String(), "is not the template of binding "+key.String()+", "+want.String()))
 	}
 	if name := WorkName(want); w.Name != name {
@@ -152,14 +150,8 @@ func ownedWork(ctx context.Context, c client.Reader, w *workv1.Work, opts Option
 		return false, nil
 	}
 	objs, _ := manifests(w)
-	got, want := render.TemplateRefOf(objs[0]), templateRefOfResource(rb.Spec.Resource)
-	return got.Group == want.Group && got.Kind == want.Kind && got.Namespace == want.Namespace && got.Name == want.Name && w.Name == WorkName(want), nil
-}
-
-// templateRefOfResource is the reference of a binding's resource.
-func templateRefOfResource(r api.ObjectReference) render.TemplateRef {
-	gvk := schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
-	return render.TemplateRef{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: r.Namespace, Name: r.Name}
+	got, want := api.TemplateRefOf(objs[0]), api.TemplateRefOfResource(rb.Spec.Resource)
+	return got.SameTemplate(want) && w.Name == WorkName(want), nil
 }
 
 // isRefused reports whether err is a refusal rather than a failure.

@@ -12,7 +12,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // Planned is one template as a front end showed it in a plan, to be applied
@@ -109,7 +108,7 @@ func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]A
 
 // compare checks a fresh plan against what was planned.
 func compare(p Planned, r plan.Result) error {
-	stale := &StalePlanError{Template: r.Template.String()}
+	stale := &StalePlanError{Template: r.Template.Describe()}
 	if r.Err != nil {
 		stale.Differences = append(stale.Differences, r.Err.Error())
 		return stale
@@ -164,7 +163,7 @@ func reason(r plan.Result, cluster string) string {
 
 func applyRequest(p Planned, r plan.Result) execution.ApplyRequest {
 	req := execution.ApplyRequest{
-		Template:                    render.TemplateRefOf(p.Template),
+		Template:                    api.TemplateRefOf(p.Template),
 		Objects:                     make(map[string]*unstructured.Unstructured, len(r.Works)),
 		ConflictResolution:          r.ConflictResolution,
 		PreserveResourcesOnDeletion: r.PreserveResourcesOnDeletion,

@@ -20,7 +20,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -263,7 +262,7 @@ func TestEngine(t *testing.T) {
 		if got := f.replicasIn(t, "shop", "web"); len(got) != 0 {
 			t.Errorf("left behind: %v", got)
 		}
-		if _, ok := res.Find("member2", render.TemplateRefOf(tmpl)); !ok {
+		if _, ok := res.Find("member2", api.TemplateRefOf(tmpl)); !ok {
 			t.Errorf("no outcome reported for member2")
 		}
 	})

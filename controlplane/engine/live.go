@@ -6,9 +6,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/status"
 )
 
@@ -32,7 +32,7 @@ func (e *Engine) Observe(ctx context.Context, members []Member, objects map[stri
 func (e *Engine) Delete(ctx context.Context, members []Member, template *unstructured.Unstructured, clusters []string, preserve bool) execution.Result {
 	defer e.reads.Reset()
 	return e.executor(members).Delete(ctx, execution.DeleteRequest{
-		Template:                    render.TemplateRefOf(template),
+		Template:                    api.TemplateRefOf(template),
 		Clusters:                    clusters,
 		PreserveResourcesOnDeletion: preserve,
 	})

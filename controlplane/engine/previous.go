@@ -29,9 +29,7 @@ func (p Previous) binding(tmpl *unstructured.Unstructured) (rb api.ResourceBindi
 	if tmpl == nil || (len(p.Placement) == 0 && p.Claim == nil) {
 		return rb, false
 	}
-	rb.Spec.Resource = api.ObjectReference{
-		APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(),
-	}
+	rb.Spec.Resource = api.TemplateRefOf(tmpl).Resource()
 	rb.Spec.Clusters = p.Placement
 	rb.Status.SchedulerObservedAffinityName = p.AffinityTerm
 	if p.Claim != nil {

@@ -182,7 +182,7 @@ func (c *clusterRun) ensureNamespace(ctx context.Context, ns string) *Outcome {
 	c.setNamespace(ns, nil)
 	return &Outcome{
 		Cluster:         c.name,
-		Object:          render.TemplateRef{Version: "v1", Kind: "Namespace", Name: ns},
+		Object:          api.TemplateRef{Version: "v1", Kind: "Namespace", Name: ns},
 		Action:          ActionCreatedNamespace,
 		ResourceVersion: created.GetResourceVersion(),
 	}

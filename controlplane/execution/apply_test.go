@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -144,10 +145,10 @@ func testNamespaceSync(t *testing.T, e *env) {
 func checkOwned(t *testing.T, cluster string, live *unstructured.Unstructured) {
 	t.Helper()
 	labels, annotations := live.GetLabels(), live.GetAnnotations()
-	ref := render.TemplateRefOf(live)
+	ref := api.TemplateRefOf(live)
 	if labels[render.LabelManagedBy] != render.ManagedByFlotilla || labels[render.LabelFleet] != testFleet ||
 		labels[render.LabelTemplateID] != ref.ID() || annotations[render.AnnotationTemplate] != ref.String() {
-		t.Errorf("%s: %s lacks the ownership labels: labels %v annotations %v", cluster, describe(ref), labels, annotations)
+		t.Errorf("%s: %s lacks the ownership labels: labels %v annotations %v", cluster, ref.Describe(), labels, annotations)
 	}
 }
 

@@ -28,7 +28,7 @@ const (
 	phaseNamespaced
 )
 
-func phaseOf(ref render.TemplateRef) phase {
+func phaseOf(ref api.TemplateRef) phase {
 	switch {
 	case ref.Group == "" && ref.Kind == "Namespace":
 		return phaseNamespace
@@ -53,7 +53,7 @@ const (
 // op is one object to apply to or remove from one cluster.
 type op struct {
 	kind     opKind
-	ref      render.TemplateRef
+	ref      api.TemplateRef
 	obj      *unstructured.Unstructured // opApply only
 	conflict api.ConflictResolution     // opApply only
 	preserve bool                       // opPrune and opDelete
@@ -146,10 +146,10 @@ func (e *Executor) planApply(plans map[string][]op, req ApplyRequest) {
 // same cluster: two requests cannot both decide one object.
 func markDuplicates(plans map[string][]op) {
 	for _, ops := range plans {
-		seen := make(map[render.TemplateRef]bool, len(ops))
+		seen := make(map[api.TemplateRef]bool, len(ops))
 		for i := range ops {
 			key := ops[i].ref
-			key.Version = "" // as sameObject
+			key.Version = "" // as api.TemplateRef.SameTemplate
 			if seen[key] && ops[i].invalid == nil {
 				ops[i].invalid = errors.New("the object appears more than once in the batch")
 			}
@@ -158,7 +158,7 @@ func markDuplicates(plans map[string][]op) {
 	}
 }
 
-func validateRef(ref render.TemplateRef) error {
+func validateRef(ref api.TemplateRef) error {
 	if ref.Version == "" || ref.Kind == "" || ref.Name == "" {
 		return fmt.Errorf("template %q: version, kind and name must be set", ref.String())
 	}
@@ -176,11 +176,11 @@ func validateConflictResolution(c api.ConflictResolution) error {
 // validateObject checks that obj is the rendered form of ref for this
 // fleet, so that everything applied can be found, pruned and told apart
 // from objects flotilla does not own.
-func (e *Executor) validateObject(ref render.TemplateRef, obj *unstructured.Unstructured) error {
+func (e *Executor) validateObject(ref api.TemplateRef, obj *unstructured.Unstructured) error {
 	if obj == nil {
 		return errors.New("object is nil")
 	}
-	if got := render.TemplateRefOf(obj); got != ref {
+	if got := api.TemplateRefOf(obj); got != ref {
 		return fmt.Errorf("object is %s, not the template %s", got, ref)
 	}
 	labels, annotations := obj.GetLabels(), obj.GetAnnotations()

@@ -14,8 +14,8 @@ import (
 )
 
 func TestGroupsOrder(t *testing.T) {
-	ref := func(apiVersion, kind, namespace, name string) render.TemplateRef {
-		return render.TemplateRefOf(apitest.MakeTemplate(apiVersion, kind, name, namespace).Obj())
+	ref := func(apiVersion, kind, namespace, name string) api.TemplateRef {
+		return api.TemplateRefOf(apitest.MakeTemplate(apiVersion, kind, name, namespace).Obj())
 	}
 	var (
 		deploy = ref("apps/v1", "Deployment", "app", "web")
@@ -34,7 +34,7 @@ func TestGroupsOrder(t *testing.T) {
 	for _, g := range groups(ops) {
 		var names []string
 		for _, o := range g.ops {
-			names = append(names, o.verb()+" "+describe(o.ref))
+			names = append(names, o.verb()+" "+o.ref.Describe())
 		}
 		got = append(got, names)
 	}
@@ -53,8 +53,8 @@ func TestGroupsOrder(t *testing.T) {
 }
 
 func TestOwnerOf(t *testing.T) {
-	ref := render.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}
-	nsRef := render.TemplateRef{Version: "v1", Kind: "Namespace", Name: "app"}
+	ref := api.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}
+	nsRef := api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "app"}
 	live := func(labels, annotations map[string]string) *unstructured.Unstructured {
 		o := &unstructured.Unstructured{Object: map[string]any{}}
 		o.SetLabels(labels)
@@ -67,7 +67,7 @@ func TestOwnerOf(t *testing.T) {
 	tmpl := func(s string) map[string]string { return map[string]string{render.AnnotationTemplate: s} }
 	cases := map[string]struct {
 		live *unstructured.Unstructured
-		ref  render.TemplateRef
+		ref  api.TemplateRef
 		want owner
 	}{
 		"this fleet and template":        {live(flotilla("prod"), tmpl("apps/v1, Kind=Deployment, default/web")), ref, ownedByTemplate},
@@ -95,7 +95,7 @@ func TestOwnerOf(t *testing.T) {
 // before any request to a cluster: the clusters here are not connected.
 func TestInvalidRequests(t *testing.T) {
 	tmpl := apitest.MakeConfigMap("cfg", "app").Obj()
-	ref := render.TemplateRefOf(tmpl)
+	ref := api.TemplateRefOf(tmpl)
 	ok := func() map[string]*unstructured.Unstructured { return rendered(t, testFleet, tmpl, "east") }
 	cases := map[string]struct {
 		reqs []ApplyRequest
@@ -110,7 +110,7 @@ func TestInvalidRequests(t *testing.T) {
 			want: []string{"object lacks the ownership labels"},
 		},
 		"another object than the template": {
-			reqs: []ApplyRequest{{Template: render.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "app", Name: "other"}, Objects: ok()}},
+			reqs: []ApplyRequest{{Template: api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "app", Name: "other"}, Objects: ok()}},
 			want: []string{"object is v1, Kind=ConfigMap, app/cfg, not the template v1, Kind=ConfigMap, app/other"},
 		},
 		"applied and pruned in one cluster": {
@@ -122,7 +122,7 @@ func TestInvalidRequests(t *testing.T) {
 			want: []string{`conflict resolution "Merge": want "Abort" or "Overwrite"`},
 		},
 		"template without a kind": {
-			reqs: []ApplyRequest{{Template: render.TemplateRef{Version: "v1", Name: "x"}, Prune: []string{"east"}}},
+			reqs: []ApplyRequest{{Template: api.TemplateRef{Version: "v1", Name: "x"}, Prune: []string{"east"}}},
 			want: []string{"prune  x from cluster east: template"},
 		},
 		"one object twice in a batch": {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // clusterRun is the state of one call's work in one cluster.
@@ -75,12 +75,12 @@ func (c *clusterRun) wrap(o op, err error) error {
 	if o.kind == opApply {
 		prep = "to"
 	}
-	return fmt.Errorf("%s %s %s cluster %s: %w", o.verb(), describe(o.ref), prep, c.name, err)
+	return fmt.Errorf("%s %s %s cluster %s: %w", o.verb(), o.ref.Describe(), prep, c.name, err)
 }
 
 // noKindError is a kind the cluster does not serve, even after the mapper
 // was reset.
-type noKindError struct{ ref render.TemplateRef }
+type noKindError struct{ ref api.TemplateRef }
 
 func (e *noKindError) Error() string {
 	return "the cluster does not serve " + schema.GroupVersionKind{Group: e.ref.Group, Version: e.ref.Version, Kind: e.ref.Kind}.String()
@@ -95,7 +95,7 @@ func isNoKind(err error) bool {
 // the mapper does not know resets the mapper (discovery may be stale after
 // a CustomResourceDefinition appeared) and is tried once more; one reset
 // per run and CRD change is enough, however many objects miss.
-func (c *clusterRun) resource(ctx context.Context, ref render.TemplateRef) (dynamic.ResourceInterface, error) {
+func (c *clusterRun) resource(ctx context.Context, ref api.TemplateRef) (dynamic.ResourceInterface, error) {
 	gk := schema.GroupKind{Group: ref.Group, Kind: ref.Kind}
 	mapping, err := c.target.Mapper.RESTMapping(gk, ref.Version)
 	if apimeta.IsNoMatchError(err) {

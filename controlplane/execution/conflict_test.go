@@ -9,7 +9,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 func testConflict(t *testing.T, e *env) {
@@ -99,7 +98,7 @@ func testConflict(t *testing.T, e *env) {
 
 	// Removal never touches an object flotilla does not own.
 	e.create(t, "member1", configMaps, apitest.MakeConfigMap("foreign", "conflict").Obj())
-	foreign := render.TemplateRefOf(apitest.MakeConfigMap("foreign", "conflict").Obj())
+	foreign := api.TemplateRefOf(apitest.MakeConfigMap("foreign", "conflict").Obj())
 	res = ex.Delete(t.Context(), DeleteRequest{Template: foreign, Clusters: []string{"member1"}})
 	mustSucceed(t, res)
 	if o := res.Outcomes[0]; o.Action != ActionSkipped || o.Reason == "" {
@@ -114,7 +113,7 @@ func testOtherFleet(t *testing.T, e *env) {
 	e.makeNamespace(t, "fleets")
 	staging := &Executor{Clusters: e.targets, Fleet: "staging"}
 	tmpl := apitest.MakeConfigMap("shared", "fleets").Data("fleet", "staging").Obj()
-	ref := render.TemplateRefOf(tmpl)
+	ref := api.TemplateRefOf(tmpl)
 	mustSucceed(t, staging.Apply(t.Context(), ApplyRequest{Template: ref, Objects: rendered(t, "staging", tmpl, "member1")}))
 	before := e.get(t, "member1", configMaps, "fleets", "shared")
 

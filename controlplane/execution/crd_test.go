@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 var (
@@ -66,8 +66,8 @@ func testCRD(t *testing.T, e *env) {
 
 	// Deleting both removes the instance before its definition.
 	res = ex.Delete(t.Context(),
-		DeleteRequest{Template: render.TemplateRefOf(crd), Clusters: e.names},
-		DeleteRequest{Template: render.TemplateRefOf(widget), Clusters: e.names})
+		DeleteRequest{Template: api.TemplateRefOf(crd), Clusters: e.names},
+		DeleteRequest{Template: api.TemplateRefOf(widget), Clusters: e.names})
 	mustSucceed(t, res)
 	want = nil
 	for _, c := range e.names {

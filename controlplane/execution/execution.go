@@ -12,7 +12,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // Defaults of Executor.
@@ -86,7 +85,7 @@ type ApplyRequest struct {
 	// form of it (render.Work.Object): same kind, namespace and name, with
 	// the ownership labels of the executor's fleet and AnnotationTemplate
 	// equal to Template.String().
-	Template render.TemplateRef
+	Template api.TemplateRef
 	// Objects maps a cluster name to the object to apply there.
 	Objects map[string]*unstructured.Unstructured
 	// Prune lists the clusters the template left: its object there is
@@ -116,7 +115,7 @@ type ApplyRequest struct {
 // DeleteRequest removes one template's objects from the listed clusters.
 type DeleteRequest struct {
 	// Template identifies the template whose objects are removed.
-	Template render.TemplateRef
+	Template api.TemplateRef
 	// Clusters are the clusters to remove it from.
 	Clusters []string
 	// PreserveResourcesOnDeletion releases the objects instead of deleting
@@ -157,7 +156,7 @@ type Outcome struct {
 	// Cluster is the member cluster.
 	Cluster string
 	// Object identifies the object: the template, or the namespace created.
-	Object render.TemplateRef
+	Object api.TemplateRef
 	// Action is what happened.
 	Action Action
 	// ResourceVersion is the live object's after an apply, a namespace
@@ -216,9 +215,9 @@ func (r Result) Cluster(name string) []Outcome {
 
 // Find returns the outcome for one object in one cluster. Versions are
 // ignored, as in TemplateRef.ID.
-func (r Result) Find(cluster string, object render.TemplateRef) (Outcome, bool) {
+func (r Result) Find(cluster string, object api.TemplateRef) (Outcome, bool) {
 	for _, o := range r.Outcomes {
-		if o.Cluster == cluster && sameObject(o.Object, object) {
+		if o.Cluster == cluster && o.Object.SameTemplate(object) {
 			return o, true
 		}
 	}
@@ -266,10 +265,4 @@ func (e *Executor) establishTimeout() time.Duration {
 		return DefaultEstablishTimeout
 	}
 	return e.EstablishTimeout
-}
-
-// sameObject compares identities without the version: a template moved to a
-// new API version is still the same object.
-func sameObject(a, b render.TemplateRef) bool {
-	return a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -133,7 +134,7 @@ func rendered(t testing.TB, fleet string, tmpl *unstructured.Unstructured, clust
 // applyReq renders tmpl for the clusters in testFleet.
 func applyReq(t testing.TB, tmpl *unstructured.Unstructured, clusters ...string) ApplyRequest {
 	t.Helper()
-	return ApplyRequest{Template: render.TemplateRefOf(tmpl), Objects: rendered(t, testFleet, tmpl, clusters...)}
+	return ApplyRequest{Template: api.TemplateRefOf(tmpl), Objects: rendered(t, testFleet, tmpl, clusters...)}
 }
 
 // mustSucceed fails the test when any outcome has an error.
@@ -148,7 +149,7 @@ func mustSucceed(t testing.TB, res Result) {
 func summary(res Result) string {
 	out := ""
 	for _, o := range res.Outcomes {
-		out += fmt.Sprintf("\n  %s %s: %s changed=%v rv=%s err=%v reason=%q", o.Cluster, describe(o.Object), o.Action, o.Changed, o.ResourceVersion, o.Err, o.Reason)
+		out += fmt.Sprintf("\n  %s %s: %s changed=%v rv=%s err=%v reason=%q", o.Cluster, o.Object.Describe(), o.Action, o.Changed, o.ResourceVersion, o.Err, o.Reason)
 	}
 	return out
 }
@@ -157,7 +158,7 @@ func summary(res Result) string {
 func actions(res Result) []string {
 	var out []string
 	for _, o := range res.Outcomes {
-		out = append(out, fmt.Sprintf("%s %s: %s", o.Cluster, describe(o.Object), o.Action))
+		out = append(out, fmt.Sprintf("%s %s: %s", o.Cluster, o.Object.Describe(), o.Action))
 	}
 	return out
 }

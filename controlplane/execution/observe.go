@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // ObserveRequest names one object to read back from one cluster.
@@ -29,7 +29,7 @@ type Observation struct {
 	// Cluster is the member cluster.
 	Cluster string
 	// Object identifies the object.
-	Object render.TemplateRef
+	Object api.TemplateRef
 	// NotFound is set when the object does not exist (or its kind is not
 	// served); Live and Managed are then nil.
 	NotFound bool
@@ -62,7 +62,7 @@ func (e *Executor) ObserveLive(ctx context.Context, reqs []ObserveRequest) []Obs
 			out[i].Err = fmt.Errorf("observe in cluster %s: object is nil", r.Cluster)
 			continue
 		}
-		out[i].Object = render.TemplateRefOf(r.Object)
+		out[i].Object = api.TemplateRefOf(r.Object)
 		if err := validateRef(out[i].Object); err != nil {
 			out[i].Err = fmt.Errorf("observe in cluster %s: %w", r.Cluster, err)
 			continue
@@ -101,7 +101,7 @@ func (e *Executor) ObserveLive(ctx context.Context, reqs []ObserveRequest) []Obs
 func (c *clusterRun) observe(ctx context.Context, desired *unstructured.Unstructured, obs *Observation) {
 	fail := func(err error) {
 		c.noteFailure(ctx, err)
-		obs.Err = fmt.Errorf("observe %s in cluster %s: %w", describe(obs.Object), c.name, err)
+		obs.Err = fmt.Errorf("observe %s in cluster %s: %w", obs.Object.Describe(), c.name, err)
 	}
 	if down := c.downErr(); down != nil {
 		fail(notAttempted(down))

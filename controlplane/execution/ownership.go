@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -30,7 +31,7 @@ const (
 // is compared without its version (a template moved to a new API version is
 // still the same object), and an annotation that does not parse counts as
 // another template's.
-func ownerOf(live *unstructured.Unstructured, fleet string, ref render.TemplateRef) owner {
+func ownerOf(live *unstructured.Unstructured, fleet string, ref api.TemplateRef) owner {
 	labels := live.GetLabels()
 	if labels[render.LabelManagedBy] != render.ManagedByFlotilla {
 		return notOwned
@@ -48,8 +49,8 @@ func ownerOf(live *unstructured.Unstructured, fleet string, ref render.TemplateR
 		}
 		return notOwned
 	}
-	got, err := render.ParseTemplateRef(annotation)
-	if err != nil || !sameObject(got, ref) {
+	got, err := api.ParseTemplateRef(annotation)
+	if err != nil || !got.SameTemplate(ref) {
 		return notOwned
 	}
 	return ownedByTemplate
@@ -65,7 +66,7 @@ type ConflictError struct {
 	// Cluster is the member cluster.
 	Cluster string
 	// Object is the object in the way.
-	Object render.TemplateRef
+	Object api.TemplateRef
 	// Fleet is the fleet that wanted to apply it.
 	Fleet string
 	// OtherFleet is set when the object belongs to another flotilla fleet;
@@ -77,19 +78,11 @@ type ConflictError struct {
 func (e *ConflictError) Error() string {
 	if e.OtherFleet != "" {
 		return fmt.Sprintf("cluster %s: %s belongs to flotilla fleet %q, not %q; flotilla never adopts objects across fleets",
-			e.Cluster, describe(e.Object), e.OtherFleet, e.Fleet)
+			e.Cluster, e.Object.Describe(), e.OtherFleet, e.Fleet)
 	}
 	return fmt.Sprintf("cluster %s: %s exists and is not managed by flotilla fleet %q; set the propagation policy's conflictResolution (conflict_resolution in Terraform) to Overwrite to adopt it",
-		e.Cluster, describe(e.Object), e.Fleet)
+		e.Cluster, e.Object.Describe(), e.Fleet)
 }
 
 // Is makes errors.Is(err, ErrConflict) true.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
-
-// describe names an object as "Deployment default/web" or "Namespace prod".
-func describe(ref render.TemplateRef) string {
-	if ref.Namespace == "" {
-		return ref.Kind + " " + ref.Name
-	}
-	return ref.Kind + " " + ref.Namespace + "/" + ref.Name
-}

@@ -17,7 +17,7 @@ import (
 // (preview, Terraform, the Crossplane preview) refuse them.
 type RefusedFieldError struct {
 	// Policy is the claiming propagation policy.
-	Policy ObjectRef
+	Policy PolicyRef
 	// Field is the refused field, rooted at the policy ("spec.schedulerName").
 	Field *field.Error
 }
@@ -34,7 +34,7 @@ func (e *RefusedFieldError) Error() string {
 //   - dependentOverrides naming an override policy the plan was not given:
 //     Karmada waits for it to be created; a plan receives its override
 //     policies by value, so the missing one is missing from the input.
-func refuseClaim(f Fleet, claim policy.Claim, ref ObjectRef) error {
+func refuseClaim(f Fleet, claim policy.Claim, ref PolicyRef) error {
 	spec := claim.Spec
 	if api.OtherScheduler(spec.SchedulerName) {
 		return &RefusedFieldError{Policy: ref, Field: field.Invalid(field.NewPath("spec", "schedulerName"), spec.SchedulerName,

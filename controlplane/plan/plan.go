@@ -59,15 +59,22 @@ func FleetFromBundle(name string, b *api.Bundle) Fleet {
 	}
 }
 
-// ObjectRef identifies a template or a policy.
-type ObjectRef struct {
-	APIVersion string `json:"apiVersion,omitempty"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
+// PolicyRef identifies the propagation policy that claims a template. A
+// template's identity is api.TemplateRef; a policy is named by kind,
+// namespace and name alone, as Karmada's claim labels name it.
+type PolicyRef struct {
+	// Kind is PropagationPolicy or ClusterPropagationPolicy.
+	Kind string `json:"kind"`
+	// Namespace is empty for a ClusterPropagationPolicy.
+	Namespace string `json:"namespace,omitempty"`
+	// Name is the policy's name.
+	Name string `json:"name"`
 }
 
-func (r ObjectRef) String() string {
+// String is "PropagationPolicy <namespace>/<name>" or
+// "ClusterPropagationPolicy <name>": the form of Terraform's policy
+// attribute and of messages.
+func (r PolicyRef) String() string {
 	if r.Namespace == "" {
 		return r.Kind + " " + r.Name
 	}
@@ -77,9 +84,9 @@ func (r ObjectRef) String() string {
 // Result is the plan for one template.
 type Result struct {
 	// Template is the planned template.
-	Template ObjectRef
+	Template api.TemplateRef
 	// Policy is the claiming propagation policy; nil when none claims it.
-	Policy *ObjectRef
+	Policy *PolicyRef
 	// AffinityTerm is the chosen clusterAffinities term, if the policy has terms.
 	AffinityTerm string
 	// Placement is cluster → replicas, sorted by cluster name. Empty when
@@ -89,7 +96,7 @@ type Result struct {
 	// receives, with the overrides that shaped it and its hash.
 	Works map[string]render.Work
 	// RequiredBy lists the workloads this template follows (propagateDeps).
-	RequiredBy []ObjectRef
+	RequiredBy []api.TemplateRef
 	// PreserveResourcesOnDeletion is the claiming policy's setting.
 	PreserveResourcesOnDeletion bool
 	// ConflictResolution is the claiming policy's setting (Abort or Overwrite).
@@ -131,7 +138,7 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 		}
 		works, err := renderTemplate(f, byName, tmpl, specs[i], results[i].Placement)
 		if err != nil {
-			results[i].Err = fmt.Errorf("%s: %w", results[i].Template, err)
+			results[i].Err = fmt.Errorf("%s: %w", results[i].Template.Describe(), err)
 			continue
 		}
 		results[i].Works = works
@@ -139,13 +146,9 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 	return results
 }
 
-func refOf(tmpl *unstructured.Unstructured) ObjectRef {
-	return ObjectRef{APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName()}
-}
-
 // schedule claims and schedules one template.
 func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured) (Result, *api.PropagationSpec) {
-	res := Result{Template: refOf(tmpl)}
+	res := Result{Template: api.TemplateRefOf(tmpl)}
 	prev := previousBinding(f.Bindings, res.Template)
 	// The previous result's claim is sticky, as in the continuous driver,
 	// so preemption means the same in every front end.
@@ -153,17 +156,17 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 	if !ok {
 		return res, nil
 	}
-	res.Policy = &ObjectRef{Kind: claim.Kind, Namespace: claim.Namespace, Name: claim.Name}
+	res.Policy = &PolicyRef{Kind: claim.Kind, Namespace: claim.Namespace, Name: claim.Name}
 	spec := claim.Spec
 	if err := refuseClaim(f, claim, *res.Policy); err != nil {
-		res.Err = fmt.Errorf("%s: %w", res.Template, err)
+		res.Err = fmt.Errorf("%s: %w", res.Template.Describe(), err)
 		return res, spec
 	}
 	res.ConflictResolution = spec.ConflictResolution
 	res.PreserveResourcesOnDeletion = spec.PreserveResourcesOnDeletion != nil && *spec.PreserveResourcesOnDeletion
 	replicas, req, err := f.Interpreter.GetReplicas(tmpl)
 	if err != nil {
-		res.Err = fmt.Errorf("%s: %w", res.Template, err)
+		res.Err = fmt.Errorf("%s: %w", res.Template.Describe(), err)
 		return res, spec
 	}
 	b := scheduler.Binding{
@@ -192,10 +195,9 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 	return res, spec
 }
 
-func previousBinding(bindings []api.ResourceBinding, ref ObjectRef) *api.ResourceBinding {
+func previousBinding(bindings []api.ResourceBinding, ref api.TemplateRef) *api.ResourceBinding {
 	for i := range bindings {
-		r := bindings[i].Spec.Resource
-		if r.APIVersion == ref.APIVersion && r.Kind == ref.Kind && r.Namespace == ref.Namespace && r.Name == ref.Name {
+		if api.TemplateRefOfResource(bindings[i].Spec.Resource) == ref {
 			return &bindings[i]
 		}
 	}
@@ -217,7 +219,7 @@ func followDependencies(in *interpret.Interpreter, templates []*unstructured.Uns
 		}
 		deps, err := in.GetDependencies(tmpl)
 		if err != nil {
-			results[i].Err = fmt.Errorf("%s: dependencies: %w", results[i].Template, err)
+			results[i].Err = fmt.Errorf("%s: dependencies: %w", results[i].Template.Describe(), err)
 			results[i].Placement = nil
 			continue
 		}
@@ -258,7 +260,7 @@ func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.
 	// A previous binding under failover carries preserved state to its
 	// new cluster, as the continuous driver renders it.
 	binding := api.ResourceBindingSpec{Clusters: placement}
-	if prev := previousBinding(f.Bindings, refOf(tmpl)); prev != nil {
+	if prev := previousBinding(f.Bindings, api.TemplateRefOf(tmpl)); prev != nil {
 		binding.GracefulEvictionTasks = prev.Spec.GracefulEvictionTasks
 	}
 	if spec != nil {

@@ -62,7 +62,7 @@ func TestPlanWeightedWithRegionalImage(t *testing.T) {
 	if diff := cmp.Diff(map[string]int32{"east": 1, "west": 2}, placementOf(r)); diff != "" {
 		t.Errorf("placement (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(&ObjectRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"}, r.Policy); diff != "" {
+	if diff := cmp.Diff(&PolicyRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"}, r.Policy); diff != "" {
 		t.Errorf("policy (-want +got):\n%s", diff)
 	}
 	if got := image(t, r.Works["east"].Object); got != "nginx:1.27" {
@@ -164,7 +164,7 @@ func TestPlanOutcomes(t *testing.T) {
 				if diff := cmp.Diff(map[string]int32{"west": 0}, placementOf(rs[0])); diff != "" {
 					t.Errorf("web-config placement (-want +got):\n%s", diff)
 				}
-				if diff := cmp.Diff([]ObjectRef{{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"}}, rs[0].RequiredBy); diff != "" {
+				if diff := cmp.Diff([]api.TemplateRef{{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}}, rs[0].RequiredBy); diff != "" {
 					t.Errorf("requiredBy (-want +got):\n%s", diff)
 				}
 				if _, ok := rs[0].Works["west"]; !ok {

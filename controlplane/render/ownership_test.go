@@ -5,75 +5,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
-
-func TestTemplateRef(t *testing.T) {
-	cases := map[string]struct {
-		ref  TemplateRef
-		want string
-	}{
-		"namespaced apps":   {ref: TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}, want: "apps/v1, Kind=Deployment, default/web"},
-		"core group":        {ref: TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "cfg.v2"}, want: "v1, Kind=ConfigMap, kube-system/cfg.v2"},
-		"cluster-scoped":    {ref: TemplateRef{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "system:viewer"}, want: "rbac.authorization.k8s.io/v1, Kind=ClusterRole, system:viewer"},
-		"custom resource":   {ref: TemplateRef{Group: "example.io", Version: "v1beta1", Kind: "Widget", Namespace: "ns", Name: "w"}, want: "example.io/v1beta1, Kind=Widget, ns/w"},
-		"core cluster kind": {ref: TemplateRef{Version: "v1", Kind: "Namespace", Name: "prod"}, want: "v1, Kind=Namespace, prod"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := tc.ref.String(); got != tc.want {
-				t.Errorf("String() = %q, want %q", got, tc.want)
-			}
-			parsed, err := ParseTemplateRef(tc.want)
-			if err != nil {
-				t.Fatalf("ParseTemplateRef(%q): %v", tc.want, err)
-			}
-			if diff := cmp.Diff(tc.ref, parsed); diff != "" {
-				t.Errorf("ParseTemplateRef (-want +got):\n%s", diff)
-			}
-			id := tc.ref.ID()
-			if len(id) != templateIDLength || len(validation.IsValidLabelValue(id)) > 0 {
-				t.Errorf("ID() = %q, want a %d-character label value", id, templateIDLength)
-			}
-		})
-	}
-}
-
-func TestParseTemplateRefErrors(t *testing.T) {
-	for _, s := range []string{
-		"",
-		"apps/v1 Kind=Deployment default/web",
-		"apps/v1, Deployment, default/web",
-		"a/b/c, Kind=Deployment, default/web",
-		"apps/v1, Kind=, default/web",
-		"apps/v1, Kind=Deployment, default/",
-		"apps/v1, Kind=Deployment, /web",
-		"apps/v1, Kind=Deployment, a/b/c",
-		", Kind=Deployment, web",
-	} {
-		if ref, err := ParseTemplateRef(s); err == nil {
-			t.Errorf("ParseTemplateRef(%q) = %+v, want an error", s, ref)
-		}
-	}
-}
-
-func TestTemplateIDIgnoresVersion(t *testing.T) {
-	v1 := TemplateRef{Group: "example.io", Version: "v1", Kind: "Widget", Namespace: "ns", Name: "w"}
-	v2 := v1
-	v2.Version = "v2"
-	if v1.ID() != v2.ID() {
-		t.Errorf("ID changed with the version: %s vs %s", v1.ID(), v2.ID())
-	}
-	other := v1
-	other.Namespace = "ns2"
-	if v1.ID() == other.ID() {
-		t.Errorf("templates in different namespaces share ID %s", v1.ID())
-	}
-}
 
 func TestRenderOwnership(t *testing.T) {
 	tmpl := apitest.MakeDeployment("web", "default").Label("app", "web").
@@ -89,7 +25,7 @@ func TestRenderOwnership(t *testing.T) {
 		Fleet:     "prod",
 	}
 	w := mustRender(t, in)["east"]
-	ref := TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}
+	ref := api.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}
 	wantLabels := map[string]string{
 		"app":           "web",
 		LabelManagedBy:  ManagedByFlotilla,

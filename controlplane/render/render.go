@@ -70,7 +70,7 @@ func Render(in Input) (map[string]Work, error) {
 	if err := validateInput(in); err != nil {
 		return nil, err
 	}
-	ref := TemplateRefOf(in.Template)
+	ref := api.TemplateRefOf(in.Template)
 	divided := in.ReplicaScheduling == api.ReplicaSchedulingTypeDivided
 	var completions map[string]int64
 	if divided {
@@ -90,7 +90,7 @@ func Render(in Input) (map[string]Work, error) {
 	return works, nil
 }
 
-func renderOne(in Input, ref TemplateRef, t Target, divided bool, completions map[string]int64) (Work, error) {
+func renderOne(in Input, ref api.TemplateRef, t Target, divided bool, completions map[string]int64) (Work, error) {
 	obj := in.Template.DeepCopy()
 	if divided {
 		if err := in.Interpreter.ReviseReplica(obj, int64(t.Replicas)); err != nil {
@@ -143,7 +143,7 @@ func validateInput(in Input) error {
 	if in.Template == nil {
 		return errors.New("render: template is nil")
 	}
-	ref := TemplateRefOf(in.Template)
+	ref := api.TemplateRefOf(in.Template)
 	if ref.Version == "" || ref.Kind == "" || ref.Name == "" {
 		return fmt.Errorf("render template %q: apiVersion, kind and metadata.name must be set", ref)
 	}

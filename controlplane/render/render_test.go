@@ -131,7 +131,7 @@ func TestRenderGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := TemplateRefOf(tmpl)
+	ref := api.TemplateRefOf(tmpl)
 	want := `{"apiVersion":"v1","data":{"a":"\u003c1\u003e","b":"2"},"kind":"ConfigMap","metadata":{"annotations":{` +
 		`"flotilla.io/rendered-hash":"` + w.Hash + `","flotilla.io/template":"v1, Kind=ConfigMap, default/cfg"},` +
 		`"labels":{"app.kubernetes.io/managed-by":"flotilla","flotilla.io/fleet":"prod","flotilla.io/template-id":"` + ref.ID() + `","z":"last"},` +

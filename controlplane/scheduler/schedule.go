@@ -19,11 +19,11 @@ import (
 // the first tried term's error comes first.
 func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
 	if b.Replicas < 0 {
-		return Result{}, fmt.Errorf("schedule %s: replicas %d is negative", describe(&b.Resource), b.Replicas)
+		return Result{}, fmt.Errorf("schedule %s: replicas %d is negative", api.TemplateRefOfResource(b.Resource).Describe(), b.Replicas)
 	}
 	name, err := strategyOf(&b.Placement)
 	if err != nil {
-		return Result{}, fmt.Errorf("schedule %s: %w", describe(&b.Resource), err)
+		return Result{}, fmt.Errorf("schedule %s: %w", api.TemplateRefOfResource(b.Resource).Describe(), err)
 	}
 	s := &run{
 		clusters: clusters,
@@ -278,11 +278,4 @@ func withoutEmpty(in []api.TargetCluster) []api.TargetCluster {
 		}
 	}
 	return out
-}
-
-func describe(r *api.ObjectReference) string {
-	if r.Namespace == "" {
-		return fmt.Sprintf("%s %s", r.Kind, r.Name)
-	}
-	return fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name)
 }

@@ -37,17 +37,36 @@ type PreviewOutput struct {
 
 // PreviewResult is the plan for one template.
 type PreviewResult struct {
-	Template     plan.ObjectRef            `json:"template"`
-	Policy       *plan.ObjectRef           `json:"policy"`
+	Template     PreviewObject             `json:"template"`
+	Policy       *plan.PolicyRef           `json:"policy"`
 	AffinityTerm string                    `json:"affinityTerm"`
 	Placement    []PreviewPlacement        `json:"placement"`
 	Rendered     map[string]map[string]any `json:"rendered"`
-	RequiredBy   []plan.ObjectRef          `json:"requiredBy,omitempty"`
+	RequiredBy   []PreviewObject           `json:"requiredBy,omitempty"`
 	Error        string                    `json:"error"`
 	// Refused is true when Error is a claiming policy's field that a
 	// preview cannot honour (schedulerName, dependentOverrides).
 	Refused bool              `json:"refused,omitempty"`
 	Reasons map[string]string `json:"reasons"`
+}
+
+// PreviewObject names a template in the JSON output, with its apiVersion
+// as written in a manifest.
+type PreviewObject struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// previewObject is ref in the JSON output's shape.
+func previewObject(ref api.TemplateRef) PreviewObject {
+	return PreviewObject{APIVersion: ref.APIVersion(), Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+}
+
+// String names the template in the table output: "Deployment default/web".
+func (o PreviewObject) String() string {
+	return api.TemplateRef{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}.Describe()
 }
 
 // PreviewPlacement is one cluster of a placement.
@@ -140,9 +159,12 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func toPreview(r plan.Result) (PreviewResult, error) {
 	pr := PreviewResult{
-		Template: r.Template, Policy: r.Policy, AffinityTerm: r.AffinityTerm,
+		Template: previewObject(r.Template), Policy: r.Policy, AffinityTerm: r.AffinityTerm,
 		Placement: []PreviewPlacement{}, Rendered: map[string]map[string]any{},
-		RequiredBy: r.RequiredBy, Reasons: r.Reasons,
+		Reasons: r.Reasons,
+	}
+	for _, ref := range r.RequiredBy {
+		pr.RequiredBy = append(pr.RequiredBy, previewObject(ref))
 	}
 	if pr.Reasons == nil {
 		pr.Reasons = map[string]string{}

@@ -219,7 +219,7 @@ func TestPreviewObservation(t *testing.T) {
 		{
 			name: "placed",
 			res: plan.Result{
-				Policy:    &plan.ObjectRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
+				Policy:    &plan.PolicyRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
 				Placement: []api.TargetCluster{{Name: "west", Replicas: 2}, {Name: "east", Replicas: 1}},
 				Works:     map[string]render.Work{"east": {Hash: "h1"}, "west": {Hash: "h2"}},
 				Reasons:   map[string]string{"dev": "cluster affinity: labels do not match"},
@@ -234,7 +234,7 @@ func TestPreviewObservation(t *testing.T) {
 		{
 			name: "suspended",
 			res: plan.Result{
-				Policy:    &plan.ObjectRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
+				Policy:    &plan.PolicyRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
 				Placement: []api.TargetCluster{{Name: "east", Replicas: 1}, {Name: "west", Replicas: 2}},
 				Works:     map[string]render.Work{"east": {Hash: "h1"}, "west": {Hash: "h2"}},
 				Suspended: []string{"west"},
@@ -247,8 +247,8 @@ func TestPreviewObservation(t *testing.T) {
 		},
 		{
 			name: "refused",
-			res: plan.Result{Policy: &plan.ObjectRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
-				Err: &plan.RefusedFieldError{Policy: plan.ObjectRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
+			res: plan.Result{Policy: &plan.PolicyRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
+				Err: &plan.RefusedFieldError{Policy: plan.PolicyRef{Kind: "PropagationPolicy", Namespace: "default", Name: "web"},
 					Field: field.Invalid(field.NewPath("spec", "schedulerName"), "other", "names another scheduler")}},
 			want: v1alpha1.ManifestObservation{Preview: true, Policy: "PropagationPolicy/web",
 				Message: `PropagationPolicy default/web: spec.schedulerName: Invalid value: "other": names another scheduler`},
@@ -260,7 +260,7 @@ func TestPreviewObservation(t *testing.T) {
 		},
 		{
 			name: "unschedulable",
-			res:  plan.Result{Policy: &plan.ObjectRef{Kind: "ClusterPropagationPolicy", Name: "all"}, Err: errors.New("0/2 clusters are available")},
+			res:  plan.Result{Policy: &plan.PolicyRef{Kind: "ClusterPropagationPolicy", Name: "all"}, Err: errors.New("0/2 clusters are available")},
 			want: v1alpha1.ManifestObservation{Preview: true, Policy: "ClusterPropagationPolicy/all", Message: "0/2 clusters are available"},
 		},
 	}

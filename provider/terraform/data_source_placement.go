@@ -144,7 +144,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		var fit *scheduler.FitError
 		if !errors.As(res.Err, &fit) {
 			// Not a placement question: a bad template or override is an error.
-			resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot plan "+res.Template.String(), res.Err.Error())
+			resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot plan "+res.Template.Describe(), res.Err.Error())
 			return
 		}
 		m.Error = types.StringValue(res.Err.Error())

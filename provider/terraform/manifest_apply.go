@@ -34,7 +34,7 @@ const privateKey = "flotilla"
 type manifestPrivate struct {
 	// Applied lists the clusters where the object may exist.
 	Applied []string `json:"applied"`
-	// Dependencies lists, per dependency (its render.TemplateRef string),
+	// Dependencies lists, per dependency (its api.TemplateRef string),
 	// the clusters where it may exist.
 	Dependencies map[string][]string `json:"dependencies,omitempty"`
 	// Preserve is the claiming policy's preserveResourcesOnDeletion.
@@ -191,7 +191,7 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 		}
 		kept := make([]tftypes.Value, len(deps))
 		for i, dep := range out[1:] {
-			written.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()] = dep.Clusters
+			written.Dependencies[api.TemplateRefOf(in.dependencies[i]).String()] = dep.Clusters
 			kept[i] = keepClusters(deps[i], appliedOK(dep))
 			if dep.Err != nil {
 				failed = append(failed, dep)
@@ -211,9 +211,9 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 	if len(failed) > 0 {
 		var summaries []string
 		for _, f := range failed {
-			summaries = append(summaries, f.Result.Template.String()+":\n"+outcomeSummary(f))
+			summaries = append(summaries, f.Result.Template.Describe()+":\n"+outcomeSummary(f))
 		}
-		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.String()+" failed in some clusters",
+		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.Describe()+" failed in some clusters",
 			strings.Join(summaries, "\n")+"\n\nThe clusters that succeeded are recorded; run apply again to retry the others.")
 		record()
 		return
@@ -228,7 +228,7 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 		})
 		set[attrStatus] = statusValue(agg, diags)
 		if err != nil {
-			diags.AddAttributeError(path.Root("status"), "Rollout of "+a.Result.Template.String()+" is not healthy", err.Error())
+			diags.AddAttributeError(path.Root("status"), "Rollout of "+a.Result.Template.Describe()+" is not healthy", err.Error())
 		}
 	} else if len(ok) > 0 {
 		set[attrStatus] = statusValue(health.Aggregate(in.template, nil), diags)
@@ -258,7 +258,7 @@ func plannedFrom(in manifestInputs, p manifestRecord, prior manifestPrivate) ([]
 		return nil, fmt.Errorf("dependencies_rendered has %d entries for %d dependencies", len(deps), len(in.dependencies))
 	}
 	for i, dep := range in.dependencies {
-		p := engine.Planned{Template: dep, Hashes: hashesOf(deps[i]), Applied: prior.Dependencies[render.TemplateRefOf(dep).String()]}
+		p := engine.Planned{Template: dep, Hashes: hashesOf(deps[i]), Applied: prior.Dependencies[api.TemplateRefOf(dep).String()]}
 		for _, cluster := range sortedKeys(deps[i]) {
 			p.Placement = append(p.Placement, api.TargetCluster{Name: cluster})
 		}

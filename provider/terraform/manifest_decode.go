@@ -5,7 +5,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // Every RPC of flotilla_manifest (ValidateConfig, ModifyPlan, Read, Create,
@@ -147,7 +147,7 @@ func (r manifestRecord) dependencyClusters() map[string][]string {
 	}
 	for i, dep := range deps {
 		elems, _ := rawMap(rendered[i])
-		out[render.TemplateRefOf(dep).String()] = sortedKeys(elems)
+		out[api.TemplateRefOf(dep).String()] = sortedKeys(elems)
 	}
 	return out
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
 // rawManifestType is flotilla_manifest's raw object type.
@@ -80,7 +80,7 @@ func TestDecodeManifest(t *testing.T) {
 	widget := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w1"}}
 	null := tftypes.Value{}
 	type want struct {
-		template   string // render.TemplateRef of in.template; "" for none
+		template   string // api.TemplateRef of in.template; "" for none
 		known      bool
 		scopeOpen  bool
 		members    []string
@@ -181,7 +181,7 @@ func TestDecodeManifest(t *testing.T) {
 			got := want{known: m.in.known, scopeOpen: m.in.scopeOpen, hasState: m.hasState,
 				planned: m.planned.placement, recorded: m.recorded.placement}
 			if m.in.template != nil {
-				got.template = render.TemplateRefOf(m.in.template).String()
+				got.template = api.TemplateRefOf(m.in.template).String()
 			}
 			for _, mem := range m.in.fleet.Members {
 				got.members = append(got.members, mem.Cluster.Name)

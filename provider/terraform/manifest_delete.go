@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // Delete removes the object and its dependencies from every cluster the
@@ -31,7 +31,7 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	if len(refused) > 0 {
 		// Nothing is deleted anywhere: a destroy that runs again once the
 		// provider block trusts the connection finds every object still there.
-		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot remove "+render.TemplateRefOf(in.template).String()+": a recorded connection is not trusted",
+		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot remove "+api.TemplateRefOf(in.template).String()+": a recorded connection is not trusted",
 			refusedSummary(refused)+"\n\nNothing was deleted and the resource stays in state. If the state is yours, add the plugin to the provider "+
 				"block's trusted_exec and run destroy again.")
 		return
@@ -52,13 +52,13 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	res := r.data.Engine.Delete(ctx, in.fleet.Members, in.template, sortedStrings(clusters), prior.Preserve)
 	for ref, where := range mergeClusters(prior.Dependencies, m.recorded.dependencyClusters()) {
 		for _, dep := range in.dependencies {
-			if render.TemplateRefOf(dep).String() == ref && len(where) > 0 {
+			if api.TemplateRefOf(dep).String() == ref && len(where) > 0 {
 				res.Outcomes = append(res.Outcomes, r.data.Engine.Delete(ctx, in.fleet.Members, dep, where, prior.Preserve).Outcomes...)
 			}
 		}
 	}
 	if err := res.Err(); err != nil {
-		resp.Diagnostics.AddError("Cannot remove "+render.TemplateRefOf(in.template).String()+" from every cluster",
+		resp.Diagnostics.AddError("Cannot remove "+api.TemplateRefOf(in.template).String()+" from every cluster",
 			outcomeSummary(engine.Applied{Outcomes: res.Outcomes})+"\n\nNothing was forgotten: the resource stays in state; run destroy again once the clusters answer.")
 	}
 }
@@ -88,7 +88,7 @@ func mergeClusters(a, b map[string][]string) map[string][]string {
 func (r *manifestResource) pruneDependencies(ctx context.Context, in manifestInputs, prior manifestPrivate, record *manifestPrivate) error {
 	listed := map[string]bool{}
 	for _, dep := range in.dependencies {
-		listed[render.TemplateRefOf(dep).String()] = true
+		listed[api.TemplateRefOf(dep).String()] = true
 	}
 	var errs []error
 	for _, ref := range sortedKeys(prior.Dependencies) {

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
@@ -111,7 +112,7 @@ func (r *manifestResource) ImportState(ctx context.Context, req resource.ImportS
 		policy = types.StringValue(id.policy)
 	}
 	empty := types.MapValueMust(types.StringType, nil)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(render.TemplateRefOf(id.template).String()))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(api.TemplateRefOf(id.template).String()))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest"), types.DynamicValue(v))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rollout"), types.BoolValue(true))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attrConnections), connections)...)

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 func TestParseManifestImportID(t *testing.T) {
@@ -49,7 +48,7 @@ func TestParseManifestImportID(t *testing.T) {
 		for _, m := range got.members {
 			members = append(members, namedKubeconfig{m.Cluster.Name, m.Connection.KubeconfigPath, m.Connection.Context})
 		}
-		if s := render.TemplateRefOf(got.template).String(); s != tc.template || got.policy != tc.policy || !cmp.Equal(members, tc.members) {
+		if s := api.TemplateRefOf(got.template).String(); s != tc.template || got.policy != tc.policy || !cmp.Equal(members, tc.members) {
 			t.Errorf("%q: got template %q, members %v, policy %q; want %q, %v, %q", tc.id, s, members, got.policy, tc.template, tc.members, tc.policy)
 		}
 	}

@@ -234,7 +234,7 @@ func membersFromRaw(v tftypes.Value) ([]engine.Member, bool, diag.Diagnostics) {
 	return members, known, diags
 }
 
-// parsePolicyRef reads the policy attribute (plan.ObjectRef's String:
+// parsePolicyRef reads the policy attribute (plan.PolicyRef's String:
 // "PropagationPolicy <namespace>/<name>" or "ClusterPropagationPolicy
 // <name>"); ok is false for anything else, which only makes the claim
 // not sticky.
@@ -294,7 +294,7 @@ func flattenRendered(works map[string]render.Work, sensitive sensitiveKinds) (ty
 // templateFromImportID accepts the identity flotilla_manifest's id shows:
 // "<group>/<version>, Kind=<kind>, <namespace>/<name>".
 func templateFromImportID(id string) (*unstructured.Unstructured, error) {
-	ref, err := render.ParseTemplateRef(id)
+	ref, err := api.ParseTemplateRef(id)
 	if err != nil {
 		return nil, fmt.Errorf("%w; want the id flotilla_manifest shows, e.g. \"apps/v1, Kind=Deployment, default/web\"", err)
 	}

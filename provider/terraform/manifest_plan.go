@@ -14,7 +14,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // ValidateConfig checks what can be checked without the engine: the shape
@@ -74,7 +73,7 @@ func planIdentity(m manifestRequest, set map[string]tftypes.Value) (replace bool
 	if m.in.template == nil {
 		return false
 	}
-	id := render.TemplateRefOf(m.in.template).String()
+	id := api.TemplateRefOf(m.in.template).String()
 	set[attrID] = tftypes.NewValue(tftypes.String, id)
 	recorded := m.recorded.id
 	return m.hasState && recorded != "" && recorded != id && sameIdentityChanged(recorded, m.in.template)
@@ -125,7 +124,7 @@ func (r *manifestResource) planPlacement(ctx context.Context, m manifestRequest,
 	}
 	diags.Append(planConnections(m, prior, where, set)...)
 	planStatus(m, set)
-	tflog.Debug(ctx, "planned manifest", map[string]any{"template": results[0].Template.String(), "clusters": len(results[0].Placement)})
+	tflog.Debug(ctx, "planned manifest", map[string]any{"template": results[0].Template.Describe(), "clusters": len(results[0].Placement)})
 }
 
 // previousOf is the recorded scheduling result the plan resumes from. A
@@ -152,12 +151,12 @@ func previousOf(m manifestRequest) engine.Previous {
 // goes to.
 func showResult(res plan.Result, sensitive sensitiveKinds, set map[string]tftypes.Value) (where map[string]bool, diags diag.Diagnostics) {
 	if res.Err != nil {
-		diags.AddAttributeError(path.Root("manifest"), "Cannot place "+res.Template.String(), res.Err.Error())
+		diags.AddAttributeError(path.Root("manifest"), "Cannot place "+res.Template.Describe(), res.Err.Error())
 		return nil, diags
 	}
 	set[attrPolicy] = stringNull
 	if res.Policy == nil {
-		diags.AddAttributeWarning(path.Root("propagation_policies"), "No propagation policy claims "+res.Template.String(),
+		diags.AddAttributeWarning(path.Root("propagation_policies"), "No propagation policy claims "+res.Template.Describe(),
 			"It will not be applied to any cluster. Add a flotilla_propagation_policy whose resource_selectors match it.")
 	} else {
 		set[attrPolicy] = tftypes.NewValue(tftypes.String, res.Policy.String())
@@ -194,9 +193,9 @@ func showDependencies(results []plan.Result, listed bool, sensitive sensitiveKin
 		at := path.Root("dependencies").AtListIndex(i)
 		switch {
 		case dep.Err != nil:
-			diags.AddAttributeError(at, "Cannot place "+dep.Template.String(), dep.Err.Error())
+			diags.AddAttributeError(at, "Cannot place "+dep.Template.Describe(), dep.Err.Error())
 		case len(dep.Placement) == 0:
-			diags.AddAttributeWarning(at, dep.Template.String()+" goes to no cluster",
+			diags.AddAttributeWarning(at, dep.Template.Describe()+" goes to no cluster",
 				"No propagation policy claims it, and it follows the workload only when the workload's pod template refers to it and the claiming policy has propagate_deps = true.")
 		}
 		works = append(works, sensitive.redactAll(worksObjects(dep.Works)))
@@ -279,9 +278,9 @@ func recordedClusters(recorded manifestRecord, prior manifestPrivate) []string {
 // or name differ from the recorded id. A new version of the same kind does
 // not replace the resource.
 func sameIdentityChanged(id string, tmpl *unstructured.Unstructured) bool {
-	old, err := render.ParseTemplateRef(id)
+	old, err := api.ParseTemplateRef(id)
 	if err != nil {
 		return true
 	}
-	return old.ID() != render.TemplateRefOf(tmpl).ID()
+	return old.ID() != api.TemplateRefOf(tmpl).ID()
 }

@@ -124,8 +124,8 @@ func TestPreviousOf(t *testing.T) {
 func TestShowResult(t *testing.T) {
 	t.Parallel()
 	web := stepDeployment("apps/v1", "web")
-	webRef := plan.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"}
-	ref := plan.ObjectRef{Kind: api.KindPropagationPolicy, Namespace: "default", Name: "web"}
+	webRef := api.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}
+	ref := plan.PolicyRef{Kind: api.KindPropagationPolicy, Namespace: "default", Name: "web"}
 	placed := plan.Result{
 		Template: webRef, Policy: &ref, AffinityTerm: "primary",
 		Placement: []api.TargetCluster{{Name: "east", Replicas: 2}},

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
@@ -78,7 +79,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		list := make([]map[string]map[string]any, len(deps))
 		for i, objects := range deps {
 			if i < len(in.dependencies) && objects != nil {
-				addPendingPrunes(objects, in.dependencies[i], prior.Dependencies[render.TemplateRefOf(in.dependencies[i]).String()])
+				addPendingPrunes(objects, in.dependencies[i], prior.Dependencies[api.TemplateRefOf(in.dependencies[i]).String()])
 			}
 			list[i], _ = r.observe(ctx, in, refused, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
 		}
@@ -125,7 +126,7 @@ func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refus
 	reachable := make(map[string]*unstructured.Unstructured, len(objects))
 	for cluster, obj := range objects {
 		if err, ok := refused[cluster]; ok {
-			diags.AddAttributeWarning(path.Root("connections"), "Cannot refresh "+render.TemplateRefOf(obj).String()+" in cluster "+cluster,
+			diags.AddAttributeWarning(path.Root("connections"), "Cannot refresh "+api.TemplateRefOf(obj).String()+" in cluster "+cluster,
 				err.Error()+"\n\nThe last known state is kept. Plan and apply use the configuration's connection.")
 			observed[cluster] = obj.Object
 			continue

@@ -15,7 +15,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // An object's scope (namespaced or cluster-scoped) decides its namespace
@@ -168,7 +167,7 @@ func decideScope(ctx context.Context, e *engine.Engine, in *manifestInputs) (rea
 // scopeFromID gives a template whose scope expandRaw could not decide the
 // namespace the recorded id holds, when the id names the same object.
 func scopeFromID(tmpl *unstructured.Unstructured, id string) bool {
-	ref, err := render.ParseTemplateRef(id)
+	ref, err := api.ParseTemplateRef(id)
 	if err != nil || tmpl.GetNamespace() != "" {
 		return false
 	}
