@@ -1,6 +1,7 @@
 package interpret
 
 import (
+	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,8 +26,12 @@ type Dependency struct {
 // workload template refer to, as Karmada's GetDependencies does for
 // propagateDeps: volumes (including projected ones), env and envFrom of
 // every container, image pull secrets, and a service account other than
-// "default". Kinds without pods have none.
+// "default". An Ingress depends on its TLS Secrets (Karmada's
+// getIngressDependencies). Other kinds without pods have none.
 func GetDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
+	if tmpl.GroupVersionKind().GroupKind() == ingressKind {
+		return ingressDependencies(tmpl)
+	}
 	kind := Of(tmpl)
 	if !kind.Dependencies {
 		return nil, nil
@@ -95,6 +100,26 @@ func podDependencies(spec *corev1.PodSpec, ns string) []Dependency {
 		add("ServiceAccount", spec.ServiceAccountName)
 	}
 	return sortedDependencies(seen)
+}
+
+// ingressDependencies lists the Secrets an Ingress's spec.tls names, in
+// its namespace.
+func ingressDependencies(tmpl *unstructured.Unstructured) ([]Dependency, error) {
+	tls, _, err := unstructured.NestedSlice(tmpl.Object, "spec", "tls")
+	if err != nil {
+		return nil, fmt.Errorf("spec.tls: %w", err)
+	}
+	seen := map[Dependency]bool{}
+	for i, t := range tls {
+		entry, ok := t.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("spec.tls[%d]: not an object", i)
+		}
+		if name, _ := entry["secretName"].(string); name != "" {
+			seen[Dependency{Kind: "Secret", Namespace: tmpl.GetNamespace(), Name: name}] = true
+		}
+	}
+	return sortedDependencies(seen), nil
 }
 
 // sortedDependencies lists a set of dependencies by kind, then name.

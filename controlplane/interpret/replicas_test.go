@@ -152,3 +152,46 @@ func TestDependencies(t *testing.T) {
 		t.Errorf("a ConfigMap has no dependencies; got %v, %v", deps, err)
 	}
 }
+
+// TestIngressDependencies follows Karmada's getIngressDependencies: an
+// Ingress depends on the Secrets its spec.tls names, once each.
+func TestIngressDependencies(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		tls     any
+		want    []Dependency
+		wantErr string
+	}{
+		{name: "no tls", tls: nil, want: []Dependency{}},
+		{name: "two secrets, one twice, one entry without a secret", tls: []any{
+			map[string]any{"hosts": []any{"a.example.com"}, "secretName": "b-tls"},
+			map[string]any{"hosts": []any{"c.example.com"}, "secretName": "a-tls"},
+			map[string]any{"hosts": []any{"d.example.com"}, "secretName": "b-tls"},
+			map[string]any{"hosts": []any{"e.example.com"}},
+		}, want: []Dependency{
+			{Kind: "Secret", Namespace: "default", Name: "a-tls"},
+			{Kind: "Secret", Namespace: "default", Name: "b-tls"},
+		}},
+		{name: "an entry that is not an object", tls: []any{"web-tls"}, wantErr: "spec.tls[0]: not an object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := apitest.MakeObjOf("networking.k8s.io/v1", "Ingress")
+			if tc.tls != nil {
+				w = w.Spec("tls", tc.tls)
+			}
+			got, err := GetDependencies(w.Obj())
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("dependencies (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
