@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -100,18 +99,7 @@ spec:
 		}
 		return false, fmt.Sprintf("clusters %v, conditions %+v, status %+v", rb.Spec.Clusters, rb.Status.Conditions, rb.Status.AggregatedStatus)
 	})
-	testkit.Eventually(t, deadline, "the backup's Deployment carries the primary's state", func() (bool, string) {
-		var d appsv1.Deployment
-		if err := memberClients[backup].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
-			return false, err.Error()
-		}
-		for k, v := range want {
-			if d.Labels[k] != v {
-				return false, fmt.Sprintf("labels %v", d.Labels)
-			}
-		}
-		return true, ""
-	})
+	waitLabels(t, memberClients[backup], "the backup's Deployment carries the primary's state", want)
 	t.Logf("cluster failover: the backup runs the template with the preserved state %v after the primary stopped", time.Since(start).Round(10*time.Millisecond))
 
 	t.Log("the primary comes back and the backup turns healthy: the old copy goes, the task ends, the template stays on the backup")

@@ -63,9 +63,24 @@ func TestApplicationFailoverStatePreservation(t *testing.T) {
 		}
 		return false, fmt.Sprintf("tasks %+v", rb.Spec.GracefulEvictionTasks)
 	})
-	testkit.Eventually(t, deadline, "the backup's Deployment carries the preserved labels", func() (bool, string) {
+	waitLabels(t, memberClients[backup], "the backup's Deployment carries the preserved labels", want)
+	t.Log("purgeMode Directly: the old copy goes without waiting for the backup")
+	waitReplicas(t, both, map[string]int32{primary: -1, backup: 3})
+	if err := hub.Get(ctx, rbKey, &rb); err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Spec.GracefulEvictionTasks) != 1 {
+		t.Errorf("the task should last while the backup is unhealthy: %+v", rb.Spec.GracefulEvictionTasks)
+	}
+}
+
+// waitLabels waits until Deployment default/web in a member carries every
+// label of want.
+func waitLabels(t *testing.T, c client.Client, what string, want map[string]string) {
+	t.Helper()
+	testkit.Eventually(t, deadline, what, func() (bool, string) {
 		var d appsv1.Deployment
-		if err := memberClients[backup].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
 		}
 		for k, v := range want {
@@ -75,12 +90,4 @@ func TestApplicationFailoverStatePreservation(t *testing.T) {
 		}
 		return true, ""
 	})
-	t.Log("purgeMode Directly: the old copy goes without waiting for the backup")
-	waitReplicas(t, both, map[string]int32{primary: -1, backup: 3})
-	if err := hub.Get(ctx, rbKey, &rb); err != nil {
-		t.Fatal(err)
-	}
-	if len(rb.Spec.GracefulEvictionTasks) != 1 {
-		t.Errorf("the task should last while the backup is unhealthy: %+v", rb.Spec.GracefulEvictionTasks)
-	}
 }
