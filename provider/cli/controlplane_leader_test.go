@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
@@ -75,17 +74,13 @@ func TestControlplaneLeaderElection(t *testing.T) {
 	// The CRDs are installed by the processes themselves.
 	registerMember(t, hub, member)
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "config"}}
-	if err := yaml.Unmarshal([]byte(`
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - apiVersion: v1
     kind: ConfigMap
-`), pp); err != nil {
-		t.Fatal(err)
-	}
-	if err := hub.Create(t.Context(), pp); err != nil {
-		t.Fatal(err)
-	}
+`)
+	testkit.MustCreate(t, hub, pp)
 	createConfigMap(t, hub, "before")
 	waitConfigMap(t, memberClient, "before")
 	if standby.runsControllers() {

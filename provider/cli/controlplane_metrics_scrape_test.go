@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
@@ -59,18 +58,14 @@ func TestControlplaneServesFlotillaMetrics(t *testing.T) {
 	})
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "config"}}
-	if err := yaml.Unmarshal([]byte(`
+	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors:
   - apiVersion: v1
     kind: ConfigMap
     name: scraped
-`), pp); err != nil {
-		t.Fatal(err)
-	}
-	if err := hub.Create(t.Context(), pp); err != nil {
-		t.Fatal(err)
-	}
+`)
+	testkit.MustCreate(t, hub, pp)
 	createConfigMap(t, hub, "scraped")
 	waitConfigMap(t, memberClient, "scraped")
 
