@@ -89,6 +89,10 @@ func expandRaw(attrs map[string]tftypes.Value) (manifestInputs, diag.Diagnostics
 	in.fleet.ClusterPropagationPolicies = pf.ClusterPropagationPolicies
 	in.fleet.OverridePolicies = pf.OverridePolicies
 	in.fleet.ClusterOverridePolicies = pf.ClusterOverridePolicies
+	interpreter, known, d := fleetDecoder.interpreter(attrs[attrResourceInterpreters])
+	diags.Append(d...)
+	in.fleet.Interpreter = interpreter
+	in.known = in.known && known
 	return in, diags
 }
 

@@ -83,6 +83,14 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Optional:  true,
 				WriteOnly: true,
 			},
+			"resource_interpreters": schema.DynamicAttribute{
+				MarkdownDescription: "Karmada resource interpreter customizations: a list of `flotilla_resource_interpreter` resources. " +
+					"For the kind a customization targets, each operation it scripts replaces flotilla's built-in rule in the plan: " +
+					"the replicas divided among clusters (`replica_resource`, `replica_revision`) and so `placement` and `rendered`, " +
+					"and the fields members keep (`retention`). Two customizations scripting the same operation of one kind are refused. Write-only.",
+				Optional:  true,
+				WriteOnly: true,
+			},
 			"dependencies": schema.DynamicAttribute{
 				MarkdownDescription: "Objects the workload's pods use, such as ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims, as a list of manifests. " +
 					"When the claiming policy has `propagate_deps = true` (Karmada's propagateDeps), each one the pod template refers to goes to every cluster the workload goes to, with its own override policies applied, in the same apply. " +

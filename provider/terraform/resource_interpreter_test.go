@@ -1,0 +1,169 @@
+package terraform
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
+)
+
+// exampleInterpreterDir is the example of flotilla_resource_interpreter.
+const exampleInterpreterDir = "resources/flotilla_resource_interpreter"
+
+// exampleInterpreterConfig is the example's resource.tf with path.module
+// pointing at the example directory, since the test runs it elsewhere.
+func exampleInterpreterConfig(t *testing.T) string {
+	return strings.ReplaceAll(readExample(t, filepath.Join(exampleInterpreterDir, "resource.tf")),
+		"${path.module}", policyExamplePath(t, exampleInterpreterDir))
+}
+
+// TestExampleResourceInterpreter applies the example (flotilla's Argo
+// Rollout customization read from its Karmada YAML), checks the next plan
+// is empty, and runs its import.sh: the import must reproduce the state.
+func TestExampleResourceInterpreter(t *testing.T) {
+	const addr = "flotilla_resource_interpreter.rollout"
+	m := importCommandRE.FindStringSubmatch(readExample(t, filepath.Join(exampleInterpreterDir, "import.sh")))
+	if m == nil || m[1] != addr {
+		t.Fatalf("%s/import.sh has no `terraform import %s FILE:NAME` line", exampleInterpreterDir, addr)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: exampleInterpreterConfig(t),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(m[3])),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kind"), knownvalue.StringExact(api.KindResourceInterpreterCustomization)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("target").AtMapKey("kind"), knownvalue.StringExact("Rollout")),
+				},
+			},
+			{
+				ResourceName:      addr,
+				ImportState:       true,
+				ImportStateId:     policyExamplePath(t, filepath.Join(exampleInterpreterDir, m[2])) + ":" + m[3],
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+// TestResourceInterpreterScriptDoesNotCompile: a script with a syntax
+// error is refused at plan time on its attribute, naming the
+// customization, the operation and the line.
+func TestResourceInterpreterScriptDoesNotCompile(t *testing.T) {
+	const config = `
+resource "flotilla_resource_interpreter" "broken" {
+  name   = "broken"
+  target = { api_version = "argoproj.io/v1alpha1", kind = "Rollout" }
+  customizations = {
+    health_interpretation = { lua_script = "function InterpretHealth(obj)\n  return obj.status ==\nend\n" }
+  }
+}
+`
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config:   config,
+			PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)"broken",\s+spec.customizations.healthInterpretation.luaScript:\s+healthInterpretation\s+line:3`),
+		}},
+	})
+}
+
+// interpreterValue is the Terraform value of a flotilla_resource_interpreter
+// built from a Karmada customization, as import builds it.
+func interpreterValue(t *testing.T, yaml, name string) tftypes.Value {
+	t.Helper()
+	v, _, err := importInterpreter([]byte(yaml), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestInterpretersFromTerraform is the decoder of a manifest's
+// resource_interpreters: the shipped customizations decode to their Karmada
+// objects; an unknown element leaves the list unknown; a wrong element or a
+// broken script is refused on its list index.
+func TestInterpretersFromTerraform(t *testing.T) {
+	file := policyExamplePath(t, "interpreter/argo-rollout.yaml")
+	want := apitest.ReadInterpreters(t, file)
+	data := readExample(t, "interpreter/argo-rollout.yaml")
+	rollout := interpreterValue(t, data, want[0].Name)
+	list := func(elems ...tftypes.Value) tftypes.Value {
+		types := make([]tftypes.Type, len(elems))
+		for i, e := range elems {
+			types[i] = e.Type()
+		}
+		return tftypes.NewValue(tftypes.Tuple{ElementTypes: types}, elems)
+	}
+	broken := strings.Replace(data, "function GetReplicas(obj)", "function GetReplicas(obj", 1)
+	policy := tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{attrKind: tftypes.String}},
+		map[string]tftypes.Value{attrKind: tftypes.NewValue(tftypes.String, api.KindPropagationPolicy)})
+	unknown := tftypes.NewValue(interpreterObjectType(), tftypes.UnknownValue)
+	at := path.Root(attrResourceInterpreters)
+	for _, tc := range []struct {
+		name      string
+		value     tftypes.Value
+		want      []string // target kinds
+		known     bool
+		errorPath string
+		errorText string
+	}{
+		{name: "null", value: tftypes.NewValue(tftypes.DynamicPseudoType, nil), known: true},
+		{name: "rollout", value: list(rollout), want: []string{"Rollout"}, known: true},
+		{name: "unknown element", value: list(rollout, unknown), known: false},
+		{name: "a policy", value: list(rollout, policy), known: true, errorPath: "resource_interpreters[1]", errorText: `its kind is "PropagationPolicy"`},
+		{name: "broken script", value: list(interpreterValue(t, broken, want[0].Name)), known: true,
+			errorPath: "resource_interpreters[0].customizations.replica_resource.lua_script", errorText: "replicaResource"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, known, diags := interpretersFromTerraform(tc.value, at)
+			if known != tc.known {
+				t.Errorf("known = %v, want %v", known, tc.known)
+			}
+			if tc.errorPath == "" {
+				if diags.HasError() {
+					t.Fatalf("unexpected diagnostics: %v", diags)
+				}
+				var kinds []string
+				for _, r := range got {
+					kinds = append(kinds, r.Spec.Target.Kind)
+				}
+				if diff := cmp.Diff(tc.want, kinds); diff != "" {
+					t.Errorf("targets (-want +got):\n%s", diff)
+				}
+				if len(got) == 1 && !cmp.Equal(want[0].Spec, got[0].Spec) {
+					t.Errorf("decoded spec differs from the Karmada YAML:\n%s", cmp.Diff(want[0].Spec, got[0].Spec))
+				}
+				return
+			}
+			if len(diags) != 1 {
+				t.Fatalf("want one diagnostic at %s, got %v", tc.errorPath, diags)
+			}
+			d, ok := diags[0].(interface{ Path() path.Path })
+			if !ok || d.Path().String() != tc.errorPath || !strings.Contains(diags[0].Detail(), tc.errorText) {
+				t.Errorf("diagnostic %v %q, want at %s containing %q", d, diags[0].Detail(), tc.errorPath, tc.errorText)
+			}
+			if got != nil {
+				t.Errorf("refused list decoded to %v", got)
+			}
+		})
+	}
+}
