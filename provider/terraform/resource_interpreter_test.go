@@ -1,6 +1,8 @@
 package terraform
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -8,15 +10,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // exampleInterpreterDir is the example of flotilla_resource_interpreter.
@@ -166,4 +176,130 @@ func TestInterpretersFromTerraform(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResourceInterpreterObjectType checks the Terraform type import builds
+// equals the one the framework derives from the schema.
+func TestResourceInterpreterObjectType(t *testing.T) {
+	var resp fwresource.SchemaResponse
+	(&interpreterResource{}).Schema(context.Background(), fwresource.SchemaRequest{}, &resp)
+	if got := resp.Schema.Type().TerraformType(context.Background()); !got.Equal(interpreterObjectType()) {
+		t.Errorf("schema type %s\ndiffers from interpreterObjectType %s", got, interpreterObjectType())
+	}
+}
+
+var rolloutGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts"}
+
+// rolloutConfig is the example customization, two members, a policy
+// dividing Rollout shop/checkout 2:1 between them, and the Rollout with
+// replicas, given the customization when withInterpreter.
+func (m *members) rolloutConfig(t *testing.T, replicas int, withInterpreter bool) string {
+	interpreters := ""
+	if withInterpreter {
+		interpreters = "resource_interpreters = [flotilla_resource_interpreter.rollout]"
+	}
+	return exampleInterpreterConfig(t) + m.clusterHCL("east", "") + m.clusterHCL("west", "") + fmt.Sprintf(`
+resource "flotilla_propagation_policy" "checkout" {
+  name               = "checkout"
+  namespace          = "shop"
+  resource_selectors = [{ api_version = "argoproj.io/v1alpha1", kind = "Rollout", name = "checkout" }]
+  placement = {
+    cluster_affinity = { cluster_names = ["east", "west"] }
+    replica_scheduling = {
+      replica_scheduling_type     = "Divided"
+      replica_division_preference = "Weighted"
+      weight_preference = { static_weight_list = [
+        { target_cluster = { cluster_names = ["east"] }, weight = 2 },
+        { target_cluster = { cluster_names = ["west"] }, weight = 1 },
+      ] }
+    }
+  }
+}
+
+resource "flotilla_manifest" "checkout" {
+  manifest = {
+    apiVersion = "argoproj.io/v1alpha1"
+    kind       = "Rollout"
+    metadata   = { name = "checkout", namespace = "shop" }
+    spec = {
+      replicas = %d
+      selector = { matchLabels = { app = "checkout" } }
+      template = {
+        metadata = { labels = { app = "checkout" } }
+        spec     = { containers = [{ name = "checkout", image = "registry.example.com/checkout:2.4.1" }] }
+      }
+    }
+  }
+  clusters             = [flotilla_cluster.east, flotilla_cluster.west]
+  propagation_policies = [flotilla_propagation_policy.checkout]
+  wait_for_rollout     = false
+  %s
+}
+`, replicas, interpreters)
+}
+
+// TestAccManifestResourceInterpreter: with flotilla's Argo Rollout
+// customization, a Rollout (its CRD served by two real members) is divided
+// 2:1 by static weights in the plan's placement, each member gets its
+// share in spec.replicas, and the next plan is empty. Without the
+// customization (the first step) the whole Rollout goes to both members.
+func TestAccManifestResourceInterpreter(t *testing.T) {
+	m := startFleet(t, "east", "west")
+	var crd apiextensionsv1.CustomResourceDefinition
+	testkit.MustYAML(t, &crd, apitest.RolloutCRDYAML)
+	m.installCRD(t, &crd, rolloutGVR)
+	const addr = "flotilla_manifest.checkout"
+	placement := func(east, west int64) plancheck.PlanCheck {
+		return plancheck.ExpectKnownValue(addr, tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{
+			"east": knownvalue.Int64Exact(east), "west": knownvalue.Int64Exact(west),
+		}))
+	}
+	memberReplicas := func(want map[string]int64) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			for cluster, n := range want {
+				r, err := dynamic.NewForConfigOrDie(m.byName[cluster].RESTConfig()).Resource(rolloutGVR).Namespace("shop").
+					Get(context.Background(), "checkout", metav1.GetOptions{})
+				if err != nil {
+					return fmt.Errorf("cluster %s: %w", cluster, err)
+				}
+				if got, _, _ := unstructured.NestedInt64(r.Object, "spec", "replicas"); got != n {
+					return fmt.Errorf("cluster %s: want %d replicas, got %d", cluster, n, got)
+				}
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				// Without the customization flotilla cannot divide a
+				// Rollout: each member gets it whole.
+				Config:           m.rolloutConfig(t, 3, false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{placement(0, 0)}},
+				Check:            memberReplicas(map[string]int64{"east": 3, "west": 3}),
+			},
+			{
+				Config: m.rolloutConfig(t, 3, true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					placement(2, 1),
+				}},
+				Check: memberReplicas(map[string]int64{"east": 2, "west": 1}),
+			},
+			{
+				Config:           m.rolloutConfig(t, 3, true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// Scaling the template moves the division with it.
+				Config: m.rolloutConfig(t, 6, true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					placement(4, 2),
+				}},
+				Check: memberReplicas(map[string]int64{"east": 4, "west": 2}),
+			},
+		},
+	})
 }
