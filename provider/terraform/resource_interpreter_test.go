@@ -89,8 +89,8 @@ resource "flotilla_resource_interpreter" "broken" {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
-			Config:   config,
-			PlanOnly: true,
+			Config:      config,
+			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)"broken",\s+spec.customizations.healthInterpretation.luaScript:\s+healthInterpretation\s+line:3`),
 		}},
 	})
