@@ -1,12 +1,9 @@
 package terraform
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,8 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
@@ -146,26 +141,12 @@ func interpretersFromTerraform(v tftypes.Value, at path.Path) ([]api.ResourceInt
 // converts its spec, as written, into the resource's state. ignored lists
 // the fields that have no attribute.
 func importInterpreter(data []byte, name string) (state tftypes.Value, ignored []string, err error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	objs, err := yamlObjects(data)
+	if err != nil {
+		return tftypes.Value{}, nil, err
+	}
 	var found []string
-	for {
-		raw, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return tftypes.Value{}, nil, fmt.Errorf("read yaml: %w", err)
-		}
-		js, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return tftypes.Value{}, nil, fmt.Errorf("read yaml: %w", err)
-		}
-		var obj map[string]any
-		dec := json.NewDecoder(bytes.NewReader(js))
-		dec.UseNumber()
-		if err := dec.Decode(&obj); err != nil || obj == nil {
-			continue
-		}
+	for _, obj := range objs {
 		apiVersion, _ := obj["apiVersion"].(string)
 		gv, _ := schema.ParseGroupVersion(apiVersion)
 		if gv.Group != api.ConfigGroup || obj["kind"] != api.KindResourceInterpreterCustomization {

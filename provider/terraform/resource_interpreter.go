@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -39,10 +41,12 @@ var interpreterFields = sync.OnceValue(func() []*specField {
 	return mustSpecFields(reflect.TypeFor[api.ResourceInterpreterCustomizationSpec]())
 })
 
+// Metadata names the resource type flotilla_resource_interpreter.
 func (r *interpreterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_resource_interpreter"
 }
 
+// Schema is Karmada's spec in snake_case, with name, kind and id.
 func (r *interpreterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := specAttributes(interpreterFields())
 	attrs[attrName] = schema.StringAttribute{
@@ -90,13 +94,18 @@ func (r *interpreterResource) ValidateConfig(_ context.Context, req resource.Val
 
 // Create validates the plan and records it.
 func (r *interpreterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	ric, diags := decodeInterpreter(req.Plan.Raw, path.Empty())
-	resp.Diagnostics.Append(diags...)
+	resp.State.Raw, resp.Diagnostics = recordInterpreter(ctx, req.Plan.Raw, resp.State.Raw)
+}
+
+// recordInterpreter validates a planned customization and returns the
+// state to record: the plan, or state unchanged when it is invalid.
+func recordInterpreter(ctx context.Context, plan, state tftypes.Value) (tftypes.Value, diag.Diagnostics) {
+	ric, diags := decodeInterpreter(plan, path.Empty())
 	if ric == nil {
-		return
+		return state, diags
 	}
 	tflog.Debug(ctx, "recorded resource interpreter", map[string]any{"name": ric.Name, "target": ric.Spec.Target.Kind})
-	resp.State.Raw = req.Plan.Raw
+	return plan, diags
 }
 
 // Read keeps the state: there is no remote object to refresh.
@@ -104,13 +113,7 @@ func (r *interpreterResource) Read(context.Context, resource.ReadRequest, *resou
 
 // Update validates the plan and records it, as Create does.
 func (r *interpreterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	ric, diags := decodeInterpreter(req.Plan.Raw, path.Empty())
-	resp.Diagnostics.Append(diags...)
-	if ric == nil {
-		return
-	}
-	tflog.Debug(ctx, "recorded resource interpreter", map[string]any{"name": ric.Name, "target": ric.Spec.Target.Kind})
-	resp.State.Raw = req.Plan.Raw
+	resp.State.Raw, resp.Diagnostics = recordInterpreter(ctx, req.Plan.Raw, resp.State.Raw)
 }
 
 // Delete has nothing to remove; the framework drops the state.
@@ -149,10 +152,13 @@ func (r *interpreterResource) ImportState(ctx context.Context, req resource.Impo
 // nameIDModifier plans the id as the name, so it is known at plan time.
 type nameIDModifier struct{}
 
+// Description says where the id comes from.
 func (nameIDModifier) Description(context.Context) string { return "The id is the name." }
 
+// MarkdownDescription is Description.
 func (m nameIDModifier) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
 
+// PlanModifyString plans the id as the planned name.
 func (nameIDModifier) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
 	var name types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root(attrName), &name)...)

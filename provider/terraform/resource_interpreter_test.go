@@ -303,3 +303,43 @@ func TestAccManifestResourceInterpreter(t *testing.T) {
 		},
 	})
 }
+
+// TestImportInterpreter: import finds the customization by name among other
+// documents, names the others when it is missing, and lists the Karmada
+// fields that have no attribute.
+func TestImportInterpreter(t *testing.T) {
+	const data = `
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata: {name: other}
+spec:
+  target: {apiVersion: example.com/v1, kind: Other}
+  customizations: {}
+---
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata: {name: flink}
+spec:
+  target: {apiVersion: flink.apache.org/v1beta1, kind: FlinkDeployment}
+  customizations:
+    healthInterpretation: {luaScript: "function InterpretHealth(obj) return true end"}
+    componentResource: {luaScript: "function GetComponents(obj) return {} end"}
+`
+	v, ignored, err := importInterpreter([]byte(data), "flink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIgnored := []string{"spec.customizations.componentResource: " + interpreterComponentsReason}
+	if diff := cmp.Diff(wantIgnored, ignored); diff != "" {
+		t.Errorf("ignored (-want +got):\n%s", diff)
+	}
+	ric, diags := decodeInterpreter(v, path.Empty())
+	if diags.HasError() || ric.Spec.Target.Kind != "FlinkDeployment" || ric.Spec.Customizations.HealthInterpretation == nil ||
+		ric.Spec.Customizations.ComponentResource != nil {
+		t.Errorf("imported %+v, diagnostics %v", ric, diags)
+	}
+	_, _, err = importInterpreter([]byte(data), "rollout")
+	if err == nil || err.Error() != "there is no ResourceInterpreterCustomization rollout; the file has other, flink" {
+		t.Errorf("missing customization: got %v", err)
+	}
+}
