@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
@@ -32,7 +33,7 @@ type decodeCache struct {
 	policyTable decodeTable[*policyValue]
 	// interpreterTable holds one Interpreter per distinct
 	// resource_interpreters value: building it compiles every script.
-	interpreterTable decodeTable[*interpret.Interpreter]
+	interpreterTable decodeTable[*interpreterSet]
 }
 
 // decodeTable is one table of the cache: a decoded list per content key.
@@ -84,13 +85,20 @@ func (c *decodeCache) policies(v tftypes.Value, name string) ([]*policyValue, bo
 	})
 }
 
-// interpreter decodes resource_interpreters and builds the Interpreter
+// interpreterSet is a manifest's resource_interpreters: the
+// customizations as given, and the Interpreter that runs them.
+type interpreterSet struct {
+	customizations []api.ResourceInterpreterCustomization
+	interpreter    *interpret.Interpreter
+}
+
+// interpreters decodes resource_interpreters and builds the Interpreter
 // that runs them, cached. It is nil when the attribute is null or empty,
 // and nil with error diagnostics when a customization is refused; two
 // customizations scripting the same operation of one kind are refused on
 // the attribute, naming both.
-func (c *decodeCache) interpreter(v tftypes.Value) (*interpret.Interpreter, bool, diag.Diagnostics) {
-	out, known, diags := c.interpreterTable.get(attrResourceInterpreters, v, func(v tftypes.Value) ([]*interpret.Interpreter, bool, diag.Diagnostics) {
+func (c *decodeCache) interpreters(v tftypes.Value) (*interpreterSet, bool, diag.Diagnostics) {
+	out, known, diags := c.interpreterTable.get(attrResourceInterpreters, v, func(v tftypes.Value) ([]*interpreterSet, bool, diag.Diagnostics) {
 		at := path.Root(attrResourceInterpreters)
 		rics, known, diags := interpretersFromTerraform(v, at)
 		if len(rics) == 0 || diags.HasError() {
@@ -101,7 +109,7 @@ func (c *decodeCache) interpreter(v tftypes.Value) (*interpret.Interpreter, bool
 			diags.AddAttributeError(at, "Invalid resource interpreters", err.Error())
 			return nil, known, diags
 		}
-		return []*interpret.Interpreter{in}, known, diags
+		return []*interpreterSet{{customizations: rics, interpreter: in}}, known, diags
 	})
 	if len(out) == 0 {
 		return nil, known, diags

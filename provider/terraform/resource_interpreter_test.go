@@ -241,7 +241,8 @@ resource "flotilla_manifest" "checkout" {
 // TestAccManifestResourceInterpreter: with flotilla's Argo Rollout
 // customization, a Rollout (its CRD served by two real members) is divided
 // 2:1 by static weights in the plan's placement, each member gets its
-// share in spec.replicas, and the next plan is empty. Without the
+// share in spec.replicas, the next plan is empty, and refresh judges the
+// members' status with the customization's health and aggregation. Without the
 // customization (the first step) the whole Rollout goes to both members.
 func TestAccManifestResourceInterpreter(t *testing.T) {
 	m := startFleet(t, "east", "west")
@@ -288,8 +289,20 @@ func TestAccManifestResourceInterpreter(t *testing.T) {
 				Check: memberReplicas(map[string]int64{"east": 2, "west": 1}),
 			},
 			{
+				// The members report status as Argo's controller would:
+				// refresh judges health and sums the status with the
+				// customization, which the last apply recorded.
+				PreConfig: func() {
+					m.setRolloutStatus(t, "east", map[string]any{"replicas": 2, "updatedReplicas": 2, "readyReplicas": 2, "availableReplicas": 2, "phase": "Healthy"})
+					m.setRolloutStatus(t, "west", map[string]any{"replicas": 1, "updatedReplicas": 1, "readyReplicas": 0, "availableReplicas": 0, "phase": "Degraded", "message": "ProgressDeadlineExceeded"})
+				},
 				Config:           m.rolloutConfig(t, 3, true),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("health"), knownvalue.StringExact("Unhealthy")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("aggregated").AtMapKey("availableReplicas"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("aggregated").AtMapKey("phase"), knownvalue.StringExact("Degraded")),
+				},
 			},
 			{
 				// Scaling the template moves the division with it.
@@ -341,5 +354,27 @@ spec:
 	_, _, err = importInterpreter([]byte(data), "rollout")
 	if err == nil || err.Error() != "there is no ResourceInterpreterCustomization rollout; the file has other, flink" {
 		t.Errorf("missing customization: got %v", err)
+	}
+}
+
+// setRolloutStatus writes the status of Rollout shop/checkout in a member,
+// as Argo's controller would.
+func (m *members) setRolloutStatus(t *testing.T, cluster string, status map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	rollouts := dynamic.NewForConfigOrDie(m.byName[cluster].RESTConfig()).Resource(rolloutGVR).Namespace("shop")
+	r, err := rollouts.Get(ctx, "checkout", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get rollout in %s: %v", cluster, err)
+	}
+	status["observedGeneration"] = fmt.Sprint(r.GetGeneration())
+	for k, v := range status {
+		if n, ok := v.(int); ok {
+			status[k] = int64(n)
+		}
+	}
+	r.Object["status"] = status
+	if _, err := rollouts.UpdateStatus(ctx, r, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("set rollout status in %s: %v", cluster, err)
 	}
 }
