@@ -70,9 +70,9 @@ func (r *interpreterResource) Schema(_ context.Context, _ resource.SchemaRequest
 		"dependencies.\n\n" +
 		"The customization is a validated value, not a remote object: creating it touches no cluster. A " +
 		"`flotilla_manifest` takes it by value (`resource_interpreters = [flotilla_resource_interpreter.rollout]`), " +
-		"and plans, renders and applies the kind it targets with its scripts (replicas, replica revision, retention); " +
-		"operations it does not script keep flotilla's built-in rules. The manifest's `status` and the health that " +
-		"`wait_for_rollout` waits for do not use the scripts yet.\n\n" +
+		"and plans, renders, applies, waits for and refreshes the kind it targets with its scripts: the replicas in " +
+		"`placement` and `rendered`, the fields members keep, the health `wait_for_rollout` waits for, and `status`. " +
+		"Operations it does not script keep flotilla's built-in rules.\n\n" +
 		"Attributes are Karmada's `spec` fields in snake_case (`replicaResource.luaScript` is " +
 		"`replica_resource.lua_script`). Every script is compiled at plan time in the same sandbox that runs it, and " +
 		"a script that does not compile, or does not define its function, is reported on its attribute with the " +

@@ -87,7 +87,9 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "Karmada resource interpreter customizations: a list of `flotilla_resource_interpreter` resources. " +
 					"For the kind a customization targets, each operation it scripts replaces flotilla's built-in rule in the plan: " +
 					"the replicas divided among clusters (`replica_resource`, `replica_revision`) and so `placement` and `rendered`, " +
-					"and the fields members keep (`retention`). Two customizations scripting the same operation of one kind are refused. Write-only.",
+					"the fields members keep (`retention`), and the health and `status` that apply waits for and refresh reads. " +
+					"Two customizations scripting the same operation of one kind are refused. Write-only: apply records the " +
+					"customizations in the resource's private state for the refreshes that follow.",
 				Optional:  true,
 				WriteOnly: true,
 			},
