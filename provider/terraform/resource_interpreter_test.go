@@ -235,7 +235,14 @@ resource "flotilla_manifest" "checkout" {
   wait_for_rollout     = false
   %s
 }
-`, replicas, interpreters)
+
+data "flotilla_placement" "checkout" {
+  manifest             = flotilla_manifest.checkout.manifest
+  clusters             = [flotilla_cluster.east, flotilla_cluster.west]
+  propagation_policies = [flotilla_propagation_policy.checkout]
+  %s
+}
+`, replicas, interpreters, interpreters)
 }
 
 // TestAccManifestResourceInterpreter: with flotilla's Argo Rollout
@@ -278,7 +285,8 @@ func TestAccManifestResourceInterpreter(t *testing.T) {
 				// Rollout: each member gets it whole.
 				Config:           m.rolloutConfig(t, 3, false),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{placement(0, 0)}},
-				Check:            memberReplicas(map[string]int64{"east": 3, "west": 3}),
+				Check: resource.ComposeTestCheckFunc(memberReplicas(map[string]int64{"east": 3, "west": 3}),
+					resource.TestCheckResourceAttr("data.flotilla_placement.checkout", "placement.east", "0")),
 			},
 			{
 				Config: m.rolloutConfig(t, 3, true),
@@ -286,7 +294,9 @@ func TestAccManifestResourceInterpreter(t *testing.T) {
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					placement(2, 1),
 				}},
-				Check: memberReplicas(map[string]int64{"east": 2, "west": 1}),
+				Check: resource.ComposeTestCheckFunc(memberReplicas(map[string]int64{"east": 2, "west": 1}),
+					resource.TestCheckResourceAttr("data.flotilla_placement.checkout", "placement.east", "2"),
+					resource.TestCheckResourceAttr("data.flotilla_placement.checkout", "placement.west", "1")),
 			},
 			{
 				// The members report status as Argo's controller would:
