@@ -190,15 +190,22 @@ func TestResourceInterpreterObjectType(t *testing.T) {
 
 var rolloutGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts"}
 
-// rolloutConfig is the example customization, two members, a policy
-// dividing Rollout shop/checkout 2:1 between them, and the Rollout with
-// replicas, given the customization when withInterpreter.
-func (m *members) rolloutConfig(t *testing.T, replicas int, withInterpreter bool) string {
+// rolloutConfig is the example customization, an "endless" one whose
+// GetReplicas never returns, two members, a policy dividing Rollout
+// shop/checkout 2:1 between them, and the Rollout with replicas, given the
+// customization named interpreter ("" for none).
+func (m *members) rolloutConfig(t *testing.T, replicas int, interpreter string) string {
 	interpreters := ""
-	if withInterpreter {
-		interpreters = "resource_interpreters = [flotilla_resource_interpreter.rollout]"
+	if interpreter != "" {
+		interpreters = "resource_interpreters = [flotilla_resource_interpreter." + interpreter + "]"
 	}
 	return exampleInterpreterConfig(t) + m.clusterHCL("east", "") + m.clusterHCL("west", "") + fmt.Sprintf(`
+resource "flotilla_resource_interpreter" "endless" {
+  name           = "endless"
+  target         = { api_version = "argoproj.io/v1alpha1", kind = "Rollout" }
+  customizations = { replica_resource = { lua_script = "function GetReplicas(obj)\n  while true do end\nend\n" } }
+}
+
 resource "flotilla_propagation_policy" "checkout" {
   name               = "checkout"
   namespace          = "shop"
@@ -249,7 +256,9 @@ data "flotilla_placement" "checkout" {
 // customization, a Rollout (its CRD served by two real members) is divided
 // 2:1 by static weights in the plan's placement, each member gets its
 // share in spec.replicas, the next plan is empty, and refresh judges the
-// members' status with the customization's health and aggregation. Without the
+// members' status with the customization's health and aggregation. A
+// customization whose script never returns fails the plan clearly and
+// changes nothing in the members. Without the
 // customization (the first step) the whole Rollout goes to both members.
 func TestAccManifestResourceInterpreter(t *testing.T) {
 	m := startFleet(t, "east", "west")
@@ -283,13 +292,13 @@ func TestAccManifestResourceInterpreter(t *testing.T) {
 			{
 				// Without the customization flotilla cannot divide a
 				// Rollout: each member gets it whole.
-				Config:           m.rolloutConfig(t, 3, false),
+				Config:           m.rolloutConfig(t, 3, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{placement(0, 0)}},
 				Check: resource.ComposeTestCheckFunc(memberReplicas(map[string]int64{"east": 3, "west": 3}),
 					resource.TestCheckResourceAttr("data.flotilla_placement.checkout", "placement.east", "0")),
 			},
 			{
-				Config: m.rolloutConfig(t, 3, true),
+				Config: m.rolloutConfig(t, 3, "rollout"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					placement(2, 1),
@@ -306,7 +315,7 @@ func TestAccManifestResourceInterpreter(t *testing.T) {
 					m.setRolloutStatus(t, "east", map[string]any{"replicas": 2, "updatedReplicas": 2, "readyReplicas": 2, "availableReplicas": 2, "phase": "Healthy"})
 					m.setRolloutStatus(t, "west", map[string]any{"replicas": 1, "updatedReplicas": 1, "readyReplicas": 0, "availableReplicas": 0, "phase": "Degraded", "message": "ProgressDeadlineExceeded"})
 				},
-				Config:           m.rolloutConfig(t, 3, true),
+				Config:           m.rolloutConfig(t, 3, "rollout"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("health"), knownvalue.StringExact("Unhealthy")),
@@ -316,12 +325,24 @@ func TestAccManifestResourceInterpreter(t *testing.T) {
 			},
 			{
 				// Scaling the template moves the division with it.
-				Config: m.rolloutConfig(t, 6, true),
+				Config: m.rolloutConfig(t, 6, "rollout"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					placement(4, 2),
 				}},
 				Check: memberReplicas(map[string]int64{"east": 4, "west": 2}),
+			},
+			{
+				// A script that runs out of budget fails the plan, naming
+				// the customization, the operation and the line.
+				Config:      m.rolloutConfig(t, 6, "endless"),
+				ExpectError: regexp.MustCompile(`(?s)Rollout shop/checkout: resource interpreter customization "endless":\s+replicaResource: replicaResource:2: budget exhausted`),
+			},
+			{
+				// Nothing was applied: the members keep their shares.
+				Config:           m.rolloutConfig(t, 6, "rollout"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            memberReplicas(map[string]int64{"east": 4, "west": 2}),
 			},
 		},
 	})
