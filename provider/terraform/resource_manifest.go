@@ -44,7 +44,7 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"propagation policy selects. `terraform plan` shows the `placement` (cluster → replicas) and the " +
 			"`rendered` object per cluster before anything rolls out; `terraform apply` applies exactly that " +
 			"with server-side apply, prunes clusters the template left, and waits until it is healthy.\n\n" +
-			"The fleet is passed by value: `clusters`, `propagation_policies` and `override_policies` take the " +
+			"The fleet is passed by value: `clusters`, `propagation_policies`, `override_policies` and `resource_interpreters` take the " +
 			"flotilla resources themselves, so Terraform orders and plans every input. They are write-only (Terraform 1.11 or later): " +
 			"Terraform hands them to plan and apply but stores them nowhere, and a change to them shows in the plan as what it changes " +
 			"(`placement`, `rendered`, `connections`), not as a change of the inputs.",
