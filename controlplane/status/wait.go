@@ -120,7 +120,7 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 	slices.Sort(clusters)
 	clusters = slices.Compact(clusters)
 	if len(clusters) == 0 {
-		return aggregate(opts.Interpreter, opts.Template, nil, nil), nil
+		return aggregate(opts.Interpreter, opts.Template, nil, nil)
 	}
 
 	start := time.Now()
@@ -137,7 +137,12 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 	for polled := false; ; polled = true {
 		observations := read(ctx, reqs)
 		if ctx.Err() == nil || !polled {
-			last = aggregate(opts.Interpreter, opts.Template, clusters, observations)
+			var err error
+			if last, err = aggregate(opts.Interpreter, opts.Template, clusters, observations); err != nil {
+				// A failing aggregation script fails the same way on
+				// every poll: waiting longer cannot help.
+				return last, fmt.Errorf("wait for %s: %w", object, err)
+			}
 		}
 		if last.Health == health.Healthy {
 			return last, nil
@@ -161,9 +166,9 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 // aggregate judges one poll. A cluster the read function did not answer for
 // is Unknown, so a faulty ReadFunc cannot make a wait succeed; so is one
 // whose customized status reflection fails, with the error as its reason.
-// A failing customized status aggregation leaves the status out (nil) and
-// makes the whole Unknown, so a wait does not succeed on it either.
-func aggregate(in *interpret.Interpreter, template *unstructured.Unstructured, clusters []string, observations []execution.Observation) health.Aggregated {
+// A failing customized status aggregation is the error, with the status
+// left out (nil) and the whole Unknown.
+func aggregate(in *interpret.Interpreter, template *unstructured.Unstructured, clusters []string, observations []execution.Observation) (health.Aggregated, error) {
 	byCluster := make(map[string]execution.Observation, len(observations))
 	for _, o := range observations {
 		byCluster[o.Cluster] = o
@@ -189,7 +194,7 @@ func aggregate(in *interpret.Interpreter, template *unstructured.Unstructured, c
 	if err != nil {
 		out.Health = health.Unknown
 	}
-	return out
+	return out, err
 }
 
 func notObserved(cluster, why string, templateGeneration int64) health.ClusterStatus {

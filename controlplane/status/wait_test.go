@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
@@ -322,5 +323,44 @@ func TestWaitWithCustomization(t *testing.T) {
 				t.Errorf("Health %s, status %v; want %s with phase %v", agg.Health, agg.Status, tc.wantHealth, tc.wantPhase)
 			}
 		})
+	}
+}
+
+// TestWaitAggregationScriptFails: a statusAggregation script that raises
+// an error ends the wait at once with it, naming the customization and
+// the line, rather than waiting out the timeout.
+func TestWaitAggregationScriptFails(t *testing.T) {
+	in, err := interpret.New([]api.ResourceInterpreterCustomization{{
+		ObjectMeta: metav1.ObjectMeta{Name: "broken"},
+		Spec: api.ResourceInterpreterCustomizationSpec{
+			Target: api.CustomizationTarget{APIVersion: "example.com/v1", Kind: "Widget"},
+			Customizations: api.CustomizationRules{StatusAggregation: &api.LuaScript{
+				LuaScript: "function AggregateStatus(desiredObj, statusItems)\n  error(\"boom\")\nend\n",
+			}},
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "gear", "namespace": "default"},
+	}}
+	read := func(_ context.Context, reqs []execution.ObserveRequest) []execution.Observation {
+		out := make([]execution.Observation, len(reqs))
+		for i, r := range reqs {
+			out[i] = execution.Observation{Cluster: r.Cluster, Live: widget.DeepCopy(), Owned: true}
+		}
+		return out
+	}
+	start := time.Now()
+	agg, err := status.Wait(t.Context(), status.Options{Template: widget, Clusters: []string{"east"}, Timeout: time.Minute, Interpreter: in}, read, nil)
+	if err == nil || err.Error() != `wait for Widget default/gear: resource interpreter customization "broken": statusAggregation: statusAggregation:2: boom` {
+		t.Errorf("error = %v, want the failing script named with its line", err)
+	}
+	if agg.Health != health.Unknown || agg.Status != nil {
+		t.Errorf("Health %s, status %v; want Unknown without status", agg.Health, agg.Status)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("the wait took %s: it should end at the first poll", elapsed)
 	}
 }
