@@ -92,6 +92,8 @@ func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]A
 	reqs := make([]execution.ApplyRequest, len(results))
 	for i, r := range results {
 		reqs[i] = applyRequest(planned[i], r)
+		// Retention runs the kind's customization, if the fleet has one.
+		reqs[i].Interpreter = fleet.Interpreter
 	}
 	defer e.reads.Reset()
 	outcome := e.executor(fleet.Members).ApplyBatch(ctx, reqs)

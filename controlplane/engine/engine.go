@@ -16,6 +16,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 )
@@ -58,6 +59,9 @@ type Fleet struct {
 	OverridePolicies []api.OverridePolicy
 	// ClusterOverridePolicies are the cluster-wide override policies.
 	ClusterOverridePolicies []api.ClusterOverridePolicy
+	// Interpreter is the built-in table extended by the fleet's resource
+	// interpreter customizations; nil interprets the built-in kinds only.
+	Interpreter *interpret.Interpreter
 }
 
 // Options configures an Engine.
@@ -252,6 +256,7 @@ func planFleet(name string, fleet Fleet, clusters []api.Cluster, previous []api.
 		ClusterPropagationPolicies: fleet.ClusterPropagationPolicies,
 		OverridePolicies:           fleet.OverridePolicies,
 		ClusterOverridePolicies:    fleet.ClusterOverridePolicies,
+		Interpreter:                fleet.Interpreter,
 		Bindings:                   previous,
 	}
 }

@@ -146,7 +146,7 @@ func TestEngine(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
-		agg, err := f.engine.Wait(ctx, f.members, tmpl, applied.Clusters, time.Minute, nil)
+		agg, err := f.engine.Wait(ctx, Fleet{Members: f.members}, tmpl, applied.Clusters, time.Minute, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,8 +43,9 @@ func (e *Engine) Delete(ctx context.Context, members []Member, template *unstruc
 // returns the aggregated status either way. It reads the members as
 // Observe does, but afresh on every poll: the lists Observe shares would
 // show the objects as they were before the rollout.
-func (e *Engine) Wait(ctx context.Context, members []Member, template *unstructured.Unstructured, clusters []string, timeout time.Duration, progress func(status.Progress)) (health.Aggregated, error) {
-	fresh := e.executor(members)
+func (e *Engine) Wait(ctx context.Context, fleet Fleet, template *unstructured.Unstructured, clusters []string, timeout time.Duration, progress func(status.Progress)) (health.Aggregated, error) {
+	fresh := e.executor(fleet.Members)
 	fresh.Reads = nil
-	return status.Wait(ctx, status.Options{Template: template, Clusters: clusters, Timeout: timeout}, fresh.ObserveLive, progress)
+	opts := status.Options{Template: template, Clusters: clusters, Timeout: timeout, Interpreter: fleet.Interpreter}
+	return status.Wait(ctx, opts, fresh.ObserveLive, progress)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 // DefaultInterval is the time between polls when Options.Interval is zero.
@@ -41,6 +42,10 @@ type Options struct {
 	Interval time.Duration
 	// Timeout bounds the wait in addition to ctx; zero leaves it to ctx.
 	Timeout time.Duration
+	// Interpreter judges health and aggregates status: the built-in rules
+	// extended by resource interpreter customizations; nil for the
+	// built-in rules only.
+	Interpreter *interpret.Interpreter
 }
 
 // Progress is reported after every poll that found a member not healthy.
@@ -115,7 +120,7 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 	slices.Sort(clusters)
 	clusters = slices.Compact(clusters)
 	if len(clusters) == 0 {
-		return health.Aggregate(opts.Template, nil), nil
+		return aggregate(opts.Interpreter, opts.Template, nil, nil)
 	}
 
 	start := time.Now()
@@ -132,7 +137,12 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 	for polled := false; ; polled = true {
 		observations := read(ctx, reqs)
 		if ctx.Err() == nil || !polled {
-			last = aggregate(opts.Template, clusters, observations)
+			var err error
+			if last, err = aggregate(opts.Interpreter, opts.Template, clusters, observations); err != nil {
+				// A failing aggregation script fails the same way on
+				// every poll: waiting longer cannot help.
+				return last, fmt.Errorf("wait for %s: %w", object, err)
+			}
 		}
 		if last.Health == health.Healthy {
 			return last, nil
@@ -154,8 +164,11 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 }
 
 // aggregate judges one poll. A cluster the read function did not answer for
-// is Unknown, so a faulty ReadFunc cannot make a wait succeed.
-func aggregate(template *unstructured.Unstructured, clusters []string, observations []execution.Observation) health.Aggregated {
+// is Unknown, so a faulty ReadFunc cannot make a wait succeed; so is one
+// whose customized status reflection fails, with the error as its reason.
+// A failing customized status aggregation is the error, with the status
+// left out (nil) and the whole Unknown.
+func aggregate(in *interpret.Interpreter, template *unstructured.Unstructured, clusters []string, observations []execution.Observation) (health.Aggregated, error) {
 	byCluster := make(map[string]execution.Observation, len(observations))
 	for _, o := range observations {
 		byCluster[o.Cluster] = o
@@ -170,10 +183,18 @@ func aggregate(template *unstructured.Unstructured, clusters []string, observati
 		case o.Err != nil:
 			items = append(items, notObserved(cluster, readFailure(o.Err), generation))
 		default: // a NotFound observation has no Live object
-			items = append(items, health.Observe(cluster, o.Live, generation))
+			cs, err := health.ObserveWith(in, cluster, o.Live, generation)
+			if err != nil {
+				cs.Health, cs.Message = health.Unknown, err.Error()
+			}
+			items = append(items, cs)
 		}
 	}
-	return health.Aggregate(template, items)
+	out, err := health.AggregateWith(in, template, items)
+	if err != nil {
+		out.Health = health.Unknown
+	}
+	return out, err
 }
 
 func notObserved(cluster, why string, templateGeneration int64) health.ClusterStatus {

@@ -17,9 +17,11 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/status"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
@@ -260,5 +262,105 @@ func TestWaitNeedsNoMemberForTrivialOrInvalidInput(t *testing.T) {
 				t.Errorf("error = %q, want %q", got, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestWaitWithCustomization: with an Interpreter, Wait judges a custom
+// kind's health and aggregates its status with the customization (here
+// flotilla's Argo Rollout one); without, a Rollout counts as healthy as
+// soon as it exists.
+func TestWaitWithCustomization(t *testing.T) {
+	in, err := interpret.New(apitest.ReadInterpreters(t, "../../examples/interpreter/argo-rollout.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rollout := func(replicas int64, status map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+			"metadata": map[string]any{"name": "checkout", "namespace": "shop", "generation": int64(1)},
+			"spec":     map[string]any{"replicas": replicas},
+		}}
+		if status != nil {
+			u.Object["status"] = status
+		}
+		return u
+	}
+	healthy := func(n int64) map[string]any {
+		return map[string]any{"observedGeneration": "1", "replicas": n, "updatedReplicas": n, "availableReplicas": n, "phase": "Healthy"}
+	}
+	degraded := map[string]any{"observedGeneration": "1", "replicas": int64(1), "updatedReplicas": int64(1), "availableReplicas": int64(0), "phase": "Degraded"}
+	read := func(west map[string]any) status.ReadFunc {
+		return func(_ context.Context, reqs []execution.ObserveRequest) []execution.Observation {
+			live := map[string]*unstructured.Unstructured{"east": rollout(2, healthy(2)), "west": rollout(1, west)}
+			out := make([]execution.Observation, len(reqs))
+			for i, r := range reqs {
+				out[i] = execution.Observation{Cluster: r.Cluster, Live: live[r.Cluster], Owned: true}
+			}
+			return out
+		}
+	}
+	opts := status.Options{Template: rollout(3, nil), Clusters: []string{"east", "west"}, Interval: 20 * time.Millisecond, Timeout: 200 * time.Millisecond}
+	for _, tc := range []struct {
+		name        string
+		interpreter *interpret.Interpreter
+		west        map[string]any
+		wantHealth  health.Health
+		wantPhase   any
+		wantErr     bool
+	}{
+		{"customized, one member degraded", in, degraded, health.Unhealthy, "Degraded", true},
+		{"customized, both healthy", in, healthy(1), health.Healthy, "Healthy", false},
+		{"built-in rules: exists is healthy", nil, degraded, health.Healthy, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := opts
+			o.Interpreter = tc.interpreter
+			agg, err := status.Wait(t.Context(), o, read(tc.west), nil)
+			if (err != nil) != tc.wantErr {
+				t.Errorf("error = %v, want error %v", err, tc.wantErr)
+			}
+			if agg.Health != tc.wantHealth || agg.Status["phase"] != tc.wantPhase {
+				t.Errorf("Health %s, status %v; want %s with phase %v", agg.Health, agg.Status, tc.wantHealth, tc.wantPhase)
+			}
+		})
+	}
+}
+
+// TestWaitAggregationScriptFails: a statusAggregation script that raises
+// an error ends the wait at once with it, naming the customization and
+// the line, rather than waiting out the timeout.
+func TestWaitAggregationScriptFails(t *testing.T) {
+	in, err := interpret.New([]api.ResourceInterpreterCustomization{{
+		ObjectMeta: metav1.ObjectMeta{Name: "broken"},
+		Spec: api.ResourceInterpreterCustomizationSpec{
+			Target: api.CustomizationTarget{APIVersion: "example.com/v1", Kind: "Widget"},
+			Customizations: api.CustomizationRules{StatusAggregation: &api.LuaScript{
+				LuaScript: "function AggregateStatus(desiredObj, statusItems)\n  error(\"boom\")\nend\n",
+			}},
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "gear", "namespace": "default"},
+	}}
+	read := func(_ context.Context, reqs []execution.ObserveRequest) []execution.Observation {
+		out := make([]execution.Observation, len(reqs))
+		for i, r := range reqs {
+			out[i] = execution.Observation{Cluster: r.Cluster, Live: widget.DeepCopy(), Owned: true}
+		}
+		return out
+	}
+	start := time.Now()
+	agg, err := status.Wait(t.Context(), status.Options{Template: widget, Clusters: []string{"east"}, Timeout: time.Minute, Interpreter: in}, read, nil)
+	if err == nil || err.Error() != `wait for Widget default/gear: resource interpreter customization "broken": statusAggregation: statusAggregation:2: boom` {
+		t.Errorf("error = %v, want the failing script named with its line", err)
+	}
+	if agg.Health != health.Unknown || agg.Status != nil {
+		t.Errorf("Health %s, status %v; want Unknown without status", agg.Health, agg.Status)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("the wait took %s: it should end at the first poll", elapsed)
 	}
 }

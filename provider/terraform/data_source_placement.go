@@ -30,13 +30,15 @@ type placementModel struct {
 	Clusters            types.Dynamic `tfsdk:"clusters"`
 	PropagationPolicies types.Dynamic `tfsdk:"propagation_policies"`
 	OverridePolicies    types.Dynamic `tfsdk:"override_policies"`
-	Placement           types.Map     `tfsdk:"placement"`
-	Rendered            types.Dynamic `tfsdk:"rendered"`
-	Policy              types.String  `tfsdk:"policy"`
-	AffinityTerm        types.String  `tfsdk:"affinity_term"`
-	Schedulable         types.Bool    `tfsdk:"schedulable"`
-	Error               types.String  `tfsdk:"error"`
-	Reasons             types.Map     `tfsdk:"reasons"`
+	// ResourceInterpreters are the customizations, as for flotilla_manifest.
+	ResourceInterpreters types.Dynamic `tfsdk:"resource_interpreters"`
+	Placement            types.Map     `tfsdk:"placement"`
+	Rendered             types.Dynamic `tfsdk:"rendered"`
+	Policy               types.String  `tfsdk:"policy"`
+	AffinityTerm         types.String  `tfsdk:"affinity_term"`
+	Schedulable          types.Bool    `tfsdk:"schedulable"`
+	Error                types.String  `tfsdk:"error"`
+	Reasons              types.Map     `tfsdk:"reasons"`
 }
 
 // Metadata implements the framework interface: it returns the type name.
@@ -74,6 +76,11 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"override_policies": schema.DynamicAttribute{
 				MarkdownDescription: "Candidate override policies, as for `flotilla_manifest`.",
 				Optional:            true,
+			},
+			"resource_interpreters": schema.DynamicAttribute{
+				MarkdownDescription: "Resource interpreter customizations (`flotilla_resource_interpreter` resources), as for `flotilla_manifest`: " +
+					"a custom kind's replicas are divided with their scripts.",
+				Optional: true,
 			},
 			"placement": schema.MapAttribute{
 				MarkdownDescription: "Cluster → replicas.",

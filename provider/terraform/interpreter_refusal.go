@@ -10,8 +10,10 @@ import (
 )
 
 // refuseInterpreterCustomization refuses a manifest that is a Karmada
-// ResourceInterpreterCustomization: Terraform does not read customizations
-// yet, and copying one to members would teach flotilla nothing. It is
+// ResourceInterpreterCustomization: in Terraform a customization is a
+// flotilla_resource_interpreter passed to the manifests in
+// resource_interpreters, and copying one to members would teach flotilla
+// nothing. It is
 // checked before the members are asked for the kind's scope, so the
 // refusal does not depend on a member serving Karmada's CRD.
 func refuseInterpreterCustomization(tmpl *unstructured.Unstructured) diag.Diagnostics {
@@ -20,7 +22,8 @@ func refuseInterpreterCustomization(tmpl *unstructured.Unstructured) diag.Diagno
 		return nil
 	}
 	var diags diag.Diagnostics
-	diags.AddAttributeError(path.Root("manifest").AtName("kind"), "ResourceInterpreterCustomization is not supported in Terraform yet",
-		objectName(tmpl)+": "+render.ErrCustomizationNotTemplate.Error())
+	diags.AddAttributeError(path.Root("manifest").AtName("kind"), "ResourceInterpreterCustomization is not a manifest",
+		objectName(tmpl)+": "+render.ErrCustomizationNotTemplate.Error()+
+			"; declare it as a flotilla_resource_interpreter and pass it in the resource_interpreters of the manifests of its kind")
 	return diags
 }

@@ -6,9 +6,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
-// TestManifestRefusesInterpreterCustomization: Terraform does not read
-// Karmada's ResourceInterpreterCustomization yet, so a flotilla_manifest
-// whose manifest is one is refused at plan time, never copied to members.
+// TestManifestRefusesInterpreterCustomization: a customization is a
+// flotilla_resource_interpreter, so a flotilla_manifest whose manifest is
+// one is refused at plan time, never copied to members.
 // The cluster points at a closed loopback port: nothing here may need it.
 func TestManifestRefusesInterpreterCustomization(t *testing.T) {
 	const config = `

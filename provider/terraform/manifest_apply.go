@@ -42,6 +42,10 @@ type manifestPrivate struct {
 	// Facts is the status of each member the last refresh read, which the
 	// plans that follow it use instead of probing (see manifest_facts.go).
 	Facts map[string]memberFacts `json:"facts,omitempty"`
+	// Interpreters are the resource_interpreters of the last apply: the
+	// attribute is write-only, and refresh judges health and aggregates
+	// status with them.
+	Interpreters []api.ResourceInterpreterCustomization `json:"interpreters,omitempty"`
 	// Importing is set by ImportState for the Read that follows, which
 	// fills the state from the members the import ID names.
 	Importing bool `json:"importing,omitempty"`
@@ -165,7 +169,7 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 	}
 	// The write-only inputs are recorded as null, as the plan holds them.
 	dynamicNull := tftypes.NewValue(tftypes.DynamicPseudoType, nil)
-	set := map[string]tftypes.Value{attrClusters: dynamicNull, attrPropagationPolicies: dynamicNull, attrOverridePolicies: dynamicNull}
+	set := map[string]tftypes.Value{attrClusters: dynamicNull, attrPropagationPolicies: dynamicNull, attrOverridePolicies: dynamicNull, attrResourceInterpreters: dynamicNull}
 	record := func() {
 		v, err := withAttributes(plan, set)
 		if err != nil {
@@ -176,7 +180,7 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 	}
 	a := out[0]
 	ok := appliedOK(a)
-	written := manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion}
+	written := manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion, Interpreters: in.customizations}
 	set[attrRendered] = keepClusters(m.planned.rendered, ok)
 	var failed []engine.Applied
 	if a.Err != nil {
@@ -223,7 +227,7 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 		delete(ok, cluster)
 	}
 	if m.planned.waitForRollout && len(ok) > 0 {
-		agg, err := r.data.Engine.Wait(ctx, in.fleet.Members, in.template, sortedStrings(ok), timeout, func(p status.Progress) {
+		agg, err := r.data.Engine.Wait(ctx, in.fleet, in.template, sortedStrings(ok), timeout, func(p status.Progress) {
 			tflog.Info(ctx, "waiting for rollout", map[string]any{"object": p.Object, "elapsed": p.Elapsed.Round(time.Second).String(), "not_ready": p.String()})
 		})
 		set[attrStatus] = statusValue(agg, diags)

@@ -9,7 +9,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 // maxDecoded bounds each table of the decode cache. A provider process
@@ -29,6 +31,9 @@ var fleetDecoder = &decodeCache{}
 type decodeCache struct {
 	memberTable decodeTable[engine.Member]
 	policyTable decodeTable[*policyValue]
+	// interpreterTable holds one Interpreter per distinct
+	// resource_interpreters value: building it compiles every script.
+	interpreterTable decodeTable[*interpreterSet]
 }
 
 // decodeTable is one table of the cache: a decoded list per content key.
@@ -78,4 +83,36 @@ func (c *decodeCache) policies(v tftypes.Value, name string) ([]*policyValue, bo
 	return c.policyTable.get(name, v, func(v tftypes.Value) ([]*policyValue, bool, diag.Diagnostics) {
 		return policiesFromTerraform(v, path.Root(name))
 	})
+}
+
+// interpreterSet is a manifest's resource_interpreters: the
+// customizations as given, and the Interpreter that runs them.
+type interpreterSet struct {
+	customizations []api.ResourceInterpreterCustomization
+	interpreter    *interpret.Interpreter
+}
+
+// interpreters decodes resource_interpreters and builds the Interpreter
+// that runs them, cached. It is nil when the attribute is null or empty,
+// and nil with error diagnostics when a customization is refused; two
+// customizations scripting the same operation of one kind are refused on
+// the attribute, naming both.
+func (c *decodeCache) interpreters(v tftypes.Value) (*interpreterSet, bool, diag.Diagnostics) {
+	out, known, diags := c.interpreterTable.get(attrResourceInterpreters, v, func(v tftypes.Value) ([]*interpreterSet, bool, diag.Diagnostics) {
+		at := path.Root(attrResourceInterpreters)
+		rics, known, diags := interpretersFromTerraform(v, at)
+		if len(rics) == 0 || diags.HasError() {
+			return nil, known, diags
+		}
+		in, err := interpret.New(rics)
+		if err != nil {
+			diags.AddAttributeError(at, "Invalid resource interpreters", err.Error())
+			return nil, known, diags
+		}
+		return []*interpreterSet{{customizations: rics, interpreter: in}}, known, diags
+	})
+	if len(out) == 0 {
+		return nil, known, diags
+	}
+	return out[0], known, diags
 }

@@ -32,6 +32,10 @@ type manifestInputs struct {
 	// connections alone do not count: such clusters are planned from their
 	// declared facts.
 	known bool
+	// customizations are resource_interpreters as Karmada objects, which
+	// apply records in private state for the refreshes that follow (the
+	// attribute is write-only); fleet.Interpreter runs them.
+	customizations []api.ResourceInterpreterCustomization
 	// scopeOpen is true when the template's kind is neither built in nor
 	// declared by a CustomResourceDefinition in dependencies, and no
 	// recorded id settles its namespace: decideScope asks the members.
@@ -89,6 +93,12 @@ func expandRaw(attrs map[string]tftypes.Value) (manifestInputs, diag.Diagnostics
 	in.fleet.ClusterPropagationPolicies = pf.ClusterPropagationPolicies
 	in.fleet.OverridePolicies = pf.OverridePolicies
 	in.fleet.ClusterOverridePolicies = pf.ClusterOverridePolicies
+	set, known, d := fleetDecoder.interpreters(attrs[attrResourceInterpreters])
+	diags.Append(d...)
+	if set != nil {
+		in.fleet.Interpreter, in.customizations = set.interpreter, set.customizations
+	}
+	in.known = in.known && known
 	return in, diags
 }
 

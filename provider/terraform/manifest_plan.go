@@ -250,7 +250,7 @@ func withWriteOnly(planned, config map[string]tftypes.Value) map[string]tftypes.
 	for k, v := range planned {
 		out[k] = v
 	}
-	for _, k := range []string{attrClusters, attrPropagationPolicies, attrOverridePolicies} {
+	for _, k := range []string{attrClusters, attrPropagationPolicies, attrOverridePolicies, attrResourceInterpreters} {
 		out[k] = config[k]
 	}
 	return out

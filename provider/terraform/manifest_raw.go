@@ -23,6 +23,7 @@ const (
 	attrClusters             = "clusters"
 	attrPropagationPolicies  = "propagation_policies"
 	attrOverridePolicies     = "override_policies"
+	attrResourceInterpreters = "resource_interpreters"
 	attrConnections          = "connections"
 	attrDependencies         = "dependencies"
 	attrRescheduleTrigger    = "reschedule_trigger"

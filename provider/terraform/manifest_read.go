@@ -12,6 +12,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
@@ -39,6 +40,15 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if in.fleet.Interpreter == nil && len(prior.Interpreters) > 0 {
+		// resource_interpreters is write-only: refresh uses the ones the
+		// last apply recorded. They compiled then; a refusal now means the
+		// sandbox changed, and the built-in rules are not a fallback.
+		var err error
+		if in.fleet.Interpreter, err = interpret.New(prior.Interpreters); err != nil {
+			resp.Diagnostics.AddAttributeWarning(path.Root(attrStatus), "Cannot use the recorded resource interpreters", err.Error())
+		}
+	}
 	if prior.Importing {
 		r.readImported(ctx, in, in.fleet.Members, resp)
 		return
@@ -64,7 +74,11 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		set[attrRendered] = v
 	}
 	if len(items) > 0 {
-		if v, err := rawFromJSON(statusJSON(health.Aggregate(in.template, items))); err != nil {
+		agg, err := health.AggregateWith(in.fleet.Interpreter, in.template, items)
+		if err != nil {
+			resp.Diagnostics.AddAttributeWarning(path.Root(attrStatus), "Cannot aggregate the status of "+objectName(in.template), err.Error())
+		}
+		if v, err := rawFromJSON(statusJSON(agg)); err != nil {
 			resp.Diagnostics.AddError("Cannot record the status", err.Error())
 		} else if !v.Equal(m.recorded.status) {
 			set[attrStatus] = v
@@ -151,10 +165,10 @@ func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refus
 			observed[o.Cluster] = map[string]any{}
 		case render.Equivalent(desired, r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)))):
 			observed[o.Cluster] = desired
-			items = append(items, health.Observe(o.Cluster, o.Live, 0))
+			items = append(items, observeWith(in.fleet.Interpreter, o.Cluster, o.Live))
 		default:
 			observed[o.Cluster] = r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)))
-			items = append(items, health.Observe(o.Cluster, o.Live, 0))
+			items = append(items, observeWith(in.fleet.Interpreter, o.Cluster, o.Live))
 		}
 	}
 	return observed, items
@@ -193,4 +207,14 @@ func liveObject(u *unstructured.Unstructured) map[string]any {
 		return nil
 	}
 	return u.Object
+}
+
+// observeWith is health.ObserveWith for refresh: a member whose customized
+// status reflection fails is Unknown, with the error as its message.
+func observeWith(in *interpret.Interpreter, cluster string, live *unstructured.Unstructured) health.ClusterStatus {
+	cs, err := health.ObserveWith(in, cluster, live, 0)
+	if err != nil {
+		cs.Health, cs.Message = health.Unknown, err.Error()
+	}
+	return cs
 }

@@ -158,22 +158,28 @@ func (m *members) installClusterScopedCRD(t *testing.T) {
 			}},
 		},
 	}
+	m.installCRD(t, crd, widgetGVR)
+}
+
+// installCRD installs crd in every member and waits until each serves gvr.
+func (m *members) installCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, gvr schema.GroupVersionResource) {
+	t.Helper()
 	ctx := context.Background()
 	for name, c := range m.byName {
 		cs, err := apiextensionsclient.NewForConfig(c.RESTConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("install the Widget CRD in %s: %v", name, err)
+		if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd.DeepCopy(), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("install the %s CRD in %s: %v", crd.Name, name, err)
 		}
 		dyn := dynamic.NewForConfigOrDie(c.RESTConfig())
 		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			_, err := dyn.Resource(widgetGVR).List(ctx, metav1.ListOptions{})
+			_, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
 			return err == nil, nil
 		})
 		if err != nil {
-			t.Fatalf("the Widget CRD is not served in %s: %v", name, err)
+			t.Fatalf("the %s CRD is not served in %s: %v", crd.Name, name, err)
 		}
 	}
 }

@@ -141,18 +141,40 @@ func (k policyKind) stateValue(namespace, name string, spec map[string]any) (sta
 // the policies of the kind the data holds otherwise (for the message when it
 // is missing). Items of a v1 List count as documents.
 func (k policyKind) findDocument(data []byte, ref importRef) (doc map[string]any, found []string, err error) {
+	objs, err := yamlObjects(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, o := range objs {
+		namespace, name, ok := k.identify(o)
+		if !ok {
+			continue
+		}
+		if namespace == ref.namespace && name == ref.name {
+			return o, nil, nil
+		}
+		found = append(found, k.id(namespace, name))
+	}
+	return nil, found, nil
+}
+
+// yamlObjects reads the objects of YAML documents as written (numbers as
+// json.Number), with the items of each v1 List in its place; documents
+// that are not objects are skipped.
+func yamlObjects(data []byte) ([]map[string]any, error) {
+	var out []map[string]any
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		raw, err := reader.Read()
 		if errors.Is(err, io.EOF) {
-			return nil, found, nil
+			return out, nil
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("read yaml: %w", err)
+			return nil, fmt.Errorf("read yaml: %w", err)
 		}
 		js, err := yaml.YAMLToJSON(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read yaml: %w", err)
+			return nil, fmt.Errorf("read yaml: %w", err)
 		}
 		var obj map[string]any
 		dec := json.NewDecoder(bytes.NewReader(js))
@@ -160,25 +182,15 @@ func (k policyKind) findDocument(data []byte, ref importRef) (doc map[string]any
 		if err := dec.Decode(&obj); err != nil || obj == nil {
 			continue
 		}
-		objs := []map[string]any{obj}
-		if obj["apiVersion"] == "v1" && obj["kind"] == "List" {
-			objs = nil
-			items, _ := obj["items"].([]any)
-			for _, it := range items {
-				if m, ok := it.(map[string]any); ok {
-					objs = append(objs, m)
-				}
-			}
+		if obj["apiVersion"] != "v1" || obj["kind"] != "List" {
+			out = append(out, obj)
+			continue
 		}
-		for _, o := range objs {
-			namespace, name, ok := k.identify(o)
-			if !ok {
-				continue
+		items, _ := obj["items"].([]any)
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				out = append(out, m)
 			}
-			if namespace == ref.namespace && name == ref.name {
-				return o, nil, nil
-			}
-			found = append(found, k.id(namespace, name))
 		}
 	}
 }

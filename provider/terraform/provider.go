@@ -209,6 +209,7 @@ func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource
 		newClusterPropagationPolicyResource,
 		newOverridePolicyResource,
 		newClusterOverridePolicyResource,
+		newResourceInterpreterResource,
 		newManifestResource,
 	}
 }

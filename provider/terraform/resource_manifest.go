@@ -47,7 +47,7 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"propagation policy selects. `terraform plan` shows the `placement` (cluster → replicas) and the " +
 			"`rendered` object per cluster before anything rolls out; `terraform apply` applies exactly that " +
 			"with server-side apply, prunes clusters the template left, and waits until it is healthy.\n\n" +
-			"The fleet is passed by value: `clusters`, `propagation_policies` and `override_policies` take the " +
+			"The fleet is passed by value: `clusters`, `propagation_policies`, `override_policies` and `resource_interpreters` take the " +
 			"flotilla resources themselves, so Terraform orders and plans every input. They are write-only (Terraform 1.11 or later): " +
 			"Terraform hands them to plan and apply but stores them nowhere, and a change to them shows in the plan as what it changes " +
 			"(`placement`, `rendered`, `connections`), not as a change of the inputs.",
@@ -83,6 +83,16 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"override_policies": schema.DynamicAttribute{
 				MarkdownDescription: "Candidate override policies: a list of `flotilla_override_policy` and `flotilla_cluster_override_policy` resources. " +
 					"Every one whose selectors match applies, cluster-wide ones first, each set by specificity then name. Write-only.",
+				Optional:  true,
+				WriteOnly: true,
+			},
+			"resource_interpreters": schema.DynamicAttribute{
+				MarkdownDescription: "Karmada resource interpreter customizations: a list of `flotilla_resource_interpreter` resources. " +
+					"For the kind a customization targets, each operation it scripts replaces flotilla's built-in rule in the plan: " +
+					"the replicas divided among clusters (`replica_resource`, `replica_revision`) and so `placement` and `rendered`, " +
+					"the fields members keep (`retention`), and the health and `status` that apply waits for and refresh reads. " +
+					"Two customizations scripting the same operation of one kind are refused. Write-only: apply records the " +
+					"customizations in the resource's private state for the refreshes that follow.",
 				Optional:  true,
 				WriteOnly: true,
 			},

@@ -43,6 +43,8 @@ var skippedFields = map[string]skippedField{
 	"Placement.workloadAffinity": {reason: api.WorkloadAffinityRefusal},
 	"OverrideSpec.targetCluster": {reason: "deprecated in Karmada; use `override_rules[*].target_cluster`"},
 	"OverrideSpec.overriders":    {reason: "deprecated in Karmada; use `override_rules[*].overriders`"},
+	// flotilla_resource_interpreter.
+	"CustomizationRules.componentResource": {reason: interpreterComponentsReason},
 }
 
 // skippedParents are the nested types whose fields may be skipped, with
@@ -117,6 +119,19 @@ const jsonValueDescription = "JSON value to set, as a string: write `jsonencode(
 
 // fieldDescriptions describe every attribute, with Karmada's semantics.
 var fieldDescriptions = map[string]string{
+	// Resource interpreter customization.
+	"ResourceInterpreterCustomizationSpec.target":         "The kind the scripts interpret: one `api_version` and `kind`, as in Karmada.",
+	"ResourceInterpreterCustomizationSpec.customizations": "The scripts, one per operation; an operation without a script keeps flotilla's built-in rule.",
+	"CustomizationTarget.apiVersion":                      "Group and version of the target kind, for example `argoproj.io/v1alpha1`.",
+	"CustomizationTarget.kind":                            "The target kind, for example `Rollout`.",
+	"CustomizationRules.retention":                        "Fields the members own: defines `Retain(desiredObj, observedObj)`, which returns the object to apply.",
+	"CustomizationRules.replicaResource":                  "Replicas and per-replica requirements: defines `GetReplicas(obj)`, so the kind's replicas can be divided among clusters.",
+	"CustomizationRules.replicaRevision":                  "Writes a cluster's share: defines `ReviseReplica(obj, desiredReplica)`.",
+	"CustomizationRules.statusReflection":                 "What of a member's object is collected: defines `ReflectStatus(observedObj)`.",
+	"CustomizationRules.statusAggregation":                "Folds the members' statuses into one: defines `AggregateStatus(desiredObj, statusItems)`.",
+	"CustomizationRules.healthInterpretation":             "Whether a member's object is healthy: defines `InterpretHealth(observedObj)`.",
+	"CustomizationRules.dependencyInterpretation":         "Objects that follow the workload: defines `GetDependencies(desiredObj)`.",
+	"LuaScript.luaScript":                                 "The Lua source. It runs in a sandbox (no os, io or file access) with an instruction and memory budget; Karmada's `kube` library is available with `require(\"kube\")`.",
 	// Propagation.
 	"PropagationSpec.resourceSelectors": "Templates this policy propagates; a template matching any selector is selected. " +
 		"At least one is required: an empty list never means \"everything\", so nothing is propagated by accident.",

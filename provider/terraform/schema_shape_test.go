@@ -249,6 +249,7 @@ func TestPolicyFieldTables(t *testing.T) {
 	}
 	collect(propagationFields())
 	collect(overrideFields())
+	collect(interpreterFields())
 	for _, key := range sortedKeys(fieldDescriptions) {
 		if !used[key] {
 			t.Errorf("fieldDescriptions[%q] matches no attribute", key)
@@ -260,7 +261,7 @@ func TestPolicyFieldTables(t *testing.T) {
 		}
 	}
 	specs := map[string]reflect.Type{}
-	for _, typ := range []reflect.Type{reflect.TypeFor[api.PropagationSpec](), reflect.TypeFor[api.OverrideSpec](), reflect.TypeFor[api.Placement]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[api.PropagationSpec](), reflect.TypeFor[api.OverrideSpec](), reflect.TypeFor[api.Placement](), reflect.TypeFor[api.CustomizationRules]()} {
 		for i := range typ.NumField() {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 			specs[typ.Name()+"."+name] = typ
@@ -268,7 +269,7 @@ func TestPolicyFieldTables(t *testing.T) {
 	}
 	for _, key := range sortedKeys(skippedFields) {
 		if specs[key] == nil {
-			t.Errorf("skippedFields[%q] is not a field of PropagationSpec, OverrideSpec or Placement", key)
+			t.Errorf("skippedFields[%q] is not a field of PropagationSpec, OverrideSpec, Placement or CustomizationRules", key)
 		}
 		if skippedFields[key].reason == "" {
 			t.Errorf("skippedFields[%q] has no reason", key)
