@@ -155,7 +155,9 @@ spec:
   failover:
     application:
       decisionConditions:
-        tolerationSeconds: 1
+        # long enough that a loaded machine's first health report, which
+        # comes after the copy is created, does not fail it over already
+        tolerationSeconds: 4
 `, primary, backup)
 	testkit.MustCreate(t, hub, pp)
 	testkit.MustCreate(t, hub, deployment(2))
