@@ -4,6 +4,9 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
+	"log"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +16,10 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xpkg/parser"
 	pkgmetav1 "github.com/crossplane/crossplane/apis/v2/pkg/meta/v1"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -116,6 +122,42 @@ func TestProviderPackage(t *testing.T) {
 
 	checkPackageYAML(t, cli, path)
 	checkPackageBinary(t, pkg, src)
+	checkPush(t, cli, path)
+}
+
+// checkPush pushes the package as the crossplane guide says, with
+// `crossplane xpkg push`, to a registry on loopback (go-containerregistry's
+// in-memory registry), and reads it back as Crossplane's package manager
+// pulls it: the pushed manifest carries the package layer's annotation.
+func checkPush(t *testing.T, cli, path string) {
+	t.Helper()
+	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(reg.Close)
+	ref := strings.TrimPrefix(reg.URL, "http://") + "/flotilla-io/provider-flotilla:v0.1.0"
+	if out, err := exec.CommandContext(t.Context(), cli, "xpkg", "push", "-f", path, ref).CombinedOutput(); err != nil {
+		t.Fatalf("crossplane xpkg push -f %s %s: %v\n%s", path, ref, err, out)
+	}
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulled, err := remote.Image(tag, remote.WithContext(t.Context()))
+	if err != nil {
+		t.Fatalf("pull %s: %v", ref, err)
+	}
+	m, err := pulled.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := 0
+	for _, l := range m.Layers {
+		if l.Annotations[xpkgAnnotation] == xpkgPackageLayer {
+			base++
+		}
+	}
+	if base != 1 {
+		t.Errorf("the pushed manifest has %d layers annotated %s=%s, want 1", base, xpkgAnnotation, xpkgPackageLayer)
+	}
 }
 
 // checkPackageYAML extracts package.yaml with the crossplane CLI, parses
