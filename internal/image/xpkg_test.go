@@ -225,14 +225,7 @@ func checkPackageYAML(t *testing.T, cli, path string) {
 // flotilla's provider, and `version` names the build's commit.
 func checkPackageBinary(t *testing.T, img v1.Image, src Source) {
 	t.Helper()
-	f, ok := extract(t, img)[strings.TrimPrefix(BinaryPath, "/")]
-	if !ok {
-		t.Fatalf("the package's filesystem lacks %s", BinaryPath)
-	}
-	bin := filepath.Join(t.TempDir(), "flotilla")
-	if err := os.WriteFile(bin, f.data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := binaryOf(t, img)
 	// flotilla's flag sets return flag.ErrHelp, which the binary exits
 	// with as a usage error (2), as for any other bad flag.
 	help, err := exec.CommandContext(t.Context(), bin, "crossplane", "--help").CombinedOutput()
