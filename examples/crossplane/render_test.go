@@ -3,10 +3,7 @@ package examples
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -32,35 +29,10 @@ const (
 const resourceNameAnnotation = "crossplane.io/composition-resource-name"
 
 // crossplaneTools returns the directory that holds the crossplane CLI and
-// function-patch-and-transform: $FLOTILLA_CROSSPLANE_TOOLS, or where `make
-// tools` puts them (~/.cache/flotilla/tools/<hash of tools/crossplane/go.sum>).
-// Without them the test is skipped, except in CI (CI set), where `make test`
-// has built them and their absence is a failure.
+// function-patch-and-transform (see testkit.CrossplaneTools).
 func crossplaneTools(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("FLOTILLA_CROSSPLANE_TOOLS")
-	if dir == "" {
-		sum, err := os.ReadFile(filepath.Join("..", "..", "tools", "crossplane", "go.sum"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := sha256.Sum256(sum)
-		dir = filepath.Join(home, ".cache", "flotilla", "tools", hex.EncodeToString(h[:])[:12])
-	}
-	for _, b := range []string{crossplaneBinary, functionBinary} {
-		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
-			msg := fmt.Sprintf("%s not built (%v): run `make tools`", b, err)
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return dir
+	return testkit.CrossplaneTools(t, filepath.Join("..", ".."), crossplaneBinary, functionBinary)
 }
 
 // startFunction runs function-patch-and-transform without TLS on a free

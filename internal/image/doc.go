@@ -13,6 +13,8 @@
 //
 // `make image` runs cmd/flotilla-image, which calls Build and then
 // WriteLayout and WriteTarball; the package's tests call the same functions.
+// BuildPackage wraps that tarball into the Crossplane provider package with
+// the crossplane CLI (`make xpkg`, cmd/flotilla-image -xpkg).
 // Nothing here is linked into the flotilla binary, and the package imports
 // neither controlplane nor provider (it runs the go command on the module).
 package image

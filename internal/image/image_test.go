@@ -246,6 +246,14 @@ func extract(t *testing.T, img v1.Image) map[string]extracted {
 func imageBinary(t *testing.T) (string, Source) {
 	t.Helper()
 	img, _, src := sharedImage(t)
+	return binaryOf(t, img), src
+}
+
+// binaryOf writes the entrypoint binary in img's filesystem (the image's,
+// or the Crossplane package's that embeds it) to a file and returns its
+// path.
+func binaryOf(t *testing.T, img v1.Image) string {
+	t.Helper()
 	f, ok := extract(t, img)[strings.TrimPrefix(BinaryPath, "/")]
 	if !ok {
 		t.Fatalf("the image lacks %s", BinaryPath)
@@ -254,7 +262,7 @@ func imageBinary(t *testing.T) (string, Source) {
 	if err := os.WriteFile(path, f.data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return path, src
+	return path
 }
 
 // TestImageBinaryVersion runs the binary taken from the image: it is

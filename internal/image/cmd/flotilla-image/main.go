@@ -6,10 +6,17 @@
 //
 // The version, revision and timestamps come from git (SOURCE_DATE_EPOCH
 // overrides the time), so the same commit gives the same digest.
+//
+// With -xpkg it then builds the Crossplane provider package around the
+// tarball (internal/image.BuildPackage, the crossplane CLI's xpkg build);
+// `make xpkg` runs:
+//
+//	go run ./internal/image/cmd/flotilla-image -layout bin/image -tar bin/flotilla-image.tar -crossplane <tools>/crossplane -xpkg bin/flotilla-provider.xpkg
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,8 +44,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	repo := fs.String("repository", "ghcr.io/flotilla-io/flotilla", "image repository the tarball's tag names; the tag is the version")
 	arch := fs.String("arch", "", "GOARCH of the image; default this machine's")
 	version := fs.String("version", "", "version to stamp instead of git describe's")
+	var pkg image.PackageOptions
+	fs.StringVar(&pkg.Out, "xpkg", "", "also build the Crossplane provider package at this `path`, with the -tar tarball as its runtime image")
+	fs.StringVar(&pkg.Crossplane, "crossplane", "crossplane", "`path` of the crossplane CLI, for -xpkg")
+	fs.StringVar(&pkg.PackageRoot, "package-root", "package", "`directory` holding crossplane.yaml and the CRDs, for -xpkg")
+	fs.StringVar(&pkg.ExamplesRoot, "examples-root", "examples/crossplane", "`directory` of the package's example manifests, for -xpkg")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if pkg.Out != "" && *tarPath == "" {
+		return errors.New("-xpkg embeds the image tarball: set -tar too")
 	}
 	src, err := image.FromGit(ctx, *dir)
 	if err != nil {
@@ -67,5 +82,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if *tarPath != "" {
 		fmt.Fprintf(stdout, "  tarball:    %s\n", *tarPath)
 	}
+	if pkg.Out == "" {
+		return nil
+	}
+	pkg.ImageTarball = *tarPath
+	if err := image.BuildPackage(ctx, pkg); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "  crossplane package: %s\n", pkg.Out)
 	return nil
 }
