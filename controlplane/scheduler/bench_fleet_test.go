@@ -21,7 +21,7 @@ func issueFleet(n int) []*api.Cluster {
 	for i := 0; i < n; i++ {
 		region := "region-" + strconv.Itoa(i%5)
 		w := apitest.MakeCluster(fmt.Sprintf("member-%05d", i)).
-			Region(region).Zones(region + "-a").
+			Region(region).Zones(region+"-a").
 			Provider([]string{"aws", "gcp"}[i%2]).
 			Ready().
 			Allocatable(corev1.ResourcePods, strconv.Itoa(200+i%7*100)).

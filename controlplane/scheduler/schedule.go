@@ -18,6 +18,13 @@ import (
 // cluster. With ClusterAffinities every term that was tried contributes one;
 // the first tried term's error comes first.
 func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
+	return schedule(clusters, nil, b)
+}
+
+// schedule is Schedule with, when free is not nil, each cluster's free
+// resources read from free (same index as clusters) instead of from its
+// resource summary.
+func schedule(clusters []*api.Cluster, free []freeResources, b Binding) (Result, error) {
 	if b.Replicas < 0 {
 		return Result{}, fmt.Errorf("schedule %s: replicas %d is negative", api.TemplateRefOfResource(b.Resource).Describe(), b.Replicas)
 	}
@@ -27,6 +34,7 @@ func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
 	}
 	s := &run{
 		clusters: clusters,
+		free:     free,
 		binding:  &b,
 		strategy: name,
 		previous: make(map[string]int32, len(b.Previous)),
@@ -75,6 +83,9 @@ func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
 // run is the state of one Schedule call.
 type run struct {
 	clusters []*api.Cluster
+	// free, when not nil, holds each cluster's free resources, computed
+	// once per Snapshot.
+	free     []freeResources
 	binding  *Binding
 	strategy string
 	previous map[string]int32
@@ -106,12 +117,13 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	// Filter.
 	var rejected []rejection
 	cands := make([]candidate, 0, len(s.clusters))
-	for _, c := range s.clusters {
+	for i, c := range s.clusters {
 		if why, ok := runFilters(fc, c); !ok {
 			rejected = append(rejected, rejection{c.Name, why})
 			continue
 		}
-		cands = append(cands, candidate{cluster: c, tier: fc.tier, previous: s.previous[c.Name]})
+		cands = append(cands, candidate{cluster: c, clusterName: c.Name, index: i, tier: fc.tier,
+			previous: s.previous[c.Name]})
 	}
 	if len(cands) == 0 {
 		return Result{}, &FitError{Stage: StageFilter, AffinityName: affinityName,
@@ -133,7 +145,10 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		for _, sc := range scorers {
 			cands[i].score += sc(fc, cands[i].cluster)
 		}
-		if estimate {
+		switch {
+		case estimate && s.free != nil:
+			cands[i].available = int64(est.availableFrom(&s.free[cands[i].index], cands[i].cluster))
+		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
 		}
 	}

@@ -35,6 +35,12 @@ func scoreLocality(fc *filterContext, c *api.Cluster) int64 {
 // need to know about it.
 type candidate struct {
 	cluster *api.Cluster
+	// clusterName is cluster.Name, kept here so that sorting, selection
+	// and assignment do not reach into the cluster object, which at
+	// thousands of clusters is out of cache.
+	clusterName string
+	// index is the cluster's position in the snapshot.
+	index int
 	// tier is the affinity group the cluster belongs to: 0 for the primary
 	// group, i for the i-th overflow group.
 	tier int
@@ -50,7 +56,13 @@ type candidate struct {
 // now plus what already runs there, as Karmada counts it when grouping.
 func (c *candidate) capacity() int64 { return c.available + int64(c.previous) }
 
-func (c *candidate) name() string { return c.cluster.Name }
+func (c *candidate) name() string {
+	if c.clusterName == "" {
+		// Built without the name, as some table tests do.
+		return c.cluster.Name
+	}
+	return c.clusterName
+}
 
 // sortCandidates orders candidates by preference: earlier affinity tier
 // first, then higher score, then more capacity (Karmada orders by available
@@ -69,5 +81,5 @@ func compareCandidates(a, b candidate) int {
 	if ca, cb := a.capacity(), b.capacity(); ca != cb {
 		return cmp.Compare(cb, ca)
 	}
-	return strings.Compare(a.cluster.Name, b.cluster.Name)
+	return strings.Compare(a.name(), b.name())
 }

@@ -1,0 +1,107 @@
+package scheduler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// Snapshot is a fleet prepared for scheduling many templates in a row. It
+// computes each cluster's free pods, CPU and memory once, into a compact
+// slice the estimator walks instead of three resource maps per cluster per
+// decision: at thousands of clusters those maps are out of cache, and their
+// lookups, not the division algorithms, dominated dynamic and aggregated
+// scheduling (issue 23).
+//
+// A Snapshot is read-only once built and safe to use from several
+// goroutines. It must be rebuilt when a cluster's status changes.
+type Snapshot struct {
+	clusters []*api.Cluster
+	free     []freeResources
+}
+
+// freeResources is what the estimator needs of a resource summary, in the
+// units it divides in (see quantityOf).
+type freeResources struct {
+	// summary is false when the cluster has no resource summary: nothing fits.
+	summary bool
+	// models is true when the summary has allocatable modelings.
+	models bool
+	// pods is allocatable − allocated − allocating pods, at least zero.
+	pods int64
+	// cpu and memory are allocatable − allocated − allocating; hasCPU and
+	// hasMemory say whether the cluster reports the resource as allocatable.
+	cpu, memory       int64
+	hasCPU, hasMemory bool
+}
+
+// NewSnapshot prepares clusters for scheduling. The clusters are not
+// copied: they must not change while the Snapshot is in use.
+func NewSnapshot(clusters []*api.Cluster) *Snapshot {
+	s := &Snapshot{clusters: clusters, free: make([]freeResources, len(clusters))}
+	for i, c := range clusters {
+		s.free[i] = freeOf(c.Status.ResourceSummary)
+	}
+	return s
+}
+
+// Schedule is the package's Schedule over the snapshot's clusters, with the
+// same result for the same input.
+func (s *Snapshot) Schedule(b Binding) (Result, error) {
+	return schedule(s.clusters, s.free, b)
+}
+
+func freeOf(summary *api.ResourceSummary) freeResources {
+	if summary == nil {
+		return freeResources{}
+	}
+	f := freeResources{summary: true, models: len(summary.AllocatableModelings) > 0, pods: allowedPods(summary)}
+	f.cpu, f.hasCPU = leftOf(summary, corev1.ResourceCPU)
+	f.memory, f.hasMemory = leftOf(summary, corev1.ResourceMemory)
+	return f
+}
+
+// leftOf is allocatable − allocated − allocating of one resource; false
+// when the cluster does not report the resource as allocatable.
+func leftOf(s *api.ResourceSummary, name corev1.ResourceName) (int64, bool) {
+	have, ok := s.Allocatable[name]
+	if !ok {
+		return 0, false
+	}
+	return scaled(name, have) - quantityOf(s.Allocated, name) - quantityOf(s.Allocating, name), true
+}
+
+// availableFrom is available with the summary's figures read from f; the
+// cluster is only read for resource models and for requested resources
+// other than CPU and memory.
+func (e *estimator) availableFrom(f *freeResources, cluster *api.Cluster) int32 {
+	if !f.summary || f.pods <= 0 {
+		return 0
+	}
+	if len(e.wants) == 0 {
+		return clampInt32(f.pods)
+	}
+	if f.models {
+		if n, ok := replicasByResourceModels(cluster, e.wants); ok {
+			return clampInt32(min(n, f.pods))
+		}
+	}
+	best := f.pods
+	for _, w := range e.wants {
+		var left int64
+		var ok bool
+		switch w.name {
+		case corev1.ResourceCPU:
+			left, ok = f.cpu, f.hasCPU
+		case corev1.ResourceMemory:
+			left, ok = f.memory, f.hasMemory
+		default:
+			left, ok = leftOf(cluster.Status.ResourceSummary, w.name)
+		}
+		if !ok || left <= 0 {
+			return 0
+		}
+		best = min(best, left/w.n)
+	}
+	return clampInt32(best)
+}
