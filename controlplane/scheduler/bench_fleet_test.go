@@ -96,3 +96,34 @@ func BenchmarkScheduleIssueFleet(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSnapshotIssueFleet is BenchmarkScheduleIssueFleet through a
+// Snapshot built once, as a caller scheduling many templates over one fleet
+// uses it; building the Snapshot is measured separately.
+func BenchmarkSnapshotIssueFleet(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000} {
+		clusters := issueFleet(n)
+		b.Run(fmt.Sprintf("clusters=%d/NewSnapshot", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				scheduler.NewSnapshot(clusters)
+			}
+		})
+		snapshot := scheduler.NewSnapshot(clusters)
+		for _, bp := range issuePlacements() {
+			binding := benchBinding(bp.p)
+			b.Run(fmt.Sprintf("clusters=%d/%s", n, bp.name), func(b *testing.B) {
+				if _, err := snapshot.Schedule(binding); err != nil {
+					b.Fatalf("Schedule: %v", err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := snapshot.Schedule(binding); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
