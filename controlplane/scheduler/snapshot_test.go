@@ -23,7 +23,7 @@ func randomFleet(r *rand.Rand, n int) []*api.Cluster {
 	out := make([]*api.Cluster, n)
 	for i := range n {
 		region := "region-" + strconv.Itoa(r.IntN(4))
-		w := apitest.MakeCluster(fmt.Sprintf("c%04d", i)).Region(region).Zones(region+"-a").
+		w := apitest.MakeCluster(fmt.Sprintf("c%04d", i)).Region(region).Zones(region + "-a").
 			Provider([]string{"aws", "gcp"}[r.IntN(2)]).Ready().APIs("apps/v1/Deployment")
 		if r.IntN(10) != 0 {
 			w.Label("tier", "gold")
