@@ -38,15 +38,27 @@ type filterContext struct {
 	// matchers are the compiled groups, built once per term.
 	matchers []policy.ClusterMatcher
 
+	// facts, on the Snapshot path, are the facts of the cluster being
+	// filtered or scored; nil means read the cluster itself.
+	facts *clusterFacts
+
 	// tier is set by filterAffinity: the index of the first group the
 	// cluster matched.
 	tier int
 }
 
+// name is the cluster's name, from its facts when there are.
+func (fc *filterContext) name(c *api.Cluster) string {
+	if fc.facts != nil {
+		return fc.facts.name
+	}
+	return c.Name
+}
+
 // filterDeleting keeps clusters that are being deleted from receiving
 // anything, as Karmada does before running its filter plugins.
-func filterDeleting(_ *filterContext, c *api.Cluster) (bool, string) {
-	if !c.DeletionTimestamp.IsZero() {
+func filterDeleting(fc *filterContext, c *api.Cluster) (bool, string) {
+	if fc.facts != nil && fc.facts.deleting || fc.facts == nil && !c.DeletionTimestamp.IsZero() {
 		return false, "cluster is being deleted"
 	}
 	return true, ""
@@ -65,7 +77,7 @@ func filterDeleting(_ *filterContext, c *api.Cluster) (bool, string) {
 // one declared in Terraform and not probed yet, must not block a plan that
 // does not depend on live facts.
 func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
-	if _, ok := fc.previous[c.Name]; ok {
+	if _, ok := fc.previous[fc.name(c)]; ok {
 		return true, ""
 	}
 	gv, kind := fc.binding.Resource.APIVersion, fc.binding.Resource.Kind
@@ -96,7 +108,10 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 // manager, for which NoExecute means "get off this cluster", including once
 // a toleration's tolerationSeconds have run out (NoExecuteUntolerated).
 func filterTaints(fc *filterContext, c *api.Cluster) (bool, string) {
-	_, placed := fc.previous[c.Name]
+	if fc.facts != nil && !fc.facts.tainted {
+		return true, ""
+	}
+	_, placed := fc.previous[fc.name(c)]
 	for i := range c.Spec.Taints {
 		t := &c.Spec.Taints[i]
 		if t.Effect != corev1.TaintEffectNoSchedule || placed {
@@ -197,7 +212,7 @@ func filterSpreadFields(fc *filterContext, c *api.Cluster) (bool, string) {
 // filterEviction keeps clusters under graceful eviction from receiving the
 // template again while the eviction is in progress.
 func filterEviction(fc *filterContext, c *api.Cluster) (bool, string) {
-	if fc.evicting[c.Name] {
+	if fc.evicting[fc.name(c)] {
 		return false, "template is being evicted from the cluster"
 	}
 	return true, ""

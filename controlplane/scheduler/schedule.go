@@ -21,10 +21,9 @@ func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
 	return schedule(clusters, nil, b)
 }
 
-// schedule is Schedule with, when free is not nil, each cluster's free
-// resources read from free (same index as clusters) instead of from its
-// resource summary.
-func schedule(clusters []*api.Cluster, free []freeResources, b Binding) (Result, error) {
+// schedule is Schedule with, when facts is not nil, each cluster's facts
+// read from facts (same index as clusters) instead of from the cluster.
+func schedule(clusters []*api.Cluster, facts []clusterFacts, b Binding) (Result, error) {
 	if b.Replicas < 0 {
 		return Result{}, fmt.Errorf("schedule %s: replicas %d is negative", api.TemplateRefOfResource(b.Resource).Describe(), b.Replicas)
 	}
@@ -34,7 +33,7 @@ func schedule(clusters []*api.Cluster, free []freeResources, b Binding) (Result,
 	}
 	s := &run{
 		clusters: clusters,
-		free:     free,
+		facts:    facts,
 		binding:  &b,
 		strategy: name,
 		previous: make(map[string]int32, len(b.Previous)),
@@ -83,9 +82,9 @@ func schedule(clusters []*api.Cluster, free []freeResources, b Binding) (Result,
 // run is the state of one Schedule call.
 type run struct {
 	clusters []*api.Cluster
-	// free, when not nil, holds each cluster's free resources, computed
-	// once per Snapshot.
-	free     []freeResources
+	// facts, when not nil, are each cluster's facts, computed once per
+	// Snapshot.
+	facts    []clusterFacts
 	binding  *Binding
 	strategy string
 	previous map[string]int32
@@ -118,12 +117,16 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	var rejected []rejection
 	cands := make([]candidate, 0, len(s.clusters))
 	for i, c := range s.clusters {
+		if s.facts != nil {
+			fc.facts = &s.facts[i]
+		}
+		name := fc.name(c)
 		if why, ok := runFilters(fc, c); !ok {
-			rejected = append(rejected, rejection{c.Name, why})
+			rejected = append(rejected, rejection{name, why})
 			continue
 		}
-		cands = append(cands, candidate{cluster: c, clusterName: c.Name, index: i, tier: fc.tier,
-			previous: s.previous[c.Name]})
+		cands = append(cands, candidate{cluster: c, clusterName: name, index: i, tier: fc.tier,
+			previous: s.previous[name]})
 	}
 	if len(cands) == 0 {
 		return Result{}, &FitError{Stage: StageFilter, AffinityName: affinityName,
@@ -142,12 +145,15 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		est = newEstimator(b.ReplicaRequirements)
 	}
 	for i := range cands {
+		if s.facts != nil {
+			fc.facts = &s.facts[cands[i].index]
+		}
 		for _, sc := range scorers {
 			cands[i].score += sc(fc, cands[i].cluster)
 		}
 		switch {
-		case estimate && s.free != nil:
-			cands[i].available = int64(est.availableFrom(&s.free[cands[i].index], cands[i].cluster))
+		case estimate && s.facts != nil:
+			cands[i].available = int64(est.availableFrom(&s.facts[cands[i].index], cands[i].cluster))
 		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
 		}

@@ -25,7 +25,7 @@ var scorers = []scorer{
 // Karmada, which scores locality only for workloads with replicas, flotilla
 // also keeps non-workloads (ConfigMaps, Services) sticky.
 func scoreLocality(fc *filterContext, c *api.Cluster) int64 {
-	if _, ok := fc.previous[c.Name]; ok {
+	if _, ok := fc.previous[fc.name(c)]; ok {
 		return maxScore
 	}
 	return 0

@@ -7,22 +7,31 @@ import (
 )
 
 // Snapshot is a fleet prepared for scheduling many templates in a row. It
-// computes each cluster's free pods, CPU and memory once, into a compact
-// slice the estimator walks instead of three resource maps per cluster per
-// decision: at thousands of clusters those maps are out of cache, and their
-// lookups, not the division algorithms, dominated dynamic and aggregated
-// scheduling (issue 23).
+// computes each cluster's free pods, CPU and memory, its name, and whether
+// it is being deleted or tainted once, into a compact slice that the
+// filters and the estimator read instead of the cluster objects and three
+// resource maps per cluster per decision: at thousands of clusters those
+// are out of cache, and reaching them, not the division algorithms,
+// dominated scheduling (issue 23).
 //
 // A Snapshot is read-only once built and safe to use from several
 // goroutines. It must be rebuilt when a cluster's status changes.
 type Snapshot struct {
 	clusters []*api.Cluster
-	free     []freeResources
+	facts    []clusterFacts
 }
 
-// freeResources is what the estimator needs of a resource summary, in the
+// clusterFacts is what the filters need of a cluster regardless of the
+// template, and what the estimator needs of its resource summary, in the
 // units it divides in (see quantityOf).
-type freeResources struct {
+type clusterFacts struct {
+	// name is the cluster's name.
+	name string
+	// deleting is true when the cluster has a deletion timestamp.
+	deleting bool
+	// tainted is true when the cluster has any taint.
+	tainted bool
+
 	// summary is false when the cluster has no resource summary: nothing fits.
 	summary bool
 	// models is true when the summary has allocatable modelings.
@@ -38,9 +47,11 @@ type freeResources struct {
 // NewSnapshot prepares clusters for scheduling. The clusters are not
 // copied: they must not change while the Snapshot is in use.
 func NewSnapshot(clusters []*api.Cluster) *Snapshot {
-	s := &Snapshot{clusters: clusters, free: make([]freeResources, len(clusters))}
+	s := &Snapshot{clusters: clusters, facts: make([]clusterFacts, len(clusters))}
 	for i, c := range clusters {
-		s.free[i] = freeOf(c.Status.ResourceSummary)
+		f := &s.facts[i]
+		*f = freeOf(c.Status.ResourceSummary)
+		f.name, f.deleting, f.tainted = c.Name, !c.DeletionTimestamp.IsZero(), len(c.Spec.Taints) > 0
 	}
 	return s
 }
@@ -48,14 +59,14 @@ func NewSnapshot(clusters []*api.Cluster) *Snapshot {
 // Schedule is the package's Schedule over the snapshot's clusters, with the
 // same result for the same input.
 func (s *Snapshot) Schedule(b Binding) (Result, error) {
-	return schedule(s.clusters, s.free, b)
+	return schedule(s.clusters, s.facts, b)
 }
 
-func freeOf(summary *api.ResourceSummary) freeResources {
+func freeOf(summary *api.ResourceSummary) clusterFacts {
 	if summary == nil {
-		return freeResources{}
+		return clusterFacts{}
 	}
-	f := freeResources{summary: true, models: len(summary.AllocatableModelings) > 0, pods: allowedPods(summary)}
+	f := clusterFacts{summary: true, models: len(summary.AllocatableModelings) > 0, pods: allowedPods(summary)}
 	f.cpu, f.hasCPU = leftOf(summary, corev1.ResourceCPU)
 	f.memory, f.hasMemory = leftOf(summary, corev1.ResourceMemory)
 	return f
@@ -74,7 +85,7 @@ func leftOf(s *api.ResourceSummary, name corev1.ResourceName) (int64, bool) {
 // availableFrom is available with the summary's figures read from f; the
 // cluster is only read for resource models and for requested resources
 // other than CPU and memory.
-func (e *estimator) availableFrom(f *freeResources, cluster *api.Cluster) int32 {
+func (e *estimator) availableFrom(f *clusterFacts, cluster *api.Cluster) int32 {
 	if !f.summary || f.pods <= 0 {
 		return 0
 	}
