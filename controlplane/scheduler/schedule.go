@@ -125,7 +125,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 			rejected = append(rejected, rejection{name, why})
 			continue
 		}
-		cands = append(cands, candidate{cluster: c, clusterName: name, index: i, tier: fc.tier,
+		cands = append(cands, candidate{cluster: c, clusterName: name, index: int32(i), tier: fc.tier,
 			previous: s.previous[name]})
 	}
 	if len(cands) == 0 {

@@ -39,8 +39,6 @@ type candidate struct {
 	// and assignment do not reach into the cluster object, which at
 	// thousands of clusters is out of cache.
 	clusterName string
-	// index is the cluster's position in the snapshot.
-	index int
 	// tier is the affinity group the cluster belongs to: 0 for the primary
 	// group, i for the i-th overflow group.
 	tier int
@@ -50,6 +48,9 @@ type candidate struct {
 	available int64
 	// previous is how many replicas the previous result put here.
 	previous int32
+	// index is the cluster's position in the snapshot (int32 to pack
+	// beside previous: candidates are copied while sorting).
+	index int32
 }
 
 // capacity is how many replicas the cluster can hold in total: what fits
