@@ -41,6 +41,9 @@ type filterContext struct {
 	// facts, on the Snapshot path, are the facts of the cluster being
 	// filtered or scored; nil means read the cluster itself.
 	facts *clusterFacts
+	// served, on the Snapshot path, is what the cluster being filtered
+	// serves of the template's kind; apiUnknown means look it up.
+	served apiState
 
 	// tier is set by filterAffinity: the index of the first group the
 	// cluster matched.
@@ -81,6 +84,38 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 		return true, ""
 	}
 	gv, kind := fc.binding.Resource.APIVersion, fc.binding.Resource.Kind
+	served := fc.served
+	if served == apiUnknown {
+		served = servedBy(c, gv, kind)
+	}
+	switch served {
+	case apiServed, apiNothingCollected:
+		return true, ""
+	case apiNotEnabled:
+		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
+	}
+	return false, fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
+}
+
+// apiState is what a cluster's API enablements say about one kind.
+type apiState uint8
+
+const (
+	// apiUnknown means not looked up yet.
+	apiUnknown apiState = iota
+	// apiServed means the kind is listed.
+	apiServed
+	// apiNotEnabled means a complete list lacks the kind.
+	apiNotEnabled
+	// apiNotCollected means a partially collected list lacks the kind.
+	apiNotCollected
+	// apiNothingCollected means the cluster reports no API enablements and
+	// does not claim the list is complete.
+	apiNothingCollected
+)
+
+// servedBy reads a cluster's API enablements for one kind.
+func servedBy(c *api.Cluster, gv, kind string) apiState {
 	for i := range c.Status.APIEnablements {
 		e := &c.Status.APIEnablements[i]
 		if e.GroupVersion != gv {
@@ -88,17 +123,17 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 		}
 		for _, r := range e.Resources {
 			if r.Kind == kind {
-				return true, ""
+				return apiServed
 			}
 		}
 	}
 	if apimeta.IsStatusConditionTrue(c.Status.Conditions, api.ClusterConditionCompleteAPIEnablements) {
-		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
+		return apiNotEnabled
 	}
 	if len(c.Status.APIEnablements) == 0 {
-		return true, ""
+		return apiNothingCollected
 	}
-	return false, fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
+	return apiNotCollected
 }
 
 // filterTaints rejects clusters with a NoSchedule or NoExecute taint the

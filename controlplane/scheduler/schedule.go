@@ -21,9 +21,9 @@ func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
 	return schedule(clusters, nil, b)
 }
 
-// schedule is Schedule with, when facts is not nil, each cluster's facts
-// read from facts (same index as clusters) instead of from the cluster.
-func schedule(clusters []*api.Cluster, facts []clusterFacts, b Binding) (Result, error) {
+// schedule is Schedule with, when snap is not nil, each cluster's facts
+// read from snap instead of from the cluster.
+func schedule(clusters []*api.Cluster, snap *Snapshot, b Binding) (Result, error) {
 	if b.Replicas < 0 {
 		return Result{}, fmt.Errorf("schedule %s: replicas %d is negative", api.TemplateRefOfResource(b.Resource).Describe(), b.Replicas)
 	}
@@ -33,12 +33,15 @@ func schedule(clusters []*api.Cluster, facts []clusterFacts, b Binding) (Result,
 	}
 	s := &run{
 		clusters: clusters,
-		facts:    facts,
 		binding:  &b,
 		strategy: name,
 		previous: make(map[string]int32, len(b.Previous)),
 		evicting: make(map[string]bool, len(b.EvictingClusters)),
 		order:    tieOrderFor(b.Resource.UID),
+	}
+	if snap != nil {
+		s.facts = snap.facts
+		s.served = snap.served(b.Resource.APIVersion, b.Resource.Kind)
 	}
 	for _, tc := range b.Previous {
 		s.previous[tc.Name] += tc.Replicas
@@ -84,7 +87,10 @@ type run struct {
 	clusters []*api.Cluster
 	// facts, when not nil, are each cluster's facts, computed once per
 	// Snapshot.
-	facts    []clusterFacts
+	facts []clusterFacts
+	// served, with facts, is what each cluster serves of the template's
+	// kind.
+	served   []apiState
 	binding  *Binding
 	strategy string
 	previous map[string]int32
@@ -118,7 +124,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	cands := make([]candidate, 0, len(s.clusters))
 	for i, c := range s.clusters {
 		if s.facts != nil {
-			fc.facts = &s.facts[i]
+			fc.facts, fc.served = &s.facts[i], s.served[i]
 		}
 		name := fc.name(c)
 		if why, ok := runFilters(fc, c); !ok {

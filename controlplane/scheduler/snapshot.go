@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"sync"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -19,6 +21,31 @@ import (
 type Snapshot struct {
 	clusters []*api.Cluster
 	facts    []clusterFacts
+
+	// apis holds, per "apiVersion/kind" scheduled so far, what each
+	// cluster serves of it: the first template of a kind pays for reading
+	// the API enablements, the others do not.
+	mu   sync.Mutex
+	apis map[string][]apiState
+}
+
+// served is what each cluster serves of the kind, computed on first use.
+func (s *Snapshot) served(gv, kind string) []apiState {
+	key := gv + "/" + kind
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if states, ok := s.apis[key]; ok {
+		return states
+	}
+	states := make([]apiState, len(s.clusters))
+	for i, c := range s.clusters {
+		states[i] = servedBy(c, gv, kind)
+	}
+	if s.apis == nil {
+		s.apis = map[string][]apiState{}
+	}
+	s.apis[key] = states
+	return states
 }
 
 // clusterFacts is what the filters need of a cluster regardless of the
@@ -59,7 +86,7 @@ func NewSnapshot(clusters []*api.Cluster) *Snapshot {
 // Schedule is the package's Schedule over the snapshot's clusters, with the
 // same result for the same input.
 func (s *Snapshot) Schedule(b Binding) (Result, error) {
-	return schedule(s.clusters, s.facts, b)
+	return schedule(s.clusters, s, b)
 }
 
 func freeOf(summary *api.ResourceSummary) clusterFacts {

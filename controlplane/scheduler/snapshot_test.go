@@ -24,7 +24,22 @@ func randomFleet(r *rand.Rand, n int) []*api.Cluster {
 	for i := range n {
 		region := "region-" + strconv.Itoa(r.IntN(4))
 		w := apitest.MakeCluster(fmt.Sprintf("c%04d", i)).Region(region).Zones(region + "-a").
-			Provider([]string{"aws", "gcp"}[r.IntN(2)]).Ready().APIs("apps/v1/Deployment")
+			Provider([]string{"aws", "gcp"}[r.IntN(2)]).Ready()
+		switch r.IntN(6) {
+		case 0:
+			// Nothing collected.
+		case 1:
+			w.APIs("apps/v1/StatefulSet")
+		case 2:
+			w.APIs("apps/v1/Deployment").PartialAPIs()
+		case 3:
+			w.APIs("apps/v1/StatefulSet").PartialAPIs()
+		default:
+			w.APIs("apps/v1/Deployment", "apps/v1/StatefulSet")
+		}
+		if r.IntN(25) == 0 {
+			w.Deleting()
+		}
 		if r.IntN(10) != 0 {
 			w.Label("tier", "gold")
 		}
@@ -86,11 +101,12 @@ func randomRequest(r *rand.Rand) *api.ReplicaRequirements {
 		"nvidia.com/gpu":      resource.MustParse("1")}}
 }
 
-// sameDecision fails unless a Snapshot decides exactly as Schedule does.
-func sameDecision(t *testing.T, label string, snapshot []*api.Cluster, b scheduler.Binding) {
+// sameDecision fails unless the Snapshot of clusters decides exactly as
+// Schedule does.
+func sameDecision(t *testing.T, label string, clusters []*api.Cluster, snapshot *scheduler.Snapshot, b scheduler.Binding) {
 	t.Helper()
-	want, wantErr := scheduler.Schedule(snapshot, b)
-	got, gotErr := scheduler.NewSnapshot(snapshot).Schedule(b)
+	want, wantErr := scheduler.Schedule(clusters, b)
+	got, gotErr := snapshot.Schedule(b)
 	if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
 		t.Fatalf("%s: Snapshot.Schedule error\n%v\nSchedule error\n%v", label, gotErr, wantErr)
 	}
@@ -101,16 +117,25 @@ func sameDecision(t *testing.T, label string, snapshot []*api.Cluster, b schedul
 
 // TestSnapshotScheduleMatchesSchedule checks, on randomized fleets and
 // bindings, that scheduling from a Snapshot's precomputed free resources
-// gives the same result, reasons and errors as Schedule.
+// gives the same result, reasons and errors as Schedule. Each fleet's
+// Snapshot serves bindings of two kinds, so its per-kind API cache is
+// reused and kept apart.
 func TestSnapshotScheduleMatchesSchedule(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 5000))
 	placements := issuePlacements()
 	for round := range 60 {
-		snapshot := randomFleet(r, 1+r.IntN(120))
-		for _, bp := range placements {
-			b := workload(int32(r.IntN(3000)), bp.p)
-			b.ReplicaRequirements = randomRequest(r)
-			sameDecision(t, fmt.Sprintf("round %d, %s", round, bp.name), snapshot, b)
+		clusters := randomFleet(r, 1+r.IntN(120))
+		snapshot := scheduler.NewSnapshot(clusters)
+		for _, kind := range []string{"Deployment", "StatefulSet", "Deployment"} {
+			for _, bp := range placements {
+				b := workload(int32(r.IntN(3000)), bp.p)
+				b.Resource.Kind = kind
+				b.ReplicaRequirements = randomRequest(r)
+				if r.IntN(4) == 0 {
+					b.Previous = []api.TargetCluster{{Name: clusters[r.IntN(len(clusters))].Name, Replicas: 3}}
+				}
+				sameDecision(t, fmt.Sprintf("round %d, %s %s", round, kind, bp.name), clusters, snapshot, b)
+			}
 		}
 	}
 	// The fuzz scenarios cover affinity terms, previous results,
@@ -120,8 +145,8 @@ func TestSnapshotScheduleMatchesSchedule(t *testing.T) {
 		for i := range data {
 			data[i] = byte(r.UintN(256))
 		}
-		if snapshot, b, ok := fuzzScenario(data); ok {
-			sameDecision(t, fmt.Sprintf("fuzz scenario %d %v", round, data), snapshot, b)
+		if clusters, b, ok := fuzzScenario(data); ok {
+			sameDecision(t, fmt.Sprintf("fuzz scenario %d %v", round, data), clusters, scheduler.NewSnapshot(clusters), b)
 		}
 	}
 }
