@@ -82,16 +82,10 @@ func BenchmarkScheduleIssueFleet(b *testing.B) {
 		for _, bp := range issuePlacements() {
 			binding := benchBinding(bp.p)
 			b.Run(fmt.Sprintf("clusters=%d/%s", n, bp.name), func(b *testing.B) {
-				if _, err := scheduler.Schedule(snapshot, binding); err != nil {
-					b.Fatalf("Schedule: %v", err)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if _, err := scheduler.Schedule(snapshot, binding); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchDecisions(b, func() error {
+					_, err := scheduler.Schedule(snapshot, binding)
+					return err
+				})
 			})
 		}
 	}
@@ -113,16 +107,10 @@ func BenchmarkSnapshotIssueFleet(b *testing.B) {
 		for _, bp := range issuePlacements() {
 			binding := benchBinding(bp.p)
 			b.Run(fmt.Sprintf("clusters=%d/%s", n, bp.name), func(b *testing.B) {
-				if _, err := snapshot.Schedule(binding); err != nil {
-					b.Fatalf("Schedule: %v", err)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if _, err := snapshot.Schedule(binding); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchDecisions(b, func() error {
+					_, err := snapshot.Schedule(binding)
+					return err
+				})
 			})
 		}
 	}
