@@ -22,16 +22,16 @@ type Snapshot struct {
 	clusters []*api.Cluster
 	facts    []clusterFacts
 
-	// apis holds, per "apiVersion/kind" scheduled so far, what each
+	// apis holds, per apiVersion and kind scheduled so far, what each
 	// cluster serves of it: the first template of a kind pays for reading
 	// the API enablements, the others do not.
 	mu   sync.Mutex
-	apis map[string][]apiState
+	apis map[[2]string][]apiState
 }
 
 // served is what each cluster serves of the kind, computed on first use.
 func (s *Snapshot) served(gv, kind string) []apiState {
-	key := gv + "/" + kind
+	key := [2]string{gv, kind}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if states, ok := s.apis[key]; ok {
@@ -42,7 +42,7 @@ func (s *Snapshot) served(gv, kind string) []apiState {
 		states[i] = servedBy(c, gv, kind)
 	}
 	if s.apis == nil {
-		s.apis = map[string][]apiState{}
+		s.apis = map[[2]string][]apiState{}
 	}
 	s.apis[key] = states
 	return states
