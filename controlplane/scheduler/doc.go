@@ -8,6 +8,13 @@
 // arguments: the same snapshot and binding always give the same result,
 // whatever the order of the snapshot.
 //
+// A caller scheduling many templates over one fleet builds a Snapshot once
+// (NewSnapshot) and calls its Schedule: it gives the same results while
+// reading each cluster's free resources, name, deletion and taint state,
+// and per kind its API enablement, from compact slices computed once. The
+// Snapshot's only mutable state is that per-kind cache, filled
+// deterministically under a lock.
+//
 // # Pipeline
 //
 // Schedule runs, for the placement's cluster affinity (or for each

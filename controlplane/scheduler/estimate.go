@@ -108,12 +108,8 @@ func scaled(name corev1.ResourceName, q resource.Quantity) int64 {
 func replicasBySummary(s *api.ResourceSummary, wants []want) int64 {
 	best := int64(math.MaxInt64)
 	for _, w := range wants {
-		have, ok := s.Allocatable[w.name]
-		if !ok {
-			return 0
-		}
-		left := scaled(w.name, have) - quantityOf(s.Allocated, w.name) - quantityOf(s.Allocating, w.name)
-		if left <= 0 {
+		left, ok := leftOf(s, w.name)
+		if !ok || left <= 0 {
 			return 0
 		}
 		best = min(best, left/w.n)

@@ -38,15 +38,30 @@ type filterContext struct {
 	// matchers are the compiled groups, built once per term.
 	matchers []policy.ClusterMatcher
 
+	// facts, on the Snapshot path, are the facts of the cluster being
+	// filtered or scored; nil means read the cluster itself.
+	facts *clusterFacts
+	// served, on the Snapshot path, is what the cluster being filtered
+	// serves of the template's kind; apiUnknown means look it up.
+	served apiState
+
 	// tier is set by filterAffinity: the index of the first group the
 	// cluster matched.
 	tier int
 }
 
+// name is the cluster's name, from its facts when there are.
+func (fc *filterContext) name(c *api.Cluster) string {
+	if fc.facts != nil {
+		return fc.facts.name
+	}
+	return c.Name
+}
+
 // filterDeleting keeps clusters that are being deleted from receiving
 // anything, as Karmada does before running its filter plugins.
-func filterDeleting(_ *filterContext, c *api.Cluster) (bool, string) {
-	if !c.DeletionTimestamp.IsZero() {
+func filterDeleting(fc *filterContext, c *api.Cluster) (bool, string) {
+	if fc.facts != nil && fc.facts.deleting || fc.facts == nil && !c.DeletionTimestamp.IsZero() {
 		return false, "cluster is being deleted"
 	}
 	return true, ""
@@ -65,10 +80,42 @@ func filterDeleting(_ *filterContext, c *api.Cluster) (bool, string) {
 // one declared in Terraform and not probed yet, must not block a plan that
 // does not depend on live facts.
 func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
-	if _, ok := fc.previous[c.Name]; ok {
+	if _, ok := fc.previous[fc.name(c)]; ok {
 		return true, ""
 	}
 	gv, kind := fc.binding.Resource.APIVersion, fc.binding.Resource.Kind
+	served := fc.served
+	if served == apiUnknown {
+		served = servedBy(c, gv, kind)
+	}
+	switch served {
+	case apiServed, apiNothingCollected:
+		return true, ""
+	case apiNotEnabled:
+		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
+	}
+	return false, fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
+}
+
+// apiState is what a cluster's API enablements say about one kind.
+type apiState uint8
+
+const (
+	// apiUnknown means not looked up yet.
+	apiUnknown apiState = iota
+	// apiServed means the kind is listed.
+	apiServed
+	// apiNotEnabled means a complete list lacks the kind.
+	apiNotEnabled
+	// apiNotCollected means a partially collected list lacks the kind.
+	apiNotCollected
+	// apiNothingCollected means the cluster reports no API enablements and
+	// does not claim the list is complete.
+	apiNothingCollected
+)
+
+// servedBy reads a cluster's API enablements for one kind.
+func servedBy(c *api.Cluster, gv, kind string) apiState {
 	for i := range c.Status.APIEnablements {
 		e := &c.Status.APIEnablements[i]
 		if e.GroupVersion != gv {
@@ -76,17 +123,17 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 		}
 		for _, r := range e.Resources {
 			if r.Kind == kind {
-				return true, ""
+				return apiServed
 			}
 		}
 	}
 	if apimeta.IsStatusConditionTrue(c.Status.Conditions, api.ClusterConditionCompleteAPIEnablements) {
-		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
+		return apiNotEnabled
 	}
 	if len(c.Status.APIEnablements) == 0 {
-		return true, ""
+		return apiNothingCollected
 	}
-	return false, fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
+	return apiNotCollected
 }
 
 // filterTaints rejects clusters with a NoSchedule or NoExecute taint the
@@ -96,7 +143,10 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 // manager, for which NoExecute means "get off this cluster", including once
 // a toleration's tolerationSeconds have run out (NoExecuteUntolerated).
 func filterTaints(fc *filterContext, c *api.Cluster) (bool, string) {
-	_, placed := fc.previous[c.Name]
+	if fc.facts != nil && !fc.facts.tainted {
+		return true, ""
+	}
+	_, placed := fc.previous[fc.name(c)]
 	for i := range c.Spec.Taints {
 		t := &c.Spec.Taints[i]
 		if t.Effect != corev1.TaintEffectNoSchedule || placed {
@@ -197,7 +247,7 @@ func filterSpreadFields(fc *filterContext, c *api.Cluster) (bool, string) {
 // filterEviction keeps clusters under graceful eviction from receiving the
 // template again while the eviction is in progress.
 func filterEviction(fc *filterContext, c *api.Cluster) (bool, string) {
-	if fc.evicting[c.Name] {
+	if fc.evicting[fc.name(c)] {
 		return false, "template is being evicted from the cluster"
 	}
 	return true, ""

@@ -18,6 +18,12 @@ import (
 // cluster. With ClusterAffinities every term that was tried contributes one;
 // the first tried term's error comes first.
 func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
+	return schedule(clusters, nil, b)
+}
+
+// schedule is Schedule with, when snap is not nil, each cluster's facts
+// read from snap instead of from the cluster.
+func schedule(clusters []*api.Cluster, snap *Snapshot, b Binding) (Result, error) {
 	if b.Replicas < 0 {
 		return Result{}, fmt.Errorf("schedule %s: replicas %d is negative", api.TemplateRefOfResource(b.Resource).Describe(), b.Replicas)
 	}
@@ -32,6 +38,10 @@ func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
 		previous: make(map[string]int32, len(b.Previous)),
 		evicting: make(map[string]bool, len(b.EvictingClusters)),
 		order:    tieOrderFor(b.Resource.UID),
+	}
+	if snap != nil {
+		s.facts = snap.facts
+		s.served = snap.served(b.Resource.APIVersion, b.Resource.Kind)
 	}
 	for _, tc := range b.Previous {
 		s.previous[tc.Name] += tc.Replicas
@@ -75,6 +85,12 @@ func Schedule(clusters []*api.Cluster, b Binding) (Result, error) {
 // run is the state of one Schedule call.
 type run struct {
 	clusters []*api.Cluster
+	// facts, when not nil, are each cluster's facts, computed once per
+	// Snapshot.
+	facts []clusterFacts
+	// served, with facts, is what each cluster serves of the template's
+	// kind.
+	served   []apiState
 	binding  *Binding
 	strategy string
 	previous map[string]int32
@@ -106,12 +122,17 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	// Filter.
 	var rejected []rejection
 	cands := make([]candidate, 0, len(s.clusters))
-	for _, c := range s.clusters {
+	for i, c := range s.clusters {
+		if s.facts != nil {
+			fc.facts, fc.served = &s.facts[i], s.served[i]
+		}
+		name := fc.name(c)
 		if why, ok := runFilters(fc, c); !ok {
-			rejected = append(rejected, rejection{c.Name, why})
+			rejected = append(rejected, rejection{name, why})
 			continue
 		}
-		cands = append(cands, candidate{cluster: c, tier: fc.tier, previous: s.previous[c.Name]})
+		cands = append(cands, candidate{cluster: c, clusterName: name, index: int32(i), tier: fc.tier,
+			previous: s.previous[name]})
 	}
 	if len(cands) == 0 {
 		return Result{}, &FitError{Stage: StageFilter, AffinityName: affinityName,
@@ -130,10 +151,16 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		est = newEstimator(b.ReplicaRequirements)
 	}
 	for i := range cands {
+		if s.facts != nil {
+			fc.facts = &s.facts[cands[i].index]
+		}
 		for _, sc := range scorers {
 			cands[i].score += sc(fc, cands[i].cluster)
 		}
-		if estimate {
+		switch {
+		case estimate && s.facts != nil:
+			cands[i].available = int64(est.availableFrom(&s.facts[cands[i].index], cands[i].cluster))
+		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
 		}
 	}

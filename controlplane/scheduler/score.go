@@ -25,7 +25,7 @@ var scorers = []scorer{
 // Karmada, which scores locality only for workloads with replicas, flotilla
 // also keeps non-workloads (ConfigMaps, Services) sticky.
 func scoreLocality(fc *filterContext, c *api.Cluster) int64 {
-	if _, ok := fc.previous[c.Name]; ok {
+	if _, ok := fc.previous[fc.name(c)]; ok {
 		return maxScore
 	}
 	return 0
@@ -35,6 +35,10 @@ func scoreLocality(fc *filterContext, c *api.Cluster) int64 {
 // need to know about it.
 type candidate struct {
 	cluster *api.Cluster
+	// clusterName is cluster.Name, kept here so that sorting, selection
+	// and assignment do not reach into the cluster object, which at
+	// thousands of clusters is out of cache.
+	clusterName string
 	// tier is the affinity group the cluster belongs to: 0 for the primary
 	// group, i for the i-th overflow group.
 	tier int
@@ -44,13 +48,22 @@ type candidate struct {
 	available int64
 	// previous is how many replicas the previous result put here.
 	previous int32
+	// index is the cluster's position in the snapshot (int32 to pack
+	// beside previous: candidates are copied while sorting).
+	index int32
 }
 
 // capacity is how many replicas the cluster can hold in total: what fits
 // now plus what already runs there, as Karmada counts it when grouping.
 func (c *candidate) capacity() int64 { return c.available + int64(c.previous) }
 
-func (c *candidate) name() string { return c.cluster.Name }
+func (c *candidate) name() string {
+	if c.clusterName == "" {
+		// Built without the name, as some table tests do.
+		return c.cluster.Name
+	}
+	return c.clusterName
+}
 
 // sortCandidates orders candidates by preference: earlier affinity tier
 // first, then higher score, then more capacity (Karmada orders by available
@@ -69,5 +82,5 @@ func compareCandidates(a, b candidate) int {
 	if ca, cb := a.capacity(), b.capacity(); ca != cb {
 		return cmp.Compare(cb, ca)
 	}
-	return strings.Compare(a.cluster.Name, b.cluster.Name)
+	return strings.Compare(a.name(), b.name())
 }

@@ -1,0 +1,117 @@
+package scheduler_test
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
+)
+
+// issueFleet builds the fleet of issue 23: five regions with one zone each,
+// two providers, a "tier=gold" label on 90% of clusters, a NoSchedule taint
+// on every 20th cluster, the Deployment API missing on every 25th, and
+// varied allocatable and allocated CPU, memory and pods.
+func issueFleet(n int) []*api.Cluster {
+	out := make([]*api.Cluster, n)
+	for i := 0; i < n; i++ {
+		region := "region-" + strconv.Itoa(i%5)
+		w := apitest.MakeCluster(fmt.Sprintf("member-%05d", i)).
+			Region(region).Zones(region+"-a").
+			Provider([]string{"aws", "gcp"}[i%2]).
+			Ready().
+			Allocatable(corev1.ResourcePods, strconv.Itoa(200+i%7*100)).
+			Allocatable(corev1.ResourceCPU, strconv.Itoa(32+i%97)).
+			Allocatable(corev1.ResourceMemory, strconv.Itoa(128+i%13*32)+"Gi").
+			Allocated(corev1.ResourcePods, strconv.Itoa(i%150)).
+			Allocated(corev1.ResourceCPU, strconv.Itoa(i%29)+"500m").
+			Allocated(corev1.ResourceMemory, strconv.Itoa(i%61)+"Gi")
+		if i%10 != 9 {
+			w.Label("tier", "gold")
+		}
+		if i%20 == 19 {
+			w.Taint("dedicated", "batch", corev1.TaintEffectNoSchedule)
+		}
+		if i%25 == 24 {
+			w.APIs("v1/ConfigMap", "v1/Service", "apps/v1/StatefulSet")
+		} else {
+			w.APIs("v1/ConfigMap", "v1/Service", "apps/v1/StatefulSet", "apps/v1/Deployment")
+		}
+		out[i] = w.Obj()
+	}
+	return out
+}
+
+// issuePlacements are the five strategies of issue 23, each selecting the
+// clusters by the "tier=gold" label.
+func issuePlacements() []struct {
+	name string
+	p    api.Placement
+} {
+	gold := apitest.MakeAffinity().Label("tier", "gold").Obj()
+	static := policy().Affinity(gold)
+	for r := 0; r < 5; r++ {
+		static.StaticWeight(*apitest.MakeAffinity().Field("region", corev1.NodeSelectorOpIn,
+			"region-"+strconv.Itoa(r)).Obj(), int64(r+1))
+	}
+	spread := func(w *apitest.PropagationPolicyWrapper) *apitest.PropagationPolicyWrapper {
+		return w.Spread(api.SpreadByFieldRegion, 2, 3).Spread(api.SpreadByFieldCluster, 3, 12)
+	}
+	return []struct {
+		name string
+		p    api.Placement
+	}{
+		{"Duplicated", placement(policy().Duplicated().Affinity(gold))},
+		{"StaticWeightedSpread", placement(spread(static))},
+		{"DynamicWeighted", placement(policy().Affinity(gold).DynamicWeight())},
+		{"Aggregated", placement(policy().Affinity(gold).Divided(api.ReplicaDivisionPreferenceAggregated))},
+		{"DynamicWeightedSpread", placement(spread(policy().Affinity(gold).DynamicWeight()))},
+	}
+}
+
+// BenchmarkScheduleIssueFleet measures one decision per strategy on the
+// fleet of issue 23 (a Deployment of 1,000 replicas requesting 250m CPU and
+// 512Mi) at 100, 1,000 and 5,000 clusters.
+func BenchmarkScheduleIssueFleet(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000} {
+		snapshot := issueFleet(n)
+		for _, bp := range issuePlacements() {
+			binding := benchBinding(bp.p)
+			b.Run(fmt.Sprintf("clusters=%d/%s", n, bp.name), func(b *testing.B) {
+				benchDecisions(b, func() error {
+					_, err := scheduler.Schedule(snapshot, binding)
+					return err
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkSnapshotIssueFleet is BenchmarkScheduleIssueFleet through a
+// Snapshot built once, as a caller scheduling many templates over one fleet
+// uses it; building the Snapshot is measured separately.
+func BenchmarkSnapshotIssueFleet(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000} {
+		clusters := issueFleet(n)
+		b.Run(fmt.Sprintf("clusters=%d/NewSnapshot", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				scheduler.NewSnapshot(clusters)
+			}
+		})
+		snapshot := scheduler.NewSnapshot(clusters)
+		for _, bp := range issuePlacements() {
+			binding := benchBinding(bp.p)
+			b.Run(fmt.Sprintf("clusters=%d/%s", n, bp.name), func(b *testing.B) {
+				benchDecisions(b, func() error {
+					_, err := snapshot.Schedule(binding)
+					return err
+				})
+			})
+		}
+	}
+}
