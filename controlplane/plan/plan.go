@@ -126,10 +126,17 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 		clusters[i] = &f.Clusters[i]
 		byName[f.Clusters[i].Name] = &f.Clusters[i]
 	}
+	// One template is scheduled over the clusters as they are; several share
+	// a snapshot, whose per-cluster figures are worked out once (it costs
+	// about half a decision to build, so it pays from the second template).
+	decide := func(b scheduler.Binding) (scheduler.Result, error) { return scheduler.Schedule(clusters, b) }
+	if len(templates) > 1 {
+		decide = scheduler.NewSnapshot(clusters).Schedule
+	}
 	results := make([]Result, len(templates))
 	specs := make([]*api.PropagationSpec, len(templates))
 	for i, tmpl := range templates {
-		results[i], specs[i] = schedule(f, clusters, tmpl)
+		results[i], specs[i] = schedule(f, decide, tmpl)
 	}
 	followDependencies(f.Interpreter, templates, results, specs)
 	for i, tmpl := range templates {
@@ -146,8 +153,8 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 	return results
 }
 
-// schedule claims and schedules one template.
-func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured) (Result, *api.PropagationSpec) {
+// schedule claims one template and schedules it with decide.
+func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error), tmpl *unstructured.Unstructured) (Result, *api.PropagationSpec) {
 	res := Result{Template: api.TemplateRefOf(tmpl)}
 	prev := previousBinding(f.Bindings, res.Template)
 	// The previous result's claim is sticky, as in the continuous driver,
@@ -180,7 +187,7 @@ func schedule(f Fleet, clusters []*api.Cluster, tmpl *unstructured.Unstructured)
 		b.Resource.UID = tmpl.GetUID()
 		b.Replicas, b.ReplicaRequirements = replicas, req
 	}
-	out, err := scheduler.Schedule(clusters, b)
+	out, err := decide(b)
 	res.AffinityTerm, res.Reasons = out.AffinityName, out.Reasons
 	if err != nil {
 		res.Err = err
