@@ -72,7 +72,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err, 2)
 	}
 	if *kubeconfig == "" || fs.NArg() > 0 {
 		fs.Usage()

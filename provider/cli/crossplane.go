@@ -46,7 +46,7 @@ func Crossplane(args []string, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err, 2)
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()

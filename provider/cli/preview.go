@@ -96,7 +96,7 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return ExitBadInput
+		return parseFailed(err, ExitBadInput)
 	}
 	if *output != "json" && *output != "table" {
 		fmt.Fprintf(stderr, "preview: -o must be json or table, got %q\n", *output)
