@@ -138,13 +138,9 @@ spec:
 	setReady(t, e.members[m1], "web")
 	setReady(t, e.members[m2], "web")
 	poll(t, "manifest Ready", func() (bool, string) {
-		c, err := conditionOf(t, e.mgmt, web, xpv2.TypeReady)
+		c, status, err := readyAndStatus(t, e.mgmt, web)
 		if err != nil {
 			return false, err.Error()
-		}
-		status := ""
-		if web.Status.AtProvider.Status != nil {
-			status = string(web.Status.AtProvider.Status.Raw)
 		}
 		return c.Status == corev1.ConditionTrue && web.Status.AtProvider.Health == "Healthy" && strings.Contains(status, `"readyReplicas":3`),
 			fmt.Sprintf("ready %+v, health %q, status %s", c, web.Status.AtProvider.Health, status)

@@ -150,6 +150,17 @@ func setReady(t *testing.T, c client.Client, name string) {
 }
 
 // conditionOf reads a managed resource's condition of type ct.
+// readyAndStatus reads a Manifest's Ready condition and its aggregated
+// status as JSON ("" while it has none).
+func readyAndStatus(t *testing.T, c client.Client, mr *v1alpha1.Manifest) (xpv2.Condition, string, error) {
+	t.Helper()
+	cond, err := conditionOf(t, c, mr, xpv2.TypeReady)
+	if err != nil || mr.Status.AtProvider.Status == nil {
+		return cond, "", err
+	}
+	return cond, string(mr.Status.AtProvider.Status.Raw), nil
+}
+
 func conditionOf(t *testing.T, c client.Client, mg interface {
 	client.Object
 	GetCondition(xpv2.ConditionType) xpv2.Condition

@@ -125,13 +125,9 @@ spec:
 		}
 	}
 	poll(t, "manifest Ready with the summed status", func() (bool, string) {
-		c, err := conditionOf(t, e.mgmt, mr, xpv2.TypeReady)
+		c, status, err := readyAndStatus(t, e.mgmt, mr)
 		if err != nil {
 			return false, err.Error()
-		}
-		status := ""
-		if mr.Status.AtProvider.Status != nil {
-			status = string(mr.Status.AtProvider.Status.Raw)
 		}
 		return c.Status == corev1.ConditionTrue && strings.Contains(status, `"availableReplicas":3`), fmt.Sprintf("ready %+v, status %s", c, status)
 	})
