@@ -5,7 +5,8 @@
 # failure. A benchmark that errors is shown as "failed" and makes the script
 # exit non-zero after the table is written.
 #
-#   scheduling   BenchmarkScheduleLatency (pure scheduler, no I/O)
+#   scheduling   BenchmarkScheduleLatency (pure scheduler, no I/O) and
+#                BenchmarkIssueFleetLatency (the fleet shape of issue 23)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
 #   terraform    scripts/bench-terraform.sh (apiserver-only members)
 #   kubernetes   scripts/bench-kubernetes.sh: the same fleet and apps with
@@ -78,6 +79,37 @@ if go test -run '^$' -bench '^BenchmarkScheduleLatency$' -benchtime="${samples}x
 else
   echo "bench: scheduling benchmark failed:" >&2; tail -20 "$sched" >&2
   row "scheduling" "10–5,000 clusters" "failed" "failed" "p99 ≤ 500 µs at 100 clusters"
+  status=1
+fi
+
+# --- scheduling, the issue 23 fleet shape -----------------------------------
+# BenchmarkIssueFleetLatency: five strategies on the fleet of issue 23 (5 regions, 2 providers, a label on 90%,
+# taints, a missing API, varied capacity). "shared" is one Snapshot for every decision (the control plane while
+# the fleet is unchanged), "fresh" builds it for each decision (a single plan).
+echo "== bench: scheduling latency, issue 23 fleet ($samples decisions per case)" >&2
+fleet_sched="$work/sched-fleet.txt"
+if go test -run '^$' -bench '^BenchmarkIssueFleetLatency$' -benchtime="${samples}x" -count=1 -timeout 20m \
+  ./controlplane/scheduler/ >"$fleet_sched" 2>&1; then
+  for key in Duplicated StaticWeightedSpread DynamicWeighted Aggregated DynamicWeightedSpread; do
+    for n in 10 100 1000 5000; do
+      read -r p50 p99 fp50 fp99 < <(awk -v shared="BenchmarkIssueFleetLatency/clusters=$n/$key/shared" \
+        -v fresh="BenchmarkIssueFleetLatency/clusters=$n/$key/fresh" '
+        { name = $1; sub(/-[0-9]+$/, "", name); a = ""; b = "" }
+        { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-µs") a = $i; if ($(i+1) == "p99-µs") b = $i } }
+        name == shared { p50 = a; p99 = b }
+        name == fresh { fp50 = a; fp99 = b }
+        END { if (p50 == "" || fp50 == "") print "? ? ? ?"; else printf "%g %g %g %g\n", p50, p99, fp50, fp99 }' "$fleet_sched")
+      goal="—"
+      case $n in
+        100) goal="p99 ≤ 60 µs: $(verdict "$p99" 60)" ;;
+        5000) goal="p99 ≤ 4,000 µs: $(verdict "$p99" 4000)" ;;
+      esac
+      row "scheduling, issue 23 fleet, $key" "$n clusters" "$p50 µs (fresh snapshot: $fp50)" "$p99 µs (fresh: $fp99)" "$goal"
+    done
+  done
+else
+  echo "bench: issue 23 fleet scheduling benchmark failed:" >&2; tail -20 "$fleet_sched" >&2
+  row "scheduling, issue 23 fleet" "10–5,000 clusters" "failed" "failed" "p99 ≤ 4 ms at 5,000 clusters"
   status=1
 fi
 

@@ -33,6 +33,9 @@ type schedulerReconciler struct {
 	opts   Options
 	now    func() time.Time
 	events recorder
+	// fleet is the Clusters prepared for scheduling, shared by the
+	// bindings scheduled while no Cluster changes.
+	fleet fleetCache
 }
 
 func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
@@ -41,7 +44,7 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
 		Watches(&workv1.ResourceBinding{}, bindingsByPriority()).
 		Watches(&workv1.ClusterResourceBinding{}, bindingsByPriority()).
-		Watches(&clusterv1.Cluster{}, everyBindingByPriority(s.client), builder.WithPredicates(clusterSchedulingChanged)).
+		Watches(&clusterv1.Cluster{}, affectedBindingsByPriority(s.client), builder.WithPredicates(clusterSchedulingChanged)).
 		Complete(s)
 }
 
@@ -65,23 +68,18 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	}
 	start, outcome := time.Now(), metrics.ResultError
 	defer func() { observeSchedule(outcome, start) }()
-	var list clusterv1.ClusterList
-	if err := s.client.List(ctx, &list); err != nil {
-		return reconcile.Result{}, fmt.Errorf("list clusters: %w", err)
+	fleet, err := s.fleet.get(ctx, s.client)
+	if err != nil {
+		return reconcile.Result{}, err
 	}
-	clusters := make([]*api.Cluster, len(list.Items))
-	byName := make(map[string]*api.Cluster, len(list.Items))
-	for i := range list.Items {
-		c := list.Items[i].Engine()
-		clusters[i], byName[c.Name] = &c, &c
-	}
+	byName := fleet.byName
 	engine := rb.Engine()
 	binding := scheduler.BindingFor(&engine, *rb.Spec.Placement)
 	fresh := rescheduleRequested(&rb)
 	binding.Fresh = fresh
 	now := s.now()
 	binding.Now = now
-	result, schedErr := scheduler.Schedule(clusters, binding)
+	result, schedErr := fleet.snapshot.Schedule(binding)
 
 	orig := rb.DeepCopy()
 	var requeue time.Duration

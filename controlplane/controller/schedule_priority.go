@@ -12,7 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 )
 
 // Karmada's scheduler orders its queue by the binding's resolved
@@ -70,34 +72,44 @@ func bindingsByPriority() handler.EventHandler {
 	}
 }
 
-// everyBindingByPriority enqueues every binding, each at its priority, on
-// an event of another kind (a Cluster that may move placements).
-func everyBindingByPriority(c client.Reader) handler.EventHandler {
-	all := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+// affectedBindingsByPriority enqueues, each at its priority, the bindings
+// whose placement a Cluster event can change (clusterCouldMove), not every
+// binding of the fleet.
+func affectedBindingsByPriority(c client.Reader) handler.EventHandler {
+	some := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+		states := make([]*clusterv1.Cluster, 0, len(objs))
+		for _, o := range objs {
+			if c, ok := o.(*clusterv1.Cluster); ok {
+				states = append(states, c)
+			}
+		}
 		items, err := listAllBindings(ctx, c)
 		if err != nil {
 			// The informer cache answers; an error means it is gone.
 			ctrl.LoggerFrom(ctx).Error(err, "list bindings")
 			return
 		}
-		bindings := make([]*workv1.ResourceBinding, len(items))
+		bindings := make([]*workv1.ResourceBinding, 0, len(items))
 		for i := range items {
-			bindings[i] = &items[i]
+			if len(states) == 0 || clusterCouldMove(&items[i], states...) {
+				bindings = append(bindings, &items[i])
+			}
 		}
+		metrics.ClusterRequeues.Add(float64(len(bindings)))
 		enqueueByPriority(q, bindings...)
 	}
 	return handler.Funcs{
-		CreateFunc: func(ctx context.Context, _ event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			all(ctx, q)
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			some(ctx, q, e.Object)
 		},
-		UpdateFunc: func(ctx context.Context, _ event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			all(ctx, q)
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			some(ctx, q, e.ObjectOld, e.ObjectNew)
 		},
-		DeleteFunc: func(ctx context.Context, _ event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			all(ctx, q)
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			some(ctx, q, e.Object)
 		},
-		GenericFunc: func(ctx context.Context, _ event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			all(ctx, q)
+		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			some(ctx, q, e.Object)
 		},
 	}
 }

@@ -97,6 +97,14 @@ var (
 		Help: "Number of graceful eviction tasks that ended, so that the evicted copy is removed from the member cluster, by member_cluster.",
 	}, []string{memberCluster})
 
+	// ClusterRequeues counts the bindings the scheduler queued again
+	// because a Cluster changed in a way that can move them; bindings the
+	// Cluster cannot move are not counted, nor queued.
+	ClusterRequeues = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "flotilla_scheduler_cluster_requeues_total",
+		Help: "Number of bindings queued for scheduling again because a Cluster they are placed on, or that their affinity admits, changed.",
+	})
+
 	bindingsDesc = prometheus.NewDesc("flotilla_resource_bindings",
 		"Number of ResourceBindings and ClusterResourceBindings by state (Unscheduled, Unschedulable, Scheduled, FullyApplied), counted from the leader's cache at scrape time.",
 		[]string{"state"}, nil)
@@ -120,7 +128,7 @@ func SetBindingCounter(f BindingCounter) {
 
 func init() {
 	ctrlmetrics.Registry.MustRegister(ScheduleAttempts, SchedulingDuration, WorkApplyDuration, WorkApplyErrors,
-		ClusterReady, ClusterProbeDuration, Failovers, Evictions, bindings)
+		ClusterReady, ClusterProbeDuration, Failovers, Evictions, ClusterRequeues, bindings)
 }
 
 // Since is the seconds since start, for Observe.

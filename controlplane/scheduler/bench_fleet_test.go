@@ -2,8 +2,10 @@ package scheduler_test
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -114,4 +116,49 @@ func BenchmarkSnapshotIssueFleet(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkIssueFleetLatency is the issue 23 shape in `make bench`: p50 and
+// p99 of one decision per strategy at 10, 100, 1,000 and 5,000 clusters.
+// "shared" schedules over one Snapshot, as the control plane does for every
+// binding while the fleet is unchanged (the affinity of a policy is
+// evaluated by its first template only); "fresh" builds the Snapshot for
+// every decision, as a single Terraform plan does.
+func BenchmarkIssueFleetLatency(b *testing.B) {
+	for _, n := range []int{10, 100, 1000, 5000} {
+		clusters := issueFleet(n)
+		shared := scheduler.NewSnapshot(clusters)
+		for _, bp := range issuePlacements() {
+			binding := benchBinding(bp.p)
+			b.Run(fmt.Sprintf("clusters=%d/%s/shared", n, bp.name), func(b *testing.B) {
+				latencies(b, func() error {
+					_, err := shared.Schedule(binding)
+					return err
+				})
+			})
+			b.Run(fmt.Sprintf("clusters=%d/%s/fresh", n, bp.name), func(b *testing.B) {
+				latencies(b, func() error {
+					_, err := scheduler.NewSnapshot(clusters).Schedule(binding)
+					return err
+				})
+			})
+		}
+	}
+}
+
+// latencies runs decide b.N times and reports the p50 and p99 of one run.
+func latencies(b *testing.B, decide func() error) {
+	b.Helper()
+	b.ReportAllocs()
+	samples := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if err := decide(); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	slices.Sort(samples)
+	b.ReportMetric(float64(percentile(samples, 50).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(percentile(samples, 99).Microseconds()), "p99-µs")
 }

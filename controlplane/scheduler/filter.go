@@ -37,6 +37,11 @@ type filterContext struct {
 	groups []*api.ClusterAffinity
 	// matchers are the compiled groups, built once per term.
 	matchers []policy.ClusterMatcher
+	// selected, on the Snapshot path, says per group which clusters it
+	// selects, indexed like the snapshot's clusters; index is the position
+	// of the cluster being filtered.
+	selected [][]bool
+	index    int
 
 	// facts, on the Snapshot path, are the facts of the cluster being
 	// filtered or scored; nil means read the cluster itself.
@@ -201,6 +206,15 @@ func filterAffinity(fc *filterContext, c *api.Cluster) (bool, string) {
 	if fc.groups == nil {
 		return true, ""
 	}
+	if fc.selected != nil {
+		for i, sel := range fc.selected {
+			if sel[fc.index] {
+				fc.tier = i
+				return true, ""
+			}
+		}
+		return false, notAffine
+	}
 	if fc.matchers == nil {
 		fc.matchers = make([]policy.ClusterMatcher, len(fc.groups))
 		for i, g := range fc.groups {
@@ -213,8 +227,11 @@ func filterAffinity(fc *filterContext, c *api.Cluster) (bool, string) {
 			return true, ""
 		}
 	}
-	return false, "cluster does not match the placement cluster affinity"
+	return false, notAffine
 }
+
+// notAffine is the reason a cluster outside every affinity group is left out.
+const notAffine = "cluster does not match the placement cluster affinity"
 
 // filterSpreadFields rejects clusters that lack a field a spread constraint
 // groups by, since they cannot be placed in any group.

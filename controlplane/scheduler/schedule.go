@@ -40,7 +40,7 @@ func schedule(clusters []*api.Cluster, snap *Snapshot, b Binding) (Result, error
 		order:    tieOrderFor(b.Resource.UID),
 	}
 	if snap != nil {
-		s.facts = snap.facts
+		s.snap, s.facts = snap, snap.facts
 		s.served = snap.served(b.Resource.APIVersion, b.Resource.Kind)
 	}
 	for _, tc := range b.Previous {
@@ -85,6 +85,8 @@ func schedule(clusters []*api.Cluster, snap *Snapshot, b Binding) (Result, error
 // run is the state of one Schedule call.
 type run struct {
 	clusters []*api.Cluster
+	// snap is the Snapshot being scheduled over, if any.
+	snap *Snapshot
 	// facts, when not nil, are each cluster's facts, computed once per
 	// Snapshot.
 	facts []clusterFacts
@@ -118,13 +120,19 @@ func (s *run) termGroups(term *api.ClusterAffinityTerm) []*api.ClusterAffinity {
 func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (Result, error) {
 	b := s.binding
 	fc := &filterContext{binding: b, previous: s.previous, evicting: s.evicting, groups: groups}
+	if s.snap != nil && groups != nil {
+		fc.selected = make([][]bool, len(groups))
+		for i, g := range groups {
+			fc.selected[i] = s.snap.selected(g)
+		}
+	}
 
 	// Filter.
 	var rejected []rejection
 	cands := make([]candidate, 0, len(s.clusters))
 	for i, c := range s.clusters {
 		if s.facts != nil {
-			fc.facts, fc.served = &s.facts[i], s.served[i]
+			fc.facts, fc.served, fc.index = &s.facts[i], s.served[i], i
 		}
 		name := fc.name(c)
 		if why, ok := runFilters(fc, c); !ok {

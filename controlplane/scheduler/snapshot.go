@@ -1,11 +1,13 @@
 package scheduler
 
 import (
+	"encoding/json"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
 // Snapshot is a fleet prepared for scheduling many templates in a row. It
@@ -27,6 +29,54 @@ type Snapshot struct {
 	// the API enablements, the others do not.
 	mu   sync.Mutex
 	apis map[[2]string][]apiState
+	// affinities holds, per cluster affinity (keyed by its JSON encoding),
+	// which clusters it selects: the templates of one policy share their
+	// affinity, and only the first of them evaluates the label selector
+	// over every cluster.
+	affinities map[string][]bool
+}
+
+// maxAffinities bounds the affinity cache of one Snapshot. A Snapshot
+// lives for one fleet version, so the bound is only reached by thousands
+// of distinct policies; the cache then starts over.
+const maxAffinities = 4096
+
+// selected is which clusters the affinity selects, computed on first use.
+// The answer depends only on the affinity and on each cluster's name,
+// labels and fields, which are fixed while the Snapshot is in use.
+func (s *Snapshot) selected(affinity *api.ClusterAffinity) []bool {
+	raw, err := json.Marshal(affinity)
+	if err != nil {
+		// Not reachable for the API type; evaluate without the cache.
+		return selectedBy(s.clusters, affinity)
+	}
+	key := string(raw)
+	s.mu.Lock()
+	if sel, ok := s.affinities[key]; ok {
+		s.mu.Unlock()
+		return sel
+	}
+	s.mu.Unlock()
+	// Evaluated outside the lock: two goroutines may both compute the
+	// same affinity once; the results are equal.
+	sel := selectedBy(s.clusters, affinity)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.affinities == nil || len(s.affinities) >= maxAffinities {
+		s.affinities = map[string][]bool{}
+	}
+	s.affinities[key] = sel
+	return sel
+}
+
+// selectedBy evaluates affinity over every cluster.
+func selectedBy(clusters []*api.Cluster, affinity *api.ClusterAffinity) []bool {
+	matches := policy.NewClusterMatcher(affinity)
+	sel := make([]bool, len(clusters))
+	for i, c := range clusters {
+		sel[i] = matches(c)
+	}
+	return sel
 }
 
 // served is what each cluster serves of the kind, computed on first use.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
@@ -123,6 +124,19 @@ func sameDecision(t *testing.T, label string, clusters []*api.Cluster, snapshot 
 func TestSnapshotScheduleMatchesSchedule(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 5000))
 	placements := issuePlacements()
+	// Affinities of other shapes, so one Snapshot's affinity cache serves
+	// several and must keep them apart.
+	for _, a := range []*api.ClusterAffinity{
+		apitest.MakeAffinity().Field("region", corev1.NodeSelectorOpIn, "region-1", "region-2").Obj(),
+		apitest.MakeAffinity().Label("tier", "gold").Exclude("c0001", "c0003").Obj(),
+		apitest.MakeAffinity().Names("c0000", "c0002", "c0004", "c0005").Obj(),
+		apitest.MakeAffinity().LabelExpression("tier", metav1.LabelSelectorOpDoesNotExist).Obj(),
+	} {
+		placements = append(placements, struct {
+			name string
+			p    api.Placement
+		}{fmt.Sprintf("affinity %+v", *a), placement(policy().Affinity(a).DynamicWeight())})
+	}
 	for round := range 60 {
 		clusters := randomFleet(r, 1+r.IntN(120))
 		snapshot := scheduler.NewSnapshot(clusters)
