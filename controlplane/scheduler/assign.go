@@ -70,7 +70,9 @@ func usesAvailability(name string) bool {
 
 // assignment is the input of a strategy.
 type assignment struct {
-	binding  *Binding
+	binding *Binding
+	// snap is the Snapshot being scheduled over, if any.
+	snap     *Snapshot
 	strategy string
 	// selected are the chosen clusters in preference order.
 	selected []candidate
@@ -99,21 +101,29 @@ func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
 	if wp := a.binding.Placement.ReplicaScheduling.WeightPreference; wp != nil {
 		rules = wp.StaticWeightList
 	}
-	matchers := make([]policy.ClusterMatcher, len(rules))
+	// On the Snapshot path a rule's clusters are looked up by index; the
+	// rules of one policy are evaluated over the fleet once per Snapshot.
+	matchers := make([]func(*candidate) bool, len(rules))
 	for r := range rules {
-		matchers[r] = policy.NewClusterMatcher(&rules[r].TargetCluster)
+		if a.snap != nil {
+			sel := a.snap.selected(&rules[r].TargetCluster)
+			matchers[r] = func(c *candidate) bool { return sel[c.index] }
+			continue
+		}
+		m := policy.NewClusterMatcher(&rules[r].TargetCluster)
+		matchers[r] = func(c *candidate) bool { return m(c.cluster) }
 	}
 	parties := make([]party, len(a.selected))
 	positive := false
 	for i := range a.selected {
-		c := a.selected[i].cluster
+		c := &a.selected[i]
 		var w int64
 		for r := range rules {
 			if rules[r].Weight > w && matchers[r](c) {
 				w = rules[r].Weight
 			}
 		}
-		parties[i] = party{name: c.Name, votes: w}
+		parties[i] = party{name: c.name(), votes: w}
 		positive = positive || w > 0
 	}
 	if !positive {

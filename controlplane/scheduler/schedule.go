@@ -202,7 +202,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 			out[i] = api.TargetCluster{Name: selected[i].name()}
 		}
 	default:
-		a := &assignment{binding: b, strategy: s.strategy, selected: selected, order: s.order}
+		a := &assignment{binding: b, snap: s.snap, strategy: s.strategy, selected: selected, order: s.order}
 		out, err = strategies[s.strategy](a)
 		if err != nil {
 			return Result{}, s.fitError(StageAssign, affinityName, err, cands, rejected, estimate)
