@@ -35,37 +35,22 @@ func (st *state) backend() string {
 
 // startKind makes the host and the members as kind clusters side by side.
 // The host runs no workload controllers (see kind.Host). The clusters are
-// recorded in st, and st written, before they are made, and only after
-// kind.Fleet.Free has shown that none exists already: down then deletes
-// exactly these, even after an interrupted up, and never one it did not make.
+// recorded in st, and st written, before they are made (see kind.Fleet.Up),
+// so down deletes exactly these.
 func (st *state) startKind(ctx context.Context, flags upFlags, logf func(string, ...any)) (host *testenv.Cluster, members []*testenv.Cluster, err error) {
-	if err := kind.Docker(ctx); err != nil {
-		return nil, nil, err
-	}
 	prefix := kind.Prefix(st.Dir)
 	specs := []kind.Spec{{Name: hostName, Prefix: prefix, Role: kind.Host, Image: flags.kindImage}}
 	for i := range flags.members {
 		specs = append(specs, kind.Spec{Name: fmt.Sprintf("member%d", i+1), Prefix: prefix, Image: flags.kindImage})
 	}
-	for _, s := range specs {
-		if _, err := kind.Config(s); err != nil {
-			return nil, nil, err
-		}
-	}
 	f := st.kindFleet()
 	f.Logf = logf
-	if err := f.Free(specs); err != nil {
-		return nil, nil, err
-	}
-	for _, s := range specs {
-		st.KindClusters = append(st.KindClusters, s.ClusterName())
-	}
-	if err := testenv.WriteState(filepath.Join(st.Dir, stateFile), st); err != nil {
-		return nil, nil, err
-	}
-	clusters, err := f.Create(ctx, specs)
+	clusters, err := f.Up(ctx, specs, func(names []string) error {
+		st.KindClusters = names
+		return testenv.WriteState(filepath.Join(st.Dir, stateFile), st)
+	})
 	if err != nil {
-		return nil, nil, err // Create deleted what it made; the state stays for down
+		return nil, nil, err // Up deleted what it made; the state stays for down
 	}
 	return clusters[0], clusters[1:], nil
 }

@@ -59,12 +59,9 @@ type Fleet struct {
 	Logf func(format string, args ...any)
 }
 
-func (f *Fleet) provider(cluster string) *cluster.Provider {
-	return newProvider(logger{cluster: cluster, logf: f.Logf})
-}
-
-func newProvider(l log.Logger) *cluster.Provider {
-	return cluster.NewProvider(cluster.ProviderWithLogger(l), cluster.ProviderWithDocker())
+// provider is kind's Docker provider, logging as the named cluster.
+func (f *Fleet) provider(name string) *cluster.Provider {
+	return cluster.NewProvider(cluster.ProviderWithLogger(logger{cluster: name, logf: f.Logf}), cluster.ProviderWithDocker())
 }
 
 // kindKubeconfig is where kind writes, and on delete removes, its own admin
@@ -96,6 +93,32 @@ func (f *Fleet) Free(specs []Spec) error {
 		}
 	}
 	return nil
+}
+
+// Up makes the clusters of specs, after checking that Docker runs and none
+// of them exists already, and after passing their kind names to record, so
+// that a caller which records them before they exist deletes exactly those
+// later, even after an interrupted Up, and never a cluster it did not make.
+func (f *Fleet) Up(ctx context.Context, specs []Spec, record func(kindNames []string) error) ([]*testenv.Cluster, error) {
+	for _, s := range specs {
+		if _, err := Config(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := Docker(ctx); err != nil {
+		return nil, err
+	}
+	if err := f.Free(specs); err != nil {
+		return nil, err
+	}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.ClusterName()
+	}
+	if err := record(names); err != nil {
+		return nil, err
+	}
+	return f.Create(ctx, specs)
 }
 
 // Create makes the clusters of specs side by side, each with a cluster-admin

@@ -42,13 +42,14 @@ func TestCreateDelete(t *testing.T) {
 	if err := f.Delete(names); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Free(specs); err != nil {
-		t.Fatal(err)
-	}
 	begin := time.Now()
-	clusters, err := f.Create(t.Context(), specs)
+	var recorded []string
+	clusters, err := f.Up(t.Context(), specs, func(n []string) error { recorded = n; return nil })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(recorded, names) {
+		t.Fatalf("Up recorded %q, want %q", recorded, names)
 	}
 	t.Logf("two kind clusters in %s", time.Since(begin).Round(time.Second))
 	t.Cleanup(func() {

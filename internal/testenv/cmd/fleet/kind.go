@@ -44,32 +44,27 @@ func (u upFlags) kindSpecs(dir string) ([]kind.Spec, error) {
 	return specs, nil
 }
 
-// upKind makes the members as kind clusters. It records their kind names
-// before it makes them, so that down deletes exactly those even after an
-// interrupted up, and only after kind.Fleet.Free has shown that none of them
-// exists already, so that down never deletes a cluster someone else made.
+// upKind makes the members as kind clusters, recording their names in the
+// state before it makes them (see kind.Fleet.Up), so down deletes exactly
+// those.
 func upKind(dir string, specs []kind.Spec, out io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := kind.Docker(ctx); err != nil {
-		return errors.Join(err, os.RemoveAll(dir))
-	}
 	f := &kind.Fleet{Dir: dir, Logf: func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }}
-	if err := f.Free(specs); err != nil {
-		return errors.Join(err, os.RemoveAll(dir))
-	}
 	begin := time.Now()
 	st := &state{Version: testenv.Version, Mode: backendKind, Started: begin.UTC(), Backend: backendKind}
-	for _, s := range specs {
-		st.KindClusters = append(st.KindClusters, s.ClusterName())
-	}
 	path := filepath.Join(dir, stateFile)
-	if err := testenv.WriteState(path, st); err != nil {
-		return err
-	}
-	clusters, err := f.Create(ctx, specs)
+	clusters, err := f.Up(ctx, specs, func(names []string) error {
+		st.KindClusters = names
+		return testenv.WriteState(path, st)
+	})
 	if err != nil {
-		return err // Create deleted what it made; the state and kind's files stay for down
+		// Up deleted what it made; a recorded state stays for down, and a
+		// directory with none (no Docker, a name taken) is removed.
+		if st.KindClusters == nil {
+			err = errors.Join(err, os.RemoveAll(dir))
+		}
+		return err
 	}
 	for _, c := range clusters {
 		st.Clusters = append(st.Clusters, clusterState{Name: c.Name, Host: c.Host})
