@@ -104,7 +104,7 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	if err := registerMembers(ctx, host, members, logf); err != nil {
 		return errors.Join(fmt.Errorf("%w (control plane log: %s)", err, st.Controlplane.Log), st.stop())
 	}
-	fmt.Fprintf(out, "localup: host, control plane and %d member(s) up in %s\n", len(members.Clusters), time.Since(begin).Round(100*time.Millisecond))
+	fmt.Fprintf(out, "localup: host, control plane and %d member(s) up in %s\n", len(members), time.Since(begin).Round(100*time.Millisecond))
 	printTry(out, dir, st)
 	return nil
 }

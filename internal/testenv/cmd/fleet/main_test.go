@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv/kind"
 )
 
 // TestUpRefusesBadFlags: each bad combination is refused with the flag's name
@@ -68,5 +69,26 @@ func TestUpRefusesOtherBackend(t *testing.T) {
 				t.Fatalf("the recorded state is gone: %v", err)
 			}
 		})
+	}
+}
+
+// TestUpKindWithoutDocker: where no Docker engine runs, a kind up says so,
+// makes nothing and leaves no directory behind (where Docker runs, the kind
+// package's TestCreateDelete makes real clusters instead).
+func TestUpKindWithoutDocker(t *testing.T) {
+	if kind.Docker(t.Context()) == nil {
+		t.Skip("Docker runs here, so up would make real kind clusters; internal/testenv/kind's TestCreateDelete covers them")
+	}
+	dir := filepath.Join(t.TempDir(), "fleet")
+	err := run([]string{"up", "-dir", dir, "-backend", "kind", "-n", "1"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "kind clusters need a running Docker engine") {
+		t.Fatalf("up -backend kind without Docker = %v, want an error saying Docker is needed", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed kind up left %s behind (%v)", dir, err)
+	}
+	var out strings.Builder
+	if err := run([]string{"down", "-dir", dir}, &out); err != nil || !strings.Contains(out.String(), "nothing to do") {
+		t.Fatalf("down after a failed up = %v (%s), want nothing to do", err, out.String())
 	}
 }
