@@ -167,8 +167,8 @@ func startLocal(t *testing.T) (string, *state) {
 			t.Errorf("down: %v", err)
 		}
 	})
-	if running, total := st.countRunning(); running != total || total != 1+2+2*4+1 {
-		t.Fatalf("after up %d of %d recorded processes run, want all of 1 control plane + 2 etcd + 2×4 member + 1 host apiserver", running, total)
+	if running, total, err := st.countRunning(); err != nil || running != total || total != 1+2+2*4+1 {
+		t.Fatalf("after up %d of %d recorded processes run (%v), want all of 1 control plane + 2 etcd + 2×4 member + 1 host apiserver", running, total, err)
 	}
 	return dir, st
 }

@@ -7,10 +7,14 @@
 //	kubectl --kubeconfig ~/.cache/flotilla/controlplane/kubeconfig --context host get clusters.cluster.flotilla.io
 //	go run ./cmd/localup stop-member member2   # a member goes down: failover
 //	go run ./cmd/localup down                  # stop exactly what up started
+//	go run ./cmd/localup up -backend kind ...  # host and members as kind clusters (Docker)
 //
 // up writes one kubeconfig with a context for the host and one per member and
 // records every PID it started in the directory; down and stop-member signal
 // only those PIDs, and only while each still runs its recorded command line.
+// With -backend kind the host and the members are kind clusters, recorded by
+// name before they are made; down deletes those and stop-member stops one's
+// node containers.
 //
 // It lives outside internal/ because it registers flotilla's Cluster kind,
 // and internal/ is the bottom layer that never imports controlplane/.
@@ -24,6 +28,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv/kind"
 )
 
 const (
@@ -43,11 +49,14 @@ func main() {
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  localup up          [-n 3] [-dir DIR] [-bin terraform-provider-flotilla] [-- CONTROLPLANE FLAGS...]
+  localup up          [-n 3] [-dir DIR] [-bin terraform-provider-flotilla] [-backend process|kind] [-kind-image IMAGE] [-- CONTROLPLANE FLAGS...]
   localup stop-member [-dir DIR] NAME
   localup down        [-dir DIR]
 DIR defaults to $HOME/.cache/flotilla/controlplane. Flags after -- are passed
 to the controlplane subcommand after localup's own (later flags win).
+-backend process (the default) runs the host and the members as local
+processes; -backend kind makes them kind clusters and needs a running Docker
+engine.
 `)
 }
 
@@ -65,7 +74,9 @@ func run(args []string, out io.Writer) error {
 	case "up":
 		fs.IntVar(&up.members, "n", 3, "number of member clusters")
 		fs.StringVar(&up.bin, "bin", "terraform-provider-flotilla", "the terraform-provider-flotilla binary that runs `controlplane`")
-		fs.DurationVar(&up.timeout, "timeout", 3*time.Minute, "how long up may take until every member is a Ready Cluster")
+		fs.DurationVar(&up.timeout, "timeout", 3*time.Minute, "how long up may take until every member is a Ready Cluster (10m with -backend kind)")
+		fs.StringVar(&up.backend, "backend", backendProcess, "process (local processes) or kind (kind clusters, needs Docker)")
+		fs.StringVar(&up.kindImage, "kind-image", kind.NodeImage, "the kind node image, with -backend kind")
 	case "down", "stop-member":
 	case "-h", "-help", "--help", "help":
 		usage(out)
@@ -86,6 +97,16 @@ func run(args []string, out io.Writer) error {
 		up.extra = fs.Args()
 		if up.members < 1 {
 			return fmt.Errorf("-n must be at least 1, got %d", up.members)
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		switch {
+		case up.backend == backendKind && !set["timeout"]:
+			up.timeout = kindTimeout
+		case up.backend == backendProcess && set["kind-image"]:
+			return errors.New("-kind-image needs -backend kind")
+		case up.backend != backendProcess && up.backend != backendKind:
+			return fmt.Errorf("-backend must be %s or %s, got %q", backendProcess, backendKind, up.backend)
 		}
 		return cmdUp(abs, up, out)
 	case "stop-member":

@@ -6,13 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
 // state is what up leaves behind for stop-member and down: every process it
-// started, by PID and command line.
+// started, by PID and command line, and every kind cluster it made, by name.
 type state struct {
 	Dir          string                `json:"dir"`
 	Started      time.Time             `json:"started"`
@@ -20,6 +21,12 @@ type state struct {
 	Controlplane *testenv.ProcessInfo  `json:"controlplane,omitempty"`
 	Host         []testenv.ProcessInfo `json:"host"`
 	Members      []testenv.ProcessInfo `json:"members"`
+	// Backend is backendProcess or backendKind; empty (a state written
+	// before kind was supported) means backendProcess.
+	Backend string `json:"backend,omitempty"`
+	// KindClusters are the kind clusters of the host and the members, recorded
+	// before up made them.
+	KindClusters []string `json:"kindClusters,omitempty"`
 }
 
 func (st *state) all() []testenv.ProcessInfo {
@@ -30,14 +37,28 @@ func (st *state) all() []testenv.ProcessInfo {
 	return procs
 }
 
-func (st *state) countRunning() (running, total int) {
+// countRunning counts the recorded processes that run and kind clusters
+// that exist.
+func (st *state) countRunning() (running, total int, err error) {
 	procs := st.all()
 	for _, p := range procs {
 		if p.Running() {
 			running++
 		}
 	}
-	return running, len(procs)
+	if len(st.KindClusters) == 0 {
+		return running, len(procs), nil
+	}
+	there, err := st.kindFleet().Existing()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, name := range st.KindClusters {
+		if slices.Contains(there, name) {
+			running++
+		}
+	}
+	return running, len(procs) + len(st.KindClusters), nil
 }
 
 // stop stops the control plane first, so it does not spend its shutdown
@@ -47,7 +68,11 @@ func (st *state) stop() error {
 	if st.Controlplane != nil {
 		errs = append(errs, testenv.StopDetached([]testenv.ProcessInfo{*st.Controlplane}, stopGrace))
 	}
-	return errors.Join(append(errs, testenv.StopDetached(append(append([]testenv.ProcessInfo{}, st.Members...), st.Host...), stopGrace))...)
+	errs = append(errs, testenv.StopDetached(append(append([]testenv.ProcessInfo{}, st.Members...), st.Host...), stopGrace))
+	if len(st.KindClusters) > 0 {
+		errs = append(errs, st.kindFleet().Delete(st.KindClusters))
+	}
+	return errors.Join(errs...)
 }
 
 func cmdStopMember(dir, name string, out io.Writer) error {
@@ -57,6 +82,9 @@ func cmdStopMember(dir, name string, out io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if st.backend() == backendKind {
+		return st.stopKindMember(name, out)
 	}
 	var procs []testenv.ProcessInfo
 	for _, p := range st.Members {
@@ -84,8 +112,11 @@ func cmdDown(dir string, out io.Writer) error {
 		return err
 	}
 	if st != nil {
-		running, _ := st.countRunning()
-		fmt.Fprintf(out, "localup: stopping %d process(es)\n", running)
+		running, _, err := st.countRunning()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "localup: stopping %d process(es) and kind cluster(s)\n", running)
 		if err := st.stop(); err != nil {
 			return err
 		}

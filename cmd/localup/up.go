@@ -19,10 +19,11 @@ import (
 )
 
 type upFlags struct {
-	members int
-	bin     string
-	timeout time.Duration
-	extra   []string
+	members            int
+	bin                string
+	timeout            time.Duration
+	extra              []string
+	backend, kindImage string
 }
 
 // localTimings make a member that goes down fail over within seconds rather
@@ -46,13 +47,19 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	st, err := readState(dir)
 	switch {
 	case err == nil:
-		running, total := st.countRunning()
-		if running == total {
+		if st.backend() != flags.backend {
+			return fmt.Errorf("a %s control plane is up in %s: run `localup down` (make controlplane-down) before starting a %s one", st.backend(), dir, flags.backend)
+		}
+		running, total, err := st.countRunning()
+		if err != nil {
+			return err
+		}
+		if running == total && len(st.MemberNames) > 0 {
 			fmt.Fprintf(out, "localup: already up in %s; nothing to do (run `localup down` first to change it)\n", dir)
 			printTry(out, dir, st)
 			return nil
 		}
-		fmt.Fprintf(out, "localup: %d of %d processes in %s are gone; stopping the rest and starting afresh\n", total-running, total, dir)
+		fmt.Fprintf(out, "localup: %d of %d recorded processes and kind clusters in %s are gone, or an earlier up did not finish; stopping the rest and starting afresh\n", total-running, total, dir)
 		if err := st.stop(); err != nil {
 			return err
 		}
@@ -68,45 +75,48 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	defer cancel()
 
 	begin := time.Now()
-	st = &state{Dir: dir, Started: begin.UTC()}
+	st = &state{Dir: dir, Started: begin.UTC(), Backend: flags.backend}
 	logf := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
-	host, members, err := startFleets(ctx, dir, flags.members, logf)
+	var host *testenv.Cluster
+	var members []*testenv.Cluster
+	if flags.backend == backendKind {
+		host, members, err = st.startKind(ctx, flags, logf)
+	} else {
+		host, members, err = st.startProcesses(ctx, flags.members, logf)
+	}
 	if err != nil {
 		return err
 	}
-	st.Host, st.Members = host.Processes(), members.Processes()
-	for _, c := range members.Clusters {
+	for _, c := range members {
 		st.MemberNames = append(st.MemberNames, c.Name)
 	}
 	if err := testenv.WriteState(filepath.Join(dir, stateFile), st); err != nil {
 		return errors.Join(err, st.stop())
 	}
-	if err := st.startControlplane(ctx, bin, host.Clusters[0].KubeconfigPath, flags.extra, logf); err != nil {
+	if err := st.startControlplane(ctx, bin, host.KubeconfigPath, flags.extra, logf); err != nil {
 		return errors.Join(err, st.stop())
 	}
 	kc := filepath.Join(dir, kubeconfig)
-	contexts := []testenv.NamedCluster{{Context: hostName, Cluster: host.Clusters[0]}}
-	for _, c := range members.Clusters {
-		contexts = append(contexts, testenv.NamedCluster{Context: c.Name, Cluster: c})
-	}
+	contexts := append([]testenv.NamedCluster{{Context: hostName, Cluster: host}}, testenv.ClusterContexts(members)...)
 	if err := errors.Join(testenv.WriteState(filepath.Join(dir, stateFile), st), testenv.WriteContexts(kc, contexts)); err != nil {
 		return errors.Join(err, st.stop())
 	}
-	if err := registerMembers(ctx, host.Clusters[0], members.Clusters, logf); err != nil {
+	if err := registerMembers(ctx, host, members, logf); err != nil {
 		return errors.Join(fmt.Errorf("%w (control plane log: %s)", err, st.Controlplane.Log), st.stop())
 	}
-	fmt.Fprintf(out, "localup: host, control plane and %d member(s) up in %s\n", len(members.Clusters), time.Since(begin).Round(100*time.Millisecond))
+	fmt.Fprintf(out, "localup: host, control plane and %d member(s) up in %s\n", len(members), time.Since(begin).Round(100*time.Millisecond))
 	printTry(out, dir, st)
 	return nil
 }
 
-// startFleets starts the host (an apiserver alone, like karmada-apiserver:
+// startProcesses starts the host (an apiserver alone, like karmada-apiserver:
 // nothing reconciles the templates stored there) and the members (full
-// clusters whose fake nodes run pods) side by side, detached.
-func startFleets(ctx context.Context, dir string, members int, logf func(string, ...any)) (host, fleet *testenv.Fleet, err error) {
+// clusters whose fake nodes run pods) side by side, detached, and records
+// their processes in st.
+func (st *state) startProcesses(ctx context.Context, members int, logf func(string, ...any)) (host *testenv.Cluster, fleet []*testenv.Cluster, err error) {
 	opts := []testenv.Options{
-		{Clusters: 1, NamePrefix: hostName, Mode: testenv.APIServerOnly, Dir: filepath.Join(dir, hostName)},
-		{Clusters: members, Mode: testenv.Full, Dir: filepath.Join(dir, "members")},
+		{Clusters: 1, NamePrefix: hostName, Mode: testenv.APIServerOnly, Dir: filepath.Join(st.Dir, hostName)},
+		{Clusters: members, Mode: testenv.Full, Dir: filepath.Join(st.Dir, "members")},
 	}
 	fleets := make([]*testenv.Fleet, len(opts))
 	errs := make([]error, len(opts))
@@ -124,7 +134,8 @@ func startFleets(ctx context.Context, dir string, members int, logf func(string,
 		}
 		return nil, nil, err
 	}
-	return fleets[0], fleets[1], nil
+	st.Host, st.Members = fleets[0].Processes(), fleets[1].Processes()
+	return fleets[0].Clusters[0], fleets[1].Clusters, nil
 }
 
 // startControlplane starts `bin controlplane` against the host in its own

@@ -18,11 +18,17 @@ func (f *Fleet) WriteKubeconfig(path string) error {
 }
 
 func writeKubeconfig(path string, clusters []*Cluster) error {
+	return WriteContexts(path, ClusterContexts(clusters))
+}
+
+// ClusterContexts names each cluster's context after the cluster, as a
+// fleet's kubeconfig does.
+func ClusterContexts(clusters []*Cluster) []NamedCluster {
 	contexts := make([]NamedCluster, len(clusters))
 	for i, c := range clusters {
 		contexts[i] = NamedCluster{Context: c.Name, Cluster: c}
 	}
-	return WriteContexts(path, contexts)
+	return contexts
 }
 
 // NamedCluster is one context of a kubeconfig written by WriteContexts.

@@ -5,10 +5,12 @@
 //	kubectl --kubeconfig ~/.cache/flotilla/fleet/kubeconfig --context member2 get nodes
 //	go run ./internal/testenv/cmd/fleet status
 //	go run ./internal/testenv/cmd/fleet down         # stop exactly those processes
+//	go run ./internal/testenv/cmd/fleet up -backend kind  # the members as kind clusters (Docker)
 //
 // up returns once every cluster is ready. It records the PIDs in a state file,
 // and down signals only those PIDs, and only while each still runs the
-// command line recorded for it.
+// command line recorded for it. With -backend kind it records the kind
+// clusters it makes, before making them, and down deletes exactly those.
 package main
 
 import (
@@ -27,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv/kind"
 )
 
 const (
@@ -43,6 +46,23 @@ type state struct {
 	Started   time.Time             `json:"started"`
 	Clusters  []clusterState        `json:"clusters"`
 	Processes []testenv.ProcessInfo `json:"processes"`
+	// Backend is backendProcess or backendKind; empty (a state written
+	// before kind was supported) means backendProcess.
+	Backend string `json:"backend,omitempty"`
+	// KindClusters are the kind clusters up made for a kind fleet.
+	KindClusters []string `json:"kindClusters,omitempty"`
+}
+
+const (
+	backendProcess = "process"
+	backendKind    = "kind"
+)
+
+func (st *state) backend() string {
+	if st.Backend == "" {
+		return backendProcess
+	}
+	return st.Backend
 }
 
 type clusterState struct {
@@ -60,9 +80,12 @@ func main() {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   fleet up     [-n 3] [-dir DIR] [-mode full|apiserver-only] [-cpu 32] [-memory 256Gi] [-pods 110] [-labels k=v,...]
+  fleet up     -backend kind [-n 3] [-dir DIR] [-labels k=v,...] [-kind-image IMAGE]
   fleet status [-dir DIR]
   fleet down   [-dir DIR]
-DIR defaults to $HOME/.cache/flotilla/fleet.
+DIR defaults to $HOME/.cache/flotilla/fleet. -backend process (the default)
+runs each member as local processes; -backend kind makes each a kind cluster
+and needs a running Docker engine.
 `)
 }
 
@@ -84,6 +107,8 @@ func run(args []string, out io.Writer) error {
 		fs.StringVar(&up.memory, "memory", "256Gi", "memory capacity of each fake node")
 		fs.StringVar(&up.pods, "pods", "110", "pod capacity of each fake node")
 		fs.StringVar(&up.labels, "labels", "", "extra node labels, k=v,k=v")
+		fs.StringVar(&up.backend, "backend", backendProcess, "process (local processes) or kind (kind clusters, needs Docker)")
+		fs.StringVar(&up.kindImage, "kind-image", kind.NodeImage, "the kind node image, with -backend kind")
 	case "down", "status":
 	case "-h", "-help", "--help", "help":
 		usage(out)
@@ -98,6 +123,8 @@ func run(args []string, out io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	up.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { up.set[f.Name] = true })
 	abs, err := filepath.Abs(*dir)
 	if err != nil {
 		return err
@@ -124,6 +151,8 @@ type upFlags struct {
 	n                         int
 	mode, cpu, memory, labels string
 	pods                      string
+	backend, kindImage        string
+	set                       map[string]bool // the flags given on the command line
 }
 
 func (u upFlags) options(dir string, out io.Writer) (testenv.Options, error) {
@@ -154,29 +183,55 @@ func (u upFlags) options(dir string, out io.Writer) (testenv.Options, error) {
 		}
 		*q.into = v
 	}
-	if u.labels != "" {
-		opts.Node.Labels = map[string]string{}
-		for _, kv := range strings.Split(u.labels, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return opts, fmt.Errorf("-labels: %q is not k=v", kv)
-			}
-			opts.Node.Labels[k] = v
-		}
+	labels, err := u.nodeLabels()
+	opts.Node.Labels = labels
+	return opts, err
+}
+
+func (u upFlags) nodeLabels() (map[string]string, error) {
+	if u.labels == "" {
+		return nil, nil
 	}
-	return opts, nil
+	labels := map[string]string{}
+	for _, kv := range strings.Split(u.labels, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("-labels: %q is not k=v", kv)
+		}
+		labels[k] = v
+	}
+	return labels, nil
 }
 
 func cmdUp(dir string, flags upFlags, out io.Writer) error {
-	opts, err := flags.options(dir, out)
+	var opts testenv.Options
+	var specs []kind.Spec
+	var err error
+	switch flags.backend {
+	case backendProcess:
+		if flags.set["kind-image"] {
+			return errors.New("-kind-image needs -backend kind")
+		}
+		opts, err = flags.options(dir, out)
+	case backendKind:
+		specs, err = flags.kindSpecs(dir)
+	default:
+		err = fmt.Errorf("-backend must be %s or %s, got %q", backendProcess, backendKind, flags.backend)
+	}
 	if err != nil {
 		return err
 	}
 	st, err := readState(dir)
 	switch {
 	case err == nil:
-		running, total := countRunning(st)
-		if running == total {
+		if st.backend() != flags.backend {
+			return fmt.Errorf("a %s fleet is up in %s: run `fleet down` (make fleet-down) before starting a %s one", st.backend(), dir, flags.backend)
+		}
+		running, total, err := countRunning(st)
+		if err != nil {
+			return err
+		}
+		if running == total && len(st.Clusters) > 0 {
 			fmt.Fprintf(out, "fleet: already up in %s (%d %s cluster(s)); nothing to do\n", dir, len(st.Clusters), st.Mode)
 			if len(st.Clusters) != flags.n {
 				fmt.Fprintf(out, "fleet: note: %d cluster(s) were asked for; run `fleet down` first to change the size\n", flags.n)
@@ -184,8 +239,12 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 			printClusters(out, dir, st)
 			return nil
 		}
-		fmt.Fprintf(out, "fleet: %d of %d processes in %s are gone; stopping the rest and starting afresh\n", total-running, total, dir)
-		if err := testenv.StopDetached(st.Processes, stopGrace); err != nil {
+		if running == total {
+			fmt.Fprintf(out, "fleet: an earlier up in %s did not finish; removing what it made and starting afresh\n", dir)
+		} else {
+			fmt.Fprintf(out, "fleet: %d of %d %s in %s are gone; stopping the rest and starting afresh\n", total-running, total, st.unit(), dir)
+		}
+		if err := st.stop(dir); err != nil {
 			return err
 		}
 	case !errors.Is(err, os.ErrNotExist):
@@ -193,6 +252,9 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	}
 	if err := testenv.ClaimDir(dir, markerFile, "fleet"); err != nil {
 		return err
+	}
+	if flags.backend == backendKind {
+		return upKind(dir, specs, out)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -204,7 +266,7 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st = &state{Version: testenv.Version, Mode: opts.Mode.String(), Started: time.Now().UTC(), Processes: f.Processes()}
+	st = &state{Version: testenv.Version, Mode: opts.Mode.String(), Started: time.Now().UTC(), Processes: f.Processes(), Backend: backendProcess}
 	for _, c := range f.Clusters {
 		st.Clusters = append(st.Clusters, clusterState{Name: c.Name, Host: c.Host})
 	}
@@ -226,9 +288,9 @@ func cmdDown(dir string, out io.Writer) error {
 		return err
 	}
 	if st != nil {
-		running, _ := countRunning(st)
-		fmt.Fprintf(out, "fleet: stopping %d process(es) of %d cluster(s)\n", running, len(st.Clusters))
-		if err := testenv.StopDetached(st.Processes, stopGrace); err != nil {
+		running, _, _ := countRunning(st)
+		fmt.Fprintf(out, "fleet: stopping %d %s of %d cluster(s)\n", running, st.unit(), len(st.Clusters))
+		if err := st.stop(dir); err != nil {
 			return err
 		}
 	}
@@ -248,7 +310,18 @@ func cmdStatus(dir string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	running, total := countRunning(st)
+	running, total, err := countRunning(st)
+	if err != nil {
+		return err
+	}
+	if st.backend() == backendKind {
+		fmt.Fprintf(out, "fleet: %s, %d kind cluster(s), %d of %d there, started %s\n",
+			dir, len(st.Clusters), running, total, st.Started.Local().Format(time.DateTime))
+		for _, name := range st.KindClusters {
+			fmt.Fprintf(out, "  kind cluster %s\n", name)
+		}
+		return nil
+	}
 	fmt.Fprintf(out, "fleet: %s, %d %s cluster(s), %d of %d processes running, started %s\n",
 		dir, len(st.Clusters), st.Mode, running, total, st.Started.Local().Format(time.DateTime))
 	for _, p := range st.Processes {
@@ -274,13 +347,16 @@ func printClusters(out io.Writer, dir string, st *state) {
 	fmt.Fprintf(out, "  try:        kubectl --kubeconfig %s --context %s get nodes\n", kc, st.Clusters[0].Name)
 }
 
-func countRunning(st *state) (running, total int) {
+func countRunning(st *state) (running, total int, err error) {
+	if st.backend() == backendKind {
+		return countKind(st)
+	}
 	for _, p := range st.Processes {
 		if p.Running() {
 			running++
 		}
 	}
-	return running, len(st.Processes)
+	return running, len(st.Processes), nil
 }
 
 func readState(dir string) (*state, error) {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+// TestUpRefusesBadBackend: bad -backend uses are refused before anything
+// starts, and an up over a control plane of the other backend is refused,
+// since down removes only what the directory records.
+func TestUpRefusesBadBackend(t *testing.T) {
+	kindDir := t.TempDir()
+	if err := testenv.ClaimDir(kindDir, markerFile, "localup"); err != nil {
+		t.Fatal(err)
+	}
+	st := &state{Dir: kindDir, Backend: backendKind, MemberNames: []string{"member1"}, KindClusters: []string{"flotilla-000000-host"}}
+	if err := testenv.WriteState(filepath.Join(kindDir, stateFile), st); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"unknown backend", []string{"-backend", "podman"}, `-backend must be process or kind, got "podman"`},
+		{"kind image for processes", []string{"-kind-image", "kindest/node:v1.35.0"}, "-kind-image needs -backend kind"},
+		{"process over kind", []string{"-dir", kindDir, "-bin", "go"}, "a kind control plane is up in " + kindDir},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"up", "-dir", filepath.Join(t.TempDir(), "cp")}, tc.args...)
+			err := run(args, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("up %q = %v, want an error containing %q", tc.args, err, tc.wantErr)
+			}
+		})
+	}
+}
