@@ -20,7 +20,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/registry"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -195,7 +195,7 @@ func createAll(t *testing.T, c client.Client, source string, objs ...*unstructur
 			if err == nil {
 				return true, ""
 			}
-			if !meta.IsNoMatchError(err) {
+			if !apimeta.IsNoMatchError(err) {
 				t.Fatalf("%s: create %s %s: %v", source, u.GetKind(), u.GetName(), err)
 			}
 			return false, err.Error()
