@@ -2,15 +2,12 @@ package examples
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -40,39 +37,9 @@ func crossplaneTools(t *testing.T) string {
 func startFunction(t *testing.T, tools string) string {
 	t.Helper()
 	addr := testkit.FreeAddr(t)
-	var logs bytes.Buffer
-	cmd := exec.Command(filepath.Join(tools, functionBinary), "--insecure", "--address", addr)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", functionBinary, err)
-	}
-	var waitErr error
-	exited := make(chan struct{})
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("%s log:\n%s", functionBinary, logs.String())
-		}
-	})
-	// Wait until it listens; the machine may be slow, so the bound is generous.
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	for {
-		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			_ = conn.Close()
-			return addr
-		}
-		select {
-		case <-exited:
-			t.Fatalf("%s exited before listening on %s: %v\n%s", functionBinary, addr, waitErr, logs.String())
-		case <-ctx.Done():
-			t.Fatalf("%s does not listen on %s: %v", functionBinary, addr, err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	p := startProcess(t, t.TempDir(), functionBinary, filepath.Join(tools, functionBinary), nil, "--insecure", "--address", addr)
+	p.waitListening(t, addr)
+	return addr
 }
 
 // rendered is the output of `crossplane render` for one app.

@@ -9,12 +9,14 @@ import (
 	"testing"
 )
 
-// CrossplaneTools returns the directory that holds the crossplane CLI and
-// function-patch-and-transform: $FLOTILLA_CROSSPLANE_TOOLS, or where `make
-// tools` puts them (~/.cache/flotilla/tools/<hash of tools/crossplane/go.sum>
-// under moduleRoot). Without one of binaries the test is skipped, except in
-// CI (CI set), where `make test` has built them and their absence is a
-// failure.
+// CrossplaneTools returns the directory that holds what `make tools` builds
+// from tools/crossplane (the crossplane CLI, Crossplane core,
+// function-patch-and-transform, and the copied Crossplane CRDs and function
+// package directory): $FLOTILLA_CROSSPLANE_TOOLS, or
+// ~/.cache/flotilla/tools/<hash of tools/crossplane/go.sum under
+// moduleRoot>. Without one of binaries (files or directories) the test is
+// skipped, except in CI (CI set), where `make test` has built them and
+// their absence is a failure.
 func CrossplaneTools(t testing.TB, moduleRoot string, binaries ...string) string {
 	t.Helper()
 	dir := os.Getenv("FLOTILLA_CROSSPLANE_TOOLS")
