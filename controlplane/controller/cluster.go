@@ -29,9 +29,12 @@ type probeStreak struct {
 type clusterReconciler struct {
 	client  client.Client
 	members *members
-	opts    Options
-	now     func() time.Time
-	events  recorder
+	// leases reads the Leases of Pull clusters' agents, directly: a cached
+	// read would watch every Lease of the host.
+	leases client.Reader
+	opts   Options
+	now    func() time.Time
+	events recorder
 
 	mu      sync.Mutex
 	streaks map[string]probeStreak
@@ -60,6 +63,9 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if !cl.DeletionTimestamp.IsZero() {
 		r.forget(cl.Name)
 		return ctrl.Result{}, nil
+	}
+	if isPull(&cl) {
+		return r.reconcilePull(ctx, &cl)
 	}
 	now := r.now()
 	before, start := cl.DeepCopy(), time.Now()
