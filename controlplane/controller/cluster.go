@@ -38,6 +38,9 @@ type clusterReconciler struct {
 
 	mu      sync.Mutex
 	streaks map[string]probeStreak
+	// renewals are the Lease renewals of Pull clusters' agents as this
+	// process saw them (observeLease).
+	renewals map[string]agentLease
 }
 
 func (r *clusterReconciler) setup(mgr ctrl.Manager) error {
@@ -128,6 +131,7 @@ func (r *clusterReconciler) streak(name string, ready bool, now time.Time) probe
 func (r *clusterReconciler) forget(name string) {
 	r.mu.Lock()
 	delete(r.streaks, name)
+	delete(r.renewals, name)
 	r.mu.Unlock()
 	forgetClusterMetrics(name)
 	r.members.cache.Invalidate(name)

@@ -35,6 +35,37 @@ const ReasonClusterStatusUnknown = "ClusterStatusUnknown"
 // it, and the push reconcilers leave it to the agent.
 func isPull(cl *clusterv1.Cluster) bool { return cl.Spec.SyncMode == api.Pull }
 
+// agentLease is what the control plane knows of a Pull cluster's Lease:
+// the renewal the agent last wrote, its duration, and when the control
+// plane first saw that renewal, by its own clock. Expiry is counted from
+// seen, as Kubernetes' node lifecycle controller counts from its own probe
+// timestamp: a control plane that restarts (or was cut off from its host)
+// gives every agent a full lease duration, and the agent's clock may be
+// off without turning its cluster Unknown.
+type agentLease struct {
+	renewTime *metav1.MicroTime
+	duration  time.Duration
+	seen      time.Time
+}
+
+// observeLease records a Pull cluster's Lease (nil when there is none) and
+// returns what is known of it at now.
+func (r *clusterReconciler) observeLease(name string, l *coordinationv1.Lease, now time.Time) agentLease {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l == nil || l.Spec.RenewTime == nil {
+		delete(r.renewals, name)
+		return agentLease{}
+	}
+	last, ok := r.renewals[name]
+	if !ok || !last.renewTime.Equal(l.Spec.RenewTime) {
+		last = agentLease{renewTime: l.Spec.RenewTime.DeepCopy(), seen: now}
+	}
+	last.duration = time.Duration(ptr.Deref(l.Spec.LeaseDurationSeconds, 0)) * time.Second
+	r.renewals[name] = last
+	return last
+}
+
 // reconcilePull keeps a Pull cluster's status and taints: the agent writes
 // the facts and its own Ready condition while it renews its Lease; once the
 // Lease has expired Ready turns Unknown here, and the taints follow Ready as
@@ -44,17 +75,17 @@ func (r *clusterReconciler) reconcilePull(ctx context.Context, cl *clusterv1.Clu
 	// A cluster switched from Push keeps no member client.
 	r.members.cache.Invalidate(cl.Name)
 	now := r.now()
-	var lease *coordinationv1.Lease
 	var l coordinationv1.Lease
+	found := &l
 	err := r.leases.Get(ctx, client.ObjectKey{Namespace: ClusterLeaseNamespace, Name: cl.Name}, &l)
 	switch {
-	case err == nil:
-		lease = &l
-	case !isNotFound(err):
+	case isNotFound(err):
+		found = nil
+	case err != nil:
 		return ctrl.Result{}, fmt.Errorf("read lease %s/%s of cluster %s: %w", ClusterLeaseNamespace, cl.Name, cl.Name, err)
 	}
 	before := cl.DeepCopy()
-	status, expiresIn := pullStatus(cl.Name, cl.Status, lease, now)
+	status, expiresIn := pullStatus(cl.Name, cl.Status, r.observeLease(cl.Name, found, now), now)
 	taints, wait := nextTaints(cl.Spec.Taints, apimeta.FindStatusCondition(status.Conditions, api.ClusterConditionReady), now, r.opts.NoExecuteAfter)
 	if !equality.Semantic.DeepEqual(status, cl.Status) {
 		orig := cl.DeepCopy()
@@ -82,21 +113,19 @@ func (r *clusterReconciler) reconcilePull(ctx context.Context, cl *clusterv1.Clu
 	return ctrl.Result{RequeueAfter: after}, nil
 }
 
-// pullStatus is a Pull cluster's status at now given its agent's Lease
-// (nil when there is none): the status the agent wrote while the Lease
-// holds, and the time until it expires; once it has expired, the same
+// pullStatus is a Pull cluster's status at now given its agent's Lease:
+// the status the agent wrote while the Lease holds, and the time until it
+// expires; once it has expired (or when no agent ever renewed it), the same
 // status with Ready Unknown (the facts are kept, as for a member that
 // failed its probe).
-func pullStatus(cluster string, current api.ClusterStatus, lease *coordinationv1.Lease, now time.Time) (api.ClusterStatus, time.Duration) {
+func pullStatus(cluster string, current api.ClusterStatus, lease agentLease, now time.Time) (api.ClusterStatus, time.Duration) {
 	msg := fmt.Sprintf("no agent has renewed lease %s/%s of cluster %s", ClusterLeaseNamespace, cluster, cluster)
-	if lease != nil && lease.Spec.RenewTime != nil {
-		duration := time.Duration(ptr.Deref(lease.Spec.LeaseDurationSeconds, 0)) * time.Second
-		expires := lease.Spec.RenewTime.Add(duration)
-		if left := expires.Sub(now); left > 0 {
+	if lease.renewTime != nil {
+		if left := lease.seen.Add(lease.duration).Sub(now); left > 0 {
 			return current, left
 		}
-		msg = fmt.Sprintf("the agent of cluster %s stopped renewing lease %s/%s at %s (duration %s)",
-			cluster, ClusterLeaseNamespace, cluster, lease.Spec.RenewTime.UTC().Format(time.RFC3339), duration)
+		msg = fmt.Sprintf("the agent of cluster %s has not renewed lease %s/%s for %s (last renewal %s, duration %s)",
+			cluster, ClusterLeaseNamespace, cluster, now.Sub(lease.seen).Round(time.Second), lease.renewTime.UTC().Format(time.RFC3339), lease.duration)
 	}
 	next := *current.DeepCopy()
 	prev := apimeta.FindStatusCondition(next.Conditions, api.ClusterConditionReady)
