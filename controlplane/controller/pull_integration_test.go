@@ -97,8 +97,9 @@ func noExecute(cl *clusterv1.Cluster) bool {
 // its lease expires, the cluster turns Unknown and NoExecute, and the
 // replicas fail over to the Push member while the Pull member keeps its
 // copy. The agent comes back: the cluster is Ready again and the left-over
-// copy is removed, with no duplicate. The control plane restarts while the
-// agent runs, and a placement change still reaches the Pull member.
+// copy is removed, with no duplicate. The hub (control plane and host
+// apiserver) restarts while the agent runs, the Pull cluster stays Ready,
+// and a placement change still reaches the Pull member.
 func TestPullModeMember(t *testing.T) {
 	e := startPullEnv(t)
 	ctx := t.Context()
@@ -158,9 +159,18 @@ func TestPullModeMember(t *testing.T) {
 		return true, ""
 	})
 
-	t.Log("the control plane restarts while the agent runs; a new placement reaches the Pull member")
+	t.Log("the hub restarts while the agent runs: control plane stopped, host apiserver down longer than the lease")
 	stopControlPlane()
+	e.host.StopAPIServer()
+	time.Sleep(3 * time.Second)
+	if err := e.host.StartAPIServer(ctx); err != nil {
+		t.Fatal(err)
+	}
 	controllertest.Fleet{Host: e.host}.StartControlPlane(t)
+	e.waitCluster(t, "the Pull cluster Ready and untainted after the hub restart", metav1.ConditionTrue, func(cl *clusterv1.Cluster) bool { return len(cl.Spec.Taints) == 0 })
+	waitReplicas(t, e.members, map[string]int32{e.push: 4, e.pull: -1})
+
+	t.Log("a new placement reaches the Pull member through the agent that lived through the hub restart")
 	placeOn(t, e.hub, pp, e.pull)
 	waitReplicas(t, e.members, map[string]int32{e.push: -1, e.pull: 4})
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}

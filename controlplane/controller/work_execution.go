@@ -98,6 +98,10 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	case err != nil:
 		return reconcile.Result{}, fmt.Errorf("read cluster %s of work %s: %w", cluster, req, err)
 	}
+	if e.agent && !isPull(&cl) {
+		// Switched to Push: the control plane serves it now.
+		return reconcile.Result{}, nil
+	}
 	if !w.DeletionTimestamp.IsZero() {
 		if e.handsOff(&cl) {
 			// The agent removes the objects and lets the Work go.
