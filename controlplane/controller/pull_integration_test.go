@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"testing"
@@ -9,9 +10,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -85,6 +88,43 @@ func (e pullEnv) waitCluster(t *testing.T, what string, ready metav1.ConditionSt
 	})
 }
 
+// waitScheduled waits until the binding schedules total replicas, every
+// scheduled member runs exactly its share, every other member runs none
+// (no orphan, no duplicate), and no Work of the Pull cluster is stuck in
+// deletion.
+func (e pullEnv) waitScheduled(t *testing.T, rbKey client.ObjectKey, total int32) {
+	t.Helper()
+	testkit.Eventually(t, deadline, fmt.Sprintf("members running exactly the %d scheduled replicas", total), func() (bool, string) {
+		var rb workv1.ResourceBinding
+		if err := e.hub.Get(t.Context(), rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		want, sum := map[string]int32{e.push: -1, e.pull: -1}, int32(0)
+		for _, tc := range rb.Spec.Clusters {
+			want[tc.Name], sum = tc.Replicas, sum+tc.Replicas
+		}
+		got := map[string]int32{}
+		for name, c := range e.members {
+			var d appsv1.Deployment
+			switch err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); {
+			case apierrors.IsNotFound(err):
+				got[name] = -1
+			case err != nil:
+				return false, err.Error()
+			default:
+				got[name] = ptr.Deref(d.Spec.Replicas, 1)
+			}
+		}
+		var works workv1.WorkList
+		if err := e.hub.List(t.Context(), &works, client.InNamespace(controller.ExecutionNamespace(e.pull))); err != nil {
+			return false, err.Error()
+		}
+		stuck := slices.ContainsFunc(works.Items, func(w workv1.Work) bool { return !w.DeletionTimestamp.IsZero() })
+		return sum == total && !stuck && maps.Equal(want, got) && len(rb.Spec.GracefulEvictionTasks) == 0,
+			fmt.Sprintf("scheduled %v, members %v, a Work stuck in deletion %v, eviction tasks %d", want, got, stuck, len(rb.Spec.GracefulEvictionTasks))
+	})
+}
+
 // noExecute reports whether a Cluster carries a NoExecute taint.
 func noExecute(cl *clusterv1.Cluster) bool {
 	return slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectNoExecute })
@@ -96,8 +136,9 @@ func noExecute(cl *clusterv1.Cluster) bool {
 // template, beside a Push member that works as before. The agent stops:
 // its lease expires, the cluster turns Unknown and NoExecute, and the
 // replicas fail over to the Push member while the Pull member keeps its
-// copy. The agent comes back: the cluster is Ready again and the left-over
-// copy is removed, with no duplicate. The hub (control plane and host
+// copy. The agent comes back: the cluster is Ready again and the members
+// run exactly what the binding schedules (the scheduler divides the
+// replicas over both again), with no orphan and no duplicate. The hub (control plane and host
 // apiserver) restarts while the agent runs, the Pull cluster stays Ready,
 // and a placement change still reaches the Pull member.
 func TestPullModeMember(t *testing.T) {
@@ -112,6 +153,7 @@ func TestPullModeMember(t *testing.T) {
 	})
 
 	pp := createPolicy(t, e.hub, webPolicy(e.push, e.pull).Divided(api.ReplicaDivisionPreferenceWeighted))
+	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	testkit.MustCreate(t, e.hub, deployment(4))
 	waitReplicas(t, e.members, map[string]int32{e.push: 2, e.pull: 2})
 	setReady(t, e.members[e.push], 2)
@@ -142,23 +184,10 @@ func TestPullModeMember(t *testing.T) {
 	t.Logf("failover of a Pull cluster: all replicas on %s %v after the agent stopped (lease 2s, NoExecute after 2s)", e.push, time.Since(start).Round(10*time.Millisecond))
 	waitReplicas(t, map[string]client.Client{e.pull: e.members[e.pull]}, map[string]int32{e.pull: 2})
 
-	t.Log("the agent comes back: Ready again, the left-over copy goes, nothing is duplicated")
+	t.Log("the agent comes back: Ready again; the members hold exactly what the binding schedules, no orphan, no duplicate")
 	stopAgent = e.startAgent(t)
 	e.waitCluster(t, "the Pull cluster Ready and untainted", metav1.ConditionTrue, func(cl *clusterv1.Cluster) bool { return len(cl.Spec.Taints) == 0 })
-	waitReplicas(t, e.members, map[string]int32{e.push: 4, e.pull: -1})
-	testkit.Eventually(t, deadline, "the Pull cluster's Work is gone", func() (bool, string) {
-		var list workv1.WorkList
-		if err := e.hub.List(ctx, &list, client.InNamespace(controller.ExecutionNamespace(e.pull))); err != nil {
-			return false, err.Error()
-		}
-		for _, w := range list.Items {
-			if w.Name == workKey.Name {
-				return false, fmt.Sprintf("work %s: deletion %v, finalizers %v", w.Name, w.DeletionTimestamp, w.Finalizers)
-			}
-		}
-		return true, ""
-	})
-
+	e.waitScheduled(t, rbKey, 4)
 	t.Log("the hub restarts while the agent runs: control plane stopped, host apiserver down longer than the lease")
 	stopControlPlane()
 	e.host.StopAPIServer()
@@ -168,12 +197,11 @@ func TestPullModeMember(t *testing.T) {
 	}
 	controllertest.Fleet{Host: e.host}.StartControlPlane(t)
 	e.waitCluster(t, "the Pull cluster Ready and untainted after the hub restart", metav1.ConditionTrue, func(cl *clusterv1.Cluster) bool { return len(cl.Spec.Taints) == 0 })
-	waitReplicas(t, e.members, map[string]int32{e.push: 4, e.pull: -1})
+	e.waitScheduled(t, rbKey, 4)
 
 	t.Log("a new placement reaches the Pull member through the agent that lived through the hub restart")
 	placeOn(t, e.hub, pp, e.pull)
 	waitReplicas(t, e.members, map[string]int32{e.push: -1, e.pull: 4})
-	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	testkit.Eventually(t, deadline, "the binding fully applied on the Pull member alone", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := e.hub.Get(ctx, rbKey, &rb); err != nil {
