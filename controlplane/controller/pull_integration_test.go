@@ -185,7 +185,7 @@ func TestPullModeMember(t *testing.T) {
 	waitReplicas(t, map[string]client.Client{e.pull: e.members[e.pull]}, map[string]int32{e.pull: 2})
 
 	t.Log("the agent comes back: Ready again; the members hold exactly what the binding schedules, no orphan, no duplicate")
-	stopAgent = e.startAgent(t)
+	e.startAgent(t)
 	e.waitCluster(t, "the Pull cluster Ready and untainted", metav1.ConditionTrue, func(cl *clusterv1.Cluster) bool { return len(cl.Spec.Taints) == 0 })
 	e.waitScheduled(t, rbKey, 4)
 	t.Log("the hub restarts while the agent runs: control plane stopped, host apiserver down longer than the lease")
