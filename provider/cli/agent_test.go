@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,13 +51,59 @@ func TestAgentFlags(t *testing.T) {
 	}
 }
 
-// TestRegisterThenAgent runs the two commands as an operator would: register
-// writes the agent's hub kubeconfig (mode 0600), and the agent started with
-// it and the member's kubeconfig makes the member a Ready Pull cluster with
-// its facts, then stops cleanly.
+// TestRegisterThenAgent runs the commands as operators would. An agent
+// with the hub administrator's kubeconfig creates its Pull Cluster itself;
+// one for a name the control plane pushes to is refused and exits. register
+// keeps the existing Pull Cluster and writes the agent's own hub kubeconfig
+// (mode 0600, without the administrator's token), and the agent started
+// with it adopts the Cluster, reports the member Ready with its facts, and
+// stops cleanly.
 func TestRegisterThenAgent(t *testing.T) {
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, edge := fleet.Clusters[0], fleet.Clusters[1]
+	hub := controllertest.Host(t, host, controllertest.Scheme(t))
+	agentOpts := controller.AgentOptions{Cluster: edge.Name, StatusInterval: 300 * time.Millisecond, Options: controller.Options{SuccessThreshold: time.Millisecond}}
+	ready := func(what string) {
+		t.Helper()
+		testkit.Eventually(t, time.Minute, what, func() (bool, string) {
+			var cl clusterv1.Cluster
+			if err := hub.Get(t.Context(), client.ObjectKey{Name: edge.Name}, &cl); err != nil {
+				return false, err.Error()
+			}
+			return cl.Spec.SyncMode == api.Pull && cl.Spec.ID != "" && cl.Status.KubernetesVersion != "" && apimeta.IsStatusConditionTrue(cl.Status.Conditions, api.ClusterConditionReady),
+				fmt.Sprintf("spec %+v, version %q", cl.Spec, cl.Status.KubernetesVersion)
+		})
+	}
+	run := func(hubKubeconfig string, opts controller.AgentOptions) (done chan error, stop func() error) {
+		ctx, cancel := context.WithCancel(t.Context())
+		done = make(chan error, 1)
+		go func() {
+			done <- runAgent(ctx, agentConfig{hubKubeconfig: hubKubeconfig, kubeconfig: edge.KubeconfigPath, probeAddr: "0", inProcess: true, options: opts})
+		}()
+		t.Cleanup(cancel)
+		return done, func() error { cancel(); return <-done }
+	}
+
+	t.Log("an agent that may create Clusters creates its own, Pull")
+	_, stop := run(host.KubeconfigPath, agentOpts)
+	ready("the agent created a Ready Pull cluster")
+	if err := stop(); err != nil {
+		t.Fatalf("agent stopped with %v, want a clean stop", err)
+	}
+	testkit.MustCreate(t, hub, controllertest.ClusterObject("pushed", "https://127.0.0.1:1", controller.SystemNamespace))
+	pushed := agentOpts
+	pushed.Cluster = "pushed"
+	done, _ := run(host.KubeconfigPath, pushed)
+	select {
+	case <-time.After(time.Minute):
+		t.Fatal("the agent of a Push cluster is still running after a minute")
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "cluster pushed exists in the hub with spec.syncMode Push") {
+			t.Errorf("agent of a Push cluster: %v, want a refusal naming its syncMode", err)
+		}
+	}
+
+	t.Log("register keeps the Pull cluster and hands out the agent's own kubeconfig")
 	hubKubeconfig := filepath.Join(t.TempDir(), "hub.kubeconfig")
 	var stdout, stderr bytes.Buffer
 	if code := Register([]string{"--hub-kubeconfig", host.KubeconfigPath, "--cluster-name", edge.Name, "--out", hubKubeconfig}, &stdout, &stderr); code != 0 {
@@ -71,27 +118,18 @@ func TestRegisterThenAgent(t *testing.T) {
 	if data, _ := os.ReadFile(hubKubeconfig); bytes.Contains(data, []byte(host.Token)) {
 		t.Fatal("the agent's kubeconfig holds the administrator's token")
 	}
-
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- runAgent(ctx, agentConfig{
-			hubKubeconfig: hubKubeconfig, kubeconfig: edge.KubeconfigPath, probeAddr: "0", inProcess: true,
-			options: controller.AgentOptions{Cluster: edge.Name, StatusInterval: 300 * time.Millisecond,
-				Options: controller.Options{SuccessThreshold: time.Millisecond}},
-		})
-	}()
-	hub := controllertest.Client(t, host.RESTConfig(), controllertest.Scheme(t))
-	testkit.Eventually(t, time.Minute, "the member a Ready Pull cluster with its version", func() (bool, string) {
-		var cl clusterv1.Cluster
-		if err := hub.Get(ctx, client.ObjectKey{Name: edge.Name}, &cl); err != nil {
-			return false, err.Error()
-		}
-		return cl.Spec.SyncMode == api.Pull && cl.Status.KubernetesVersion != "" && apimeta.IsStatusConditionTrue(cl.Status.Conditions, api.ClusterConditionReady),
-			cl.Status.KubernetesVersion
-	})
-	cancel()
-	if err := <-done; err != nil {
+	// What the first agent reported goes, so only the new one can bring it back.
+	var cl clusterv1.Cluster
+	if err := hub.Get(t.Context(), client.ObjectKey{Name: edge.Name}, &cl); err != nil {
+		t.Fatal(err)
+	}
+	cl.Status = api.ClusterStatus{}
+	if err := hub.Status().Update(t.Context(), &cl); err != nil {
+		t.Fatal(err)
+	}
+	_, stop = run(hubKubeconfig, agentOpts)
+	ready("the agent with its own identity reports the member Ready")
+	if err := stop(); err != nil {
 		t.Errorf("agent stopped with %v, want a clean stop", err)
 	}
 }
