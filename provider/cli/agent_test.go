@@ -56,11 +56,14 @@ func TestAgentFlags(t *testing.T) {
 // one for a name the control plane pushes to is refused and exits. register
 // keeps the existing Pull Cluster and writes the agent's own hub kubeconfig
 // (mode 0600, without the administrator's token), and the agent started
-// with it adopts the Cluster, reports the member Ready with its facts, and
-// stops cleanly.
+// with it adopts the Cluster, reports the member Ready with its facts (the
+// version and the node and resource summaries of a Full member), and stops
+// cleanly.
 func TestRegisterThenAgent(t *testing.T) {
-	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
-	host, edge := fleet.Clusters[0], fleet.Clusters[1]
+	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly, NamePrefix: "hub"}).Clusters[0]
+	// A Full member (kwok node, controllers), so the node and resource
+	// summaries the agent reports are real.
+	edge := testenv.Start(t, testenv.Options{Clusters: 1, NamePrefix: "edge"}).Clusters[0]
 	hub := controllertest.Host(t, host, controllertest.Scheme(t))
 	agentOpts := controller.AgentOptions{Cluster: edge.Name, StatusInterval: 300 * time.Millisecond, Options: controller.Options{SuccessThreshold: time.Millisecond}}
 	ready := func(what string) {
@@ -70,8 +73,10 @@ func TestRegisterThenAgent(t *testing.T) {
 			if err := hub.Get(t.Context(), client.ObjectKey{Name: edge.Name}, &cl); err != nil {
 				return false, err.Error()
 			}
-			return cl.Spec.SyncMode == api.Pull && cl.Spec.ID != "" && cl.Status.KubernetesVersion != "" && apimeta.IsStatusConditionTrue(cl.Status.Conditions, api.ClusterConditionReady),
-				fmt.Sprintf("spec %+v, version %q", cl.Spec, cl.Status.KubernetesVersion)
+			nodes, resources := cl.Status.NodeSummary, cl.Status.ResourceSummary
+			facts := cl.Status.KubernetesVersion != "" && nodes != nil && nodes.TotalNum == 1 && nodes.ReadyNum == 1 && resources != nil && !resources.Allocatable.Cpu().IsZero()
+			return cl.Spec.SyncMode == api.Pull && cl.Spec.ID != "" && facts && apimeta.IsStatusConditionTrue(cl.Status.Conditions, api.ClusterConditionReady),
+				fmt.Sprintf("spec %+v, status %+v", cl.Spec, cl.Status)
 		})
 	}
 	run := func(hubKubeconfig string, opts controller.AgentOptions) (done chan error, stop func() error) {
