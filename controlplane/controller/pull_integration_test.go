@@ -133,7 +133,8 @@ func noExecute(cl *clusterv1.Cluster) bool {
 // TestPullModeMember: a member the control plane has no credentials or
 // endpoint for registers through its agent, gets its share of a
 // Deployment through the agent and reports status that aggregates into the
-// template, beside a Push member that works as before. The agent stops:
+// template, beside a Push member that works as before; a Work written by
+// hand into its execution namespace is refused and never applied. The agent stops:
 // its lease expires, the cluster turns Unknown and NoExecute, and the
 // replicas fail over to the Push member while the Pull member keeps its
 // copy. The agent comes back: the cluster is Ready again and the members
@@ -174,6 +175,27 @@ func TestPullModeMember(t *testing.T) {
 		!apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkApplied) || !apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable) {
 		t.Fatalf("work %s: annotations %v, conditions %+v; want verified by the control plane, applied and observed by the agent", workKey, w.Annotations, w.Status.Conditions)
 	}
+
+	t.Log("a Work written by hand into the Pull cluster's execution namespace: refused, never applied, let go when deleted")
+	var rb workv1.ResourceBinding
+	if err := e.hub.Get(ctx, rbKey, &rb); err != nil {
+		t.Fatal(err)
+	}
+	intruder := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "intruder"}}
+	forged := forgedWork(t, &rb, e.pull, "intruder", intruder)
+	// Another UID than the binding's, so the binding controller does not
+	// take the Work for one of its own and delete it first.
+	forged.Labels[controller.LabelBindingPermanentID] = "not-the-binding"
+	testkit.MustCreate(t, e.hub, forged)
+	waitWorkRefused(t, e.hub, client.ObjectKeyFromObject(forged), "is not the UID of binding")
+	absentFor(t, e.members[e.pull], &corev1.ConfigMap{}, client.ObjectKeyFromObject(intruder), 2*time.Second)
+	if err := e.hub.Delete(ctx, forged); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, deadline, "the forged Work gone", func() (bool, string) {
+		err := e.hub.Get(ctx, client.ObjectKeyFromObject(forged), &workv1.Work{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
 
 	t.Log("the agent stops: Unknown after the lease, NoExecute, the replicas fail over")
 	stopAgent()
