@@ -38,6 +38,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return cli.Controlplane(args[1:], stderr)
 		case "crossplane":
 			return cli.Crossplane(args[1:], stderr)
+		case "agent":
+			return cli.Agent(args[1:], stderr)
+		case "register":
+			return cli.Register(args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			usage(stdout)
 			return 0
@@ -97,6 +101,10 @@ Usage:
                                          run the continuous control plane against a host apiserver
   terraform-provider-flotilla crossplane [--kubeconfig MGMT]
                                          run the Crossplane provider's managed resource controllers
+  terraform-provider-flotilla register --hub-kubeconfig ADMIN --cluster-name NAME --out FILE
+                                         prepare the hub for a pull-mode member and write its agent's kubeconfig
+  terraform-provider-flotilla agent --hub-kubeconfig HUB --cluster-name NAME [--kubeconfig MEMBER]
+                                         run a pull-mode agent beside a member the control plane cannot reach
   terraform-provider-flotilla version    print the version
 `)
 }

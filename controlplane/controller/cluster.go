@@ -29,12 +29,18 @@ type probeStreak struct {
 type clusterReconciler struct {
 	client  client.Client
 	members *members
-	opts    Options
-	now     func() time.Time
-	events  recorder
+	// leases reads the Leases of Pull clusters' agents, directly: a cached
+	// read would watch every Lease of the host.
+	leases client.Reader
+	opts   Options
+	now    func() time.Time
+	events recorder
 
 	mu      sync.Mutex
 	streaks map[string]probeStreak
+	// renewals are the Lease renewals of Pull clusters' agents as this
+	// process saw them (observeLease).
+	renewals map[string]agentLease
 }
 
 func (r *clusterReconciler) setup(mgr ctrl.Manager) error {
@@ -60,6 +66,9 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if !cl.DeletionTimestamp.IsZero() {
 		r.forget(cl.Name)
 		return ctrl.Result{}, nil
+	}
+	if isPull(&cl) {
+		return r.reconcilePull(ctx, &cl)
 	}
 	now := r.now()
 	before, start := cl.DeepCopy(), time.Now()
@@ -122,6 +131,7 @@ func (r *clusterReconciler) streak(name string, ready bool, now time.Time) probe
 func (r *clusterReconciler) forget(name string) {
 	r.mu.Lock()
 	delete(r.streaks, name)
+	delete(r.renewals, name)
 	r.mu.Unlock()
 	forgetClusterMetrics(name)
 	r.members.cache.Invalidate(name)

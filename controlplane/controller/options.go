@@ -35,10 +35,11 @@ const (
 
 // DefaultReservedNamespaces are the host namespaces whose objects are never
 // templates when Options names none: Kubernetes' own (kube-system,
-// kube-public, kube-node-lease and any other kube-*) and flotilla's system
-// namespace, as Karmada skips kube-* and karmada-*. The execution
-// namespaces (flotilla-es-*) are always reserved, whatever the list says.
-var DefaultReservedNamespaces = []string{"kube-*", SystemNamespace}
+// kube-public, kube-node-lease and any other kube-*), flotilla's system
+// namespace and the agents' Lease namespace, as Karmada skips kube-* and
+// karmada-*. The execution namespaces (flotilla-es-*) are always reserved,
+// whatever the list says.
+var DefaultReservedNamespaces = []string{"kube-*", SystemNamespace, ClusterLeaseNamespace}
 
 // ParseReservedNamespaces reads a comma-separated list of namespace names,
 // each optionally ending in "*" to reserve every namespace with that prefix,

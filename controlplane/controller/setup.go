@@ -75,7 +75,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	// Each reconciler reports its events as its own controller.
 	rec := func(name string) recorder { return recorder{events: mgr.GetEventRecorder("flotilla-" + name)} }
 	metrics.SetBindingCounter(bindingCounter(c, mgr.Elected()))
-	if err := (&clusterReconciler{client: c, members: ms, opts: opts, now: now, streaks: map[string]probeStreak{}, events: rec("cluster-status")}).setup(mgr); err != nil {
+	if err := (&clusterReconciler{client: c, members: ms, leases: mgr.GetAPIReader(), opts: opts, now: now, streaks: map[string]probeStreak{}, renewals: map[string]agentLease{}, events: rec("cluster-status")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)
 	}
 	templates := make(chan event.GenericEvent, templateEventBuffer)

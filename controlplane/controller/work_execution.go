@@ -37,15 +37,23 @@ type workExecution struct {
 	// slots keeps a stalled member from taking every worker.
 	slots  *memberSlots
 	events recorder
+	// agent is set in a pull-mode agent (SetupAgent), which executes the
+	// Works of its own Pull cluster; the control plane itself only checks
+	// those (stamp) and leaves their member to the agent.
+	agent bool
 }
 
 func (e *workExecution) setup(mgr ctrl.Manager) error {
+	trigger := executionTrigger
+	if e.agent {
+		trigger = agentTrigger
+	}
 	return ctrl.NewControllerManagedBy(mgr).Named("execution").
 		For(&workv1.Work{}, builder.WithPredicates(predicate.Funcs{
 			UpdateFunc: func(ev event.UpdateEvent) bool {
 				oldW, ok1 := ev.ObjectOld.(*workv1.Work)
 				newW, ok2 := ev.ObjectNew.(*workv1.Work)
-				return !ok1 || !ok2 || executionTrigger(oldW, newW)
+				return !ok1 || !ok2 || trigger(oldW, newW)
 			},
 		})).
 		WithOptions(controller.Options{
@@ -81,12 +89,24 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	var cl clusterv1.Cluster
 	err := e.client.Get(ctx, client.ObjectKey{Name: cluster}, &cl)
 	switch {
+	case isNotFound(err) && e.agent:
+		// Not registered yet; a removed Cluster's Works are the control
+		// plane's to clean up.
+		return reconcile.Result{RequeueAfter: agentRetry}, nil
 	case isNotFound(err):
 		return reconcile.Result{}, e.orphaned(ctx, &w, cluster)
 	case err != nil:
 		return reconcile.Result{}, fmt.Errorf("read cluster %s of work %s: %w", cluster, req, err)
 	}
+	if e.agent && !isPull(&cl) {
+		// Switched to Push: the control plane serves it now.
+		return reconcile.Result{}, nil
+	}
 	if !w.DeletionTimestamp.IsZero() {
+		if e.handsOff(&cl) {
+			// The agent removes the objects and lets the Work go.
+			return reconcile.Result{}, nil
+		}
 		return e.remove(ctx, &w, &cl)
 	}
 	if controllerutil.AddFinalizer(&w, FinalizerExecution) {
@@ -99,12 +119,14 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 		workDispatchingCondition(&w, e.now())
 		return reconcile.Result{}, patchWorkStatus(ctx, e.client, orig, &w)
 	}
-	t, err := verifyWork(ctx, e.client, &w, cluster, e.opts)
+	t, err := e.verify(ctx, &w, cluster)
 	switch {
 	case errors.Is(err, errPending):
 		return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
 	case err != nil && !isRefused(err):
 		return reconcile.Result{}, err
+	case e.handsOff(&cl):
+		return e.stamp(ctx, &w, t, err)
 	}
 	orig := w.DeepCopy()
 	workDispatchingCondition(&w, e.now())
@@ -112,7 +134,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	var took time.Duration // of the apply, when one ran
 	if err != nil {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonRefused, err.Error()
-	} else if notReady := clusterNotReady(&cl); notReady != "" {
+	} else if notReady := e.notReady(&cl); notReady != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else {
 		start := time.Now()
@@ -191,7 +213,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	if !controllerutil.ContainsFinalizer(w, FinalizerExecution) {
 		return reconcile.Result{}, nil
 	}
-	owned, err := ownedWork(ctx, e.client, w, e.opts)
+	owned, err := e.owned(ctx, w)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -201,7 +223,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 		ctrl.LoggerFrom(ctx).Info("work does not belong to its binding; its member objects are left alone", "work", client.ObjectKeyFromObject(w).String())
 		return reconcile.Result{}, e.dropFinalizer(ctx, w)
 	}
-	failure := clusterNotReady(cl)
+	failure := e.notReady(cl)
 	if failure == "" {
 		busy, err := onMember(ctx, e.slots, cl.Name, e.opts.WorkTimeout, func(ctx context.Context) error { return e.delete(ctx, w, cl.Name) })
 		if busy {

@@ -38,6 +38,9 @@ type workStatus struct {
 	now      func() time.Time
 	// slots keeps a stalled member from taking every worker.
 	slots *memberSlots
+	// agent is set in a pull-mode agent, which observes the Works of its
+	// own Pull cluster; the control plane observes only Push clusters.
+	agent bool
 }
 
 func (s *workStatus) setup(mgr ctrl.Manager) error {
@@ -74,10 +77,13 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := s.client.Get(ctx, client.ObjectKey{Name: cluster}, &cl); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	if isPull(&cl) != s.agent {
+		return reconcile.Result{}, nil
+	}
 	orig := w.DeepCopy()
 	cond := metav1.Condition{Type: api.ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
 	objs, decodeErr := manifests(&w)
-	if notReady := clusterNotReady(&cl); notReady != "" {
+	if notReady := clusterNotReady(&cl); notReady != "" && !s.agent {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else if decodeErr != nil {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonWorkObserveFailed, decodeErr.Error()

@@ -128,6 +128,13 @@ type workValidator struct{ opts Options }
 
 func (v workValidator) check(ctx context.Context, old, w *workv1.Work) error {
 	gk := workv1.GroupVersion.WithKind("Work").GroupKind()
+	// An update that leaves the spec, labels and annotations alone (the
+	// execution controller, or a Pull cluster's agent, dropping its
+	// finalizer) must go through, or such a Work could never be deleted;
+	// RBAC decides who may make it.
+	if old != nil && equality.Semantic.DeepEqual(old.Spec, w.Spec) && equality.Semantic.DeepEqual(old.Labels, w.Labels) && equality.Semantic.DeepEqual(old.Annotations, w.Annotations) {
+		return nil
+	}
 	if len(v.opts.ControlPlaneUsers) > 0 {
 		req, err := admission.RequestFromContext(ctx)
 		if err != nil {
@@ -137,12 +144,6 @@ func (v workValidator) check(ctx context.Context, old, w *workv1.Work) error {
 			return apierrors.NewForbidden(workv1.GroupVersion.WithResource("works").GroupResource(), w.Name,
 				fmt.Errorf("works are written only by the flotilla control plane (%v), not by %q: a Work is applied to its member with the control plane's credentials", v.opts.ControlPlaneUsers, user))
 		}
-	}
-	// An update that leaves the spec, labels and annotations alone (the
-	// execution controller dropping its finalizer from a Work it refused)
-	// must go through, or such a Work could never be deleted.
-	if old != nil && equality.Semantic.DeepEqual(old.Spec, w.Spec) && equality.Semantic.DeepEqual(old.Labels, w.Labels) && equality.Semantic.DeepEqual(old.Annotations, w.Annotations) {
-		return nil
 	}
 	if errs := controller.ValidateWork(w); len(errs) > 0 {
 		return apierrors.NewInvalid(gk, w.Name, errs)

@@ -75,6 +75,19 @@ func TestWebhookGuardsWorksAndBindings(t *testing.T) {
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `spec.workload.manifests[0].metadata.namespace: Invalid value: "kube-system"`) {
 		t.Errorf("control plane writing a Work with another namespace's object: %v, want Invalid", err)
 	}
+	t.Log("Works: an update of the finalizers alone (a Pull cluster's agent letting its Work go) is left to RBAC")
+	var fresh workv1.Work
+	if err := hub.Get(ctx, client.ObjectKeyFromObject(w), &fresh); err != nil {
+		t.Fatal(err)
+	}
+	fresh.Finalizers = append(fresh.Finalizers, "example.com/agent")
+	if err := hub.Update(ctx, &fresh); err != nil {
+		t.Errorf("admin changing only a Work's finalizers: %v, want it allowed", err)
+	}
+	fresh.Annotations["example.com/forged"] = "x"
+	if err := hub.Update(ctx, &fresh); !apierrors.IsForbidden(err) {
+		t.Errorf("admin changing a Work's annotations: %v, want Forbidden", err)
+	}
 
 	t.Log("ResourceBindings: another namespace's object, a cluster-scoped kind")
 	rb := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "member1-secret"}}

@@ -1,8 +1,8 @@
 // Package image builds flotilla's container image without a Docker daemon,
 // with go-containerregistry: a static binary on an empty base (scratch), a
 // CA bundle, /etc/passwd and /etc/group with the non-root user 65532, and
-// the binary as the entrypoint, so `controlplane` or `crossplane` is chosen
-// by the container's arguments.
+// the binary as the entrypoint, so `controlplane`, `crossplane` or a
+// pull-mode member's `agent` is chosen by the container's arguments.
 //
 // The build is reproducible: the same commit built with the same Go
 // toolchain gives the same image digest. Every timestamp (the image's

@@ -285,10 +285,14 @@ func TestImageBinaryVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s help: %v\n%s", bin, err, help)
 	}
-	for _, sub := range []string{"controlplane --kubeconfig", "crossplane [--kubeconfig"} {
+	for _, sub := range []string{"controlplane --kubeconfig", "crossplane [--kubeconfig", "agent --hub-kubeconfig", "register --hub-kubeconfig"} {
 		if !strings.Contains(string(help), sub) {
 			t.Errorf("help lacks %q:\n%s", sub, help)
 		}
+	}
+	// A pull-mode member's agent runs from the same image.
+	if out, err := exec.CommandContext(t.Context(), bin, "agent", "-h").CombinedOutput(); err != nil || !strings.Contains(string(out), "-cluster-name") {
+		t.Errorf("%s agent -h: %v\n%s", bin, err, out)
 	}
 	if out, err := exec.CommandContext(t.Context(), "go", "version", "-m", bin).CombinedOutput(); err != nil {
 		t.Errorf("go version -m: %v\n%s", err, out)

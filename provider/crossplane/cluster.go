@@ -65,8 +65,11 @@ func (c *clusterClient) Observe(ctx context.Context, mg *v1alpha1.Cluster) (mana
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
+	want := clusterSpec(mg, live.Spec.Taints)
+	// spec.id is the member's own, which a Pull cluster's agent records.
+	want.ID = live.Spec.ID
 	upToDate := live.Annotations[AnnotationDesiredHash] == desired.GetAnnotations()[AnnotationDesiredHash] &&
-		equality.Semantic.DeepEqual(clusterSpec(mg, live.Spec.Taints), live.Spec)
+		equality.Semantic.DeepEqual(want, live.Spec)
 	if upToDate && mg.Spec.ForProvider.CredentialsSecretRef != nil {
 		if upToDate, err = c.credentialsUpToDate(ctx, mg); err != nil {
 			return managed.ExternalObservation{}, err
@@ -92,6 +95,9 @@ func (c *clusterClient) Update(ctx context.Context, mg *v1alpha1.Cluster) (manag
 // as Observe's check may be a poll old, and writes the Cluster at the
 // resourceVersion it checked.
 func (c *clusterClient) apply(ctx context.Context, mg *v1alpha1.Cluster) error {
+	if mg.Spec.ForProvider.SyncMode == api.Pull && mg.Spec.ForProvider.CredentialsSecretRef != nil {
+		return fmt.Errorf("%s: spec.forProvider.credentialsSecretRef must not be set with syncMode Pull: the control plane gets no credentials for a Pull member, whose agent (terraform-provider-flotilla agent) reaches the hub instead", c.what(mg))
+	}
 	var live *clusterv1.Cluster
 	var cl clusterv1.Cluster
 	switch err := c.host.client.Get(ctx, client.ObjectKey{Name: externalName(mg)}, &cl); {
@@ -173,8 +179,12 @@ func (c *clusterClient) desired(mg *v1alpha1.Cluster, liveTaints []corev1.Taint)
 // the credentials Secret, and the control plane's taints found in liveTaints.
 func clusterSpec(mg *v1alpha1.Cluster, liveTaints []corev1.Taint) api.ClusterSpec {
 	p := mg.Spec.ForProvider
+	mode := p.SyncMode
+	if mode == "" {
+		mode = api.Push
+	}
 	spec := api.ClusterSpec{
-		SyncMode:                    api.Push,
+		SyncMode:                    mode,
 		APIEndpoint:                 p.APIEndpoint,
 		InsecureSkipTLSVerification: p.InsecureSkipTLSVerification,
 		ProxyURL:                    p.ProxyURL,

@@ -51,6 +51,22 @@ func TestClusterSpec(t *testing.T) {
 	if got := clusterSpec(noCreds, nil); got.SecretRef != nil || got.Taints != nil {
 		t.Errorf("without credentials or taints: %+v", got)
 	}
+	pull := noCreds.DeepCopy()
+	pull.Spec.ForProvider.SyncMode = api.Pull
+	if got := clusterSpec(pull, nil); got.SyncMode != api.Pull || got.SecretRef != nil {
+		t.Errorf("a Pull cluster: syncMode %q, secretRef %v; want Pull without credentials", got.SyncMode, got.SecretRef)
+	}
+}
+
+// TestClusterPullRefusesCredentials: a Pull cluster with credentials is
+// refused before anything is read or written, naming the field.
+func TestClusterPullRefusesCredentials(t *testing.T) {
+	mg := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "edge"}}
+	mg.Spec.ForProvider = v1alpha1.ClusterParameters{SyncMode: api.Pull, CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: "edge-kubeconfig"}}
+	err := (&clusterClient{}).apply(t.Context(), mg)
+	if err == nil || !strings.Contains(err.Error(), "Cluster edge: spec.forProvider.credentialsSecretRef must not be set with syncMode Pull") {
+		t.Errorf("apply: %v, want a refusal naming credentialsSecretRef", err)
+	}
 }
 
 func TestClusterReadiness(t *testing.T) {

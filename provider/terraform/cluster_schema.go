@@ -15,6 +15,7 @@ const (
 	clusterAttrRegion        = "region"
 	clusterAttrZones         = "zones"
 	clusterAttrTaints        = "taints"
+	clusterAttrSyncMode      = "sync_mode"
 
 	connAttrKubeconfig    = "kubeconfig"
 	connAttrPath          = "path"

@@ -30,6 +30,7 @@ const (
 // attribute paths of the diagnostics.
 func (m clusterModel) validate(ctx context.Context, at path.Path) diag.Diagnostics {
 	diags := validateClusterName(m.Name, at)
+	diags.Append(validateSyncMode(m.SyncMode, m.Name, at)...)
 	diags.Append(m.factsModel.validate(ctx, m.Name, at)...)
 	diags.Append(m.connectionModel.validate(ctx, m.Name, at)...)
 	return diags
@@ -60,6 +61,23 @@ func validateClusterName(name types.String, at path.Path) diag.Diagnostics {
 		diags.AddAttributeError(at.AtName(clusterAttrName), summaryInvalidCluster, fmt.Sprintf(
 			"Attribute %s: %q is not a valid cluster name: %s.", at.AtName(clusterAttrName), name.ValueString(), strings.Join(problems, "; ")))
 	}
+	return diags
+}
+
+// validateSyncMode refuses any sync_mode but Push: Terraform has no hub
+// for an agent to pull from, so a Pull member belongs to continuous mode.
+func validateSyncMode(mode, name types.String, at path.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if mode.IsNull() || mode.IsUnknown() || mode.ValueString() == string(api.Push) {
+		return diags
+	}
+	reason := fmt.Sprintf("%q is not a sync mode: only Push is supported", mode.ValueString())
+	if mode.ValueString() == string(api.Pull) {
+		reason = "Pull is not supported by Terraform, which has no hub for an agent to pull from; a member Terraform " +
+			"cannot reach is served by the continuous control plane (terraform-provider-flotilla controlplane) with a " +
+			"Cluster of syncMode Pull and terraform-provider-flotilla agent in the member (docs/guides/pull-mode.md)"
+	}
+	addAttributeError(&diags, at.AtName(clusterAttrSyncMode), summaryInvalidCluster, name, reason)
 	return diags
 }
 

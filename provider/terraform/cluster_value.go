@@ -68,8 +68,9 @@ type taintModel struct {
 
 // clusterModel is flotilla_cluster's whole value.
 type clusterModel struct {
-	Name types.String `tfsdk:"name"`
-	ID   types.String `tfsdk:"id"`
+	Name     types.String `tfsdk:"name"`
+	ID       types.String `tfsdk:"id"`
+	SyncMode types.String `tfsdk:"sync_mode"`
 	factsModel
 	connectionModel
 }

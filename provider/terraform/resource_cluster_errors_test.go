@@ -36,6 +36,13 @@ var clusterErrorCases = []clusterErrorCase{
 		want: `Cluster "east" has no way to connect: set kubeconfig = { path or raw, and optionally context }, or host with one of token, client_certificate and client_key, or exec.`,
 	},
 	{
+		name: "pull sync mode",
+		body: `kubeconfig = { path = "~/.kube/config" }
+		sync_mode = "Pull"`,
+		want:   `Attribute sync_mode of cluster "east": Pull is not supported by Terraform, which has no hub for an agent to pull from; a member Terraform cannot reach is served by the continuous control plane (terraform-provider-flotilla controlplane) with a Cluster of syncMode Pull and terraform-provider-flotilla agent in the member (docs/guides/pull-mode.md).`,
+		source: `sync_mode = "Pull"`,
+	},
+	{
 		name: "kubeconfig and host",
 		body: `kubeconfig = { path = "~/.kube/config" }
 		host = "https://10.0.0.1:6443"

@@ -57,6 +57,12 @@ var clusterResourceSchema = sync.OnceValue(func() schema.Schema {
 			Optional:    true,
 			Validators:  []validator.List{listvalidator.ValueStringsAre(nonEmpty...)},
 		},
+		clusterAttrSyncMode: schema.StringAttribute{
+			MarkdownDescription: "Karmada's `spec.syncMode`. Only `Push` (the default): Terraform reaches every member " +
+				"itself. A member Terraform cannot reach needs `Pull`, which only the continuous control plane " +
+				"serves, through an agent in the member; see the pull-mode guide.",
+			Optional: true,
+		},
 		clusterAttrTaints: schema.ListNestedAttribute{
 			MarkdownDescription: "Taints of the cluster, Karmada's `spec.taints`: templates land here only if their " +
 				"propagation policy tolerates them. `NoExecute` also moves existing replicas away.",

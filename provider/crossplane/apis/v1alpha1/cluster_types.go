@@ -60,6 +60,15 @@ type ClusterParameters struct {
 	// +optional
 	ProxyURL string `json:"proxyURL,omitempty"`
 
+	// SyncMode is Push (the default: the control plane reaches the member
+	// with the kubeconfig of CredentialsSecretRef) or Pull (an agent beside
+	// the member, `terraform-provider-flotilla agent`, serves it from the
+	// hub's side: the control plane gets no credentials, so
+	// CredentialsSecretRef must not be set).
+	// +kubebuilder:validation:Enum=Push;Pull
+	// +optional
+	SyncMode api.ClusterSyncMode `json:"syncMode,omitempty"`
+
 	// CredentialsSecretRef names a Secret in this resource's namespace that
 	// holds the member's kubeconfig. It is copied into a Secret in the host's
 	// flotilla-system namespace, which the host Cluster's spec.secretRef
