@@ -11,7 +11,9 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -108,9 +110,9 @@ func TestChartDeployment(t *testing.T) {
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("--template-kinds (-controller.DefaultTemplateKinds less Secret +chart):\n%s", diff)
 	}
-	pdb := one(t, objs, "PodDisruptionBudget")
-	if got, _, _ := unstructured.NestedInt64(pdb.Object, "spec", "maxUnavailable"); got != 1 {
-		t.Errorf("PodDisruptionBudget maxUnavailable = %d, want 1", got)
+	pdb := into[policyv1.PodDisruptionBudget](t, one(t, objs, "PodDisruptionBudget"))
+	if got := pdb.Spec.MaxUnavailable; got == nil || got.IntValue() != 1 || !equality.Semantic.DeepEqual(pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) {
+		t.Errorf("PodDisruptionBudget maxUnavailable %v selector %v, want 1 of the Deployment's pods", got, pdb.Spec.Selector)
 	}
 }
 

@@ -1,7 +1,6 @@
 package helm
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -63,6 +62,8 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 	for name, data := range map[string][]byte{"tls.crt": crt, "tls.key": key, "ca.crt": ca} {
 		writeFile(t, filepath.Join(certDir, name), data)
 	}
+
+	waitGranted(t, saConfig)
 
 	metricsAddr, probeAddr := testkit.FreeAddr(t), testkit.FreeAddr(t)
 	var args []string
@@ -171,6 +172,22 @@ func refusals(t *testing.T, cfg *rest.Config, memberName string) {
 			t.Errorf("%s: %v, want Forbidden", what, err)
 		}
 	}
+}
+
+// waitGranted waits until the host's authorizer has the chart's bindings,
+// which it learns from a watch: a cluster-wide and a flotilla-system right
+// of the ServiceAccount answer something other than Forbidden.
+func waitGranted(t *testing.T, cfg *rest.Config) {
+	t.Helper()
+	sa, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 30*time.Second, "the chart's RBAC in force", func() (bool, string) {
+		_, errNS := sa.CoreV1().Namespaces().Get(t.Context(), "kube-system", metav1.GetOptions{})
+		_, errSecret := sa.CoreV1().Secrets(namespace).Get(t.Context(), "none", metav1.GetOptions{})
+		return errNS == nil && apierrors.IsNotFound(errSecret), fmt.Sprintf("namespace: %v; secret: %v", errNS, errSecret)
+	})
 }
 
 // install applies the chart's CRDs (waiting until they are established),
@@ -309,11 +326,9 @@ func start(t *testing.T, bin string, args []string) *process {
 	go func() { _ = p.cmd.Wait(); close(p.exited) }()
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
 		select {
 		case <-p.exited:
-		case <-ctx.Done():
+		case <-time.After(20 * time.Second):
 			_ = p.cmd.Process.Kill()
 			<-p.exited
 		}
