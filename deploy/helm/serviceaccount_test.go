@@ -36,17 +36,19 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
-// TestChartServiceAccountRunsControlPlane installs the chart's CRDs, RBAC
-// and ServiceAccount into a real host (the webhook off: the host cannot
-// reach a Service here), and runs the built binary with the chart's
-// arguments and a kubeconfig holding only a token of that ServiceAccount.
-// It must elect itself, propagate a Deployment to a real member, and serve
-// metrics (which asks the host to review the caller's token) without one
-// request the host forbids; and the same token is refused what the role
-// leaves out: Secrets outside flotilla-system, writing templates, and
+// TestChartServiceAccountRunsControlPlane installs the chart's CRDs, RBAC,
+// ServiceAccount and certificate into a real host, and runs the built
+// binary with the chart's arguments and a kubeconfig holding only a token
+// of that ServiceAccount. It must elect itself, propagate a Deployment to a
+// real member, serve metrics (which asks the host to review the caller's
+// token) and its webhook (which reads credentials Secrets; called here
+// directly, as the host cannot reach a Service, so the chart's
+// ValidatingWebhookConfiguration is not installed) without one request the
+// host forbids; and the same token is refused what the role leaves out:
+// Secrets outside flotilla-system, writing templates, creating Pods, and
 // binding itself to more rights.
 func TestChartServiceAccountRunsControlPlane(t *testing.T) {
-	objs := render(t, "--include-crds", "--set", "webhook.enabled=false")
+	objs := render(t, "--include-crds")
 	bin := buildBinary(t)
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, member := fleet.Clusters[0], fleet.Clusters[1]
@@ -65,7 +67,7 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 
 	waitGranted(t, saConfig)
 
-	metricsAddr, probeAddr := testkit.FreeAddr(t), testkit.FreeAddr(t)
+	metricsAddr, probeAddr, webhookAddr := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	var args []string
 	for _, a := range containerArgs(t, objs) {
 		switch {
@@ -75,6 +77,10 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 			a = "--health-probe-bind-address=" + probeAddr
 		case strings.HasPrefix(a, "--metrics-cert-dir="):
 			a = "--metrics-cert-dir=" + certDir
+		case strings.HasPrefix(a, "--webhook-cert-dir="):
+			a = "--webhook-cert-dir=" + certDir
+		case strings.HasPrefix(a, "--webhook-bind-address="):
+			a = "--webhook-bind-address=" + webhookAddr
 		}
 		args = append(args, a)
 	}
@@ -121,6 +127,10 @@ spec:
 		code, body, err := scrape(t, metricsAddr, ca, host.Token)
 		return err == nil && code == http.StatusOK && strings.Contains(body, "controller_runtime_"), fmt.Sprintf("status %d, error %v", code, err)
 	})
+
+	// The webhook reads a Cluster's credentials Secret with the
+	// ServiceAccount's rights: a good one is admitted, a broken one refused.
+	webhookAdmits(t, admin, webhookAddr, ca, member.Name)
 
 	if log := strings.ToLower(proc.log()); strings.Contains(log, "forbidden") {
 		t.Errorf("the host forbade the control plane something its role should grant:\n%s", proc.log())
