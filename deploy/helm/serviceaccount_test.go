@@ -31,6 +31,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -89,6 +90,8 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 
 	controllertest.RegisterMember(t, admin, member)
 	testkit.MustCreate(t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
+	testkit.MustCreate(t, admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-config"}, Data: map[string]string{"a": "b"}})
+	testkit.MustCreate(t, admin, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-secret"}, StringData: map[string]string{"a": "b"}})
 	web := &appsv1.Deployment{}
 	testkit.MustYAML(t, web, `
 metadata: {namespace: shop, name: web}
@@ -98,25 +101,45 @@ spec:
   template:
     metadata: {labels: {app: web}}
     spec:
-      containers: [{name: web, image: nginx:1.27}]
+      containers: [{name: web, image: nginx:1.27, envFrom: [{configMapRef: {name: web-config}}, {secretRef: {name: web-secret}}]}]
 `)
 	testkit.MustCreate(t, admin, web)
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
 	testkit.MustYAML(t, pp, `
 spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  propagateDeps: true
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, member.Name)
 	testkit.MustCreate(t, admin, pp)
 
 	memberClient := controllertest.Client(t, member.RESTConfig(), controllertest.Scheme(t))
-	testkit.Eventually(t, 2*time.Minute, "the Deployment on the member", func() (bool, string) {
+	testkit.Eventually(t, 2*time.Minute, "the Deployment and its ConfigMap on the member", func() (bool, string) {
 		proc.checkRunning(t)
 		var got appsv1.Deployment
+		var cm corev1.ConfigMap
 		err := memberClient.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: "web"}, &got)
+		if err == nil {
+			err = memberClient.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: "web-config"}, &cm)
+		}
 		return err == nil, fmt.Sprint(err)
 	})
+	// propagateDeps leaves the Secret: the chart reads Secrets in
+	// flotilla-system only. The distributor attaches a workload's
+	// dependencies in one pass, so the ConfigMap's binding being there
+	// means the Secret's would be too.
+	var secret corev1.Secret
+	if err := memberClient.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: "web-secret"}, &secret); !apierrors.IsNotFound(err) {
+		t.Errorf("the Secret the Deployment refers to reached the member (%v); the chart does not propagate Secrets", err)
+	}
+	for name, want := range map[string]bool{"web-config-configmap": true, "web-secret-secret": false} {
+		var rb workv1.ResourceBinding
+		err := admin.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: name}, &rb)
+		if got := err == nil; got != want {
+			t.Errorf("attached binding shop/%s exists: %v (%v), want %v", name, got, err, want)
+		}
+	}
 	if !strings.Contains(strings.ToLower(proc.log()), "successfully acquired lease") {
 		t.Error("the control plane never logged that it holds the lease")
 	}
