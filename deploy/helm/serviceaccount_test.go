@@ -50,7 +50,7 @@ import (
 // binding itself to more rights.
 func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 	objs := render(t, "--include-crds")
-	bin := buildBinary(t)
+	bin := testkit.BuildProvider(t, moduleRoot(t))
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, member := fleet.Clusters[0], fleet.Clusters[1]
 	admin := controllertest.Client(t, host.RESTConfig(), controllertest.Scheme(t))
@@ -300,19 +300,6 @@ func scrape(t *testing.T, addr string, ca []byte, token string) (int, string, er
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body), err
-}
-
-// buildBinary builds terraform-provider-flotilla from the repository root,
-// the binary the image carries.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "terraform-provider-flotilla")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = moduleRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // process is the running control plane, its output kept.
