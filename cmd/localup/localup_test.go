@@ -27,6 +27,7 @@ import (
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 const deadline = 45 * time.Second
@@ -247,13 +248,7 @@ func contextClient(t *testing.T, dir, name string) client.Client {
 
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "terraform-provider-flotilla")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testkit.BuildProvider(t, filepath.Join("..", ".."))
 }
 
 func waitFor(t *testing.T, what string, f func() (bool, string)) {

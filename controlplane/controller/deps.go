@@ -78,7 +78,7 @@ func (d *dependenciesDistributor) setup(mgr ctrl.Manager) error {
 	}
 	bld := ctrl.NewControllerManagedBy(mgr).Named("dependencies-distributor").
 		Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(d.bindingEvent))
-	for _, kind := range dependencyKinds {
+	for _, kind := range d.opts.dependencyKinds() {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: kind})
 		bld = bld.Watches(m, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
@@ -106,7 +106,7 @@ func (d *dependenciesDistributor) bindingEvent(ctx context.Context, obj client.O
 		return out
 	}
 	out := []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(rb)}}
-	if r := rb.Spec.Resource; r.APIVersion == "v1" && slices.Contains(dependencyKinds, r.Kind) {
+	if r := rb.Spec.Resource; r.APIVersion == "v1" && slices.Contains(d.opts.dependencyKinds(), r.Kind) {
 		out = append(out, d.workloads(ctx, rb.Namespace)...)
 	}
 	return out
@@ -215,7 +215,11 @@ func (d *dependenciesDistributor) dependencies(ctx context.Context, rb *workv1.R
 		return nil, nil
 	}
 	out := make(map[string]*metav1.PartialObjectMetadata, len(deps))
+	follows := d.opts.dependencyKinds()
 	for _, dep := range deps {
+		if !slices.Contains(follows, dep.Kind) {
+			continue // a Secret, when the control plane reads Secrets of flotilla-system only
+		}
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: dep.Kind})
 		err := d.client.Get(ctx, client.ObjectKey{Namespace: dep.Namespace, Name: dep.Name}, m)

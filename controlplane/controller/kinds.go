@@ -87,6 +87,8 @@ type kindRegistry struct {
 	// may not is left out (its informer would never sync), so the host
 	// RBAC granted to the control plane also filters the template kinds.
 	mayList func(gvk schema.GroupVersionKind) error
+	// noSecrets leaves Secrets out (Options.CredentialSecretsOnly).
+	noSecrets bool
 	// denied are the kinds left out for RBAC, logged once by log.
 	denied map[schema.GroupKind]bool
 	log    func(gvk schema.GroupVersionKind, err error)
@@ -177,6 +179,9 @@ func (k *kindRegistry) refresh() error {
 	k.mu.Lock()
 	k.served = groupResources
 	for _, s := range templateKinds(served, preferred, k.filter) {
+		if k.noSecrets && s.gvk.GroupKind() == secretKind.GroupKind() {
+			continue
+		}
 		current[s.gvk.GroupKind()] = true
 		if a, ok := k.active[s.gvk.GroupKind()]; !ok || a != s {
 			fresh = append(fresh, s)

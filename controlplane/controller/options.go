@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -187,6 +188,13 @@ type Options struct {
 	// then created in members only as the namespace of an object
 	// propagated into them. Works it wrote before stay.
 	DisableNamespaceSync bool
+	// CredentialSecretsOnly keeps the control plane's reads of Secrets to
+	// SystemNamespace, where the Clusters' credentials live: Secrets are
+	// then neither template kinds nor propagated as dependencies
+	// (propagateDeps leaves them out), so the host may grant the control
+	// plane Secrets in that one namespace (the Helm chart does). The
+	// caller restricts its cache the same way (SecretCacheNamespaces).
+	CredentialSecretsOnly bool
 
 	// kinds are the template kinds the detectors run for, from discovery;
 	// Setup sets it, and the controllers' binding checks use it.
@@ -198,6 +206,29 @@ func (o Options) Validate() error {
 	o = o.withDefaults()
 	if o.WorkWorkers > 1 && o.MemberWorkers >= o.WorkWorkers {
 		return fmt.Errorf("member workers (%d) must be below work workers (%d), or a stalled member can take every worker", o.MemberWorkers, o.WorkWorkers)
+	}
+	return nil
+}
+
+// secretKind is the core Secret kind, never a template kind when
+// CredentialSecretsOnly.
+var secretKind = schema.GroupVersionKind{Version: "v1", Kind: "Secret"}
+
+// dependencyKinds are the v1 kinds propagateDeps follows: those
+// interpret.GetDependencies names, less Secrets when CredentialSecretsOnly.
+func (o Options) dependencyKinds() []string {
+	if !o.CredentialSecretsOnly {
+		return dependencyKinds
+	}
+	return slices.DeleteFunc(slices.Clone(dependencyKinds), func(k string) bool { return k == secretKind.Kind })
+}
+
+// SecretCacheNamespaces are the namespaces whose Secrets the manager's
+// cache may hold: only SystemNamespace when CredentialSecretsOnly, else nil
+// (every namespace).
+func (o Options) SecretCacheNamespaces() []string {
+	if o.CredentialSecretsOnly {
+		return []string{SystemNamespace}
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	log := mgr.GetLogger().WithName("template-kinds")
 	kinds := &kindRegistry{
-		discovery: dc, filter: opts.TemplateKinds, active: map[schema.GroupKind]servedKind{},
+		discovery: dc, filter: opts.TemplateKinds, active: map[schema.GroupKind]servedKind{}, noSecrets: opts.CredentialSecretsOnly,
 		mayList: listProbe(mgr.GetAPIReader()), denied: map[schema.GroupKind]bool{},
 		log: func(gvk schema.GroupVersionKind, err error) {
 			log.Info("template kind left out: the control plane may not list it", "kind", gvk.String(), "reason", err.Error())

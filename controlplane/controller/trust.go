@@ -63,8 +63,8 @@ func ValidateResourceBinding(rb *workv1.ResourceBinding, opts Options) field.Err
 		if clusterScoped(rb) {
 			errs = append(errs, field.Forbidden(field.NewPath("metadata", "labels").Key(LabelAttached), "the dependencies distributor writes ResourceBindings only"))
 		}
-		if gvk.GroupVersion() != (schema.GroupVersion{Version: "v1"}) || !slices.Contains(dependencyKinds, gvk.Kind) {
-			errs = append(errs, field.NotSupported(res.Child("kind"), r.APIVersion+" "+r.Kind, dependencyKindNames()))
+		if kinds := opts.dependencyKinds(); gvk.GroupVersion() != (schema.GroupVersion{Version: "v1"}) || !slices.Contains(kinds, gvk.Kind) {
+			errs = append(errs, field.NotSupported(res.Child("kind"), r.APIVersion+" "+r.Kind, dependencyKindNames(kinds)))
 		}
 		if rb.Spec.Placement != nil {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "placement"), "a binding of the dependencies distributor follows the workloads that require it and has no placement"))
@@ -82,9 +82,9 @@ func ValidateResourceBinding(rb *workv1.ResourceBinding, opts Options) field.Err
 	return errs
 }
 
-func dependencyKindNames() []string {
-	out := make([]string, len(dependencyKinds))
-	for i, k := range dependencyKinds {
+func dependencyKindNames(kinds []string) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
 		out[i] = "v1 " + k
 	}
 	return out

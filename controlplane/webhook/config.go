@@ -60,12 +60,26 @@ var hooks = []hook{
 // creates and updates of Clusters and policies to the webhook at cfg.URL.
 // Applying again with the same configuration writes nothing.
 func Install(ctx context.Context, c client.Client, cfg Config) error {
+	vwc, err := Configuration(cfg)
+	if err != nil {
+		return err
+	}
+	if err := c.Apply(ctx, vwc, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("apply validating webhook configuration %s: %w", ConfigurationName, err)
+	}
+	return nil
+}
+
+// Configuration is the ValidatingWebhookConfiguration Install applies; the
+// Helm chart's, which reaches the webhook through a Service, is checked
+// against it.
+func Configuration(cfg Config) (*admissionac.ValidatingWebhookConfigurationApplyConfiguration, error) {
 	base, err := url.Parse(cfg.URL)
 	if err != nil || base.Scheme != "https" || base.Host == "" {
-		return fmt.Errorf("webhook url %q: must be an absolute https URL", cfg.URL)
+		return nil, fmt.Errorf("webhook url %q: must be an absolute https URL", cfg.URL)
 	}
 	if len(cfg.CABundle) == 0 {
-		return fmt.Errorf("webhook ca bundle: must not be empty")
+		return nil, fmt.Errorf("webhook ca bundle: must not be empty")
 	}
 	failure := cfg.FailurePolicy
 	if failure == "" {
@@ -86,10 +100,7 @@ func Install(ctx context.Context, c client.Client, cfg Config) error {
 			WithAdmissionReviewVersions("v1").
 			WithTimeoutSeconds(10))
 	}
-	if err := c.Apply(ctx, vwc, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("apply validating webhook configuration %s: %w", ConfigurationName, err)
-	}
-	return nil
+	return vwc, nil
 }
 
 // ServingCertificate makes a self-signed serving certificate for the

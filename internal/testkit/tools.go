@@ -19,9 +19,25 @@ import (
 // their absence is a failure.
 func CrossplaneTools(t testing.TB, moduleRoot string, binaries ...string) string {
 	t.Helper()
-	dir := os.Getenv("FLOTILLA_CROSSPLANE_TOOLS")
+	return pinnedTools(t, moduleRoot, "crossplane", "FLOTILLA_CROSSPLANE_TOOLS", binaries...)
+}
+
+// Helm returns the path of the pinned helm CLI: in $FLOTILLA_HELM_TOOLS, or
+// where `make tools` puts it (~/.cache/flotilla/tools/<hash of
+// tools/helm/go.sum>). Without it the test is skipped, except in CI, as
+// CrossplaneTools.
+func Helm(t testing.TB, moduleRoot string) string {
+	t.Helper()
+	return filepath.Join(pinnedTools(t, moduleRoot, "helm", "FLOTILLA_HELM_TOOLS", "helm"), "helm")
+}
+
+// pinnedTools is the directory of the tools built from the module
+// tools/<module>: $env, or the cache directory named after its go.sum.
+func pinnedTools(t testing.TB, moduleRoot, module, env string, binaries ...string) string {
+	t.Helper()
+	dir := os.Getenv(env)
 	if dir == "" {
-		sum, err := os.ReadFile(filepath.Join(moduleRoot, "tools", "crossplane", "go.sum"))
+		sum, err := os.ReadFile(filepath.Join(moduleRoot, "tools", module, "go.sum"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,13 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 
@@ -27,7 +32,7 @@ import (
 func Controlplane(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("controlplane", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig `file` of the host apiserver that stores flotilla's objects (required)")
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig `file` of the host apiserver that stores flotilla's objects; required outside a pod, where the pod's ServiceAccount is used")
 	kubeContext := fs.String("context", "", "kubeconfig context; default its current-context")
 	fleet := fs.String("fleet", controller.DefaultFleet, "fleet name written into the ownership labels of member objects")
 	leaderElect := fs.Bool("leader-elect", true, "elect one active process among replicas (a Lease in --leader-election-namespace)")
@@ -47,6 +52,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.StringVar(&hook.url, "webhook-url", "", "https `URL` at which the host apiserver reaches this process' validating webhook; empty turns the webhook off")
 	fs.StringVar(&hook.bindAddress, "webhook-bind-address", ":9443", "host:port the validating webhook listens on")
 	fs.StringVar(&hook.failurePolicy, "webhook-failure-policy", "Fail", "what the host does when the webhook cannot be reached: Fail or Ignore")
+	webhookInstall := fs.Bool("webhook-install", true, "apply the ValidatingWebhookConfiguration pointing at --webhook-url (the leader does); false when something else installs it, such as the Helm chart with a Service reference, and needs --webhook-cert-dir")
 	fs.StringVar(&hook.certDir, "webhook-cert-dir", "", "`directory` with tls.crt, tls.key and ca.crt (a cert-manager Certificate's Secret) shared by every replica and reloaded on change; empty makes a self-signed certificate per process, fit for one replica")
 	var opts controller.Options
 	templateKinds := fs.String("template-kinds", "", "comma-separated `kinds` the detector watches (a filter), as group/version/Kind or version/Kind, namespaced or cluster-scoped, CRD instances too, each from when the host serves it; default: every kind the host serves, learnt from discovery, except events, leases, nodes and flotilla's own")
@@ -64,6 +70,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
 	reserved := fs.String("reserved-namespaces", strings.Join(controller.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
+	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in "+controller.SystemNamespace+", where Cluster credentials live (the Helm chart's setting)")
 	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
@@ -74,7 +81,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err, 2)
 	}
-	if *kubeconfig == "" || fs.NArg() > 0 {
+	if (*kubeconfig == "" && !inPod()) || fs.NArg() > 0 {
 		fs.Usage()
 		return 2
 	}
@@ -85,6 +92,12 @@ func Controlplane(args []string, stderr io.Writer) int {
 			return 2
 		}
 		opts.TemplateKinds = kinds
+	}
+	hook.external = !*webhookInstall
+	opts.CredentialSecretsOnly = !*propagateSecrets
+	if opts.CredentialSecretsOnly && slices.Contains(opts.TemplateKinds, schema.GroupVersionKind{Version: "v1", Kind: "Secret"}) {
+		fmt.Fprintf(stderr, "--template-kinds: v1/Secret needs --propagate-secrets: with it false, Secrets are read only in %s\n", controller.SystemNamespace)
+		return 2
 	}
 	if err := opts.Validate(); err != nil {
 		fmt.Fprintf(stderr, "--member-workers: %v\n", err)
@@ -110,6 +123,28 @@ func Controlplane(args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// inPod reports whether the process runs in a Kubernetes pod, where an
+// empty --kubeconfig means the pod's ServiceAccount (client-go's in-cluster
+// configuration).
+func inPod() bool {
+	return os.Getenv("KUBERNETES_SERVICE_HOST") != "" && os.Getenv("KUBERNETES_SERVICE_PORT") != ""
+}
+
+// cacheOptions keeps the manager's Secrets to the namespaces the options
+// allow, so that the informer behind a credentials read lists only
+// flotilla-system when Secrets are not propagated.
+func cacheOptions(o controller.Options) cache.Options {
+	namespaces := o.SecretCacheNamespaces()
+	if len(namespaces) == 0 {
+		return cache.Options{}
+	}
+	only := map[string]cache.Config{}
+	for _, ns := range namespaces {
+		only[ns] = cache.Config{}
+	}
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Namespaces: only}}}
 }
 
 type controlplaneConfig struct {
@@ -177,6 +212,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Client:                  controller.ClientOptions(),
+		Cache:                   cacheOptions(c.options),
 		WebhookServer:           hookServer,
 		Scheme:                  scheme,
 		LeaderElection:          c.leaderElect,

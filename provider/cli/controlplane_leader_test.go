@@ -111,7 +111,6 @@ spec:
 	standby.waitEndpoint(t, "/readyz")
 }
 
-// buildBinary builds terraform-provider-flotilla from the repository root.
 // apiClient is a client of flotilla's and the built-in kinds for one apiserver.
 func apiClient(t *testing.T, cfg *rest.Config) client.Client {
 	t.Helper()
@@ -128,17 +127,7 @@ func apiClient(t *testing.T, cfg *rest.Config) client.Client {
 
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "flotilla")
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testkit.BuildProvider(t, filepath.Join("..", ".."))
 }
 
 // controlplaneProcess is one running `controlplane` process.

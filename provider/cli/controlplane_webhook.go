@@ -30,6 +30,10 @@ type webhookConfig struct {
 	bindAddress string
 	// failurePolicy is Fail or Ignore.
 	failurePolicy string
+	// external leaves the ValidatingWebhookConfiguration to something
+	// else (the Helm chart, with a Service reference); it needs certDir: a
+	// per-process certificate is one nothing else can trust.
+	external bool
 	// rules configures the ResourceBinding and Work handlers.
 	rules webhook.Options
 	// certDir holds tls.crt, tls.key and ca.crt, as a cert-manager
@@ -73,6 +77,9 @@ func (c *webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 	port, err := strconv.Atoi(portText)
 	if err != nil || port <= 0 {
 		return nil, nil, fmt.Errorf("--webhook-bind-address %q: the port must be a positive number", c.bindAddress)
+	}
+	if c.external && c.certDir == "" {
+		return nil, nil, fmt.Errorf("--webhook-install=false needs --webhook-cert-dir: the ValidatingWebhookConfiguration installed by other means must trust a certificate it knows")
 	}
 	if c.certDir != "" {
 		ca, err := c.sharedCertificate()
@@ -146,6 +153,9 @@ func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []b
 	rules.Secrets = direct
 	rules.Mapper = mgr.GetRESTMapper()
 	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), rules)
+	if c.external {
+		return nil
+	}
 	install := manager.RunnableFunc(func(ctx context.Context) error {
 		cfg := webhook.Config{URL: c.url, CABundle: ca, FailurePolicy: admissionregistrationv1.FailurePolicyType(c.failurePolicy)}
 		if err := webhook.Install(ctx, direct, cfg); err != nil || (c.certDir == "" && c.selfSigned == nil) {

@@ -39,6 +39,7 @@ func TestWebhookFlags(t *testing.T) {
 		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: "9443", failurePolicy: "Fail"}, `--webhook-bind-address "9443"`},
 		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":http", failurePolicy: "Fail"}, "the port must be a positive number"},
 		{webhookConfig{url: "https://", bindAddress: ":9443", failurePolicy: "Fail"}, "--webhook-url"},
+		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":9443", failurePolicy: "Fail", external: true}, "--webhook-install=false needs --webhook-cert-dir"},
 	}
 	for _, tc := range cases {
 		srv, ca, err := tc.cfg.webhookServer()

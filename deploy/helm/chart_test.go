@@ -1,0 +1,306 @@
+package helm
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+)
+
+// TestChartAcceptedByHost renders the chart as `helm install` would (CRDs
+// included) and has a real host apiserver accept every object with a
+// server-side dry-run apply: schemas, RBAC rules, the webhook
+// configuration and the Deployment are all validated by the server.
+func TestChartAcceptedByHost(t *testing.T) {
+	objs := render(t, "--include-crds")
+	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
+	c, err := client.New(host.RESTConfig(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, o := range objs {
+		if err := c.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(o), client.DryRunAll, client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
+			t.Errorf("the host refuses %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+		kinds = append(kinds, o.GetKind())
+	}
+	slices.Sort(kinds)
+	kinds = slices.Compact(kinds)
+	want := []string{"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment", "PodDisruptionBudget",
+		"Role", "RoleBinding", "Secret", "Service", "ServiceAccount", "ValidatingWebhookConfiguration"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("rendered kinds (-want +got):\n%s", diff)
+	}
+}
+
+// TestChartDeployment checks what the Deployment promises: two replicas
+// with leader election, the hardened security context, requests, and the
+// flags that tie it to the chart's webhook, certificate and RBAC.
+func TestChartDeployment(t *testing.T) {
+	objs := render(t)
+	d := into[appsv1.Deployment](t, one(t, objs, "Deployment"))
+	if got := ptr.Deref(d.Spec.Replicas, 0); got != 2 {
+		t.Errorf("replicas = %d, want 2", got)
+	}
+	pod := d.Spec.Template.Spec
+	if pod.ServiceAccountName != releaseName {
+		t.Errorf("serviceAccountName = %q, want %q", pod.ServiceAccountName, releaseName)
+	}
+	if psc := pod.SecurityContext; psc == nil || !ptr.Deref(psc.RunAsNonRoot, false) || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod securityContext = %+v, want runAsNonRoot and seccomp RuntimeDefault", psc)
+	}
+	ctr := pod.Containers[0]
+	sc := ctr.SecurityContext
+	switch {
+	case sc == nil:
+		t.Fatal("the container has no securityContext")
+	case !ptr.Deref(sc.ReadOnlyRootFilesystem, false), ptr.Deref(sc.AllowPrivilegeEscalation, true), ptr.Deref(sc.Privileged, true),
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) > 0:
+		t.Errorf("container securityContext = %+v, want a read-only root, no privilege escalation, ALL capabilities dropped", sc)
+	}
+	if ctr.Resources.Requests.Cpu().IsZero() || ctr.Resources.Requests.Memory().IsZero() {
+		t.Errorf("requests = %v, want cpu and memory", ctr.Resources.Requests)
+	}
+	args := ctr.Args
+	if len(args) == 0 || args[0] != "controlplane" {
+		t.Fatalf("args = %v, want the controlplane command first", args)
+	}
+	for flag, want := range map[string]string{
+		"leader-elect":              "true",
+		"leader-election-namespace": namespace,
+		"webhook-install":           "false",
+		"webhook-url":               "https://flotilla-webhook.flotilla-system.svc:443",
+		"webhook-cert-dir":          "/etc/flotilla/serving-cert",
+		"metrics-cert-dir":          "/etc/flotilla/serving-cert",
+		"propagate-secrets":         "false",
+	} {
+		if got, _ := flagValue(args, flag); got != want {
+			t.Errorf("--%s = %q, want %q", flag, got, want)
+		}
+	}
+	// The chart's default kinds are flotilla's own default, less Secret.
+	list, _ := flagValue(args, "template-kinds")
+	kinds, err := controller.ParseTemplateKinds(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.DeleteFunc(slices.Clone(controller.DefaultTemplateKinds), func(k schema.GroupVersionKind) bool { return k.Kind == "Secret" })
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("--template-kinds (-controller.DefaultTemplateKinds less Secret +chart):\n%s", diff)
+	}
+	pdb := into[policyv1.PodDisruptionBudget](t, one(t, objs, "PodDisruptionBudget"))
+	if got := pdb.Spec.MaxUnavailable; got == nil || got.IntValue() != 1 || !equality.Semantic.DeepEqual(pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) {
+		t.Errorf("PodDisruptionBudget maxUnavailable %v selector %v, want 1 of the Deployment's pods", got, pdb.Spec.Selector)
+	}
+}
+
+// TestChartRBACNamesEverything: no rule of the chart uses a wildcard, the
+// cluster-wide rules never reach Secrets (they are granted in
+// flotilla-system only), and each template kind is readable, with its
+// status writable where flotilla writes it back.
+func TestChartRBACNamesEverything(t *testing.T) {
+	objs := render(t)
+	cr := into[rbacv1.ClusterRole](t, one(t, objs, "ClusterRole"))
+	role := into[rbacv1.Role](t, one(t, objs, "Role"))
+	for _, r := range slices.Concat(cr.Rules, role.Rules) {
+		for _, field := range [][]string{r.APIGroups, r.Resources, r.Verbs, r.ResourceNames} {
+			if slices.Contains(field, "*") {
+				t.Errorf("rule %+v has a wildcard", r)
+			}
+		}
+	}
+	grants := func(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
+		return slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) && len(r.ResourceNames) == 0
+		})
+	}
+	if grants(cr.Rules, "", "secrets", "get") || grants(cr.Rules, "", "secrets", "list") {
+		t.Error("the ClusterRole grants Secrets in every namespace")
+	}
+	if !grants(role.Rules, "", "secrets", "list") {
+		t.Error("the Role does not grant the credentials Secrets in flotilla-system")
+	}
+	for _, k := range []struct{ group, resource string }{{"apps", "deployments"}, {"", "services"}, {"autoscaling", "horizontalpodautoscalers"}} {
+		if !grants(cr.Rules, k.group, k.resource, "watch") || !grants(cr.Rules, k.group, k.resource+"/status", "update") {
+			t.Errorf("template kind %s.%s: not readable, or its status not writable", k.resource, k.group)
+		}
+	}
+	// Flotilla's own CRDs may be patched (at start); no other.
+	var crdNames []string
+	for _, r := range cr.Rules {
+		if slices.Contains(r.APIGroups, "apiextensions.k8s.io") && slices.Contains(r.Verbs, "patch") {
+			crdNames = r.ResourceNames
+		}
+	}
+	defs, err := os.ReadDir(filepath.Join("flotilla", "crds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(crdNames) != len(defs) {
+		t.Errorf("CRD patch limited to %v, want the %d CRDs of crds/", crdNames, len(defs))
+	}
+	// Listing Secret needs propagateSecrets, which grants them cluster-wide.
+	withSecret := render(t, "--set", "propagateSecrets=true", "--set-json", `templateKinds=[{"version":"v1","kind":"Secret","resource":"secrets"}]`)
+	if !grants(into[rbacv1.ClusterRole](t, one(t, withSecret, "ClusterRole")).Rules, "", "secrets", "list") {
+		t.Error("propagateSecrets=true does not grant Secrets")
+	}
+}
+
+// TestChartCRDsAreTheGenerated: crds/ holds exactly the CRDs controller-gen
+// writes to controlplane/apis/crd (make generate copies them).
+func TestChartCRDsAreTheGenerated(t *testing.T) {
+	src := filepath.Join(moduleRoot(t), "controlplane", "apis", "crd")
+	generated, _ := filepath.Glob(filepath.Join(src, "*.yaml"))
+	chart, _ := filepath.Glob(filepath.Join("flotilla", "crds", "*.yaml"))
+	base := func(paths []string) []string {
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			out[i] = filepath.Base(p)
+		}
+		return out
+	}
+	if diff := cmp.Diff(base(generated), base(chart)); diff != "" || len(chart) == 0 {
+		t.Fatalf("crds/ files differ from controlplane/apis/crd (-generated +chart), run make generate:\n%s", diff)
+	}
+	for _, p := range generated {
+		a, b := readFile(t, p), readFile(t, filepath.Join("flotilla", "crds", filepath.Base(p)))
+		if a != b {
+			t.Errorf("crds/%s differs from controlplane/apis/crd: run make generate", filepath.Base(p))
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestChartWebhook: the chart's ValidatingWebhookConfiguration sends the
+// same kinds to the same paths as the one the control plane installs
+// itself (webhook.Configuration), through the Service, trusting the CA of
+// the generated certificate, which names the Service.
+func TestChartWebhook(t *testing.T) {
+	objs := render(t)
+	vwc := into[admissionregistrationv1.ValidatingWebhookConfiguration](t, one(t, objs, "ValidatingWebhookConfiguration"))
+	crt, _, ca := servingCert(t, objs)
+	for _, host := range []string{"flotilla-webhook.flotilla-system.svc", "flotilla-metrics.flotilla-system.svc"} {
+		if err := verifyFor(crt, ca, host); err != nil {
+			t.Errorf("the serving certificate does not serve %s: %v", host, err)
+		}
+	}
+	base := "https://webhook.example:9443"
+	ref, err := webhook.Configuration(webhook.Config{URL: base, CABundle: []byte("ca")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type hook struct {
+		Name, Path string
+		Rules      []admissionregistrationv1.RuleWithOperations
+		Failure    admissionregistrationv1.FailurePolicyType
+		Match      admissionregistrationv1.MatchPolicyType
+		Effects    admissionregistrationv1.SideEffectClass
+		Versions   []string
+		Timeout    int32
+	}
+	var want, got []hook
+	for _, w := range ref.Webhooks {
+		h := hook{Name: *w.Name, Path: strings.TrimPrefix(*w.ClientConfig.URL, base), Failure: *w.FailurePolicy, Match: *w.MatchPolicy,
+			Effects: *w.SideEffects, Versions: w.AdmissionReviewVersions, Timeout: *w.TimeoutSeconds}
+		for _, r := range w.Rules {
+			h.Rules = append(h.Rules, admissionregistrationv1.RuleWithOperations{Operations: r.Operations, Rule: admissionregistrationv1.Rule{
+				APIGroups: r.APIGroups, APIVersions: r.APIVersions, Resources: r.Resources, Scope: r.Scope}})
+		}
+		want = append(want, h)
+	}
+	for _, w := range vwc.Webhooks {
+		svc := w.ClientConfig.Service
+		if svc == nil || svc.Name != "flotilla-webhook" || svc.Namespace != namespace || ptr.Deref(svc.Port, 0) != 443 {
+			t.Errorf("webhook %s: clientConfig %+v, want the Service flotilla-system/flotilla-webhook:443", w.Name, w.ClientConfig)
+			continue
+		}
+		if string(w.ClientConfig.CABundle) != string(ca) {
+			t.Errorf("webhook %s: the caBundle is not the certificate's CA", w.Name)
+		}
+		got = append(got, hook{Name: w.Name, Path: ptr.Deref(svc.Path, ""), Rules: w.Rules, Failure: ptr.Deref(w.FailurePolicy, ""),
+			Match: ptr.Deref(w.MatchPolicy, ""), Effects: ptr.Deref(w.SideEffects, ""), Versions: w.AdmissionReviewVersions, Timeout: ptr.Deref(w.TimeoutSeconds, 0)})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chart webhooks (-webhook.Configuration +chart):\n%s", diff)
+	}
+}
+
+// TestChartCertManager: with cert-manager the chart asks it for the
+// certificate and has it inject the CA; no key is rendered.
+func TestChartCertManager(t *testing.T) {
+	objs := render(t, "--set", "webhook.certManager=true")
+	if secrets := pick(objs, "Secret"); len(secrets) != 0 {
+		t.Errorf("with cert-manager the chart still renders %d Secrets", len(secrets))
+	}
+	cert := one(t, objs, "Certificate")
+	secretName, _, _ := unstructured.NestedString(cert.Object, "spec", "secretName")
+	names, _, _ := unstructured.NestedStringSlice(cert.Object, "spec", "dnsNames")
+	if secretName != "flotilla-serving-cert" || !slices.Contains(names, "flotilla-webhook.flotilla-system.svc") {
+		t.Errorf("Certificate secretName %q dnsNames %v, want the mounted Secret and the webhook Service", secretName, names)
+	}
+	one(t, objs, "Issuer")
+	vwc := into[admissionregistrationv1.ValidatingWebhookConfiguration](t, one(t, objs, "ValidatingWebhookConfiguration"))
+	if got := vwc.Annotations["cert-manager.io/inject-ca-from"]; got != namespace+"/"+cert.GetName() {
+		t.Errorf("inject-ca-from = %q, want %s/%s", got, namespace, cert.GetName())
+	}
+	for _, w := range vwc.Webhooks {
+		if len(w.ClientConfig.CABundle) != 0 {
+			t.Errorf("webhook %s carries a caBundle; cert-manager injects it", w.Name)
+		}
+	}
+	// auto uses cert-manager where the cluster serves it.
+	if auto := render(t, "--api-versions", "cert-manager.io/v1"); len(pick(auto, "Certificate")) != 1 {
+		t.Error("certManager=auto does not use cert-manager where cert-manager.io/v1 is served")
+	}
+}
+
+// TestChartRefusesBadValues: the chart fails, naming what to change,
+// outside flotilla-system and for Secrets without propagateSecrets.
+func TestChartRefusesBadValues(t *testing.T) {
+	for _, tc := range []struct {
+		name, ns string
+		args     []string
+		want     string
+	}{
+		{"another namespace", "default", nil, `install the chart into the namespace flotilla-system (-n flotilla-system), not "default"`},
+		{"Secret without propagateSecrets", namespace, []string{"--set-json", `templateKinds=[{"version":"v1","kind":"Secret","resource":"secrets"}]`},
+			"templateKinds lists Secret: set propagateSecrets=true"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := helmTemplate(t, tc.ns, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("helm template: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,81 @@
+{{/* The name of every object of the release. */}}
+{{- define "flotilla.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "flotilla.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: controlplane
+{{- end -}}
+
+{{- define "flotilla.labels" -}}
+{{ include "flotilla.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/*
+flotilla.checkNamespace fails unless the release is in flotilla-system: the control plane reads
+the Clusters' credentials there (a fixed namespace, so a Cluster can never point it elsewhere).
+*/}}
+{{- define "flotilla.checkNamespace" -}}
+{{- if ne .Release.Namespace "flotilla-system" -}}
+{{- fail (printf "install the chart into the namespace flotilla-system (-n flotilla-system), not %q: the control plane reads the Clusters' credentials there" .Release.Namespace) -}}
+{{- end -}}
+{{- range .Values.templateKinds -}}
+{{- if and (eq .kind "Secret") (eq (.group | default "") "") (not $.Values.propagateSecrets) -}}
+{{- fail "templateKinds lists Secret: set propagateSecrets=true, which lets the control plane read every namespace's Secrets" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "flotilla.webhookService" -}}
+{{- printf "%s-webhook" (include "flotilla.fullname" .) -}}
+{{- end -}}
+
+{{- define "flotilla.metricsService" -}}
+{{- printf "%s-metrics" (include "flotilla.fullname" .) -}}
+{{- end -}}
+
+{{/* The Secret with tls.crt, tls.key and ca.crt, mounted by every replica. */}}
+{{- define "flotilla.certSecret" -}}
+{{- printf "%s-serving-cert" (include "flotilla.fullname" .) -}}
+{{- end -}}
+
+{{/* The DNS names the serving certificate holds: the webhook's and the metrics' Services. */}}
+{{- define "flotilla.certNames" -}}
+{{- $ns := .Release.Namespace -}}
+{{- $names := list -}}
+{{- range list (include "flotilla.webhookService" .) (include "flotilla.metricsService" .) -}}
+{{- $names = append $names (printf "%s.%s.svc" . $ns) -}}
+{{- $names = append $names (printf "%s.%s.svc.cluster.local" . $ns) -}}
+{{- end -}}
+{{- toJson $names -}}
+{{- end -}}
+
+{{/* "true" when cert-manager issues the serving certificate. */}}
+{{- define "flotilla.certManager" -}}
+{{- $mode := toString .Values.webhook.certManager -}}
+{{- if or (eq $mode "true") (and (eq $mode "auto") (.Capabilities.APIVersions.Has "cert-manager.io/v1")) -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/* The controlplane's --template-kinds: group/version/Kind, or version/Kind for the core group. */}}
+{{- define "flotilla.templateKinds" -}}
+{{- $out := list -}}
+{{- range .Values.templateKinds -}}
+{{- if .group -}}
+{{- $out = append $out (printf "%s/%s/%s" .group .version .kind) -}}
+{{- else -}}
+{{- $out = append $out (printf "%s/%s" .version .kind) -}}
+{{- end -}}
+{{- end -}}
+{{- join "," $out -}}
+{{- end -}}

@@ -1,0 +1,154 @@
+package helm
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+)
+
+const (
+	releaseName = "flotilla"
+	namespace   = "flotilla-system"
+)
+
+// moduleRoot is the repository root, two levels up.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// helmTemplate runs `helm template` on the chart in namespace with extra
+// arguments and returns its output and error.
+func helmTemplate(t *testing.T, ns string, args ...string) (string, error) {
+	t.Helper()
+	root := moduleRoot(t)
+	cmd := exec.Command(testkit.Helm(t, root), append([]string{"template", releaseName, filepath.Join(root, "deploy", "helm", "flotilla"), "--namespace", ns}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// No user configuration or repositories: the chart renders on its own.
+	cmd.Env = append(os.Environ(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), errors.New(err.Error() + ": " + stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// render renders the chart into flotilla-system and decodes its objects.
+func render(t *testing.T, args ...string) []*unstructured.Unstructured {
+	t.Helper()
+	out, err := helmTemplate(t, namespace, args...)
+	if err != nil {
+		t.Fatalf("helm template: %v", err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		err := dec.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			return objs
+		}
+		if err != nil {
+			t.Fatalf("decode the rendered chart: %v", err)
+		}
+		if len(u.Object) > 0 {
+			objs = append(objs, u)
+		}
+	}
+}
+
+// pick returns the rendered objects of kind, in order.
+func pick(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// one returns the only rendered object of kind.
+func one(t *testing.T, objs []*unstructured.Unstructured, kind string) *unstructured.Unstructured {
+	t.Helper()
+	found := pick(objs, kind)
+	if len(found) != 1 {
+		t.Fatalf("the chart renders %d objects of kind %s, want 1", len(found), kind)
+	}
+	return found[0]
+}
+
+// into converts a rendered object into a typed one.
+func into[T any](t *testing.T, u *unstructured.Unstructured) *T {
+	t.Helper()
+	out := new(T)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, out, true); err != nil {
+		t.Fatalf("%s %s: %v", u.GetKind(), u.GetName(), err)
+	}
+	return out
+}
+
+// containerArgs returns the rendered Deployment's container arguments.
+func containerArgs(t *testing.T, objs []*unstructured.Unstructured) []string {
+	t.Helper()
+	containers, _, _ := unstructured.NestedSlice(one(t, objs, "Deployment").Object, "spec", "template", "spec", "containers")
+	if len(containers) != 1 {
+		t.Fatalf("the Deployment has %d containers, want 1", len(containers))
+	}
+	args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+	return args
+}
+
+// flagValue returns the value of --name=value in args.
+func flagValue(args []string, name string) (string, bool) {
+	i := slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, "--"+name+"=") })
+	if i < 0 {
+		return "", false
+	}
+	return strings.TrimPrefix(args[i], "--"+name+"="), true
+}
+
+// servingCert returns the decoded tls.crt, tls.key and ca.crt of the
+// chart's serving certificate Secret.
+func servingCert(t *testing.T, objs []*unstructured.Unstructured) (crt, key, ca []byte) {
+	t.Helper()
+	s := into[corev1.Secret](t, one(t, objs, "Secret"))
+	return s.Data["tls.crt"], s.Data["tls.key"], s.Data["ca.crt"]
+}
+
+// verifyFor checks that crt chains to ca and names host.
+func verifyFor(crt, ca []byte, host string) error {
+	block, _ := pem.Decode(crt)
+	if block == nil {
+		return errors.New("tls.crt holds no PEM block")
+	}
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(ca) {
+		return errors.New("ca.crt holds no certificate")
+	}
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: host})
+	return err
+}
