@@ -6,14 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
-// stagedFaultConfig is a Deployment duplicated to every member by a policy
+// stagedFaultConfig is the web Deployment (shop/web) duplicated to every member by a policy
 // whose rollout updates m1 (the canary) first, bakes bakeSeconds, then
 // the rest.
 func stagedFaultConfig(ms []*faultMember, image string, bakeSeconds int) string {
@@ -28,52 +27,30 @@ func stagedFaultConfig(ms []*faultMember, image string, bakeSeconds int) string 
 		b.WriteString(tokenClusterHCL(m.name, m.host, m.env.Token, m.env.CAData, labels))
 		refs[i] = "flotilla_cluster." + m.name
 	}
-	fmt.Fprintf(&b, `
-resource "flotilla_propagation_policy" "web" {
-  name               = "web"
-  namespace          = "default"
-  resource_selectors = [{ api_version = "apps/v1", kind = "Deployment", name = "web" }]
-  rollout = { stages = [
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.name
+	}
+	b.WriteString(policyHCL("web", "shop", "apps/v1", "Deployment", names, fmt.Sprintf(`rollout = { stages = [
     { name = "canary", cluster_affinity = { label_selector = { match_labels = { ring = "canary" } } }, gate = { bake_seconds = %d } },
     { name = "rest" },
-  ] }
-}
-
-resource "flotilla_manifest" "web" {
-  manifest = {
-    apiVersion = "apps/v1"
-    kind       = "Deployment"
-    metadata   = { name = "web", namespace = "default" }
-    spec = {
-      replicas = 1
-      selector = { matchLabels = { app = "web" } }
-      template = {
-        metadata = { labels = { app = "web" } }
-        spec     = { containers = [{ name = "web", image = %q }] }
-      }
-    }
-  }
-  clusters             = [%s]
-  propagation_policies = [flotilla_propagation_policy.web]
-}
-`, bakeSeconds, image, strings.Join(refs, ", "))
+  ] }`, bakeSeconds)))
+	b.WriteString(webDeployment{replicas: 2, image: image, attrs: fmt.Sprintf("clusters = [%s]\n  propagation_policies = [flotilla_propagation_policy.web]", strings.Join(refs, ", "))}.HCL())
 	return b.String()
 }
 
-// webImage is the image of the web Deployment in a member; "" when absent.
+// webImage is the image of the shop/web Deployment in a member; "" when absent.
 func (m *faultMember) webImage(t *testing.T) string {
 	t.Helper()
-	d, err := m.clients.AppsV1().Deployments("default").Get(context.Background(), "web", metav1.GetOptions{})
+	d, err := m.clients.AppsV1().Deployments("shop").Get(context.Background(), "web", metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return ""
 	}
 	if err != nil {
-		t.Fatalf("%s: get deployment default/web: %v", m.name, err)
+		t.Fatalf("%s: get deployment shop/web: %v", m.name, err)
 	}
-	return imageOf(d)
+	return d.Spec.Template.Spec.Containers[0].Image
 }
-
-func imageOf(d *appsv1.Deployment) string { return d.Spec.Template.Spec.Containers[0].Image }
 
 // TestFaultProviderKilledDuringGate kills the provider while a staged
 // apply bakes the canary (m1 updated, m2 and m3 not yet): terraform fails
