@@ -35,16 +35,7 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
   rollout:
 ` + rolloutSpec,
-		"web.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: "nginx:1.27"}]}
-`,
+		"web.yaml": webDeployment,
 	}
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
