@@ -39,7 +39,7 @@ func (f *scenarioFleet) stagedVars(image, onFailure string) config.Variables {
 		"on_gate_failure":      config.StringVariable(onFailure),
 		"canary_bake_seconds":  config.IntegerVariable(canaryBakeSeconds),
 		"bake_seconds":         config.IntegerVariable(restBakeSeconds),
-		"gate_timeout_seconds": config.IntegerVariable(10),
+		"gate_timeout_seconds": config.IntegerVariable(20),
 	})
 }
 
