@@ -75,7 +75,7 @@ func TestPlanUnknown(t *testing.T) {
 	for _, tc := range tests {
 		set := map[string]tftypes.Value{}
 		planUnknown(manifestRequest{in: manifestInputs{template: tc.template}, planned: manifestRecord{dependencies: tc.dependencies}}, set)
-		for _, name := range []string{attrPlacement, attrSuspendedClusters, attrRendered, attrPolicy, attrAffinityTerm, attrStatus, attrConnections} {
+		for _, name := range []string{attrPlacement, attrSuspendedClusters, attrStages, attrRendered, attrPolicy, attrAffinityTerm, attrStatus, attrConnections} {
 			if set[name].IsKnown() {
 				t.Errorf("%s: %s = %v, want unknown", tc.name, name, set[name])
 			}
@@ -131,6 +131,7 @@ func TestShowResult(t *testing.T) {
 		Placement: []api.TargetCluster{{Name: "east", Replicas: 2}},
 		Works:     map[string]render.Work{"east": {Cluster: "east", Object: web}},
 		Suspended: []string{"east"},
+		Stages:    []policy.Stage{{Name: "canary", Clusters: []string{"east"}}},
 	}
 	set := map[string]tftypes.Value{}
 	where, diags := showResult(placed, nil, set)
@@ -142,6 +143,7 @@ func TestShowResult(t *testing.T) {
 		attrAffinityTerm:      tftypes.NewValue(tftypes.String, "primary"),
 		attrPlacement:         placementValue(map[string]int64{"east": 2}),
 		attrSuspendedClusters: suspendedValue([]string{"east"}),
+		attrStages:            stagesValue([]policy.Stage{{Name: "canary", Clusters: []string{"east"}}}),
 		attrRendered:          rawStringMap(map[string]string{"east": `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default"}}`}),
 	}
 	for name, v := range want {
