@@ -149,6 +149,10 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	staged, err := b.stageWorks(ctx, &rb, tmpl, t, rendered, desired, existing)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	plan := planWorks(desired, existing, func(cluster string) bool { return evicting(&rb, cluster) })
 	current := make(map[string]*workv1.Work, len(existing))
 	for i := range existing {
@@ -170,7 +174,7 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			return reconcile.Result{}, err
 		}
 	}
-	return b.writeStatus(ctx, &rb, tmpl, current, plan)
+	return b.writeStatus(ctx, &rb, tmpl, current, plan, staged)
 }
 
 // release lets go of a Work of a cluster the binding left: a Namespace the

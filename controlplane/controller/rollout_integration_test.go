@@ -1,0 +1,327 @@
+package controller_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+)
+
+// The canary's gate in these tests: a bake long enough to see in the
+// members' timestamps, a timeout short enough to wait for.
+const (
+	rolloutBake    = 3
+	rolloutTimeout = 10
+	// rolloutDeadline bounds a whole stage: apply, kwok's pods, bake.
+	rolloutDeadline = 60 * time.Second
+)
+
+// startFullFleet starts an APIServerOnly host and three Full members (kwok
+// runs their pods, so Deployments really roll out and a broken image never
+// becomes Ready), and registers the members.
+func startFullFleet(t *testing.T) fleetEnv {
+	t.Helper()
+	host := testenv.Start(t, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly}).Clusters[0]
+	members := testenv.Start(t, testenv.Options{Clusters: 3, Mode: testenv.Full}).Clusters
+	hub := controllertest.SystemHost(t, host)
+	for _, m := range members {
+		controllertest.RegisterMember(t, hub, m)
+	}
+	clients, names := controllertest.MemberClients(t, members, controllertest.Scheme(t))
+	return fleetEnv{host: host, hub: hub, members: clients, fleet: members, names: names}
+}
+
+// canaryPolicy places web on every member, the first member as the canary
+// stage (bake rolloutBake s, timeout rolloutTimeout s) and the rest after.
+func canaryPolicy(names []string, onFailure api.RolloutFailureAction) *policyv1.PropagationPolicy {
+	p := webPolicy(names...).Obj()
+	p.Spec.Rollout = &api.RolloutStrategy{
+		OnGateFailure: onFailure,
+		Stages: []api.RolloutStage{
+			{Name: "canary", ClusterAffinity: apitest.MakeAffinity().Names(names[0]).Obj(),
+				Gate: &api.RolloutGate{BakeSeconds: rolloutBake, TimeoutSeconds: ptr.To[int32](rolloutTimeout)}},
+			{Name: "rest"},
+		},
+	}
+	return &policyv1.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+}
+
+// TestStagedRollout runs a staged rollout in continuous mode over three
+// real members, canary first: a good image reaches the rest only after the
+// canary has been healthy for the bake time (from the members' own
+// timestamps); a broken image stops at the canary, the binding says Halted
+// and why, and the other members keep the previous Deployment; a fix
+// resumes; in rollback mode a broken image's canary gets the last healthy
+// rendering back.
+func TestStagedRollout(t *testing.T) {
+	env := startFullFleet(t)
+	env.startManager(t)
+	hub, names := env.hub, env.names
+	canary, rest := names[0], names[1:]
+	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
+
+	pp := canaryPolicy(names, "")
+	testkit.MustCreate(t, hub, pp)
+	d := deployment(2)
+	d.Spec.Template.Spec.Containers[0].Image = "web:v1"
+	testkit.MustCreate(t, hub, d)
+
+	t.Log("first rollout: the canary gets web:v1, the rest only after its gate")
+	rb := waitRollout(t, hub, rbKey, api.BindingRolloutComplete, "")
+	assertStagedAfterBake(t, env, canary, rest, "web:v1")
+	assertStageRecords(t, rb)
+
+	t.Log("a good image rolls through the stages in order")
+	setImage(t, hub, "web:v2")
+	rb = waitRollout(t, hub, rbKey, api.BindingRolloutComplete, rb.Status.Rollout.Revision)
+	assertStagedAfterBake(t, env, canary, rest, "web:v2")
+	assertStageRecords(t, rb)
+	for _, c := range rb.Status.Rollout.Clusters {
+		if c.Revision != rb.Status.Rollout.Revision || c.Health != api.ResourceHealthy {
+			t.Errorf("cluster %+v after the rollout of revision %s, want it on the revision and Healthy", c, rb.Status.Rollout.Revision)
+		}
+	}
+
+	t.Log("a broken image stops at the canary")
+	before := memberVersions(t, env, rest)
+	setImage(t, hub, "web:broken")
+	rb = waitRollout(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
+	st := rb.Status.Rollout
+	if st.Stage != "canary" || st.Reason != api.RolloutReasonGateTimedOut || !strings.Contains(st.Message, canary+": ") || !strings.Contains(st.Message, "replicas") {
+		t.Errorf("halted rollout %+v, want the canary stage's gate timed out naming %s and its health reason", st, canary)
+	}
+	if got := memberImage(t, env, canary); got != "web:broken" {
+		t.Errorf("the canary runs %s, want web:broken", got)
+	}
+	if diff := memberVersions(t, env, rest); !equalMaps(before, diff) {
+		t.Errorf("the other members' Deployments changed while the canary halted: before %v, after %v", before, diff)
+	}
+	for _, c := range rest {
+		if got := memberImage(t, env, c); got != "web:v2" {
+			t.Errorf("member %s runs %s, want the previous web:v2", c, got)
+		}
+	}
+	cond := fullyAppliedOf(rb)
+	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != "RolloutHalted" {
+		t.Errorf("FullyApplied %+v, want False RolloutHalted", cond)
+	}
+
+	t.Log("the resume annotation judges the failed gate again: still broken, it halts again")
+	var tmpl appsv1.Deployment
+	if err := hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	orig := tmpl.DeepCopy()
+	metav1.SetMetaDataAnnotation(&tmpl.ObjectMeta, controller.AnnotationRolloutResume, "1")
+	if err := hub.Patch(t.Context(), &tmpl, client.MergeFrom(orig)); err != nil {
+		t.Fatal(err)
+	}
+	firstHalt := st.BatchStartTime
+	testkit.Eventually(t, 2*rolloutDeadline, "halted again after the resume", func() (bool, string) {
+		if err := hub.Get(t.Context(), rbKey, rb); err != nil {
+			return false, err.Error()
+		}
+		st := rb.Status.Rollout
+		return st.ObservedResume == "1" && st.Phase == api.BindingRolloutHalted && st.BatchStartTime.After(firstHalt.Time),
+			fmt.Sprintf("resume %q phase %s batch start %v: %s", st.ObservedResume, st.Phase, st.BatchStartTime, st.Message)
+	})
+	if diff := memberVersions(t, env, rest); !equalMaps(before, diff) {
+		t.Errorf("the other members' Deployments changed on the resume: before %v, after %v", before, diff)
+	}
+
+	t.Log("a fix resumes the halted rollout")
+	halted := rb.Status.Rollout.Revision
+	setImage(t, hub, "web:v3")
+	rb = waitRollout(t, hub, rbKey, api.BindingRolloutComplete, halted)
+	assertStagedAfterBake(t, env, canary, rest, "web:v3")
+
+	t.Log("rollback mode: a broken image's canary gets web:v3 back")
+	if err := hub.Get(t.Context(), client.ObjectKeyFromObject(pp), pp); err != nil {
+		t.Fatal(err)
+	}
+	pp.Spec.Rollout.OnGateFailure = api.RolloutRollback
+	if err := hub.Update(t.Context(), pp); err != nil {
+		t.Fatal(err)
+	}
+	before = memberVersions(t, env, rest)
+	setImage(t, hub, "web:broken")
+	rb = waitRollout(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
+	if st := rb.Status.Rollout; st.Reason != api.RolloutReasonRolledBack {
+		t.Errorf("halted rollout %+v, want reason RolledBack", st)
+	}
+	testkit.Eventually(t, rolloutDeadline, "the canary runs web:v3 again", func() (bool, string) {
+		got := memberImage(t, env, canary)
+		return got == "web:v3", "canary image " + got
+	})
+	if diff := memberVersions(t, env, rest); !equalMaps(before, diff) {
+		t.Errorf("the other members' Deployments changed during the rollback: before %v, after %v", before, diff)
+	}
+}
+
+// waitRollout waits until the binding's rollout of a revision other than
+// old reaches phase, and returns the binding.
+func waitRollout(t *testing.T, hub client.Client, key client.ObjectKey, phase api.BindingRolloutPhase, old string) *workv1.ResourceBinding {
+	t.Helper()
+	var rb workv1.ResourceBinding
+	testkit.Eventually(t, 2*rolloutDeadline, fmt.Sprintf("rollout %s", phase), func() (bool, string) {
+		if err := hub.Get(t.Context(), key, &rb); err != nil {
+			return false, err.Error()
+		}
+		st := rb.Status.Rollout
+		if st == nil {
+			return false, "no status.rollout"
+		}
+		return st.Revision != old && st.Phase == phase, fmt.Sprintf("revision %s phase %s reason %s: %s", st.Revision, st.Phase, st.Reason, st.Message)
+	})
+	return &rb
+}
+
+// assertStagedAfterBake checks, from the members' own timestamps, that
+// flotilla wrote image to the rest only after the canary's Deployment had
+// rolled it out and the bake time had passed. Timestamps are in whole
+// seconds, rounded down, so the bound holds exactly.
+func assertStagedAfterBake(t *testing.T, env fleetEnv, canary string, rest []string, image string) {
+	t.Helper()
+	var ready time.Time
+	testkit.Eventually(t, rolloutDeadline, "every member rolled out "+image, func() (bool, string) {
+		for _, c := range append([]string{canary}, rest...) {
+			d := memberDeployment(t, env, c)
+			if d == nil || d.Spec.Template.Spec.Containers[0].Image != image || rolledOutAt(d).IsZero() {
+				return false, c + " not rolled out yet"
+			}
+		}
+		ready = rolledOutAt(memberDeployment(t, env, canary))
+		return true, ""
+	})
+	for _, c := range rest {
+		wrote := flotillaWriteTime(memberDeployment(t, env, c))
+		if wrote.Before(ready.Add(rolloutBake * time.Second)) {
+			t.Errorf("flotilla wrote %s to %s at %v, before the canary rolled it out (%v) plus the %ds bake", image, c, wrote, ready, rolloutBake)
+		}
+	}
+}
+
+// assertStageRecords checks the binding's record of a completed rollout:
+// each stage started once the one before passed, and the canary passed no
+// sooner than its bake after it became healthy.
+func assertStageRecords(t *testing.T, rb *workv1.ResourceBinding) {
+	t.Helper()
+	s := rb.Status.Rollout.Stages
+	if len(s) != 2 || s[0].Name != "canary" || s[1].Name != "rest" || s[0].PassTime == nil || s[0].HealthyTime == nil || s[1].StartTime == nil {
+		t.Fatalf("stage records %+v", s)
+	}
+	if s[1].StartTime.Before(s[0].PassTime) {
+		t.Errorf("stage rest started at %v, before the canary passed at %v", s[1].StartTime, s[0].PassTime)
+	}
+	if s[0].PassTime.Sub(s[0].HealthyTime.Time) < rolloutBake*time.Second {
+		t.Errorf("the canary passed at %v, less than %ds after it became healthy at %v", s[0].PassTime, rolloutBake, s[0].HealthyTime)
+	}
+}
+
+// rolledOutAt is when a Deployment's controller finished rolling out its
+// current generation (Progressing: NewReplicaSetAvailable), zero before.
+func rolledOutAt(d *appsv1.Deployment) time.Time {
+	if d.Status.ObservedGeneration != d.Generation || d.Status.UpdatedReplicas != ptr.Deref(d.Spec.Replicas, 1) || d.Status.AvailableReplicas != d.Status.UpdatedReplicas {
+		return time.Time{}
+	}
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionTrue && c.Reason == "NewReplicaSetAvailable" {
+			return c.LastUpdateTime.Time
+		}
+	}
+	return time.Time{}
+}
+
+// flotillaWriteTime is when flotilla last wrote the Deployment's spec.
+func flotillaWriteTime(d *appsv1.Deployment) time.Time {
+	var last time.Time
+	for _, f := range d.ManagedFields {
+		if f.Manager == execution.DefaultFieldManager && f.Subresource == "" && f.Time != nil && f.Time.After(last) {
+			last = f.Time.Time
+		}
+	}
+	return last
+}
+
+func memberDeployment(t *testing.T, env fleetEnv, cluster string) *appsv1.Deployment {
+	t.Helper()
+	var d appsv1.Deployment
+	if err := env.members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+		return nil
+	}
+	return &d
+}
+
+func memberImage(t *testing.T, env fleetEnv, cluster string) string {
+	t.Helper()
+	if d := memberDeployment(t, env, cluster); d != nil {
+		return d.Spec.Template.Spec.Containers[0].Image
+	}
+	return "<none>"
+}
+
+// memberVersions are the members' Deployments' generations: a write to
+// the spec moves one.
+func memberVersions(t *testing.T, env fleetEnv, clusters []string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, c := range clusters {
+		if d := memberDeployment(t, env, c); d != nil {
+			out[c] = d.Generation
+		}
+	}
+	return out
+}
+
+func equalMaps(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// setImage changes the template's image.
+func setImage(t *testing.T, hub client.Client, image string) {
+	t.Helper()
+	var d appsv1.Deployment
+	if err := hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+		t.Fatal(err)
+	}
+	orig := d.DeepCopy()
+	d.Spec.Template.Spec.Containers[0].Image = image
+	if err := hub.Patch(t.Context(), &d, client.MergeFrom(orig)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fullyAppliedOf(rb *workv1.ResourceBinding) *metav1.Condition {
+	for i := range rb.Status.Conditions {
+		if rb.Status.Conditions[i].Type == api.ConditionFullyApplied {
+			return &rb.Status.Conditions[i]
+		}
+	}
+	return nil
+}
