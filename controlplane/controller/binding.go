@@ -48,6 +48,9 @@ const pendingRetry = time.Second
 // the execution controller applies anything.
 type bindingReconciler struct {
 	client client.Client
+	// reader reads from the host, not the cache: a staged rollout's state
+	// (status.rollout) must not be judged from a stale copy.
+	reader client.Reader
 	opts   Options
 	now    func() time.Time
 	events recorder

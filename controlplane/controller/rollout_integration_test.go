@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,6 +175,26 @@ func TestStagedRollout(t *testing.T) {
 	if diff := memberVersions(t, env, rest); !equalMaps(before, diff) {
 		t.Errorf("the other members' Deployments changed during the rollback: before %v, after %v", before, diff)
 	}
+
+	t.Log("failover while the rollout is halted: the last member's apiserver stops and the binding leaves it")
+	gone := names[2]
+	env.fleet[2].StopAPIServer()
+	testkit.Eventually(t, 2*rolloutDeadline, "the binding left "+gone+" and the rollout stays halted", func() (bool, string) {
+		if err := hub.Get(t.Context(), rbKey, rb); err != nil {
+			return false, err.Error()
+		}
+		st := rb.Status.Rollout
+		var clusters []string
+		for _, c := range st.Clusters {
+			clusters = append(clusters, c.Name)
+		}
+		left := !slices.ContainsFunc(rb.Spec.Clusters, func(tc api.TargetCluster) bool { return tc.Name == gone }) && !slices.Contains(clusters, gone)
+		return left && st.Phase == api.BindingRolloutHalted && st.Stage == "canary",
+			fmt.Sprintf("spec.clusters %v, rollout clusters %v, phase %s stage %s", rb.Spec.Clusters, clusters, st.Phase, st.Stage)
+	})
+	if got := memberImage(t, env, names[1]); got != "web:v3" {
+		t.Errorf("member %s runs %s after the failover, want web:v3 (its stage has not started)", names[1], got)
+	}
 }
 
 // waitRollout waits until the binding's rollout of a revision other than
@@ -195,9 +216,10 @@ func waitRollout(t *testing.T, hub client.Client, key client.ObjectKey, phase ap
 }
 
 // assertStagedAfterBake checks, from the members' own timestamps, that
-// flotilla wrote image to the rest only after the canary's Deployment had
-// rolled it out and the bake time had passed. Timestamps are in whole
-// seconds, rounded down, so the bound holds exactly.
+// flotilla wrote image to the rest only after the canary's pods of it were
+// all Ready (the Deployment cannot be Healthy before) and the bake time had
+// passed. Timestamps are in whole seconds, rounded down, so the bound holds
+// exactly.
 func assertStagedAfterBake(t *testing.T, env fleetEnv, canary string, rest []string, image string) {
 	t.Helper()
 	var ready time.Time
@@ -208,8 +230,9 @@ func assertStagedAfterBake(t *testing.T, env fleetEnv, canary string, rest []str
 				return false, c + " not rolled out yet"
 			}
 		}
-		ready = rolledOutAt(memberDeployment(t, env, canary))
-		return true, ""
+		var msg string
+		ready, msg = podsReadyAt(t, env, canary, image)
+		return !ready.IsZero(), msg
 	})
 	for _, c := range rest {
 		wrote := flotillaWriteTime(memberDeployment(t, env, c))
@@ -248,6 +271,35 @@ func rolledOutAt(d *appsv1.Deployment) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// podsReadyAt is when the last of a member's running pods of image became
+// Ready (zero, and why, while one is not).
+func podsReadyAt(t *testing.T, env fleetEnv, cluster, image string) (time.Time, string) {
+	t.Helper()
+	var pods corev1.PodList
+	if err := env.members[cluster].List(t.Context(), &pods, client.InNamespace("default"), client.MatchingLabels{"app": "web"}); err != nil {
+		return time.Time{}, err.Error()
+	}
+	var last time.Time
+	n := 0
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil || p.Spec.Containers[0].Image != image {
+			continue
+		}
+		n++
+		i := slices.IndexFunc(p.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue })
+		if i < 0 {
+			return time.Time{}, fmt.Sprintf("pod %s of %s is not Ready", p.Name, cluster)
+		}
+		if at := p.Status.Conditions[i].LastTransitionTime.Time; at.After(last) {
+			last = at
+		}
+	}
+	if n == 0 {
+		return time.Time{}, "no pod of " + image + " in " + cluster
+	}
+	return last, ""
 }
 
 // flotillaWriteTime is when flotilla last wrote the Deployment's spec.

@@ -9,11 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/override"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
@@ -81,6 +83,9 @@ func (b *bindingReconciler) stageWorks(ctx context.Context, rb *workv1.ResourceB
 	if err != nil {
 		return nil, fmt.Errorf("stage the rollout of %s: %w", ref, err)
 	}
+	if err := b.liveRollout(ctx, rb); err != nil {
+		return nil, err
+	}
 	works := workByCluster(existing, WorkName(ref))
 	facts := make(map[string]rolloutCluster, len(t.clusters))
 	for _, tc := range t.clusters {
@@ -96,6 +101,24 @@ func (b *bindingReconciler) stageWorks(ctx context.Context, rb *workv1.ResourceB
 		}
 	}
 	return &rolloutOutcome{status: &d.status, events: d.events, gates: d.gates, wait: d.wait}, nil
+}
+
+// liveRollout replaces rb's status.rollout with the host's: the cache may
+// not have the last pass's write yet, and a rollout judged from an older
+// state could update a cluster it has just rolled back. The status patch
+// is then computed against the host's state too.
+func (b *bindingReconciler) liveRollout(ctx context.Context, rb *workv1.ResourceBinding) error {
+	if b.reader == nil {
+		return nil
+	}
+	var live workv1.ResourceBinding
+	if err := getBinding(ctx, b.reader, client.ObjectKeyFromObject(rb), &live); err != nil {
+		return fmt.Errorf("read the rollout status of %s: %w", hoststore.BindingRef(rb), err)
+	}
+	if live.UID == rb.UID {
+		rb.Status.Rollout = live.Status.Rollout
+	}
+	return nil
 }
 
 // workByCluster picks each cluster's Work of the template (name) that is
@@ -233,6 +256,9 @@ func rollBack(cluster string, have *workv1.Work, desired map[string]*workv1.Work
 	back := have.DeepCopy()
 	back.Spec.Workload.Manifests = manifests
 	back.Spec.SuspendDispatching = want.Spec.SuspendDispatching
+	if back.Annotations == nil {
+		back.Annotations = map[string]string{}
+	}
 	back.Annotations[AnnotationRolloutRevision] = rev
 	for _, k := range bindingOwnedAnnotations {
 		delete(back.Annotations, k)
