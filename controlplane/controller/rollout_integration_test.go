@@ -86,13 +86,13 @@ func TestStagedRollout(t *testing.T) {
 	testkit.MustCreate(t, hub, d)
 
 	t.Log("first rollout: the canary gets web:v1, the rest only after its gate")
-	rb := waitRollout(t, hub, rbKey, api.BindingRolloutComplete, "")
+	rb := waitStaged(t, hub, rbKey, api.BindingRolloutComplete, "")
 	assertStagedAfterBake(t, env, canary, rest, "web:v1")
 	assertStageRecords(t, rb)
 
 	t.Log("a good image rolls through the stages in order")
 	setImage(t, hub, "web:v2")
-	rb = waitRollout(t, hub, rbKey, api.BindingRolloutComplete, rb.Status.Rollout.Revision)
+	rb = waitStaged(t, hub, rbKey, api.BindingRolloutComplete, rb.Status.Rollout.Revision)
 	assertStagedAfterBake(t, env, canary, rest, "web:v2")
 	assertStageRecords(t, rb)
 	for _, c := range rb.Status.Rollout.Clusters {
@@ -104,7 +104,7 @@ func TestStagedRollout(t *testing.T) {
 	t.Log("a broken image stops at the canary")
 	before := memberVersions(t, env, rest)
 	setImage(t, hub, "web:broken")
-	rb = waitRollout(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
+	rb = waitStaged(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
 	st := rb.Status.Rollout
 	if st.Stage != "canary" || st.Reason != api.RolloutReasonGateTimedOut || !strings.Contains(st.Message, canary+": ") || !strings.Contains(st.Message, "replicas") {
 		t.Errorf("halted rollout %+v, want the canary stage's gate timed out naming %s and its health reason", st, canary)
@@ -151,7 +151,7 @@ func TestStagedRollout(t *testing.T) {
 	t.Log("a fix resumes the halted rollout")
 	halted := rb.Status.Rollout.Revision
 	setImage(t, hub, "web:v3")
-	rb = waitRollout(t, hub, rbKey, api.BindingRolloutComplete, halted)
+	rb = waitStaged(t, hub, rbKey, api.BindingRolloutComplete, halted)
 	assertStagedAfterBake(t, env, canary, rest, "web:v3")
 
 	t.Log("rollback mode: a broken image's canary gets web:v3 back")
@@ -164,7 +164,7 @@ func TestStagedRollout(t *testing.T) {
 	}
 	before = memberVersions(t, env, rest)
 	setImage(t, hub, "web:broken")
-	rb = waitRollout(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
+	rb = waitStaged(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
 	if st := rb.Status.Rollout; st.Reason != api.RolloutReasonRolledBack {
 		t.Errorf("halted rollout %+v, want reason RolledBack", st)
 	}
@@ -197,9 +197,9 @@ func TestStagedRollout(t *testing.T) {
 	}
 }
 
-// waitRollout waits until the binding's rollout of a revision other than
+// waitStaged waits until the binding's rollout of a revision other than
 // old reaches phase, and returns the binding.
-func waitRollout(t *testing.T, hub client.Client, key client.ObjectKey, phase api.BindingRolloutPhase, old string) *workv1.ResourceBinding {
+func waitStaged(t *testing.T, hub client.Client, key client.ObjectKey, phase api.BindingRolloutPhase, old string) *workv1.ResourceBinding {
 	t.Helper()
 	var rb workv1.ResourceBinding
 	testkit.Eventually(t, 2*rolloutDeadline, fmt.Sprintf("rollout %s", phase), func() (bool, string) {
@@ -237,8 +237,9 @@ func assertStagedAfterBake(t *testing.T, env fleetEnv, canary string, rest []str
 	for _, c := range rest {
 		wrote := flotillaWriteTime(memberDeployment(t, env, c))
 		if wrote.Before(ready.Add(rolloutBake * time.Second)) {
-			t.Errorf("flotilla wrote %s to %s at %v, before the canary rolled it out (%v) plus the %ds bake", image, c, wrote, ready, rolloutBake)
+			t.Errorf("flotilla wrote %s to %s at %v, before the canary's pods were Ready (%v) plus the %ds bake", image, c, wrote, ready, rolloutBake)
 		}
+		t.Logf("%s: canary %s pods Ready at %s, flotilla wrote %s at %s (bake %ds)", image, canary, ready.Format(time.TimeOnly), c, wrote.Format(time.TimeOnly), rolloutBake)
 	}
 }
 
