@@ -6,39 +6,39 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 type BindingRolloutPhase string
 
 const (
-	// BindingRolloutProgressing: the current batch's clusters are being
+	// BindingRolloutProgressing means the current batch's clusters are being
 	// updated, or some are not healthy yet and the gate's timeout has not
 	// run out.
 	BindingRolloutProgressing BindingRolloutPhase = "Progressing"
-	// BindingRolloutBaking: the current batch is healthy (within
+	// BindingRolloutBaking means the current batch is healthy (within
 	// maxUnhealthyClusters) and waits out the gate's bake time.
 	BindingRolloutBaking BindingRolloutPhase = "Baking"
-	// BindingRolloutHalted: a gate failed; later stages keep the previous
+	// BindingRolloutHalted means a gate failed; later stages keep the previous
 	// rendering until the template changes again or a resume is asked for.
 	BindingRolloutHalted BindingRolloutPhase = "Halted"
-	// BindingRolloutComplete: every stage passed its gate; every cluster has
+	// BindingRolloutComplete means every stage passed its gate; every cluster has
 	// the revision.
 	BindingRolloutComplete BindingRolloutPhase = "Complete"
 )
 
 // Reasons of a rollout's status (BindingRolloutStatus.Reason).
 const (
-	// RolloutReasonUpdating: the batch's Works are being written.
+	// RolloutReasonUpdating means the batch's Works are being written.
 	RolloutReasonUpdating = "Updating"
-	// RolloutReasonWaitingForHealth: too many updated clusters are not healthy yet.
+	// RolloutReasonWaitingForHealth means too many updated clusters are not healthy yet.
 	RolloutReasonWaitingForHealth = "WaitingForHealth"
-	// RolloutReasonBaking: healthy, the bake time runs.
+	// RolloutReasonBaking means the batch is healthy and the bake time runs.
 	RolloutReasonBaking = "Baking"
-	// RolloutReasonGateTimedOut: the gate's timeout ran out with too many
+	// RolloutReasonGateTimedOut means the gate's timeout ran out with too many
 	// updated clusters not healthy.
 	RolloutReasonGateTimedOut = "GateTimedOut"
-	// RolloutReasonBakeFailed: updated clusters turned unhealthy during the
+	// RolloutReasonBakeFailed means updated clusters turned unhealthy during the
 	// bake time.
 	RolloutReasonBakeFailed = "BakeFailed"
-	// RolloutReasonRolledBack: the gate failed and the batch's updated
+	// RolloutReasonRolledBack means the gate failed and the batch's updated
 	// clusters were given the last healthy rendering back.
 	RolloutReasonRolledBack = "RolledBack"
-	// RolloutReasonComplete: every stage passed.
+	// RolloutReasonComplete means every stage passed.
 	RolloutReasonComplete = "Complete"
 )
 
