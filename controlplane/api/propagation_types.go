@@ -90,6 +90,12 @@ type PropagationSpec struct {
 	// SchedulePriority sets where the workload's scheduling priority comes from.
 	// +optional
 	SchedulePriority *SchedulePriority `json:"schedulePriority,omitempty"`
+
+	// Rollout stages a template change across the scheduled clusters: a
+	// flotilla extension, off when nil (every cluster updates at once, as
+	// in Karmada).
+	// +optional
+	Rollout *RolloutStrategy `json:"rollout,omitempty"`
 }
 
 // ResourceSelector picks templates by apiVersion and kind, and optionally by

@@ -66,6 +66,7 @@ func ValidatePropagationSpec(spec *PropagationSpec, fldPath *field.Path) field.E
 	}
 	errs = append(errs, validateFailover(spec.Failover, fldPath.Child("failover"))...)
 	errs = append(errs, validateSuspension(spec.Suspension, fldPath.Child("suspension"))...)
+	errs = append(errs, ValidateRollout(spec.Rollout, fldPath.Child("rollout"))...)
 	if sp := spec.SchedulePriority; sp != nil {
 		p := fldPath.Child("schedulePriority")
 		if sp.PriorityClassSource == "" {

@@ -108,6 +108,12 @@ type Result struct {
 	// a workload are not held back, as Karmada's attached bindings carry
 	// no suspension.
 	Suspended []string
+	// Rollout is the claiming policy's staged rollout; nil when it has none
+	// (every cluster updates at once).
+	Rollout *api.RolloutStrategy
+	// Stages are Placement's clusters assigned to Rollout's stages
+	// (policy.AssignStages), in order; nil without a rollout.
+	Stages []policy.Stage
 	// Err says why the template could not be planned; nil on success.
 	Err error
 	// Reasons says, per cluster, why it was not chosen.
@@ -149,6 +155,9 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 			continue
 		}
 		results[i].Works = works
+		if err := stageResult(&results[i], specs[i], byName); err != nil {
+			results[i].Err = fmt.Errorf("%s: %w", results[i].Template.Describe(), err)
+		}
 	}
 	return results
 }
@@ -288,4 +297,23 @@ func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.
 		Fleet:                   f.Name,
 		Interpreter:             f.Interpreter,
 	})
+}
+
+// stageResult assigns a planned template's clusters to the claiming
+// policy's rollout stages. A dependency that follows a workload is not
+// staged by the workload's rollout: it has no health of its own to gate.
+func stageResult(res *Result, spec *api.PropagationSpec, byName map[string]*api.Cluster) error {
+	if spec == nil || spec.Rollout == nil {
+		return nil
+	}
+	names := make([]string, len(res.Placement))
+	for i, tc := range res.Placement {
+		names[i] = tc.Name
+	}
+	stages, err := policy.AssignStages(spec.Rollout, names, byName)
+	if err != nil {
+		return err
+	}
+	res.Rollout, res.Stages = spec.Rollout, stages
+	return nil
 }

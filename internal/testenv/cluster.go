@@ -248,6 +248,10 @@ func (c *Cluster) apiserverProcess(port int) *process {
 // bind pods) and kwok (it plays kubelet for every node).
 func (c *Cluster) startComponents() error {
 	kc := "--kubeconfig=" + c.KubeconfigPath
+	stages, err := writeKwokStages(c.Dir)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
 	specs := []struct {
 		name string
 		args []string
@@ -259,7 +263,8 @@ func (c *Cluster) startComponents() error {
 		// kwok must renew node Leases: without them it updates node status only
 		// every ~55 s, past kube-controller-manager's 50 s grace period, and
 		// the node and its pods turn NotReady for good.
-		{binKwok, []string{kc, "--manage-all-nodes=true", "--node-lease-duration-seconds=40"}},
+		// Its pod stages make pods of an image tagged BrokenImageTag never Ready.
+		{binKwok, []string{kc, "--manage-all-nodes=true", "--node-lease-duration-seconds=40", "--config=" + stages}},
 	}
 	procs := make([]*process, 0, len(specs))
 	for _, s := range specs {

@@ -80,6 +80,63 @@ func TestFullFleet(t *testing.T) {
 		t.Logf("deployments ready in all members %s after the create", time.Since(begin).Round(time.Millisecond))
 	})
 
+	t.Run("pods of a broken image never become ready; fixing the image rolls out", func(t *testing.T) {
+		client := f.Cluster("member3").Clientset(t)
+		d := deployment("bad", 2)
+		d.Spec.Template.Spec.Containers[0].Image = "registry.example/web:" + testenv.BrokenImageTag
+		if _, err := client.AppsV1().Deployments("default").Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// kwok has handled a pod once it has an IP; a broken one stays not Ready.
+		var pods *corev1.PodList
+		err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			var err error
+			pods, err = client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=bad"})
+			if err != nil || len(pods.Items) != 2 {
+				return false, nil //nolint:nilerr // keep polling until both pods exist
+			}
+			for _, p := range pods.Items {
+				if p.Status.PodIP == "" {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			t.Fatalf("broken pods were not handled by kwok: %v (%+v)", err, pods)
+		}
+		time.Sleep(2 * time.Second) // a pod that were to turn Ready late would have by now
+		pods, err = client.CoreV1().Pods("default").List(t.Context(), metav1.ListOptions{LabelSelector: "app=bad"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pods.Items {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					t.Errorf("pod %s of a broken image is Ready", p.Name)
+				}
+			}
+			if len(p.Status.ContainerStatuses) != 1 || p.Status.ContainerStatuses[0].State.Waiting == nil ||
+				p.Status.ContainerStatuses[0].State.Waiting.Reason != "ImagePullBackOff" {
+				t.Errorf("pod %s: container statuses %+v, want one waiting in ImagePullBackOff", p.Name, p.Status.ContainerStatuses)
+			}
+		}
+		got, err := client.AppsV1().Deployments("default").Get(t.Context(), "bad", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.ReadyReplicas != 0 {
+			t.Errorf("deployment of a broken image has %d ready replicas, want 0", got.Status.ReadyReplicas)
+		}
+		patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"bad","image":"registry.example/web:2"}]}}}}`)
+		if _, err := client.AppsV1().Deployments("default").Patch(t.Context(), "bad", "application/strategic-merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitReady(t.Context(), client, "bad", 2); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("member kubeconfig files and the fleet kubeconfig work", func(t *testing.T) {
 		for _, c := range f.Clusters {
 			cfg, err := clientcmd.BuildConfigFromFlags("", c.KubeconfigPath)

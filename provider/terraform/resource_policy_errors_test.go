@@ -60,6 +60,29 @@ var policyErrorCases = []policyErrorCase{
 		want: `Attribute placement.replica_scheduling.replica_scheduling_type value must be one of: ["Duplicated" "Divided"], got: "Spread"`,
 	},
 	{
+		name: "rollout stage names unique", typ: "propagation_policy",
+		body: selectWeb + `rollout = { stages = [
+		  { name = "wave", cluster_affinity = { cluster_names = ["east"] } },
+		  { name = "wave" },
+		] }`,
+		want: `rollout.stages[1].name: Duplicate value: "wave"`,
+	},
+	{
+		name: "rollout: only the last stage takes the rest", typ: "propagation_policy",
+		body: selectWeb + `rollout = { stages = [{ name = "rest" }, { name = "canary", cluster_affinity = { cluster_names = ["east"] } }] }`,
+		want: "rollout.stages[0].cluster_affinity: Required value: only the last stage may omit clusterAffinity",
+	},
+	{
+		name: "rollout gate timeout", typ: "propagation_policy",
+		body: selectWeb + `rollout = { stages = [{ name = "all", gate = { timeout_seconds = 0 } }] }`,
+		want: "Attribute rollout.stages[0].gate.timeout_seconds value must be between 1 and 2147483647, got: 0",
+	},
+	{
+		name: "rollout on_gate_failure", typ: "cluster_propagation_policy",
+		body: selectWeb + `rollout = { on_gate_failure = "Pause", stages = [{ name = "all" }] }`,
+		want: `Attribute rollout.on_gate_failure value must be one of: ["Halt" "Rollback"], got: "Pause"`,
+	},
+	{
 		name: "empty resource_selectors", typ: "propagation_policy",
 		body: `resource_selectors = []`,
 		want: "Attribute resource_selectors list must contain at least 1 elements, got: 0",

@@ -112,6 +112,13 @@ var fieldConstraints = map[string]attrConstraint{
 	"LabelAnnotationOverrider.operator":                   enumOf(api.OverriderOpAdd, api.OverriderOpRemove, api.OverriderOpReplace),
 	"JSONPatchOperation.operator":                         enumOf(api.OverriderOpAdd, api.OverriderOpRemove, api.OverriderOpReplace),
 	"YAMLPatchOperation.operator":                         enumOf(api.OverriderOpAdd, api.OverriderOpRemove, api.OverriderOpReplace),
+	"RolloutStrategy.stages":                              {minItems: 1},
+	"RolloutStrategy.onGateFailure":                       enumOf(api.RolloutHalt, api.RolloutRollback),
+	"RolloutStage.name":                                   {minLen: 1, maxLen: 63},
+	"RolloutStage.maxConcurrentClusters":                  minOf(1),
+	"RolloutGate.bakeSeconds":                             minOf(0),
+	"RolloutGate.maxUnhealthyClusters":                    minOf(0),
+	"RolloutGate.timeoutSeconds":                          minOf(1),
 }
 
 const jsonValueDescription = "JSON value to set, as a string: write `jsonencode(...)`, for example `jsonencode(3)` " +
@@ -157,6 +164,29 @@ var fieldDescriptions = map[string]string{
 	"PropagationSpec.dependentOverrides": "Names of override policies the propagation waits for, Karmada's " +
 		"`dependentOverrides`: `flotilla_override_policy` names in the policy's namespace (cluster-wide ones for a cluster-wide " +
 		"policy). A `flotilla_manifest` this policy claims refuses to plan while one is not among its `override_policies`.",
+
+	"PropagationSpec.rollout": "Stages a change of the selected templates across their clusters (a flotilla extension; " +
+		"Karmada has none): a canary stage first, a health gate after each stage, then the next stage. A `flotilla_manifest` " +
+		"this policy claims shows the stages in `stages`, and apply goes stage by stage. Unset: every cluster updates at once, " +
+		"as in Karmada. See the staged rollouts guide.",
+	"RolloutStrategy.stages": "The stages, in order: 1 to 10, names unique. A cluster belongs to the first stage that " +
+		"selects it; scheduled clusters no stage selects form an implicit last stage named `remaining` with the default gate.",
+	"RolloutStrategy.onGateFailure": "What a failed gate does: `Halt` (the default) stops, and later stages keep what they " +
+		"ran before; `Rollback` first puts the failed stage's updated clusters back on what they ran before, then stops.",
+	"RolloutStage.name": "The stage's name in plans, status and errors: a DNS-1123 label (lower case letters, digits " +
+		"and `-`), unique in the rollout, and not `remaining`.",
+	"RolloutStage.clusterAffinity": "Selects the stage's clusters among the scheduled ones, as `placement.cluster_affinity` " +
+		"does. Unset takes every scheduled cluster no earlier stage took; only the last stage may leave it unset.",
+	"RolloutStage.maxConcurrentClusters": "How many of the stage's clusters update at once: the stage runs in batches of " +
+		"this size, in cluster-name order, each batch gated like the stage. Unset: all at once. At least 1.",
+	"RolloutStage.gate": "The health check after the stage (or each batch) before the next one starts. Unset: every " +
+		"updated cluster healthy within 600 seconds, no bake time.",
+	"RolloutGate.bakeSeconds": "Seconds every updated cluster must stay healthy (Karmada's health rules, as apply's " +
+		"wait uses them) before the gate passes. Defaults to 0.",
+	"RolloutGate.maxUnhealthyClusters": "How many clusters of the stage (or batch) may be unhealthy when the gate is " +
+		"judged. Defaults to 0.",
+	"RolloutGate.timeoutSeconds": "Seconds the updated clusters have to become healthy before the gate fails. Defaults " +
+		"to 600; at least 1. The resource's create or update timeout bounds the whole apply.",
 
 	"ResourceSelector.apiVersion": "API version of the selected templates, for example `apps/v1`.",
 	"ResourceSelector.kind":       "Kind of the selected templates, for example `Deployment`.",
