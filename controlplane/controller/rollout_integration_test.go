@@ -106,6 +106,7 @@ func TestStagedRollout(t *testing.T) {
 	setImage(t, hub, "web:broken")
 	rb = waitStaged(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
 	st := rb.Status.Rollout
+	t.Logf("halted: reason %s, message %q", st.Reason, st.Message)
 	if st.Stage != "canary" || st.Reason != api.RolloutReasonGateTimedOut || !strings.Contains(st.Message, canary+": ") || !strings.Contains(st.Message, "replicas") {
 		t.Errorf("halted rollout %+v, want the canary stage's gate timed out naming %s and its health reason", st, canary)
 	}
