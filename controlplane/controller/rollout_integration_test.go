@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +23,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -102,6 +104,8 @@ func TestStagedRollout(t *testing.T) {
 	}
 
 	t.Log("a broken image stops at the canary")
+	failed := metrics.RolloutGates.WithLabelValues("failed")
+	failedBefore := testutil.ToFloat64(failed)
 	before := memberVersions(t, env, rest)
 	setImage(t, hub, "web:broken")
 	rb = waitStaged(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
@@ -124,6 +128,15 @@ func TestStagedRollout(t *testing.T) {
 	cond := fullyAppliedOf(rb)
 	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != "RolloutHalted" {
 		t.Errorf("FullyApplied %+v, want False RolloutHalted", cond)
+	}
+	waitEvents(t, hub, []eventWant{
+		{"ResourceBinding", rbKey.Name, controller.EventReasonRolloutStageStarted, corev1.EventTypeNormal, "stage rest starts (cluster " + strings.Join(rest, ", ")},
+		{"Deployment", "web", controller.EventReasonRolloutGatePassed, corev1.EventTypeNormal, "the gate of stage canary passed"},
+		{"ResourceBinding", rbKey.Name, controller.EventReasonRolloutComplete, corev1.EventTypeNormal, "runs on every cluster"},
+		{"Deployment", "web", controller.EventReasonRolloutHalted, corev1.EventTypeWarning, "stage canary: the gate failed"},
+	})
+	if got := testutil.ToFloat64(failed) - failedBefore; got < 1 {
+		t.Errorf("flotilla_rollout_gates_total{result=failed} moved by %v, want at least 1", got)
 	}
 
 	t.Log("the resume annotation judges the failed gate again: still broken, it halts again")
