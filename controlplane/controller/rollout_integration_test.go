@@ -72,11 +72,12 @@ func canaryPolicy(names []string, onFailure api.RolloutFailureAction) *policyv1.
 // canary has been healthy for the bake time (from the members' own
 // timestamps); a broken image stops at the canary, the binding says Halted
 // and why, and the other members keep the previous Deployment; a fix
-// resumes; in rollback mode a broken image's canary gets the last healthy
-// rendering back.
+// resumes, also after a restart of the control plane; in rollback mode a
+// broken image's canary gets the last healthy rendering back; failover
+// still moves the binding off a member while the rollout is halted.
 func TestStagedRollout(t *testing.T) {
 	env := startFullFleet(t)
-	env.startManager(t)
+	stop := env.startManager(t)
 	hub, names := env.hub, env.names
 	canary, rest := names[0], names[1:]
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
@@ -161,6 +162,10 @@ func TestStagedRollout(t *testing.T) {
 	if diff := memberVersions(t, env, rest); !equalMaps(before, diff) {
 		t.Errorf("the other members' Deployments changed on the resume: before %v, after %v", before, diff)
 	}
+
+	t.Log("the control plane restarts while the rollout is halted: the state is the binding's and the Works'")
+	stop()
+	env.startManager(t)
 
 	t.Log("a fix resumes the halted rollout")
 	halted := rb.Status.Rollout.Revision
