@@ -34,6 +34,10 @@ type Planned struct {
 	// back (plan.Result.Suspended): nothing is applied to or pruned from
 	// them, as Karmada's execution controller skips a suspended Work.
 	Suspended []string
+	// Hold are planned clusters this call leaves untouched, as it does
+	// suspended ones: a staged rollout (ApplyStaged) updates one batch at a
+	// time, and the clusters of later batches keep what they run.
+	Hold []string
 }
 
 // StalePlanError says that the fleet changed between plan and apply so that
@@ -100,7 +104,7 @@ func (e *Engine) Apply(ctx context.Context, fleet Fleet, planned []Planned) ([]A
 	out := make([]Applied, len(results))
 	var errs []error
 	for i, r := range results {
-		out[i] = applied(reqs[i], r, outcome, planned[i].Applied)
+		out[i] = applied(reqs[i], r, outcome, planned[i])
 		if out[i].Err != nil {
 			errs = append(errs, out[i].Err)
 		}
@@ -177,7 +181,7 @@ func applyRequest(p Planned, r plan.Result) execution.ApplyRequest {
 		RetainMemberFields: true,
 	}
 	for cluster, w := range r.Works {
-		if !slices.Contains(r.Suspended, cluster) {
+		if !slices.Contains(r.Suspended, cluster) && !slices.Contains(p.Hold, cluster) {
 			req.Objects[cluster] = w.Object
 		}
 	}
@@ -191,12 +195,12 @@ func applyRequest(p Planned, r plan.Result) execution.ApplyRequest {
 }
 
 // applied sums up the execution outcomes of one template.
-func applied(req execution.ApplyRequest, r plan.Result, outcome execution.Result, before []string) Applied {
+func applied(req execution.ApplyRequest, r plan.Result, outcome execution.Result, p Planned) Applied {
 	a := Applied{Result: r}
 	may := map[string]bool{}
 	// A held-back cluster keeps whatever an earlier apply left there.
-	for _, cluster := range r.Suspended {
-		if slices.Contains(before, cluster) {
+	for _, cluster := range append(slices.Clone(r.Suspended), p.Hold...) {
+		if slices.Contains(p.Applied, cluster) {
 			may[cluster] = true
 		}
 	}

@@ -42,6 +42,9 @@ type Options struct {
 	Interval time.Duration
 	// Timeout bounds the wait in addition to ctx; zero leaves it to ctx.
 	Timeout time.Duration
+	// Tolerate is how many members may be not healthy for the wait to be
+	// done (a rollout gate's maxUnhealthyClusters); 0 waits for all.
+	Tolerate int
 	// Interpreter judges health and aggregates status: the built-in rules
 	// extended by resource interpreter customizations; nil for the
 	// built-in rules only.
@@ -144,7 +147,7 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 				return last, fmt.Errorf("wait for %s: %w", object, err)
 			}
 		}
-		if last.Health == health.Healthy {
+		if passes(last, opts.Tolerate) {
 			return last, nil
 		}
 		if ctx.Err() != nil {

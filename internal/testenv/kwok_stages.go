@@ -26,27 +26,7 @@ var brokenImage = fmt.Sprintf(`'[.spec.containers[]?.image | endswith(":%s")] | 
 // "fast" stages, pod-ready narrowed to pods without a broken image;
 // pod-broken-image gives those pods an IP and a container stuck in
 // ImagePullBackOff, and so never Ready, like a kubelet that cannot pull.
-var kwokPodStages = `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-ready
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.podIP'
-      operator: 'DoesNotExist'
-    - key: ` + brokenImage + `
-      operator: 'NotIn'
-      values: ['true']
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-
+var kwokPodStages = podStartStage("pod-ready", "NotIn", `
       conditions:
       - lastTransitionTime: {{ $now | Quote }}
         status: "True"
@@ -94,33 +74,7 @@ spec:
             startedAt: {{ $now | Quote }}
         {{ end }}
       {{ end }}
-
-      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
-      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
-      phase: Running
-      startTime: {{ $now | Quote }}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-broken-image
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.podIP'
-      operator: 'DoesNotExist'
-    - key: ` + brokenImage + `
-      operator: 'In'
-      values: ['true']
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-
+`, "Running") + "---\n" + podStartStage("pod-broken-image", "In", `
       conditions:
       - lastTransitionTime: {{ $now | Quote }}
         status: "True"
@@ -143,14 +97,9 @@ spec:
         state:
           waiting:
             reason: ImagePullBackOff
-            message: "the image never becomes ready (flotilla testenv: tag ` + BrokenImageTag + `)"
+            message: "the image never becomes ready (flotilla testenv: tag `+BrokenImageTag+`)"
       {{ end }}
-
-      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
-      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
-      phase: Pending
-      startTime: {{ $now | Quote }}
----
+`, "Pending") + `---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
@@ -209,6 +158,39 @@ spec:
       empty: true
     delete: true
 `
+
+// podStartStage is a stage for pods kwok has not started yet (no IP, not
+// being deleted) whose broken-image test is brokenOp (In or NotIn "true"):
+// it writes status (conditions and container statuses, indented for the
+// template) and gives the pod its addresses and phase.
+func podStartStage(name, brokenOp, status, phase string) string {
+	return `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: ` + name + `
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.podIP'
+      operator: 'DoesNotExist'
+    - key: ` + brokenImage + `
+      operator: '` + brokenOp + `'
+      values: ['true']
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+` + status + `
+      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+      phase: ` + phase + `
+      startTime: {{ $now | Quote }}
+`
+}
 
 // writeKwokStages writes kwok's pod stages into dir and returns the path
 // to pass as --config.

@@ -48,6 +48,9 @@ type PreviewResult struct {
 	// preview cannot honour (schedulerName, dependentOverrides).
 	Refused bool              `json:"refused,omitempty"`
 	Reasons map[string]string `json:"reasons"`
+	// Rollout is the claiming policy's staged rollout as assigned to the
+	// placed clusters; absent without one.
+	Rollout *PreviewRollout `json:"rollout,omitempty"`
 }
 
 // PreviewObject names a template in the JSON output, with its apiVersion
@@ -180,6 +183,7 @@ func toPreview(r plan.Result) (PreviewResult, error) {
 	for cluster, w := range r.Works {
 		pr.Rendered[cluster] = w.Object.Object
 	}
+	pr.Rollout = previewRollout(r)
 	return pr, nil
 }
 
@@ -225,6 +229,7 @@ func writeTable(w io.Writer, out PreviewOutput) {
 			fmt.Fprintf(w, "\n# %s: %s\n", r.Template, r.Error)
 			continue
 		}
+		writeRollout(w, r)
 		clusters := make([]string, 0, len(r.Rendered))
 		for c := range r.Rendered {
 			clusters = append(clusters, c)

@@ -157,7 +157,24 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err := r.data.Engine.Apply(ctx, in.fleet, planned)
+	var out []engine.Applied
+	var staged *engine.StagedResult
+	if m.planned.stages.IsNull() {
+		out, err = r.data.Engine.Apply(ctx, in.fleet, planned)
+	} else {
+		s, serr := stagedInput(ctx, m, r.data.SensitiveKinds)
+		if serr != nil {
+			diags.AddAttributeError(path.Root(attrStages), "Cannot read the plan", serr.Error())
+			return
+		}
+		var res engine.StagedResult
+		res, err = r.data.Engine.ApplyStaged(ctx, in.fleet, planned, s)
+		out, staged = res.Applied, &res
+	}
+	var gate *engine.GateError
+	if errors.As(err, &gate) {
+		err = nil // reported below, once what was done is recorded
+	}
 	var stale *engine.StalePlanError
 	if errors.As(err, &stale) {
 		diags.AddAttributeError(path.Root("placement"), "The plan no longer holds", err.Error())
@@ -182,6 +199,9 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 	ok := appliedOK(a)
 	written := manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion, Interpreters: in.customizations}
 	set[attrRendered] = keepClusters(m.planned.rendered, ok)
+	if staged != nil {
+		set[attrRendered] = stagedRendered(m.planned.rendered, m.recorded.rendered, staged.Updated, a.Result.Suspended)
+	}
 	var failed []engine.Applied
 	if a.Err != nil {
 		failed = append(failed, a)
@@ -219,6 +239,14 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 		}
 		diags.AddAttributeError(path.Root("clusters"), "Apply of "+a.Result.Template.Describe()+" failed in some clusters",
 			strings.Join(summaries, "\n")+"\n\nThe clusters that succeeded are recorded; run apply again to retry the others.")
+		record()
+		return
+	}
+	if staged != nil {
+		set[attrStatus] = statusValue(staged.Health, diags)
+		if gate != nil {
+			diags.AddAttributeError(path.Root(attrStages), "Rollout of "+a.Result.Template.Describe()+" halted at "+gate.Step.String(), gateDetail(gate))
+		}
 		record()
 		return
 	}

@@ -28,6 +28,7 @@ type manifestRecord struct {
 	placementRaw         tftypes.Value
 	suspendedRaw         tftypes.Value
 	rendered             tftypes.Value
+	stages               tftypes.Value
 	dependenciesRendered tftypes.Value
 	connections          tftypes.Value
 	status               tftypes.Value
@@ -109,6 +110,7 @@ func recordFrom(attrs map[string]tftypes.Value, what string) (manifestRecord, di
 		placementRaw:         attrs[attrPlacement],
 		suspendedRaw:         attrs[attrSuspendedClusters],
 		rendered:             attrs[attrRendered],
+		stages:               attrs[attrStages],
 		dependenciesRendered: attrs[attrDependenciesRendered],
 		connections:          attrs[attrConnections],
 		status:               attrs[attrStatus],

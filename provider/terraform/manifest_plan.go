@@ -85,6 +85,7 @@ func planIdentity(m manifestRequest, set map[string]tftypes.Value) (replace bool
 func planUnknown(m manifestRequest, set map[string]tftypes.Value) {
 	set[attrPlacement] = tftypes.NewValue(placementType, tftypes.UnknownValue)
 	set[attrSuspendedClusters] = tftypes.NewValue(suspendedType, tftypes.UnknownValue)
+	set[attrStages] = tftypes.NewValue(stagesType, tftypes.UnknownValue)
 	set[attrRendered] = dynamicUnknown
 	set[attrPolicy] = stringUnknown
 	set[attrAffinityTerm] = stringUnknown
@@ -167,6 +168,7 @@ func showResult(res plan.Result, sensitive sensitiveKinds, set map[string]tftype
 	}
 	set[attrPlacement] = placementValue(placementCounts(res))
 	set[attrSuspendedClusters] = suspendedValue(res.Suspended)
+	set[attrStages] = stagesValue(res.Stages)
 	var err error
 	if set[attrRendered], err = renderedValue(sensitive.redactAll(worksObjects(res.Works))); err != nil {
 		diags.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())

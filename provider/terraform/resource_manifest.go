@@ -110,10 +110,11 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Optional: true,
 			},
 			"wait_for_rollout": schema.BoolAttribute{
-				MarkdownDescription: "Wait after apply until the object is healthy in every cluster (Karmada's health rules, e.g. a Deployment's updated replicas available), within the create or update timeout. Defaults to `true`.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
+				MarkdownDescription: "Wait after apply until the object is healthy in every cluster (Karmada's health rules, e.g. a Deployment's updated replicas available), within the create or update timeout. Defaults to `true`. " +
+					"With a staged rollout (`stages`), apply waits on each stage's gate whatever this says.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(true),
 			},
 			"placement": schema.MapAttribute{
 				MarkdownDescription: "Cluster → replicas, as scheduled. Non-workloads have 0 replicas in each selected cluster.",
@@ -127,6 +128,27 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"object alone. Lifting the suspension shows as a change here, and the next apply dispatches to them.",
 				ElementType: types.StringType,
 				Computed:    true,
+			},
+			attrStages: schema.ListNestedAttribute{
+				MarkdownDescription: "The staged rollout, when the claiming policy has a `rollout`: its stages in order, each with the " +
+					"placed clusters it updates (`name`, `clusters`), the implicit `remaining` stage last when some clusters no stage " +
+					"selects. Null without a rollout. Apply updates the clusters stage by stage, in batches of the stage's " +
+					"`max_concurrent_clusters`, and waits on each stage's `gate` before the next one; `rendered` shows what each " +
+					"cluster gets. When a gate fails, apply stops with an error naming the stage, its clusters and why they are " +
+					"unhealthy, and the state records which clusters run the new rendering: the next plan shows the others still " +
+					"pending, and the next apply continues with them.",
+				Computed: true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{
+						MarkdownDescription: "The stage's name; `remaining` for the implicit last stage.",
+						Computed:            true,
+					},
+					"clusters": schema.ListAttribute{
+						MarkdownDescription: "The stage's clusters, in the order they update (by name).",
+						ElementType:         types.StringType,
+						Computed:            true,
+					},
+				}},
 			},
 			"rendered": schema.MapAttribute{
 				MarkdownDescription: "Cluster → the exact object applied there, after replica division, overrides and ownership labels, as JSON: " +
