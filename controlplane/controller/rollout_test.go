@@ -295,7 +295,7 @@ func TestStageWork(t *testing.T) {
 			wantAnnotations: map[string]string{AnnotationTemplateGeneration: "2", AnnotationRolloutRevision: "2", AnnotationStableRevision: ""}},
 		{name: "promote drops the stable copy", action: rolloutPromote, have: rolloutWork("web:v2", merged(map[string]string{AnnotationRolloutRevision: "2"}, stableV1)), wantImage: "web:v2",
 			wantAnnotations: map[string]string{AnnotationTemplateGeneration: "2", AnnotationRolloutRevision: "2"}},
-		{name: "rollback restores the stable copy", action: rolloutRollback, have: rolloutWork("web:broken", merged(map[string]string{AnnotationRolloutRevision: "2"}, stableV1)), wantImage: "web:v1",
+		{name: "rollback restores the stable copy", action: rolloutRollback, have: rolloutWork("web:broken", merged(map[string]string{AnnotationRolloutRevision: "2", AnnotationTemplateGeneration: "2"}, stableV1)), wantImage: "web:v1",
 			wantAnnotations: map[string]string{AnnotationTemplateGeneration: "1", AnnotationRolloutRevision: "1"}},
 		{name: "rollback removes what a new cluster got", action: rolloutRollback, have: rolloutWork("web:broken", map[string]string{AnnotationRolloutRevision: "2", AnnotationStableRevision: ""})},
 	} {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -260,6 +262,13 @@ func rollBack(cluster string, have *workv1.Work, desired map[string]*workv1.Work
 		back.Annotations = map[string]string{}
 	}
 	back.Annotations[AnnotationRolloutRevision] = rev
+	// The template generation goes back too, so the template's status
+	// does not count the cluster as running the current generation.
+	if gen, _, _ := strings.Cut(rev, "-"); gen != "" {
+		if _, err := strconv.ParseInt(gen, 10, 64); err == nil {
+			back.Annotations[AnnotationTemplateGeneration] = gen
+		}
+	}
 	for _, k := range bindingOwnedAnnotations {
 		delete(back.Annotations, k)
 	}
