@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -118,8 +119,8 @@ func TestStagedRollout(t *testing.T) {
 	if got := memberImage(t, env, canary); got != "web:broken" {
 		t.Errorf("the canary runs %s, want web:broken", got)
 	}
-	if diff := memberVersions(t, env, rest); !equalMaps(before, diff) {
-		t.Errorf("the other members' Deployments changed while the canary halted: before %v, after %v", before, diff)
+	if after := memberVersions(t, env, rest); !maps.Equal(before, after) {
+		t.Errorf("the other members' Deployments changed while the canary halted: before %v, after %v", before, after)
 	}
 	for _, c := range rest {
 		if got := memberImage(t, env, c); got != "web:v2" {
@@ -159,8 +160,8 @@ func TestStagedRollout(t *testing.T) {
 		return st.ObservedResume == "1" && st.Phase == api.BindingRolloutHalted && st.BatchStartTime.After(firstHalt.Time),
 			fmt.Sprintf("resume %q phase %s batch start %v: %s", st.ObservedResume, st.Phase, st.BatchStartTime, st.Message)
 	})
-	if diff := memberVersions(t, env, rest); !equalMaps(before, diff) {
-		t.Errorf("the other members' Deployments changed on the resume: before %v, after %v", before, diff)
+	if after := memberVersions(t, env, rest); !maps.Equal(before, after) {
+		t.Errorf("the other members' Deployments changed on the resume: before %v, after %v", before, after)
 	}
 
 	t.Log("the control plane restarts while the rollout is halted: the state is the binding's and the Works'")
@@ -191,8 +192,8 @@ func TestStagedRollout(t *testing.T) {
 		got := memberImage(t, env, canary)
 		return got == "web:v3", "canary image " + got
 	})
-	if diff := memberVersions(t, env, rest); !equalMaps(before, diff) {
-		t.Errorf("the other members' Deployments changed during the rollback: before %v, after %v", before, diff)
+	if after := memberVersions(t, env, rest); !maps.Equal(before, after) {
+		t.Errorf("the other members' Deployments changed during the rollback: before %v, after %v", before, after)
 	}
 
 	t.Log("failover while the rollout is halted: the last member's apiserver stops and the binding leaves it")
@@ -361,18 +362,6 @@ func memberVersions(t *testing.T, env fleetEnv, clusters []string) map[string]in
 		}
 	}
 	return out
-}
-
-func equalMaps(a, b map[string]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // setImage changes the template's image.
