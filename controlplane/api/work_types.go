@@ -207,6 +207,10 @@ type ResourceBindingStatus struct {
 	// AggregatedStatus is the status reported by each member.
 	// +optional
 	AggregatedStatus []AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
+	// Rollout is where the staged rollout of the template stands, when the
+	// claiming policy has one (a flotilla extension).
+	// +optional
+	Rollout *BindingRolloutStatus `json:"rollout,omitempty"`
 }
 
 // ResourceHealth is the health a member reports for an object.
@@ -298,6 +302,10 @@ type ManifestStatus struct {
 	// Health of the object in the member.
 	// +optional
 	Health ResourceHealth `json:"health,omitempty"`
+	// HealthMessage explains Health ("1/3 replicas updated"): a flotilla
+	// extension, so that a rollout's gate can say why a cluster holds it.
+	// +optional
+	HealthMessage string `json:"healthMessage,omitempty"`
 }
 
 // ResourceIdentifier locates one manifest of a Work.

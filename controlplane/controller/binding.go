@@ -48,6 +48,9 @@ const pendingRetry = time.Second
 // the execution controller applies anything.
 type bindingReconciler struct {
 	client client.Client
+	// reader reads from the host, not the cache: a staged rollout's state
+	// (status.rollout) must not be judged from a stale copy.
+	reader client.Reader
 	opts   Options
 	now    func() time.Time
 	events recorder
@@ -149,6 +152,10 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	staged, err := b.stageWorks(ctx, &rb, tmpl, t, rendered, desired, existing)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	plan := planWorks(desired, existing, func(cluster string) bool { return evicting(&rb, cluster) })
 	current := make(map[string]*workv1.Work, len(existing))
 	for i := range existing {
@@ -170,7 +177,7 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			return reconcile.Result{}, err
 		}
 	}
-	return b.writeStatus(ctx, &rb, tmpl, current, plan)
+	return b.writeStatus(ctx, &rb, tmpl, current, plan, staged)
 }
 
 // release lets go of a Work of a cluster the binding left: a Namespace the

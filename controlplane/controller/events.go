@@ -51,6 +51,19 @@ const (
 	// EventReasonTaintClusterSucceed (Normal, on the Cluster): the
 	// not-ready/unreachable taints changed.
 	EventReasonTaintClusterSucceed = "TaintClusterSucceed"
+	// EventReasonRolloutStageStarted (Normal, on the binding and its
+	// template): a stage of a staged rollout starts, or a halted rollout
+	// resumes (a new revision, or the resume annotation).
+	EventReasonRolloutStageStarted = "RolloutStageStarted"
+	// EventReasonRolloutGatePassed (Normal, on the binding and its
+	// template): a stage's gate passed.
+	EventReasonRolloutGatePassed = "RolloutGatePassed"
+	// EventReasonRolloutHalted (Warning, on the binding and its template):
+	// a gate failed; the message names the stage, the clusters and why.
+	EventReasonRolloutHalted = "RolloutHalted"
+	// EventReasonRolloutComplete (Normal, on the binding and its
+	// template): every stage passed.
+	EventReasonRolloutComplete = "RolloutComplete"
 )
 
 // The events' actions (events.k8s.io/v1 requires one).

@@ -79,7 +79,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("set up cluster status controller: %w", err)
 	}
 	templates := make(chan event.GenericEvent, templateEventBuffer)
-	if err := (&bindingReconciler{client: c, opts: opts, now: now, events: rec("binding")}).setup(mgr, templates); err != nil {
+	if err := (&bindingReconciler{client: c, reader: mgr.GetAPIReader(), opts: opts, now: now, events: rec("binding")}).setup(mgr, templates); err != nil {
 		return fmt.Errorf("set up binding controller: %w", err)
 	}
 	// The kinds the host serves now are known before the manager starts;

@@ -71,8 +71,9 @@ func (b *bindingReconciler) refused(ctx context.Context, rb *workv1.ResourceBind
 // cluster that holds or may hold the object, and the FullyApplied
 // condition) and the template's .status, writes both when they changed, and
 // ends the graceful eviction tasks that are over. current holds the Work of
-// each scheduled cluster as last written or read.
-func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, current map[string]*workv1.Work, plan workPlan) (reconcile.Result, error) {
+// each scheduled cluster as last written or read; staged is the staged
+// rollout's outcome, nil without one.
+func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, current map[string]*workv1.Work, plan workPlan, staged *rolloutOutcome) (reconcile.Result, error) {
 	ref := api.TemplateRefOf(tmpl)
 	placed := make([]string, len(rb.Spec.Clusters))
 	items := make([]health.ClusterStatus, len(rb.Spec.Clusters))
@@ -120,12 +121,18 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 	if held := suspendedHeld(placed, current); len(held) > 0 && cond.Reason == "Applying" {
 		cond.Reason, cond.Message = api.ReasonSuspendDispatching, "dispatching to cluster "+strings.Join(held, ", ")+" is suspended by the propagation policy"
 	}
+	rolloutCondition(&cond, staged)
 	cond.ObservedGeneration, cond.LastTransitionTime = rb.Generation, metav1.NewTime(b.now())
 	apimeta.SetStatusCondition(&rb.Status.Conditions, cond)
 	dispatchingCondition(&rb.Status.Conditions, rb.Spec.Suspension, placed, rb.Generation, b.now())
+	rb.Status.Rollout = nil
+	if staged != nil {
+		rb.Status.Rollout = staged.status
+	}
 	if err := b.patchStatus(ctx, orig, rb); err != nil {
 		return reconcile.Result{}, err
 	}
+	b.rolloutRecorded(rb, staged)
 	if err := b.reflect(ctx, tmpl, agg); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -136,6 +143,9 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 	after := b.opts.Resync
 	if wait > 0 && wait < after {
 		after = wait
+	}
+	if staged != nil && staged.wait > 0 && staged.wait < after {
+		after = staged.wait
 	}
 	return reconcile.Result{RequeueAfter: after}, nil
 }
@@ -178,7 +188,7 @@ func workClusterStatus(cluster string, w *workv1.Work, ref api.TemplateRef) heal
 		return cs
 	}
 	if ms := manifestStatusOf(w.Status.ManifestStatuses, ref); ms != nil {
-		cs.Health = health.Health(ms.Health)
+		cs.Health, cs.Message = health.Health(ms.Health), ms.HealthMessage
 		if cs.Health == "" {
 			cs.Health = health.Unknown
 		}

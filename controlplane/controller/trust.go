@@ -175,6 +175,8 @@ type trusted struct {
 	preserve *bool
 	// scheduling is the replica scheduling type of the placement.
 	scheduling api.ReplicaSchedulingType
+	// rollout is the claiming policy's staged rollout, nil for none.
+	rollout *api.RolloutStrategy
 }
 
 // readTemplate reads a binding's template once ValidateResourceBinding has
@@ -251,6 +253,7 @@ func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 		conflict:   EffectiveConflictResolution(claim, opts),
 		preserve:   claim.Spec.PreserveResourcesOnDeletion,
 		scheduling: scheduling,
+		rollout:    claim.Spec.Rollout,
 	}, nil
 }
 

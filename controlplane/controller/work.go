@@ -214,7 +214,8 @@ func planWorks(desired map[string]*workv1.Work, existing []workv1.Work, evicting
 
 // mergeWork returns have with want's spec, labels, annotations and
 // finalizer, and whether that changed anything. Labels, annotations and
-// finalizers others put on the Work are kept.
+// finalizers others put on the Work are kept; the rollout's stable copy
+// (bindingOwnedAnnotations) goes when want has none.
 func mergeWork(have, want *workv1.Work) (*workv1.Work, bool) {
 	merged := have.DeepCopy()
 	changed := false
@@ -232,6 +233,14 @@ func mergeWork(have, want *workv1.Work) (*workv1.Work, bool) {
 	}
 	for k, v := range want.Annotations {
 		set(&merged.Annotations, k, v)
+	}
+	for _, k := range bindingOwnedAnnotations {
+		if _, keep := want.Annotations[k]; !keep {
+			if _, ok := merged.Annotations[k]; ok {
+				delete(merged.Annotations, k)
+				changed = true
+			}
+		}
 	}
 	for _, f := range want.Finalizers {
 		if !slices.Contains(merged.Finalizers, f) {

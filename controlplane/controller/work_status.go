@@ -153,10 +153,11 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 // carries observedGeneration, the member object's generation is added (as
 // Karmada does) so aggregation can tell when the member caught up.
 func (s *workStatus) manifestStatus(ctx context.Context, in *interpret.Interpreter, cluster string, ordinal int, ref api.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
-	h, _ := in.InterpretHealth(live)
+	h, msg := in.InterpretHealth(live)
 	ms := api.ManifestStatus{
-		Identifier: api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: s.resource(ctx, cluster, ref)},
-		Health:     api.ResourceHealth(h),
+		Identifier:    api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: s.resource(ctx, cluster, ref)},
+		Health:        api.ResourceHealth(h),
+		HealthMessage: msg,
 	}
 	status, err := in.ReflectStatus(live)
 	if err != nil {

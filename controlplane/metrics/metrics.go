@@ -105,6 +105,13 @@ var (
 		Help: "Number of bindings queued for scheduling again because a Cluster they are placed on, or that their affinity admits, changed.",
 	})
 
+	// RolloutGates counts the gates of staged rollouts judged in
+	// continuous mode, by result: passed or failed.
+	RolloutGates = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flotilla_rollout_gates_total",
+		Help: "Number of staged-rollout gates judged in continuous mode, by result: passed (the next stage starts) or failed (the rollout halts).",
+	}, []string{"result"})
+
 	bindingsDesc = prometheus.NewDesc("flotilla_resource_bindings",
 		"Number of ResourceBindings and ClusterResourceBindings by state (Unscheduled, Unschedulable, Scheduled, FullyApplied), counted from the leader's cache at scrape time.",
 		[]string{"state"}, nil)
@@ -128,7 +135,7 @@ func SetBindingCounter(f BindingCounter) {
 
 func init() {
 	ctrlmetrics.Registry.MustRegister(ScheduleAttempts, SchedulingDuration, WorkApplyDuration, WorkApplyErrors,
-		ClusterReady, ClusterProbeDuration, Failovers, Evictions, ClusterRequeues, bindings)
+		ClusterReady, ClusterProbeDuration, Failovers, Evictions, ClusterRequeues, RolloutGates, bindings)
 }
 
 // Since is the seconds since start, for Observe.

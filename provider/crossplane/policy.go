@@ -12,8 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
@@ -29,6 +31,9 @@ type specObject[M resource.ModernManaged, H client.Object] struct {
 	liveSpec func(H) any
 	// observe fills the managed resource's status.atProvider.
 	observe func(ctx context.Context, h *host, mg M, live H) error
+	// validate checks spec.forProvider as the host's webhook does, so a
+	// bad field is named even where no webhook runs; nil checks nothing.
+	validate func(mg M) field.ErrorList
 }
 
 // specClient is the external client of a specObject kind.
@@ -104,6 +109,11 @@ func (s *specClient[M, H]) Update(ctx context.Context, mg M) (managed.ExternalUp
 }
 
 func (s *specClient[M, H]) apply(ctx context.Context, mg M) error {
+	if s.validate != nil {
+		if errs := s.validate(mg); len(errs) > 0 {
+			return fmt.Errorf("%s is invalid: %w", s.what(mg), errs.ToAggregate())
+		}
+	}
 	desired, err := s.desiredObject(mg)
 	if err != nil {
 		return err
@@ -131,6 +141,9 @@ var propagationPolicyKind = specObject[*v1alpha1.PropagationPolicy, *policyv1.Pr
 	newHost:  func() *policyv1.PropagationPolicy { return &policyv1.PropagationPolicy{} },
 	desired:  func(mg *v1alpha1.PropagationPolicy) any { return mg.Spec.ForProvider },
 	liveSpec: func(h *policyv1.PropagationPolicy) any { return h.Spec },
+	validate: func(mg *v1alpha1.PropagationPolicy) field.ErrorList {
+		return api.ValidatePropagationSpec(&mg.Spec.ForProvider, field.NewPath("spec", "forProvider"))
+	},
 	observe: func(ctx context.Context, h *host, mg *v1alpha1.PropagationPolicy, live *policyv1.PropagationPolicy) error {
 		templates, err := claimedTemplates(ctx, h.client, live.Namespace, "PropagationPolicy."+live.Name)
 		if err != nil {
