@@ -88,7 +88,7 @@ func TestRolloutComplete(t *testing.T) {
 			name: "StatefulSet partitioned rollout waits for the pods above the partition",
 			obj: sts(3).Spec("updateStrategy.rollingUpdate.partition", 1).
 				Status("replicas", 3, "readyReplicas", 3, "updatedReplicas", 1, "availableReplicas", 3).Obj(),
-			want:           rolloutVerdict{false, "1/2 replicas updated (partition 1)"},
+			want: rolloutVerdict{false, "1/2 replicas updated (partition 1)"},
 		},
 		{
 			name: "StatefulSet partitioned rollout done",
@@ -108,9 +108,9 @@ func TestRolloutComplete(t *testing.T) {
 			want: rolloutVerdict{false, "waiting for the controller to observe generation 0 (observed 0)"},
 		},
 		{
-			name:           "StatefulSet OnDelete has nothing to wait for",
-			obj:            sts(2).Spec("updateStrategy.type", "OnDelete").Status("replicas", 2, "readyReplicas", 2, "updatedReplicas", 0, "availableReplicas", 2).Obj(),
-			want:           rolloutVerdict{true, "OnDelete update strategy: pods change when deleted"},
+			name: "StatefulSet OnDelete has nothing to wait for",
+			obj:  sts(2).Spec("updateStrategy.type", "OnDelete").Status("replicas", 2, "readyReplicas", 2, "updatedReplicas", 0, "availableReplicas", 2).Obj(),
+			want: rolloutVerdict{true, "OnDelete update strategy: pods change when deleted"},
 		},
 		{
 			name: "DaemonSet with pods not updated",
