@@ -71,8 +71,9 @@ func canaryPolicy(names []string, onFailure api.RolloutFailureAction) *policyv1.
 // TestStagedRollout runs a staged rollout in continuous mode over three
 // real members, canary first: a good image reaches the rest only after the
 // canary has been healthy for the bake time (from the members' own
-// timestamps); a broken image stops at the canary, the binding says Halted
-// and why, and the other members keep the previous Deployment; a fix
+// timestamps); a broken image stops at the 1-replica canary (whose old
+// pod stays available: the rollout is not complete), the binding says
+// Halted and why, and the other members keep the previous Deployment; a fix
 // resumes, also after a restart of the control plane; in rollback mode a
 // broken image's canary gets the last healthy rendering back; failover
 // still moves the binding off a member while the rollout is halted.
@@ -85,7 +86,10 @@ func TestStagedRollout(t *testing.T) {
 
 	pp := canaryPolicy(names, "")
 	testkit.MustCreate(t, hub, pp)
-	d := deployment(2)
+	// One replica, the common canary size: with a broken image the old pod
+	// stays available beside the new one, so Karmada's Deployment rule
+	// calls it healthy; the gate's rollout-complete rule must halt it.
+	d := deployment(1)
 	d.Spec.Template.Spec.Containers[0].Image = "web:v1"
 	testkit.MustCreate(t, hub, d)
 
@@ -113,8 +117,8 @@ func TestStagedRollout(t *testing.T) {
 	rb = waitStaged(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
 	st := rb.Status.Rollout
 	t.Logf("halted: reason %s, message %q", st.Reason, st.Message)
-	if st.Stage != "canary" || st.Reason != api.RolloutReasonGateTimedOut || !strings.Contains(st.Message, canary+": ") || !strings.Contains(st.Message, "replicas") {
-		t.Errorf("halted rollout %+v, want the canary stage's gate timed out naming %s and its health reason", st, canary)
+	if want := canary + ": rollout not complete: 1 old replica(s) pending"; st.Stage != "canary" || st.Reason != api.RolloutReasonGateTimedOut || !strings.Contains(st.Message, want) {
+		t.Errorf("halted rollout %+v, want the canary stage's gate timed out with %q", st, want)
 	}
 	if got := memberImage(t, env, canary); got != "web:broken" {
 		t.Errorf("the canary runs %s, want web:broken", got)

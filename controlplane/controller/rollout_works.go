@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -144,7 +145,13 @@ func clusterFacts(cluster string, have, want *workv1.Work, ref api.TemplateRef) 
 		f.reason = "no work yet"
 		return f
 	}
+	// The gate also needs the member's rollout complete, judged from the
+	// Work's manifest status: the member object's generation and its
+	// reflected status (replicas, updated, available, observedGeneration).
+	// The spec is not reported; the health the member computed from the
+	// live object covers spec.replicas.
 	cs := workClusterStatus(cluster, have, ref)
+	cs = health.Gated(cs, health.Reported(schema.GroupVersionKind{Group: ref.Group, Version: ref.Version, Kind: ref.Kind}, cs))
 	f.hasWork, f.revision = true, workRevision(have)
 	f.current = want != nil && sameWorkSpec(have.Spec, want.Spec)
 	f.health = api.ResourceHealth(cs.Health)

@@ -13,6 +13,8 @@
 //   - aggregate.go, aggregate_kinds.go, aggregate_phase.go: AggregateStatus,
 //     the members' statuses added up into the template's;
 //   - health.go, health_workload.go, health_service.go: InterpretHealth;
+//   - rollout.go: RolloutComplete, `kubectl rollout status` for the
+//     rollout gates (not a Karmada operation);
 //   - dependencies.go: GetDependencies, what a workload's pods refer to
 //     (propagateDeps);
 //   - prune.go: Prune, the hub-only fields removed before a manifest goes

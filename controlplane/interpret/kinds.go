@@ -28,6 +28,7 @@ type Kind struct {
 	aggregate aggregator
 	retain    []retainer
 	prune     pruner
+	rollout   rolloutRule
 }
 
 // HasReplicas reports whether the kind's replicas are scheduled: a workload
@@ -75,7 +76,7 @@ var builtin = map[schema.GroupKind]Kind{
 		PodSpec: templatePodSpec, ReplicaField: "replicas", Dependencies: true,
 		health: deploymentHealth, reflect: reflectFields(deploymentFields...),
 		aggregate: sumWithGeneration(deploymentFields[:5]...),
-		retain:    []retainer{retainReplicas},
+		retain:    []retainer{retainReplicas}, rollout: deploymentRollout,
 	},
 	replicaSetKind: {
 		PodSpec: templatePodSpec, ReplicaField: "replicas", Dependencies: true,
@@ -87,12 +88,13 @@ var builtin = map[schema.GroupKind]Kind{
 		PodSpec: templatePodSpec, ReplicaField: "replicas", Dependencies: true,
 		health: statefulSetHealth, reflect: reflectFields(statefulSetFields...),
 		aggregate: sumWithGeneration(statefulSetFields[:5]...),
-		retain:    []retainer{retainReplicas},
+		retain:    []retainer{retainReplicas}, rollout: statefulSetRollout,
 	},
 	daemonSetKind: {
 		PodSpec: templatePodSpec, Dependencies: true,
 		health: daemonSetHealth, reflect: reflectFields(daemonSetFields...),
 		aggregate: sumWithGeneration(daemonSetFields[:7]...),
+		rollout:   daemonSetRollout,
 	},
 	jobKind: {
 		PodSpec: templatePodSpec, ReplicaField: "parallelism", Dependencies: true,

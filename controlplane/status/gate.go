@@ -41,12 +41,15 @@ func (e *BakeError) Error() string {
 
 // Gate is a rollout gate: Wait (with opts.Tolerate members allowed to be
 // not healthy, within opts.Timeout), then bake, during which every poll
-// must pass the same way. A poll during the bake that does not pass fails
+// must pass the same way. A member counts as healthy at a gate only once
+// its rollout is also complete (health.Gated: `kubectl rollout status`
+// beside the interpreter's health), so a 1-replica canary whose new pod is
+// broken does not pass on its old pod. A poll during the bake that does not pass fails
 // the gate with a *BakeError; the wait failing returns Wait's
 // *WaitError. The bake is bounded by ctx, not by opts.Timeout: the timeout
 // is the time allowed to become healthy. It returns the last poll's result.
 func Gate(ctx context.Context, opts Options, bake time.Duration, read ReadFunc, progress func(Progress)) (health.Aggregated, error) {
-	last, err := Wait(ctx, opts, read, progress)
+	last, err := wait(ctx, opts, read, progress, true)
 	if err != nil || bake <= 0 || len(opts.Clusters) == 0 {
 		return last, err
 	}
@@ -70,7 +73,7 @@ func Gate(ctx context.Context, opts Options, bake time.Duration, read ReadFunc, 
 		if ctx.Err() != nil {
 			return last, stopped(ctx, object+" (baking)", start, last)
 		}
-		if last, err = aggregate(opts.Interpreter, opts.Template, clusters, observations); err != nil {
+		if last, err = aggregate(opts.Interpreter, opts.Template, clusters, observations, true); err != nil {
 			return last, fmt.Errorf("wait for %s: %w", object, err)
 		}
 		if !passes(last, opts.Tolerate) {
@@ -91,9 +94,9 @@ func Poll(ctx context.Context, opts Options, read ReadFunc) (health.Aggregated, 
 	}
 	clusters, reqs := requests(opts)
 	if len(clusters) == 0 {
-		return aggregate(opts.Interpreter, opts.Template, nil, nil)
+		return aggregate(opts.Interpreter, opts.Template, nil, nil, false)
 	}
-	return aggregate(opts.Interpreter, opts.Template, clusters, read(ctx, reqs))
+	return aggregate(opts.Interpreter, opts.Template, clusters, read(ctx, reqs), false)
 }
 
 // requests are the sorted, distinct clusters of opts and a read of the

@@ -108,6 +108,12 @@ func (e *WaitError) Unwrap() error { return e.Err }
 // last reported rather than that the read was interrupted. With no
 // clusters there is nothing to wait for, and Wait returns at once.
 func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progress)) (health.Aggregated, error) {
+	return wait(ctx, opts, read, progress, false)
+}
+
+// wait is Wait; gate also requires each member's rollout to be complete
+// (health.Gated), as a rollout gate does.
+func wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progress), gate bool) (health.Aggregated, error) {
 	if opts.Template == nil {
 		return health.Aggregated{}, errors.New("wait for rollout: no template given")
 	}
@@ -123,7 +129,7 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 	slices.Sort(clusters)
 	clusters = slices.Compact(clusters)
 	if len(clusters) == 0 {
-		return aggregate(opts.Interpreter, opts.Template, nil, nil)
+		return aggregate(opts.Interpreter, opts.Template, nil, nil, gate)
 	}
 
 	start := time.Now()
@@ -141,7 +147,7 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 		observations := read(ctx, reqs)
 		if ctx.Err() == nil || !polled {
 			var err error
-			if last, err = aggregate(opts.Interpreter, opts.Template, clusters, observations); err != nil {
+			if last, err = aggregate(opts.Interpreter, opts.Template, clusters, observations, gate); err != nil {
 				// A failing aggregation script fails the same way on
 				// every poll: waiting longer cannot help.
 				return last, fmt.Errorf("wait for %s: %w", object, err)
@@ -170,8 +176,9 @@ func Wait(ctx context.Context, opts Options, read ReadFunc, progress func(Progre
 // is Unknown, so a faulty ReadFunc cannot make a wait succeed; so is one
 // whose customized status reflection fails, with the error as its reason.
 // A failing customized status aggregation is the error, with the status
-// left out (nil) and the whole Unknown.
-func aggregate(in *interpret.Interpreter, template *unstructured.Unstructured, clusters []string, observations []execution.Observation) (health.Aggregated, error) {
+// left out (nil) and the whole Unknown. With gate, a member also needs its
+// rollout complete (health.Gated on the live object).
+func aggregate(in *interpret.Interpreter, template *unstructured.Unstructured, clusters []string, observations []execution.Observation, gate bool) (health.Aggregated, error) {
 	byCluster := make(map[string]execution.Observation, len(observations))
 	for _, o := range observations {
 		byCluster[o.Cluster] = o
@@ -189,6 +196,9 @@ func aggregate(in *interpret.Interpreter, template *unstructured.Unstructured, c
 			cs, err := health.ObserveWith(in, cluster, o.Live, generation)
 			if err != nil {
 				cs.Health, cs.Message = health.Unknown, err.Error()
+			}
+			if gate {
+				cs = health.Gated(cs, o.Live)
 			}
 			items = append(items, cs)
 		}

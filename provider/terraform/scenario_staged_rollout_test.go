@@ -29,13 +29,15 @@ const (
 )
 
 // stagedVars are the example's variables for the test: short bakes and
-// timeouts. replicas keep the example's 2: with one replica, the surge pod of
-// a broken image leaves the old pod available, and Karmada's Deployment rule
-// (every desired replica updated, every updated one available) judges it
-// healthy.
+// timeouts, and one replica, the common canary size. With one replica the
+// surge pod of a broken image leaves the old pod available, and Karmada's
+// Deployment rule (every desired replica updated, every updated one
+// available) judges it healthy: the gate must also wait for the rollout
+// to complete, and so halts.
 func (f *scenarioFleet) stagedVars(image, onFailure string) config.Variables {
 	return f.vars(config.Variables{
 		"image":                config.StringVariable(image),
+		"replicas":             config.IntegerVariable(1),
 		"on_gate_failure":      config.StringVariable(onFailure),
 		"canary_bake_seconds":  config.IntegerVariable(canaryBakeSeconds),
 		"bake_seconds":         config.IntegerVariable(restBakeSeconds),
@@ -46,7 +48,8 @@ func (f *scenarioFleet) stagedVars(image, onFailure string) config.Variables {
 // TestAccScenarioStagedRollout runs examples/staged-rollout on three real
 // members: the plan shows the stages; a good image goes to the canary, then
 // (after the bake) to eu-west, then us-east, as the members' own timestamps
-// show; the next plan is empty. A broken image stops at the canary's gate
+// show; the next plan is empty. A broken image stops at the 1-replica
+// canary's gate (its old pod still available, the rollout not complete)
 // with the other two untouched and still pending in the next plan; a fixed
 // image rolls through again; with Rollback, the broken image is taken back
 // off the canary before apply stops.
@@ -63,7 +66,7 @@ func TestAccScenarioStagedRollout(t *testing.T) {
 	images := func(canary, rest string) map[string]string {
 		return map[string]string{"member1": canary, "member2": rest, "member3": rest}
 	}
-	all := map[string]int32{"member1": 2, "member2": 2, "member3": 2}
+	all := map[string]int32{"member1": 1, "member2": 1, "member3": 1}
 
 	create := step("nginx:1.27", "Halt")
 	create.ConfigPlanChecks.PreApply = []plancheck.PlanCheck{
@@ -82,7 +85,7 @@ func TestAccScenarioStagedRollout(t *testing.T) {
 
 	halt := step(broken, "Halt")
 	halt.ExpectError = regexpMust("(?s)" + wrappedMessage("halted at stage canary").String() + ".*" +
-		wrappedMessage("canary: ").String() + ".*" + wrappedMessage("Not started, still running what they ran before: eu-west, us-east.").String())
+		wrappedMessage("canary: rollout not complete: 1 old replica(s) pending").String() + ".*" + wrappedMessage("Not started, still running what they ran before: eu-west, us-east.").String())
 
 	pending := step(broken, "Halt")
 	pending.PreConfig = func() { f.requireImages(t, images(broken, "nginx:1.27")) }
