@@ -56,7 +56,7 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 	admin := controllertest.Client(t, host.RESTConfig(), controllertest.Scheme(t))
 	install(t, admin, objs)
 
-	token := serviceAccountToken(t, host.Clientset(t))
+	token := serviceAccountToken(t, host.Clientset(t), releaseName)
 	saConfig := &rest.Config{Host: host.Host, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: host.CAData}}
 	dir := t.TempDir()
 	kubeconfig := writeKubeconfig(t, dir, saConfig)
@@ -223,10 +223,10 @@ func waitGranted(t *testing.T, cfg *rest.Config) {
 	})
 }
 
-// install applies the chart's CRDs (waiting until they are established),
-// then its RBAC, ServiceAccount and serving certificate Secret, for real;
-// the Deployment, Services and PodDisruptionBudget are left out, as the
-// test runs the binary itself.
+// install applies a chart's CRDs (waiting until they are established),
+// then its RBAC, ServiceAccount and Secrets (the serving certificate, the
+// agent's hub kubeconfig), for real; the Deployment, Services and
+// PodDisruptionBudget are left out, as the test runs the binary itself.
 func install(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
 	t.Helper()
 	testkit.MustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})
@@ -242,15 +242,16 @@ func install(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
 	}
 }
 
-// serviceAccountToken returns a token of the chart's ServiceAccount from
-// the TokenRequest API, as the kubelet mounts one into its pods.
-func serviceAccountToken(t *testing.T, kube kubernetes.Interface) string {
+// serviceAccountToken returns a token of a chart's ServiceAccount name in
+// flotilla-system from the TokenRequest API, as the kubelet mounts one
+// into its pods.
+func serviceAccountToken(t *testing.T, kube kubernetes.Interface, name string) string {
 	t.Helper()
 	expiry := int64(3600)
-	tr, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(t.Context(), releaseName,
+	tr, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(t.Context(), name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
 	if err != nil {
-		t.Fatalf("token for the ServiceAccount %s/%s: %v", namespace, releaseName, err)
+		t.Fatalf("token for the ServiceAccount %s/%s: %v", namespace, name, err)
 	}
 	return tr.Status.Token
 }
@@ -302,7 +303,7 @@ func scrape(t *testing.T, addr string, ca []byte, token string) (int, string, er
 	return resp.StatusCode, string(body), err
 }
 
-// process is the running control plane, its output kept.
+// process is the running binary (control plane or agent), its output kept.
 type process struct {
 	cmd    *exec.Cmd
 	mu     sync.Mutex
@@ -327,7 +328,7 @@ func (p *process) checkRunning(t *testing.T) {
 	t.Helper()
 	select {
 	case <-p.exited:
-		t.Fatalf("the control plane exited:\n%s", p.log())
+		t.Fatalf("the process exited:\n%s", p.log())
 	default:
 	}
 }
@@ -353,7 +354,7 @@ func start(t *testing.T, bin string, args []string) *process {
 			<-p.exited
 		}
 		if t.Failed() {
-			t.Logf("control plane log:\n%s", p.log())
+			t.Logf("process log:\n%s", p.log())
 		}
 	})
 	return p
