@@ -15,7 +15,6 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
@@ -87,27 +86,7 @@ func TestAgentChartServiceAccountRunsAgent(t *testing.T) {
 		return cl.Spec.SyncMode == api.Pull && cl.Spec.ID != "" && ready, fmt.Sprintf("spec %+v, status %+v", cl.Spec, cl.Status)
 	})
 
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
-	web := &appsv1.Deployment{}
-	testkit.MustYAML(t, web, `
-metadata: {namespace: shop, name: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx:1.27}]
-`)
-	testkit.MustCreate(t, hub, web)
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
-	testkit.MustYAML(t, pp, `
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  placement:
-    clusterAffinity: {clusterNames: [%s]}
-`, member.Name)
-	testkit.MustCreate(t, hub, pp)
+	propagateWeb(t, hub, member.Name, false)
 
 	testkit.Eventually(t, 2*time.Minute, "the Deployment on the member, applied by the agent", func() (bool, string) {
 		proc.checkRunning(t)

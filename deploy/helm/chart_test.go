@@ -273,7 +273,7 @@ func checkRefused(t *testing.T, chart string, cases []refusal) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := helmTemplateChart(t, chart, tc.ns, tc.args...)
+			_, err := helmTemplate(t, chart, tc.ns, tc.args...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("helm template: %v, want an error containing %q", err, tc.want)
 			}

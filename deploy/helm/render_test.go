@@ -40,16 +40,10 @@ func moduleRoot(t *testing.T) string {
 	return root
 }
 
-// helmTemplate runs `helm template` on the control plane's chart in
-// namespace with extra arguments and returns its output and error.
-func helmTemplate(t *testing.T, ns string, args ...string) (string, error) {
-	t.Helper()
-	return helmTemplateChart(t, releaseName, ns, args...)
-}
-
-// helmTemplateChart runs `helm template` on the chart deploy/helm/chart,
-// released under the chart's own name, in namespace with extra arguments.
-func helmTemplateChart(t *testing.T, chart, ns string, args ...string) (string, error) {
+// helmTemplate runs `helm template` on the chart deploy/helm/chart,
+// released under the chart's own name, in namespace with extra arguments,
+// and returns its output and error.
+func helmTemplate(t *testing.T, chart, ns string, args ...string) (string, error) {
 	t.Helper()
 	root := moduleRoot(t)
 	cmd := exec.Command(testkit.Helm(t, root), append([]string{"template", chart, filepath.Join(root, "deploy", "helm", chart), "--namespace", ns}, args...)...)
@@ -74,7 +68,7 @@ func render(t *testing.T, args ...string) []*unstructured.Unstructured {
 // its objects.
 func renderChart(t *testing.T, chart string, args ...string) []*unstructured.Unstructured {
 	t.Helper()
-	out, err := helmTemplateChart(t, chart, namespace, args...)
+	out, err := helmTemplate(t, chart, namespace, args...)
 	if err != nil {
 		t.Fatalf("helm template: %v", err)
 	}

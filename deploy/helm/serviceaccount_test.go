@@ -89,30 +89,7 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 	proc := start(t, bin, args)
 
 	controllertest.RegisterMember(t, admin, member)
-	testkit.MustCreate(t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
-	testkit.MustCreate(t, admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-config"}, Data: map[string]string{"a": "b"}})
-	testkit.MustCreate(t, admin, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-secret"}, StringData: map[string]string{"a": "b"}})
-	web := &appsv1.Deployment{}
-	testkit.MustYAML(t, web, `
-metadata: {namespace: shop, name: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx:1.27, envFrom: [{configMapRef: {name: web-config}}, {secretRef: {name: web-secret}}]}]
-`)
-	testkit.MustCreate(t, admin, web)
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
-	testkit.MustYAML(t, pp, `
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  propagateDeps: true
-  placement:
-    clusterAffinity: {clusterNames: [%s]}
-`, member.Name)
-	testkit.MustCreate(t, admin, pp)
+	propagateWeb(t, admin, member.Name, true)
 
 	memberClient := controllertest.Client(t, member.RESTConfig(), controllertest.Scheme(t))
 	testkit.Eventually(t, 2*time.Minute, "the Deployment and its ConfigMap on the member", func() (bool, string) {
@@ -358,4 +335,42 @@ func start(t *testing.T, bin string, args []string) *process {
 		}
 	})
 	return p
+}
+
+// propagateWeb creates in the hub the namespace shop, the Deployment
+// shop/web and a PropagationPolicy placing it on member. With deps, the
+// Deployment reads the ConfigMap shop/web-config and the Secret
+// shop/web-secret, created too, and the policy has propagateDeps.
+func propagateWeb(t *testing.T, hub client.Client, member string, deps bool) {
+	t.Helper()
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
+	web := &appsv1.Deployment{}
+	testkit.MustYAML(t, web, `
+metadata: {namespace: shop, name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx:1.27}]
+`)
+	if deps {
+		testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-config"}, Data: map[string]string{"a": "b"}})
+		testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-secret"}, StringData: map[string]string{"a": "b"}})
+		web.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{
+			{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-config"}}},
+			{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-secret"}}},
+		}
+	}
+	testkit.MustCreate(t, hub, web)
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	testkit.MustYAML(t, pp, `
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [%s]}
+`, member)
+	pp.Spec.PropagateDeps = deps
+	testkit.MustCreate(t, hub, pp)
 }
