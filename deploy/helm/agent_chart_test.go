@@ -3,12 +3,15 @@ package helm
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 )
 
 // agentChart is the pull-mode agent's chart, deploy/helm/flotilla-agent,
@@ -62,6 +65,15 @@ func TestAgentChartDeployment(t *testing.T) {
 			for flag, want := range map[string]string{"hub-kubeconfig": "/etc/flotilla/hub/kubeconfig", "cluster-name": "edge-1", "fleet": "flotilla"} {
 				if got, _ := flagValue(args, flag); got != want {
 					t.Errorf("--%s = %q, want %q", flag, got, want)
+				}
+			}
+			// The chart's defaults are the agent's own (Karmada's).
+			for flag, want := range map[string]time.Duration{
+				"cluster-lease-duration":          controller.DefaultAgentLeaseDuration,
+				"cluster-status-update-frequency": controller.DefaultAgentStatusInterval,
+			} {
+				if v, _ := flagValue(args, flag); v == "" || mustDuration(t, v) != want {
+					t.Errorf("--%s = %q, want the agent's default %s", flag, v, want)
 				}
 			}
 			if _, set := flagValue(args, "kubeconfig"); set {
@@ -126,4 +138,13 @@ func TestAgentChartRefusesBadValues(t *testing.T) {
 		{"both hub values", namespace, append(slices.Clone(agentValues), hub...), "set one of hub.existingSecret and hub.kubeconfig, not both"},
 		{"another namespace", "default", agentValues, `install the chart into the namespace flotilla-system (-n flotilla-system), not "default"`},
 	})
+}
+
+func mustDuration(t *testing.T, s string) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
