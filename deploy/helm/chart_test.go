@@ -10,19 +10,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
 // TestChartAcceptedByHost renders the chart as `helm install` would (CRDs
@@ -30,24 +26,7 @@ import (
 // server-side dry-run apply: schemas, RBAC rules, the webhook
 // configuration and the Deployment are all validated by the server.
 func TestChartAcceptedByHost(t *testing.T) {
-	objs := render(t, "--include-crds")
-	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
-	c, err := client.New(host.RESTConfig(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for _, o := range objs {
-		if err := c.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(o), client.DryRunAll, client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
-			t.Errorf("the host refuses %s %s: %v", o.GetKind(), o.GetName(), err)
-		}
-		kinds = append(kinds, o.GetKind())
-	}
-	slices.Sort(kinds)
-	kinds = slices.Compact(kinds)
+	kinds := acceptedByServer(t, render(t, "--include-crds"))
 	want := []string{"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment", "PodDisruptionBudget",
 		"Role", "RoleBinding", "Secret", "Service", "ServiceAccount", "ValidatingWebhookConfiguration"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
@@ -68,22 +47,8 @@ func TestChartDeployment(t *testing.T) {
 	if pod.ServiceAccountName != releaseName {
 		t.Errorf("serviceAccountName = %q, want %q", pod.ServiceAccountName, releaseName)
 	}
-	if psc := pod.SecurityContext; psc == nil || !ptr.Deref(psc.RunAsNonRoot, false) || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-		t.Errorf("pod securityContext = %+v, want runAsNonRoot and seccomp RuntimeDefault", psc)
-	}
-	ctr := pod.Containers[0]
-	sc := ctr.SecurityContext
-	switch {
-	case sc == nil:
-		t.Fatal("the container has no securityContext")
-	case !ptr.Deref(sc.ReadOnlyRootFilesystem, false), ptr.Deref(sc.AllowPrivilegeEscalation, true), ptr.Deref(sc.Privileged, true),
-		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) > 0:
-		t.Errorf("container securityContext = %+v, want a read-only root, no privilege escalation, ALL capabilities dropped", sc)
-	}
-	if ctr.Resources.Requests.Cpu().IsZero() || ctr.Resources.Requests.Memory().IsZero() {
-		t.Errorf("requests = %v, want cpu and memory", ctr.Resources.Requests)
-	}
-	args := ctr.Args
+	checkHardened(t, pod)
+	args := pod.Containers[0].Args
 	if len(args) == 0 || args[0] != "controlplane" {
 		t.Fatalf("args = %v, want the controlplane command first", args)
 	}
@@ -287,17 +252,28 @@ func TestChartCertManager(t *testing.T) {
 // TestChartRefusesBadValues: the chart fails, naming what to change,
 // outside flotilla-system and for Secrets without propagateSecrets.
 func TestChartRefusesBadValues(t *testing.T) {
-	for _, tc := range []struct {
-		name, ns string
-		args     []string
-		want     string
-	}{
+	checkRefused(t, releaseName, []refusal{
 		{"another namespace", "default", nil, `install the chart into the namespace flotilla-system (-n flotilla-system), not "default"`},
 		{"Secret without propagateSecrets", namespace, []string{"--set-json", `templateKinds=[{"version":"v1","kind":"Secret","resource":"secrets"}]`},
 			"templateKinds lists Secret: set propagateSecrets=true"},
-	} {
+	})
+}
+
+// refusal is values a chart must refuse: rendered into ns with args, it
+// fails with an error containing want.
+type refusal struct {
+	name, ns string
+	args     []string
+	want     string
+}
+
+// checkRefused renders chart with each refusal's values and checks that
+// it fails with its message.
+func checkRefused(t *testing.T, chart string, cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := helmTemplate(t, tc.ns, tc.args...)
+			_, err := helmTemplate(t, chart, tc.ns, tc.args...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("helm template: %v, want an error containing %q", err, tc.want)
 			}

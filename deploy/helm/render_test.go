@@ -14,10 +14,14 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -36,12 +40,13 @@ func moduleRoot(t *testing.T) string {
 	return root
 }
 
-// helmTemplate runs `helm template` on the chart in namespace with extra
-// arguments and returns its output and error.
-func helmTemplate(t *testing.T, ns string, args ...string) (string, error) {
+// helmTemplate runs `helm template` on the chart deploy/helm/chart,
+// released under the chart's own name, in namespace with extra arguments,
+// and returns its output and error.
+func helmTemplate(t *testing.T, chart, ns string, args ...string) (string, error) {
 	t.Helper()
 	root := moduleRoot(t)
-	cmd := exec.Command(testkit.Helm(t, root), append([]string{"template", releaseName, filepath.Join(root, "deploy", "helm", "flotilla"), "--namespace", ns}, args...)...)
+	cmd := exec.Command(testkit.Helm(t, root), append([]string{"template", chart, filepath.Join(root, "deploy", "helm", chart), "--namespace", ns}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// No user configuration or repositories: the chart renders on its own.
@@ -52,10 +57,18 @@ func helmTemplate(t *testing.T, ns string, args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
-// render renders the chart into flotilla-system and decodes its objects.
+// render renders the control plane's chart into flotilla-system and
+// decodes its objects.
 func render(t *testing.T, args ...string) []*unstructured.Unstructured {
 	t.Helper()
-	out, err := helmTemplate(t, namespace, args...)
+	return renderChart(t, releaseName, args...)
+}
+
+// renderChart renders deploy/helm/chart into flotilla-system and decodes
+// its objects.
+func renderChart(t *testing.T, chart string, args ...string) []*unstructured.Unstructured {
+	t.Helper()
+	out, err := helmTemplate(t, chart, namespace, args...)
 	if err != nil {
 		t.Fatalf("helm template: %v", err)
 	}
@@ -151,4 +164,53 @@ func verifyFor(crt, ca []byte, host string) error {
 	}
 	_, err = leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: host})
 	return err
+}
+
+// acceptedByServer has a real apiserver accept every object of objs with a
+// server-side dry-run apply, into the namespace flotilla-system it
+// creates, and returns the objects' kinds, sorted and each once.
+func acceptedByServer(t *testing.T, objs []*unstructured.Unstructured) []string {
+	t.Helper()
+	server := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
+	c, err := client.New(server.RESTConfig(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, o := range objs {
+		if err := c.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(o), client.DryRunAll, client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
+			t.Errorf("the apiserver refuses %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+		kinds = append(kinds, o.GetKind())
+	}
+	slices.Sort(kinds)
+	return slices.Compact(kinds)
+}
+
+// checkHardened checks a chart's pod: non-root with seccomp RuntimeDefault,
+// one container with a read-only root, no privilege escalation or
+// privilege, ALL capabilities dropped, and cpu and memory requests.
+func checkHardened(t *testing.T, pod corev1.PodSpec) {
+	t.Helper()
+	if psc := pod.SecurityContext; psc == nil || !ptr.Deref(psc.RunAsNonRoot, false) || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod securityContext = %+v, want runAsNonRoot and seccomp RuntimeDefault", psc)
+	}
+	if len(pod.Containers) != 1 {
+		t.Fatalf("the pod has %d containers, want 1", len(pod.Containers))
+	}
+	ctr := pod.Containers[0]
+	sc := ctr.SecurityContext
+	switch {
+	case sc == nil:
+		t.Fatal("the container has no securityContext")
+	case !ptr.Deref(sc.ReadOnlyRootFilesystem, false), ptr.Deref(sc.AllowPrivilegeEscalation, true), ptr.Deref(sc.Privileged, true),
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) > 0:
+		t.Errorf("container securityContext = %+v, want a read-only root, no privilege escalation, ALL capabilities dropped", sc)
+	}
+	if ctr.Resources.Requests.Cpu().IsZero() || ctr.Resources.Requests.Memory().IsZero() {
+		t.Errorf("requests = %v, want cpu and memory", ctr.Resources.Requests)
+	}
 }

@@ -56,7 +56,7 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 	admin := controllertest.Client(t, host.RESTConfig(), controllertest.Scheme(t))
 	install(t, admin, objs)
 
-	token := serviceAccountToken(t, host.Clientset(t))
+	token := serviceAccountToken(t, host.Clientset(t), releaseName)
 	saConfig := &rest.Config{Host: host.Host, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: host.CAData}}
 	dir := t.TempDir()
 	kubeconfig := writeKubeconfig(t, dir, saConfig)
@@ -89,30 +89,7 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 	proc := start(t, bin, args)
 
 	controllertest.RegisterMember(t, admin, member)
-	testkit.MustCreate(t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
-	testkit.MustCreate(t, admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-config"}, Data: map[string]string{"a": "b"}})
-	testkit.MustCreate(t, admin, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-secret"}, StringData: map[string]string{"a": "b"}})
-	web := &appsv1.Deployment{}
-	testkit.MustYAML(t, web, `
-metadata: {namespace: shop, name: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx:1.27, envFrom: [{configMapRef: {name: web-config}}, {secretRef: {name: web-secret}}]}]
-`)
-	testkit.MustCreate(t, admin, web)
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
-	testkit.MustYAML(t, pp, `
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  propagateDeps: true
-  placement:
-    clusterAffinity: {clusterNames: [%s]}
-`, member.Name)
-	testkit.MustCreate(t, admin, pp)
+	propagateWeb(t, admin, member.Name, true)
 
 	memberClient := controllertest.Client(t, member.RESTConfig(), controllertest.Scheme(t))
 	testkit.Eventually(t, 2*time.Minute, "the Deployment and its ConfigMap on the member", func() (bool, string) {
@@ -223,10 +200,10 @@ func waitGranted(t *testing.T, cfg *rest.Config) {
 	})
 }
 
-// install applies the chart's CRDs (waiting until they are established),
-// then its RBAC, ServiceAccount and serving certificate Secret, for real;
-// the Deployment, Services and PodDisruptionBudget are left out, as the
-// test runs the binary itself.
+// install applies a chart's CRDs (waiting until they are established),
+// then its RBAC, ServiceAccount and Secrets (the serving certificate, the
+// agent's hub kubeconfig), for real; the Deployment, Services and
+// PodDisruptionBudget are left out, as the test runs the binary itself.
 func install(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
 	t.Helper()
 	testkit.MustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})
@@ -242,15 +219,16 @@ func install(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
 	}
 }
 
-// serviceAccountToken returns a token of the chart's ServiceAccount from
-// the TokenRequest API, as the kubelet mounts one into its pods.
-func serviceAccountToken(t *testing.T, kube kubernetes.Interface) string {
+// serviceAccountToken returns a token of a chart's ServiceAccount name in
+// flotilla-system from the TokenRequest API, as the kubelet mounts one
+// into its pods.
+func serviceAccountToken(t *testing.T, kube kubernetes.Interface, name string) string {
 	t.Helper()
 	expiry := int64(3600)
-	tr, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(t.Context(), releaseName,
+	tr, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(t.Context(), name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
 	if err != nil {
-		t.Fatalf("token for the ServiceAccount %s/%s: %v", namespace, releaseName, err)
+		t.Fatalf("token for the ServiceAccount %s/%s: %v", namespace, name, err)
 	}
 	return tr.Status.Token
 }
@@ -302,7 +280,7 @@ func scrape(t *testing.T, addr string, ca []byte, token string) (int, string, er
 	return resp.StatusCode, string(body), err
 }
 
-// process is the running control plane, its output kept.
+// process is the running binary (control plane or agent), its output kept.
 type process struct {
 	cmd    *exec.Cmd
 	mu     sync.Mutex
@@ -327,7 +305,7 @@ func (p *process) checkRunning(t *testing.T) {
 	t.Helper()
 	select {
 	case <-p.exited:
-		t.Fatalf("the control plane exited:\n%s", p.log())
+		t.Fatalf("the process exited:\n%s", p.log())
 	default:
 	}
 }
@@ -353,8 +331,46 @@ func start(t *testing.T, bin string, args []string) *process {
 			<-p.exited
 		}
 		if t.Failed() {
-			t.Logf("control plane log:\n%s", p.log())
+			t.Logf("process log:\n%s", p.log())
 		}
 	})
 	return p
+}
+
+// propagateWeb creates in the hub the namespace shop, the Deployment
+// shop/web and a PropagationPolicy placing it on member. With deps, the
+// Deployment reads the ConfigMap shop/web-config and the Secret
+// shop/web-secret, created too, and the policy has propagateDeps.
+func propagateWeb(t *testing.T, hub client.Client, member string, deps bool) {
+	t.Helper()
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
+	web := &appsv1.Deployment{}
+	testkit.MustYAML(t, web, `
+metadata: {namespace: shop, name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx:1.27}]
+`)
+	if deps {
+		testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-config"}, Data: map[string]string{"a": "b"}})
+		testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-secret"}, StringData: map[string]string{"a": "b"}})
+		web.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{
+			{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-config"}}},
+			{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-secret"}}},
+		}
+	}
+	testkit.MustCreate(t, hub, web)
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	testkit.MustYAML(t, pp, `
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [%s]}
+`, member)
+	pp.Spec.PropagateDeps = deps
+	testkit.MustCreate(t, hub, pp)
 }

@@ -1,0 +1,150 @@
+package helm
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+)
+
+// agentChart is the pull-mode agent's chart, deploy/helm/flotilla-agent,
+// released under its own name.
+const agentChart = "flotilla-agent"
+
+// agentValues are the values the agent's chart needs: a cluster name and
+// the hub's kubeconfig, here from a value.
+var agentValues = []string{"--set", "clusterName=edge-1", "--set", "hub.kubeconfig=apiVersion: v1"}
+
+// TestAgentChartAcceptedByMember has a real member apiserver accept every
+// object of the agent's chart with a server-side dry-run apply, with the
+// chart's own hub Secret and with an existing one.
+func TestAgentChartAcceptedByMember(t *testing.T) {
+	kinds := acceptedByServer(t, renderChart(t, agentChart, agentValues...))
+	want := []string{"ClusterRole", "ClusterRoleBinding", "Deployment", "Secret", "ServiceAccount"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("rendered kinds (-want +got):\n%s", diff)
+	}
+}
+
+// TestAgentChartDeployment checks what the agent's Deployment promises:
+// one replica replaced with Recreate (the agent has no leader election),
+// the hardened security context and requests, the agent command with the
+// cluster name and the mounted hub kubeconfig, and the member reached
+// through the chart's ServiceAccount.
+func TestAgentChartDeployment(t *testing.T) {
+	for _, tc := range []struct {
+		name, secret string
+		args         []string
+		rendersHub   bool
+	}{
+		{"kubeconfig value", "flotilla-agent-hub", agentValues, true},
+		{"existing Secret", "edge-1-hub", []string{"--set", "clusterName=edge-1", "--set", "hub.existingSecret=edge-1-hub"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := renderChart(t, agentChart, tc.args...)
+			d := into[appsv1.Deployment](t, one(t, objs, "Deployment"))
+			if got := ptr.Deref(d.Spec.Replicas, 0); got != 1 || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+				t.Errorf("replicas %d, strategy %q; want 1 replica replaced with Recreate (no two agents at once)", got, d.Spec.Strategy.Type)
+			}
+			pod := d.Spec.Template.Spec
+			if pod.ServiceAccountName != agentChart {
+				t.Errorf("serviceAccountName = %q, want %q", pod.ServiceAccountName, agentChart)
+			}
+			checkHardened(t, pod)
+			args := pod.Containers[0].Args
+			if len(args) == 0 || args[0] != "agent" {
+				t.Fatalf("args = %v, want the agent command first", args)
+			}
+			for flag, want := range map[string]string{"hub-kubeconfig": "/etc/flotilla/hub/kubeconfig", "cluster-name": "edge-1", "fleet": "flotilla"} {
+				if got, _ := flagValue(args, flag); got != want {
+					t.Errorf("--%s = %q, want %q", flag, got, want)
+				}
+			}
+			// The chart's defaults are the agent's own (Karmada's).
+			for flag, want := range map[string]time.Duration{
+				"cluster-lease-duration":          controller.DefaultAgentLeaseDuration,
+				"cluster-status-update-frequency": controller.DefaultAgentStatusInterval,
+			} {
+				if v, _ := flagValue(args, flag); v == "" || mustDuration(t, v) != want {
+					t.Errorf("--%s = %q, want the agent's default %s", flag, v, want)
+				}
+			}
+			if _, set := flagValue(args, "kubeconfig"); set {
+				t.Error("--kubeconfig is set: the agent must reach its member with the pod's ServiceAccount")
+			}
+			i := slices.IndexFunc(pod.Volumes, func(v corev1.Volume) bool { return v.Secret != nil })
+			if i < 0 || pod.Volumes[i].Secret.SecretName != tc.secret {
+				t.Fatalf("volumes %+v, want the Secret %s", pod.Volumes, tc.secret)
+			}
+			mounted := slices.ContainsFunc(pod.Containers[0].VolumeMounts, func(m corev1.VolumeMount) bool {
+				return m.Name == pod.Volumes[i].Name && m.MountPath == "/etc/flotilla/hub" && m.ReadOnly
+			})
+			if !mounted {
+				t.Errorf("the hub Secret is not mounted read-only at /etc/flotilla/hub: %+v", pod.Containers[0].VolumeMounts)
+			}
+			secrets := pick(objs, "Secret")
+			if got := len(secrets) == 1; got != tc.rendersHub {
+				t.Fatalf("the chart renders %d Secrets; want its own hub Secret: %v", len(secrets), tc.rendersHub)
+			}
+			if tc.rendersHub {
+				if s := into[corev1.Secret](t, secrets[0]); s.Name != tc.secret || string(s.Data["kubeconfig"]) != "apiVersion: v1" {
+					t.Errorf("Secret %s holds %q under kubeconfig, want hub.kubeconfig in %s", s.Name, s.Data["kubeconfig"], tc.secret)
+				}
+			}
+		})
+	}
+}
+
+// TestAgentChartRBAC: by default the agent may do anything in its member,
+// as Karmada's agent (it applies whatever kinds the hub propagates), bound
+// to the chart's ServiceAccount; rbac.rules replaces that.
+func TestAgentChartRBAC(t *testing.T) {
+	objs := renderChart(t, agentChart, agentValues...)
+	cr := into[rbacv1.ClusterRole](t, one(t, objs, "ClusterRole"))
+	everything := slices.ContainsFunc(cr.Rules, func(r rbacv1.PolicyRule) bool {
+		return slices.Equal(r.APIGroups, []string{"*"}) && slices.Equal(r.Resources, []string{"*"}) && slices.Equal(r.Verbs, []string{"*"})
+	})
+	if !everything {
+		t.Errorf("ClusterRole rules %+v, want every resource by default", cr.Rules)
+	}
+	crb := into[rbacv1.ClusterRoleBinding](t, one(t, objs, "ClusterRoleBinding"))
+	if want := (rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: agentChart, Namespace: namespace}); crb.RoleRef.Name != cr.Name || !slices.Equal(crb.Subjects, []rbacv1.Subject{want}) {
+		t.Errorf("ClusterRoleBinding %+v %+v, want %s bound to %+v", crb.RoleRef, crb.Subjects, cr.Name, want)
+	}
+	narrow := renderChart(t, agentChart, append(slices.Clone(agentValues), "--set-json", `rbac.rules=[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get","patch"]}]`)...)
+	want := []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "patch"}}}
+	if diff := cmp.Diff(want, into[rbacv1.ClusterRole](t, one(t, narrow, "ClusterRole")).Rules); diff != "" {
+		t.Errorf("rbac.rules (-want +got):\n%s", diff)
+	}
+}
+
+// TestAgentChartRefusesBadValues: the agent's chart fails, naming the
+// value to set, without a cluster name or a hub kubeconfig, with both hub
+// values, with a cluster name the hub refuses, and outside flotilla-system.
+func TestAgentChartRefusesBadValues(t *testing.T) {
+	hub := []string{"--set", "hub.existingSecret=edge-1-hub"}
+	checkRefused(t, agentChart, []refusal{
+		{"no cluster name", namespace, hub, "clusterName is required: set clusterName to the member's Cluster in the hub"},
+		{"cluster name not a DNS label", namespace, append([]string{"--set", "clusterName=Edge_1"}, hub...), `clusterName "Edge_1": want a DNS label`},
+		{"cluster name too long", namespace, append([]string{"--set", "clusterName=" + string(slices.Repeat([]byte("a"), 49))}, hub...), "of at most 48 characters"},
+		{"no hub kubeconfig", namespace, []string{"--set", "clusterName=edge-1"}, "the hub's kubeconfig is required: set hub.existingSecret"},
+		{"both hub values", namespace, append(slices.Clone(agentValues), hub...), "set one of hub.existingSecret and hub.kubeconfig, not both"},
+		{"another namespace", "default", agentValues, `install the chart into the namespace flotilla-system (-n flotilla-system), not "default"`},
+	})
+}
+
+func mustDuration(t *testing.T, s string) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

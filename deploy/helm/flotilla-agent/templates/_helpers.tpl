@@ -1,0 +1,49 @@
+{{/* The name of every object of the release. */}}
+{{- define "flotilla-agent.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "flotilla-agent.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: agent
+{{- end -}}
+
+{{- define "flotilla-agent.labels" -}}
+{{ include "flotilla-agent.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* The Secret holding the hub's kubeconfig under the key kubeconfig. */}}
+{{- define "flotilla-agent.hubSecret" -}}
+{{- .Values.hub.existingSecret | default (printf "%s-hub" (include "flotilla-agent.fullname" .)) -}}
+{{- end -}}
+
+{{/*
+flotilla-agent.check fails, naming the value to set, outside flotilla-system (where the agent keeps
+the membership marker), without a valid cluster name, and without exactly one hub kubeconfig.
+*/}}
+{{- define "flotilla-agent.check" -}}
+{{- if ne .Release.Namespace "flotilla-system" -}}
+{{- fail (printf "install the chart into the namespace flotilla-system (-n flotilla-system), not %q: the agent keeps the member's membership marker there" .Release.Namespace) -}}
+{{- end -}}
+{{- $name := .Values.clusterName | default "" | toString -}}
+{{- if not $name -}}
+{{- fail "clusterName is required: set clusterName to the member's Cluster in the hub, as given to `register --cluster-name`" -}}
+{{- end -}}
+{{- if or (gt (len $name) 48) (not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" $name)) -}}
+{{- fail (printf "clusterName %q: want a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit) of at most 48 characters" $name) -}}
+{{- end -}}
+{{- if and .Values.hub.existingSecret .Values.hub.kubeconfig -}}
+{{- fail "set one of hub.existingSecret and hub.kubeconfig, not both: the agent reads one hub kubeconfig" -}}
+{{- end -}}
+{{- if not (or .Values.hub.existingSecret .Values.hub.kubeconfig) -}}
+{{- fail "the hub's kubeconfig is required: set hub.existingSecret to a Secret in flotilla-system with the key kubeconfig, or hub.kubeconfig (--set-file hub.kubeconfig=FILE) to the file `register --out` wrote" -}}
+{{- end -}}
+{{- end -}}
