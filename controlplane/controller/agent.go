@@ -282,7 +282,14 @@ func (a *agent) register(ctx context.Context) error {
 	if cl.Spec.ID == "" {
 		orig := cl.DeepCopy()
 		cl.Spec.ID = id
-		if err := a.hub.Patch(ctx, &cl, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		err := a.hub.Patch(ctx, &cl, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+		switch {
+		case apierrors.IsForbidden(err):
+			// The identity RegisterAgent issues may not write its
+			// Cluster's spec (agentRules); the membership marker in the
+			// member still keeps it from serving two names.
+			a.log.Info("the agent's identity may not record the member's ID in its Cluster; set spec.id as the hub's administrator to pin it", "cluster", name, "id", id)
+		case err != nil:
 			return fmt.Errorf("record the member's ID in cluster %s: %w", name, err)
 		}
 	}

@@ -158,8 +158,9 @@ type rbacObject struct {
 	mutate func()
 }
 
-// agentRules are the rights of cluster's agent: on its own Cluster (and
-// its status) and interpreter customizations, cluster-wide; on its own
+// agentRules are the rights of cluster's agent: to read its own Cluster
+// and write its status, and to read interpreter customizations,
+// cluster-wide; on its own
 // Lease; on the Works (and their status) of its execution namespace. A
 // list or watch limited by resourceNames is allowed for a request that
 // selects the one name (fieldSelector metadata.name), as the agent's
@@ -167,7 +168,12 @@ type rbacObject struct {
 func agentRules(cluster string) (clusterRules, leaseRules, workRules []rbacv1.PolicyRule) {
 	read := []string{"get", "list", "watch"}
 	clusterRules = []rbacv1.PolicyRule{
-		{APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"clusters"}, ResourceNames: []string{cluster}, Verbs: slices.Concat(read, []string{"update", "patch"})},
+		// Read only: a member that could write its Cluster's spec or
+		// labels could attract other clusters' workloads (labels, taints)
+		// or have the control plane send another member's credentials to
+		// an endpoint of its choosing (syncMode, secretRef, apiEndpoint,
+		// proxyURL). Its status and its Lease are all it reports.
+		{APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"clusters"}, ResourceNames: []string{cluster}, Verbs: read},
 		{APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"clusters/status"}, ResourceNames: []string{cluster}, Verbs: []string{"get", "update", "patch"}},
 		{APIGroups: []string{configv1.GroupVersion.Group}, Resources: []string{"resourceinterpretercustomizations"}, Verbs: read},
 	}

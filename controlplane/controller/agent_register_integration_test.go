@@ -1,6 +1,7 @@
 package controller_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,18 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 		}},
 		{"list Secrets of its execution namespace", false, func() error { return agent.List(ctx, &corev1.SecretList{}, edgeWorks) }},
 		{"list ResourceBindings", false, func() error { return agent.List(ctx, &workv1.ResourceBindingList{}) }},
+		// A compromised member must not relabel its Cluster to attract other
+		// workloads, nor point the control plane at other credentials and an
+		// endpoint of its choosing.
+		{"relabel its own Cluster", false, func() error {
+			return ownCluster(ctx, agent, func(c *clusterv1.Cluster) { c.Labels = map[string]string{"env": "prod"} })
+		}},
+		{"switch its own Cluster to Push with another member's credentials", false, func() error {
+			return ownCluster(ctx, agent, func(c *clusterv1.Cluster) {
+				c.Spec.SyncMode, c.Spec.APIEndpoint = api.Push, "https://attacker.example:6443"
+				c.Spec.SecretRef = &api.LocalSecretReference{Namespace: controller.SystemNamespace, Name: "east"}
+			})
+		}},
 		{"create a Cluster", false, func() error {
 			return agent.Create(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "rogue"}, Spec: api.ClusterSpec{SyncMode: api.Pull}})
 		}},
@@ -121,4 +134,16 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 	if _, err := controller.RegisterAgent(ctx, hub, "pushed", time.Hour); err == nil || !strings.Contains(err.Error(), "cluster pushed exists with spec.syncMode Push") {
 		t.Errorf("registering an agent for a Push cluster: %v, want a refusal naming its syncMode", err)
 	}
+}
+
+// ownCluster patches the agent's own Cluster "edge" with change, as the
+// agent's identity.
+func ownCluster(ctx context.Context, agent client.Client, change func(*clusterv1.Cluster)) error {
+	var own clusterv1.Cluster
+	if err := agent.Get(ctx, client.ObjectKey{Name: "edge"}, &own); err != nil {
+		return err
+	}
+	orig := own.DeepCopy()
+	change(&own)
+	return agent.Patch(ctx, &own, client.MergeFrom(orig))
 }

@@ -148,8 +148,10 @@ func TestPullModeMember(t *testing.T) {
 	stopAgent := e.startAgent(t)
 	stopControlPlane := controllertest.Fleet{Host: e.host}.StartControlPlane(t)
 
+	// register's identity may not write its Cluster's spec, so spec.id
+	// stays as the administrator left it (empty).
 	e.waitCluster(t, "the agent registers its member, Ready, with the member's facts", metav1.ConditionTrue, func(cl *clusterv1.Cluster) bool {
-		return cl.Spec.SyncMode == api.Pull && cl.Spec.SecretRef == nil && cl.Spec.APIEndpoint == "" && cl.Spec.ID != "" &&
+		return cl.Spec.SyncMode == api.Pull && cl.Spec.SecretRef == nil && cl.Spec.APIEndpoint == "" && cl.Spec.ID == "" &&
 			cl.Status.KubernetesVersion != "" && len(cl.Status.APIEnablements) > 0
 	})
 

@@ -87,7 +87,7 @@ func TestAgentChartServiceAccountRunsAgent(t *testing.T) {
 			return false, err.Error()
 		}
 		ready := apimeta.IsStatusConditionTrue(cl.Status.Conditions, api.ClusterConditionReady) && cl.Status.KubernetesVersion != ""
-		return cl.Spec.SyncMode == api.Pull && cl.Spec.ID != "" && ready, fmt.Sprintf("spec %+v, status %+v", cl.Spec, cl.Status)
+		return cl.Spec.SyncMode == api.Pull && ready, fmt.Sprintf("spec %+v, status %+v", cl.Spec, cl.Status)
 	})
 
 	propagateWeb(t, hub, member.Name, false)
