@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
@@ -164,4 +165,42 @@ func latencies(b *testing.B, decide func() error) {
 	slices.Sort(samples)
 	b.ReportMetric(float64(percentile(samples, 50).Microseconds()), "p50-µs")
 	b.ReportMetric(float64(percentile(samples, 99).Microseconds()), "p99-µs")
+}
+
+// roomyFleet is issueFleet with a hundred times the allocatable pods, CPU
+// and memory, so that even 100,000 replicas fit into the twelve clusters
+// the spread constraints allow: the replica count then changes the
+// division, not whether it succeeds.
+func roomyFleet(n int) []*api.Cluster {
+	clusters := issueFleet(n)
+	for _, c := range clusters {
+		alloc := c.Status.ResourceSummary.Allocatable
+		for name, q := range alloc {
+			alloc[name] = *resource.NewMilliQuantity(q.MilliValue()*100, q.Format)
+		}
+	}
+	return clusters
+}
+
+// issueReplicaCounts are the replica counts allocations must not depend on.
+var issueReplicaCounts = []int32{10, 1000, 100000}
+
+// BenchmarkIssueFleetReplicas is one decision per strategy over a shared
+// Snapshot of 1,000 roomy clusters at 10, 1,000 and 100,000 replicas: with
+// -benchmem it shows that what a decision allocates does not grow with the
+// replica count.
+func BenchmarkIssueFleetReplicas(b *testing.B) {
+	snapshot := scheduler.NewSnapshot(roomyFleet(1000))
+	for _, bp := range issuePlacements() {
+		for _, replicas := range issueReplicaCounts {
+			binding := benchBinding(bp.p)
+			binding.Replicas = replicas
+			b.Run(fmt.Sprintf("%s/replicas=%d", bp.name, replicas), func(b *testing.B) {
+				benchDecisions(b, func() error {
+					_, err := snapshot.Schedule(binding)
+					return err
+				})
+			})
+		}
+	}
 }
