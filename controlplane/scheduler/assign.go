@@ -77,6 +77,8 @@ type assignment struct {
 	// selected are the chosen clusters in preference order.
 	selected []candidate
 	order    tieOrder
+	// buf holds the decision's working slices; nil allocates them.
+	buf *scratch
 }
 
 // assignDuplicated gives every selected cluster all replicas.
@@ -113,7 +115,7 @@ func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
 		m := policy.NewClusterMatcher(&rules[r].TargetCluster)
 		matchers[r] = func(c *candidate) bool { return m(c.cluster) }
 	}
-	parties := make([]party, len(a.selected))
+	parties := a.parties(len(a.selected))
 	positive := false
 	for i := range a.selected {
 		c := &a.selected[i]
@@ -131,7 +133,7 @@ func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
 			parties[i].votes = 1
 		}
 	}
-	apportion(parties, a.binding.Replicas, a.order)
+	a.buf.apportion(parties, a.binding.Replicas, a.order)
 	out := make([]api.TargetCluster, len(parties))
 	for i := range parties {
 		out[i] = api.TargetCluster{Name: parties[i].name, Replicas: parties[i].seats}
@@ -162,7 +164,13 @@ func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
 func assignDynamic(a *assignment) ([]api.TargetCluster, error) {
 	tiers := splitTiers(a.selected)
 	desired := int64(a.binding.Replicas)
-	result := make([]int32, len(a.selected))
+	var result []int32
+	if a.buf != nil {
+		a.buf.result = zeroed(a.buf.result, len(a.selected))
+		result = a.buf.result
+	} else {
+		result = make([]int32, len(a.selected))
+	}
 	capacity := func(c *candidate) int64 { return c.capacity() }
 	previous := func(c *candidate) int64 { return int64(c.previous) }
 	available := func(c *candidate) int64 { return c.available }
@@ -240,7 +248,7 @@ func (a *assignment) divide(tier []int, n int64, weight, prior func(*candidate) 
 	}
 	members := tier
 	if a.strategy == strategyAggregated {
-		members = append([]int(nil), tier...)
+		members = a.members(tier)
 		slices.SortStableFunc(members, func(i, j int) int {
 			ci, cj := &a.selected[i], &a.selected[j]
 			if prior != nil {
@@ -264,14 +272,34 @@ func (a *assignment) divide(tier []int, n int64, weight, prior func(*candidate) 
 			}
 		}
 	}
-	parties := make([]party, len(members))
+	parties := a.parties(len(members))
 	for k, i := range members {
 		parties[k] = party{name: a.selected[i].name(), votes: weight(&a.selected[i])}
 	}
-	apportion(parties, clampInt32(n), a.order)
+	a.buf.apportion(parties, clampInt32(n), a.order)
 	for k, i := range members {
 		result[i] += parties[k].seats
 	}
+}
+
+// parties is n zero parties, in a.buf when there is one. The parties of
+// one division are used up before the next division asks for its own.
+func (a *assignment) parties(n int) []party {
+	if a.buf == nil {
+		return make([]party, n)
+	}
+	a.buf.parties = zeroed(a.buf.parties, n)
+	return a.buf.parties
+}
+
+// members is a copy of tier that divide may reorder, in a.buf when there
+// is one.
+func (a *assignment) members(tier []int) []int {
+	if a.buf == nil {
+		return append([]int(nil), tier...)
+	}
+	a.buf.order = append(reuse(a.buf.order, len(tier)), tier...)
+	return a.buf.order
 }
 
 // previousResult writes the previous replicas of the selected clusters into

@@ -53,6 +53,10 @@ type filterContext struct {
 	// tier is set by filterAffinity: the index of the first group the
 	// cluster matched.
 	tier int
+
+	// buf, when not nil, keeps the reasons already formatted in this
+	// decision.
+	buf *scratch
 }
 
 // name is the cluster's name, from its facts when there are.
@@ -96,10 +100,18 @@ func filterAPIEnablement(fc *filterContext, c *api.Cluster) (bool, string) {
 	switch served {
 	case apiServed, apiNothingCollected:
 		return true, ""
-	case apiNotEnabled:
-		return false, fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
 	}
-	return false, fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
+	if fc.buf != nil && fc.buf.apiWhy[served] != "" {
+		return false, fc.buf.apiWhy[served]
+	}
+	why := fmt.Sprintf("API %s, kind=%s is not in the partially collected API enablements", gv, kind)
+	if served == apiNotEnabled {
+		why = fmt.Sprintf("API %s, kind=%s is not enabled", gv, kind)
+	}
+	if fc.buf != nil {
+		fc.buf.apiWhy[served] = why
+	}
+	return false, why
 }
 
 // apiState is what a cluster's API enablements say about one kind.
@@ -158,16 +170,34 @@ func filterTaints(fc *filterContext, c *api.Cluster) (bool, string) {
 			continue
 		}
 		if !tolerated(fc.binding.Placement.ClusterTolerations, t) {
-			return false, "untolerated taint " + t.ToString()
+			return false, fc.taintReason(t, false)
 		}
 	}
 	if t, _ := NoExecuteUntolerated(c.Spec.Taints, fc.binding.Placement.ClusterTolerations, fc.binding.Now); t != nil {
-		if tolerated(fc.binding.Placement.ClusterTolerations, t) {
-			return false, "taint " + t.ToString() + " is no longer tolerated: the toleration's tolerationSeconds have passed"
-		}
-		return false, "untolerated taint " + t.ToString()
+		return false, fc.taintReason(t, tolerated(fc.binding.Placement.ClusterTolerations, t))
 	}
 	return true, ""
+}
+
+// taintReason says why the taint rejects a cluster: it is not tolerated,
+// or (expired) its toleration's tolerationSeconds have passed. Clusters
+// sharing a taint, as fleets tainted by one policy do, share the string.
+func (fc *filterContext) taintReason(t *corev1.Taint, expired bool) string {
+	key := taintReason{key: t.Key, value: t.Value, effect: string(t.Effect), expired: expired}
+	if why, ok := fc.buf.taintWhyOf(key); ok {
+		return why
+	}
+	why := "untolerated taint " + t.ToString()
+	if expired {
+		why = "taint " + t.ToString() + " is no longer tolerated: the toleration's tolerationSeconds have passed"
+	}
+	if fc.buf != nil {
+		if fc.buf.taintWhy == nil {
+			fc.buf.taintWhy = map[taintReason]string{}
+		}
+		fc.buf.taintWhy[key] = why
+	}
+	return why
 }
 
 // tolerated reports whether any toleration tolerates the taint.

@@ -38,7 +38,9 @@ func schedule(clusters []*api.Cluster, snap *Snapshot, b Binding) (Result, error
 		previous: make(map[string]int32, len(b.Previous)),
 		evicting: make(map[string]bool, len(b.EvictingClusters)),
 		order:    tieOrderFor(b.Resource.UID),
+		buf:      getScratch(),
 	}
+	defer s.buf.release()
 	if snap != nil {
 		s.snap, s.facts = snap, snap.facts
 		s.served = snap.served(b.Resource.APIVersion, b.Resource.Kind)
@@ -98,6 +100,8 @@ type run struct {
 	previous map[string]int32
 	evicting map[string]bool
 	order    tieOrder
+	// buf holds the decision's working slices.
+	buf *scratch
 }
 
 // termGroups lists a ClusterAffinities term's primary group followed by its
@@ -119,7 +123,7 @@ func (s *run) termGroups(term *api.ClusterAffinityTerm) []*api.ClusterAffinity {
 // scheduleTerm runs filter → score → select → assign for one affinity term.
 func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (Result, error) {
 	b := s.binding
-	fc := &filterContext{binding: b, previous: s.previous, evicting: s.evicting, groups: groups}
+	fc := &filterContext{binding: b, previous: s.previous, evicting: s.evicting, groups: groups, buf: s.buf}
 	if s.snap != nil && groups != nil {
 		fc.selected = make([][]bool, len(groups))
 		for i, g := range groups {
@@ -128,8 +132,8 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	}
 
 	// Filter.
-	var rejected []rejection
-	cands := make([]candidate, 0, len(s.clusters))
+	rejected := reuse(s.buf.rejected, 0)
+	cands := reuse(s.buf.cands, len(s.clusters))
 	for i, c := range s.clusters {
 		if s.facts != nil {
 			fc.facts, fc.served, fc.index = &s.facts[i], s.served[i], i
@@ -142,6 +146,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		cands = append(cands, candidate{cluster: c, clusterName: name, index: int32(i), tier: fc.tier,
 			previous: s.previous[name]})
 	}
+	s.buf.rejected, s.buf.cands = rejected, cands
 	if len(cands) == 0 {
 		return Result{}, &FitError{Stage: StageFilter, AffinityName: affinityName,
 			NumAllClusters: len(s.clusters), Reasons: reasonMap(rejected, nil)}
@@ -181,7 +186,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	if b.Replicas > 0 && usesAvailability(s.strategy) {
 		need = int64(b.Replicas)
 	}
-	selected, err := selectClusters(cands, plan, need)
+	selected, err := s.buf.selectClusters(cands, plan, need)
 	if err != nil {
 		return Result{}, s.fitError(StageSelect, affinityName, err, cands, rejected, estimate)
 	}
@@ -202,7 +207,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 			out[i] = api.TargetCluster{Name: selected[i].name()}
 		}
 	default:
-		a := &assignment{binding: b, snap: s.snap, strategy: s.strategy, selected: selected, order: s.order}
+		a := &assignment{binding: b, snap: s.snap, strategy: s.strategy, selected: selected, order: s.order, buf: s.buf}
 		out, err = strategies[s.strategy](a)
 		if err != nil {
 			return Result{}, s.fitError(StageAssign, affinityName, err, cands, rejected, estimate)
@@ -212,8 +217,8 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		}
 	}
 	sortTargets(out)
-	return Result{Clusters: out, AffinityName: affinityName,
-		Reasons: reasonMap(rejected, leftOut(cands, selected, out))}, nil
+	s.buf.left = leftOut(s.buf.left[:0], cands, selected, out)
+	return Result{Clusters: out, AffinityName: affinityName, Reasons: reasonMap(rejected, s.buf.left)}, nil
 }
 
 // rejection is a cluster left out and why.
@@ -239,10 +244,11 @@ func reasonMap(lists ...[]rejection) map[string]string {
 	return m
 }
 
-// leftOut explains every feasible cluster that is not in the result.
-func leftOut(cands, selected []candidate, out []api.TargetCluster) []rejection {
+// leftOut appends to rejected an explanation for every feasible cluster
+// that is not in the result.
+func leftOut(rejected []rejection, cands, selected []candidate, out []api.TargetCluster) []rejection {
 	if len(out) == len(cands) {
-		return nil
+		return rejected
 	}
 	var picked map[string]bool
 	if len(selected) < len(cands) {
@@ -251,7 +257,7 @@ func leftOut(cands, selected []candidate, out []api.TargetCluster) []rejection {
 			picked[selected[i].name()] = true
 		}
 	}
-	rejected := make([]rejection, 0, len(cands)-len(out))
+	rejected = slices.Grow(rejected, len(cands)-len(out))
 	for i := range cands {
 		name := cands[i].name()
 		if _, found := slices.BinarySearchFunc(out, name, func(tc api.TargetCluster, n string) int {

@@ -93,15 +93,16 @@ func maxGroups(sc *api.SpreadConstraint, n int) int {
 // selectClusters picks, from candidates sorted by preference, the clusters
 // the template goes to. need is the number of replicas the picked clusters
 // must be able to hold, or -1 when capacity does not matter (Duplicated,
-// non-workloads). It returns the picked candidates in preference order.
-func selectClusters(cands []candidate, plan spreadPlan, need int64) ([]candidate, error) {
+// non-workloads). It returns the picked candidates in preference order, in
+// w's slices when they are not cands itself.
+func (w *scratch) selectClusters(cands []candidate, plan spreadPlan, need int64) ([]candidate, error) {
 	var picked []candidate
 	var err error
 	switch {
 	case plan.group != nil:
-		picked, err = selectByGroups(cands, plan, need)
+		picked, err = w.selectByGroups(cands, plan, need)
 	case plan.cluster != nil:
-		picked, err = selectByCluster(cands, plan.cluster, need)
+		picked, err = w.selectByCluster(cands, plan.cluster, need)
 	default:
 		return cands, nil
 	}
@@ -133,15 +134,19 @@ func groupRange(sc *api.SpreadConstraint) string {
 // Divided workloads whose picks cannot hold the replicas it swaps, from the
 // least preferred pick backwards, a pick for the unpicked cluster with the
 // most capacity when that is larger (Karmada's selectClustersByAvailableResource).
-func selectByCluster(cands []candidate, sc *api.SpreadConstraint, need int64) ([]candidate, error) {
+func (w *scratch) selectByCluster(cands []candidate, sc *api.SpreadConstraint, need int64) ([]candidate, error) {
+	if w == nil {
+		w = new(scratch)
+	}
 	if len(cands) < minGroups(sc) {
 		return nil, fmt.Errorf("the number of feasible clusters %d is less than spreadConstraint.minGroups %d",
 			len(cands), minGroups(sc))
 	}
 	want := maxGroups(sc, len(cands))
-	picked := append([]candidate(nil), cands[:want]...)
-	rest := append([]candidate(nil), cands[want:]...)
-	if need >= 0 && !swapForCapacity(picked, rest, need) {
+	picked := append(reuse(w.picked, want), cands[:want]...)
+	rest := append(reuse(w.pool, len(cands)-want), cands[want:]...)
+	w.picked, w.pool = picked, rest
+	if need >= 0 && !w.swapForCapacity(picked, rest, need) {
 		return nil, fmt.Errorf("no enough resource when selecting %d clusters: %d replicas wanted, the best %d clusters hold %d",
 			want, need, want, bestCapacity(cands, want))
 	}
@@ -153,12 +158,13 @@ func selectByCluster(cands []candidate, sc *api.SpreadConstraint, need int64) ([
 // do. The unpicked candidate taken is the one with the largest capacity,
 // the earliest on ties; a heap finds it and the running total is kept, so a
 // call costs O((picks + rest) log rest) rather than O(picks × rest).
-func swapForCapacity(picked, rest []candidate, need int64) bool {
+func (w *scratch) swapForCapacity(picked, rest []candidate, need int64) bool {
 	total := totalCapacity(picked)
 	if total >= need || len(rest) == 0 {
 		return total >= need
 	}
-	h := &restHeap{rest: rest, idx: make([]int, len(rest))}
+	w.heapIdx = reuse(w.heapIdx, len(rest))[:len(rest)]
+	h := &restHeap{rest: rest, idx: w.heapIdx}
 	for i := range h.idx {
 		h.idx[i] = i
 	}
@@ -230,6 +236,9 @@ type topologyGroup struct {
 	key     string
 	members []int // indexes into the candidate slice, in preference order
 	cap     int64
+	// id is the group's number in the order groups were met, as
+	// scratch.groupOf numbers each candidate's group.
+	id int
 }
 
 // maxFailedPasses is how many group counts may pass the bounds of
@@ -259,9 +268,12 @@ const maxFailedPasses = 32
 // Inside the chosen groups every group contributes its best cluster; the rest
 // are filled by preference up to the cluster constraint's maxGroups, with the
 // same capacity swap among the fillers.
-func selectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate, error) {
+func (w *scratch) selectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate, error) {
+	if w == nil {
+		w = new(scratch)
+	}
 	sc := plan.group
-	groups := buildGroups(cands, sc)
+	groups := w.buildGroups(cands, sc)
 	if len(groups) < minGroups(sc) {
 		return nil, fmt.Errorf("the number of feasible %s groups %d is less than spreadConstraint.minGroups %d",
 			groupKind(sc), len(groups), minGroups(sc))
@@ -272,7 +284,7 @@ func selectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate
 			sc.MaxGroups, groupKind(sc), minGroups(sc))
 	}
 	hi := maxGroups(sc, len(groups))
-	bounds := newGroupBounds(cands, groups, plan.cluster)
+	bounds := w.newGroupBounds(cands, groups, plan.cluster)
 	short := "clusters"
 	failed := 0
 	for k := minGroups(sc); k <= hi; k++ {
@@ -282,7 +294,7 @@ func selectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate
 		why := bounds.ruleOut(k, need)
 		if why == "" {
 			var picked []candidate
-			if picked, why = swapPass(cands, groups, k, plan.cluster, need); why == "" {
+			if picked, why = w.swapPass(cands, groups, k, plan.cluster, need); why == "" {
 				return picked, nil
 			}
 			failed++
@@ -303,17 +315,17 @@ func selectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate
 // short, each from the last backwards swapped for the strongest unpicked
 // group. It returns the picks, or what was short ("clusters" or
 // "capacity").
-func swapPass(cands []candidate, groups []topologyGroup, k int, cluster *api.SpreadConstraint, need int64) ([]candidate, string) {
+func (w *scratch) swapPass(cands []candidate, groups []topologyGroup, k int, cluster *api.SpreadConstraint, need int64) ([]candidate, string) {
 	chosen := append([]topologyGroup(nil), groups[:k]...)
 	others := append([]topologyGroup(nil), groups[k:]...)
-	picked, ok, why := pickInGroups(cands, chosen, cluster, need)
+	picked, ok, why := w.pickInGroups(cands, chosen, cluster, need)
 	for g := k - 1; !ok && g >= 0; g-- {
 		best := strongestGroup(others, chosen[g], why)
 		if best < 0 {
 			continue
 		}
 		chosen[g], others[best] = others[best], chosen[g]
-		picked, ok, why = pickInGroups(cands, chosen, cluster, need)
+		picked, ok, why = w.pickInGroups(cands, chosen, cluster, need)
 	}
 	if ok {
 		return picked, ""
@@ -321,19 +333,39 @@ func swapPass(cands []candidate, groups []topologyGroup, k int, cluster *api.Spr
 	return nil, why
 }
 
-func buildGroups(cands []candidate, sc *api.SpreadConstraint) []topologyGroup {
+// buildGroups groups the candidates by sc, numbering each candidate's
+// group in w.groupOf. The members of all groups share one slice of w.
+func (w *scratch) buildGroups(cands []candidate, sc *api.SpreadConstraint) []topologyGroup {
+	if w == nil {
+		w = new(scratch)
+	}
 	index := map[string]int{}
 	var groups []topologyGroup
+	var sizes []int
+	w.groupOf = reuse(w.groupOf, len(cands))[:len(cands)]
 	for i := range cands {
 		key := groupKey(sc, cands[i].cluster)
 		g, ok := index[key]
 		if !ok {
 			g = len(groups)
 			index[key] = g
-			groups = append(groups, topologyGroup{key: key})
+			groups = append(groups, topologyGroup{key: key, id: g})
+			sizes = append(sizes, 0)
 		}
-		groups[g].members = append(groups[g].members, i)
+		w.groupOf[i] = int32(g) // #nosec G115 -- fewer groups than candidates.
+		sizes[g]++
 		groups[g].cap += cands[i].capacity()
+	}
+	w.members = reuse(w.members, len(cands))[:len(cands)]
+	w.groupState = zeroed(w.groupState, len(groups))
+	start := 0
+	for g := range groups {
+		groups[g].members = w.members[start : start : start+sizes[g]]
+		start += sizes[g]
+	}
+	for i := range cands {
+		g := &groups[w.groupOf[i]]
+		g.members = append(g.members, i)
 	}
 	// Candidates are sorted, so a group's first member is its best one.
 	sort.SliceStable(groups, func(i, j int) bool {
@@ -373,17 +405,35 @@ func strongestGroup(others []topologyGroup, g topologyGroup, why string) int {
 // pickInGroups picks clusters inside the chosen groups and reports whether
 // they satisfy the cluster constraint and the capacity, and if not, which of
 // the two is short ("clusters" or "capacity").
-func pickInGroups(cands []candidate, chosen []topologyGroup, cluster *api.SpreadConstraint, need int64) ([]candidate, bool, string) {
-	var picked, pool []candidate
-	var poolIdx []int
+//
+// The picks live in w.picked: a later call overwrites them, which is why
+// callers only call again after a failed pick.
+func (w *scratch) pickInGroups(cands []candidate, chosen []topologyGroup, cluster *api.SpreadConstraint, need int64) ([]candidate, bool, string) {
+	picked, pool := reuse(w.picked, len(cands)), reuse(w.pool, len(cands))
+	// The other members of the chosen groups, in preference order across
+	// groups: a group's first candidate met is its best one, which it
+	// contributes as a pick.
+	const (
+		notChosen = iota
+		chosenBestNext
+		chosenRest
+	)
 	for _, g := range chosen {
 		picked = append(picked, cands[g.members[0]])
-		poolIdx = append(poolIdx, g.members[1:]...)
+		w.groupState[g.id] = chosenBestNext
 	}
-	sort.Ints(poolIdx) // back to preference order across groups
-	for _, i := range poolIdx {
-		pool = append(pool, cands[i])
+	for i := range cands {
+		switch state := &w.groupState[w.groupOf[i]]; *state {
+		case chosenBestNext:
+			*state = chosenRest
+		case chosenRest:
+			pool = append(pool, cands[i])
+		}
 	}
+	for _, g := range chosen {
+		w.groupState[g.id] = notChosen
+	}
+	w.picked, w.pool = picked, pool
 	total := len(picked) + len(pool)
 	want := total
 	if cluster != nil {
@@ -395,7 +445,7 @@ func pickInGroups(cands []candidate, chosen []topologyGroup, cluster *api.Spread
 	if cluster != nil && len(picked) < minGroups(cluster) {
 		return nil, false, "clusters"
 	}
-	if need >= 0 && !swapForCapacity(picked[len(chosen):], rest, need-totalCapacity(picked[:len(chosen)])) {
+	if need >= 0 && !w.swapForCapacity(picked[len(chosen):], rest, need-totalCapacity(picked[:len(chosen)])) {
 		return nil, false, "capacity"
 	}
 	return picked, true, ""

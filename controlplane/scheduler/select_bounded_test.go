@@ -90,7 +90,7 @@ func TestSelectByGroupsMatchesExhaustive(t *testing.T) {
 	mismatches, failures := 0, 0
 	for _, tc := range cases {
 		want, wantErr := exhaustiveSelectByGroups(tc.cands, tc.plan, tc.need)
-		got, gotErr := selectByGroups(tc.cands, tc.plan, tc.need)
+		got, gotErr := new(scratch).selectByGroups(tc.cands, tc.plan, tc.need)
 		if wantErr != nil {
 			failures++
 		}
@@ -131,9 +131,9 @@ func capacityOverClusters(tc boundedCase, exhaustive, bounded error) bool {
 		!strings.HasPrefix(bounded.Error(), "no enough resource") {
 		return false
 	}
-	groups := buildGroups(tc.cands, tc.plan.group)
+	groups := new(scratch).buildGroups(tc.cands, tc.plan.group)
 	hi := maxGroups(tc.plan.group, len(groups))
-	b := newGroupBounds(tc.cands, groups, tc.plan.cluster)
+	b := new(scratch).newGroupBounds(tc.cands, groups, tc.plan.cluster)
 	return b.picks(hi, b.groupSize[hi]) >= minGroups(tc.plan.cluster) && b.clusterCap[len(tc.cands)] < tc.need
 }
 

@@ -21,14 +21,17 @@ type groupBounds struct {
 	clusterCap []int64
 }
 
-func newGroupBounds(cands []candidate, groups []topologyGroup, cluster *api.SpreadConstraint) *groupBounds {
+func (w *scratch) newGroupBounds(cands []candidate, groups []topologyGroup, cluster *api.SpreadConstraint) *groupBounds {
+	if w == nil {
+		w = new(scratch)
+	}
 	sizes := make([]int, len(groups))
 	gcaps := make([]int64, len(groups))
 	for i := range groups {
 		sizes[i] = len(groups[i].members)
 		gcaps[i] = max(groups[i].cap, 0)
 	}
-	ccaps := make([]int64, len(cands))
+	ccaps := reuse(w.caps, len(cands))[:len(cands)]
 	for i := range cands {
 		// A negative capacity never helps; clamping keeps the prefix sums
 		// upper bounds for any smaller choice too.
@@ -37,19 +40,22 @@ func newGroupBounds(cands []candidate, groups []topologyGroup, cluster *api.Spre
 	desc := func(a, b int64) int { return cmp.Compare(b, a) }
 	slices.SortFunc(sizes, func(a, b int) int { return cmp.Compare(b, a) })
 	slices.SortFunc(gcaps, desc)
-	slices.SortFunc(ccaps, desc)
+	// Ascending, summed from the end: slices.Sort on integers is several
+	// times faster than a sort with a comparison function.
+	slices.Sort(ccaps)
+	w.caps, w.sums = ccaps, zeroed(w.sums, len(cands)+1)
 	b := &groupBounds{
 		cluster:    cluster,
 		groupSize:  make([]int, len(groups)+1),
 		groupCap:   make([]int64, len(groups)+1),
-		clusterCap: make([]int64, len(cands)+1),
+		clusterCap: w.sums,
 	}
 	for i := range sizes {
 		b.groupSize[i+1] = b.groupSize[i] + sizes[i]
 		b.groupCap[i+1] = b.groupCap[i] + gcaps[i]
 	}
 	for i := range ccaps {
-		b.clusterCap[i+1] = b.clusterCap[i] + ccaps[i]
+		b.clusterCap[i+1] = b.clusterCap[i] + ccaps[len(ccaps)-1-i]
 	}
 	return b
 }

@@ -126,7 +126,7 @@ func TestSelectClusters(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cands := append([]candidate(nil), tc.cands...)
-			got, err := selectClusters(cands, tc.plan, tc.need)
+			got, err := new(scratch).selectClusters(cands, tc.plan, tc.need)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error = %v, want it to contain %q", err, tc.wantErr)

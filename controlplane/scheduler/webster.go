@@ -53,11 +53,17 @@ func tieOrderFor(uid types.UID) tieOrder {
 // the number of parties only, never on the number of seats.
 //
 // Parties without votes get no seats. If no party has votes, nobody gets any.
-func apportion(parties []party, seats int32, order tieOrder) {
+//
+// It works in w's slices; a nil w allocates them.
+func (w *scratch) apportion(parties []party, seats int32, order tieOrder) {
 	if seats <= 0 || len(parties) == 0 {
 		return
 	}
-	votes, total := scaledVotes(parties)
+	if w == nil {
+		w = new(scratch)
+	}
+	w.votes = reuse(w.votes, len(parties))[:len(parties)]
+	votes, total := scaledVotes(parties, w.votes)
 	if total == 0 {
 		return
 	}
@@ -73,8 +79,8 @@ func apportion(parties []party, seats int32, order tieOrder) {
 		sum += int64(s)
 	}
 
-	next := a.newHeap(a.nextBefore)
-	last := a.newHeap(a.lastAfter)
+	next := a.newHeap(&w.heaps[0], a.nextBefore)
+	last := a.newHeap(&w.heaps[1], a.lastAfter)
 	for ; sum < int64(seats); sum++ {
 		a.move(next.top(), -1, next, last)
 	}
@@ -95,11 +101,11 @@ func apportion(parties []party, seats int32, order tieOrder) {
 	}
 }
 
-// scaledVotes returns the votes as unsigned integers, shifted right just
-// enough that their sum fits in 64 bits, and that sum. Shifting only happens
-// for absurd weights; ratios are kept to 63 bits of precision.
-func scaledVotes(parties []party) ([]uint64, uint64) {
-	votes := make([]uint64, len(parties))
+// scaledVotes returns the votes as unsigned integers in votes (as long as
+// parties), shifted right just enough that their sum fits in 64 bits, and
+// that sum. Shifting only happens for absurd weights; ratios are kept to 63
+// bits of precision.
+func scaledVotes(parties []party, votes []uint64) ([]uint64, uint64) {
 	for shift := uint(0); ; shift++ {
 		var total uint64
 		overflow := false
@@ -190,10 +196,12 @@ func (a *apportionment) move(add, take int, next, last *indexHeap) {
 	}
 }
 
-// newHeap builds an indexed heap over the parties that have votes.
-func (a *apportionment) newHeap(before func(i, j int) bool) *indexHeap {
-	h := &indexHeap{before: before, pos: make([]int32, len(a.parties))}
-	h.items = make([]int32, 0, len(a.parties))
+// newHeap builds, in h and its slices, an indexed heap over the parties
+// that have votes.
+func (a *apportionment) newHeap(h *indexHeap, before func(i, j int) bool) *indexHeap {
+	h.before = before
+	h.pos = reuse(h.pos, len(a.parties))[:len(a.parties)]
+	h.items = reuse(h.items, len(a.parties))
 	for i := range a.parties {
 		if a.votes[i] == 0 {
 			h.pos[i] = -1

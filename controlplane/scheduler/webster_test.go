@@ -15,7 +15,7 @@ func seatsByName(names []string, votes []int64, seats int32, order tieOrder) map
 	for i := range names {
 		parties[i] = party{name: names[i], votes: votes[i]}
 	}
-	apportion(parties, seats, order)
+	new(scratch).apportion(parties, seats, order)
 	out := map[string]int32{}
 	for _, p := range parties {
 		out[p.name] = p.seats
@@ -190,7 +190,7 @@ func TestApportionCostIgnoresReplicas(t *testing.T) {
 			for i := range parties {
 				parties[i] = party{name: fmt.Sprintf("c%03d", i), votes: int64(i%7 + 1)}
 			}
-			apportion(parties, seats, namesAscending)
+			new(scratch).apportion(parties, seats, namesAscending)
 		})
 	}
 	// The names are formatted inside the measured function; subtract them.
