@@ -178,7 +178,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		}
 	}
 	if spreading {
-		sortCandidates(cands)
+		cands = s.sortCandidates(cands)
 	}
 
 	// Select.
@@ -219,6 +219,20 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	sortTargets(out)
 	s.buf.left = leftOut(s.buf.left[:0], cands, selected, out)
 	return Result{Clusters: out, AffinityName: affinityName, Reasons: reasonMap(rejected, s.buf.left)}, nil
+}
+
+// sortCandidates orders the candidates by preference, by radix on the
+// Snapshot's name ranks when it can, otherwise by comparison.
+func (s *run) sortCandidates(cands []candidate) []candidate {
+	if s.snap != nil {
+		if rank, bits := s.snap.ranks(); rank != nil {
+			if sorted, ok := s.buf.sortByRanks(cands, rank, bits); ok {
+				return sorted
+			}
+		}
+	}
+	sortCandidates(cands)
+	return cands
 }
 
 // rejection is a cluster left out and why.

@@ -128,8 +128,9 @@ func fuzzScenario(data []byte) (snapshot []*api.Cluster, b scheduler.Binding, ok
 // FuzzSchedule checks invariants that hold for every validated placement:
 // Schedule does not panic and is deterministic; a result names each
 // snapshot cluster at most once; Divided results add up to the requested
-// replicas and Duplicated results give every cluster all of them; and every
-// snapshot cluster left out has a reason.
+// replicas and Duplicated results give every cluster all of them; every
+// snapshot cluster left out has a reason; and a Snapshot of the clusters
+// gives the same result.
 func FuzzSchedule(f *testing.F) {
 	for _, seed := range [][]byte{
 		{}, {3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 5},
@@ -150,6 +151,15 @@ func FuzzSchedule(f *testing.F) {
 		}
 		if diff := cmp.Diff(res, res2); diff != "" {
 			t.Fatalf("not deterministic (-first +second):\n%s", diff)
+		}
+		// A Snapshot (its cached facts, affinities and name ranks) decides
+		// exactly as the clusters themselves do.
+		res3, err3 := scheduler.NewSnapshot(snapshot).Schedule(b)
+		if (err == nil) != (err3 == nil) || (err != nil && err.Error() != err3.Error()) {
+			t.Fatalf("a Snapshot errs %v, the clusters %v", err3, err)
+		}
+		if diff := cmp.Diff(res, res3); diff != "" {
+			t.Fatalf("a Snapshot decides otherwise (-clusters +Snapshot):\n%s", diff)
 		}
 		if err != nil {
 			return

@@ -20,6 +20,11 @@ import "sync"
 type scratch struct {
 	cands    []candidate
 	rejected []rejection
+
+	// sorted, keys, tmpKeys and at serve sortByRanks.
+	sorted        []candidate
+	keys, tmpKeys []uint64
+	at            []int32
 	left     []rejection
 
 	picked, pool []candidate

@@ -34,6 +34,9 @@ type Snapshot struct {
 	// affinity, and only the first of them evaluates the label selector
 	// over every cluster.
 	affinities map[string][]bool
+
+	// names ranks the clusters by name for spread selection.
+	names nameRanks
 }
 
 // maxAffinities bounds the affinity cache of one Snapshot. A Snapshot
