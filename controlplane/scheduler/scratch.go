@@ -20,12 +20,12 @@ import "sync"
 type scratch struct {
 	cands    []candidate
 	rejected []rejection
+	left     []rejection
 
 	// sorted, keys, tmpKeys and at serve sortByRanks.
 	sorted        []candidate
 	keys, tmpKeys []uint64
 	at            []int32
-	left     []rejection
 
 	picked, pool []candidate
 	heapIdx      []int
