@@ -273,17 +273,20 @@ func filterSpreadFields(fc *filterContext, c *api.Cluster) (bool, string) {
 			}
 			continue
 		}
+		// On the Snapshot path the cluster object, out of cache in large
+		// fleets, is not read.
+		f := fc.facts
 		switch sc.SpreadByField {
 		case api.SpreadByFieldProvider:
-			if c.Spec.Provider == "" {
+			if f != nil && f.noProvider || f == nil && c.Spec.Provider == "" {
 				return false, "cluster has no provider to spread by"
 			}
 		case api.SpreadByFieldRegion:
-			if c.Spec.Region == "" {
+			if f != nil && f.noRegion || f == nil && c.Spec.Region == "" {
 				return false, "cluster has no region to spread by"
 			}
 		case api.SpreadByFieldZone:
-			if zoneOf(c) == "" {
+			if f != nil && f.noZone || f == nil && zoneOf(c) == "" {
 				return false, "cluster has no zone to spread by"
 			}
 		}

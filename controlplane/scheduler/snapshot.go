@@ -111,6 +111,9 @@ type clusterFacts struct {
 	deleting bool
 	// tainted is true when the cluster has any taint.
 	tainted bool
+	// noProvider, noRegion and noZone say which spread fields the cluster
+	// lacks.
+	noProvider, noRegion, noZone bool
 
 	// summary is false when the cluster has no resource summary: nothing fits.
 	summary bool
@@ -132,6 +135,7 @@ func NewSnapshot(clusters []*api.Cluster) *Snapshot {
 		f := &s.facts[i]
 		*f = freeOf(c.Status.ResourceSummary)
 		f.name, f.deleting, f.tainted = c.Name, !c.DeletionTimestamp.IsZero(), len(c.Spec.Taints) > 0
+		f.noProvider, f.noRegion, f.noZone = c.Spec.Provider == "", c.Spec.Region == "", zoneOf(c) == ""
 	}
 	return s
 }

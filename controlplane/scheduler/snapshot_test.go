@@ -19,13 +19,23 @@ import (
 // randomFleet builds n clusters whose resource summaries cover every case
 // the estimator distinguishes: no summary, missing or over-committed
 // resources, cpu in millicores, memory in odd units, an extended resource,
-// and resource models with modelings.
+// and resource models with modelings; now and then a cluster lacks a
+// region, a zone or a provider.
 func randomFleet(r *rand.Rand, n int) []*api.Cluster {
 	out := make([]*api.Cluster, n)
 	for i := range n {
 		region := "region-" + strconv.Itoa(r.IntN(4))
-		w := apitest.MakeCluster(fmt.Sprintf("c%04d", i)).Region(region).Zones(region + "-a").
-			Provider([]string{"aws", "gcp"}[r.IntN(2)]).Ready()
+		w := apitest.MakeCluster(fmt.Sprintf("c%04d", i)).Ready()
+		// Now and then a cluster lacks a field spread constraints group by.
+		if r.IntN(15) != 0 {
+			w.Region(region)
+		}
+		if r.IntN(15) != 0 {
+			w.Zones(region + "-a")
+		}
+		if r.IntN(15) != 0 {
+			w.Provider([]string{"aws", "gcp"}[r.IntN(2)])
+		}
 		switch r.IntN(6) {
 		case 0:
 			// Nothing collected.
@@ -137,6 +147,11 @@ func TestSnapshotScheduleMatchesSchedule(t *testing.T) {
 			p    api.Placement
 		}{fmt.Sprintf("affinity %+v", *a), placement(policy().Affinity(a).DynamicWeight())})
 	}
+	placements = append(placements, struct {
+		name string
+		p    api.Placement
+	}{"zone and provider spreads", placement(policy().DynamicWeight().
+		Spread(api.SpreadByFieldZone, 1, 0).Spread(api.SpreadByFieldProvider, 1, 2))})
 	for round := range 60 {
 		clusters := randomFleet(r, 1+r.IntN(120))
 		snapshot := scheduler.NewSnapshot(clusters)
