@@ -156,6 +156,9 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	plan := spreadPlan{}
 	if !ignoresSpread(s.strategy) {
 		plan = planSpread(b.Placement.SpreadConstraints)
+		if s.snap != nil && plan.group != nil {
+			plan.groups = s.snap.groupsBy(plan.group)
+		}
 	}
 	spreading := plan.cluster != nil || plan.group != nil
 	estimate := b.Replicas > 0 && (usesAvailability(s.strategy) || spreading)

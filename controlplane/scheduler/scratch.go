@@ -30,6 +30,7 @@ type scratch struct {
 	picked, pool []candidate
 	heapIdx      []int
 	groupOf      []int32
+	groupPos     []int32
 	members      []int
 	groupState   []uint8
 	caps, sums   []int64

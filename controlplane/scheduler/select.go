@@ -17,6 +17,8 @@ type spreadPlan struct {
 	group *api.SpreadConstraint
 	// others are the remaining topology constraints, checked on the result.
 	others []api.SpreadConstraint
+	// groups, on the Snapshot path, are the clusters' groups under group.
+	groups *spreadGroups
 }
 
 // planSpread sorts the constraints. A constraint naming neither a field nor a
@@ -273,7 +275,7 @@ func (w *scratch) selectByGroups(cands []candidate, plan spreadPlan, need int64)
 		w = new(scratch)
 	}
 	sc := plan.group
-	groups := w.buildGroups(cands, sc)
+	groups := w.buildGroups(cands, sc, plan.groups)
 	if len(groups) < minGroups(sc) {
 		return nil, fmt.Errorf("the number of feasible %s groups %d is less than spreadConstraint.minGroups %d",
 			groupKind(sc), len(groups), minGroups(sc))
@@ -335,20 +337,42 @@ func (w *scratch) swapPass(cands []candidate, groups []topologyGroup, k int, clu
 
 // buildGroups groups the candidates by sc, numbering each candidate's
 // group in w.groupOf. The members of all groups share one slice of w.
-func (w *scratch) buildGroups(cands []candidate, sc *api.SpreadConstraint) []topologyGroup {
+// known, when not nil, are the Snapshot's groups under sc.
+func (w *scratch) buildGroups(cands []candidate, sc *api.SpreadConstraint, known *spreadGroups) []topologyGroup {
 	if w == nil {
 		w = new(scratch)
 	}
 	index := map[string]int{}
+	if known != nil {
+		// Position of each known group among this decision's groups.
+		w.groupPos = reuse(w.groupPos, len(known.keys))[:len(known.keys)]
+		for i := range w.groupPos {
+			w.groupPos[i] = -1
+		}
+	}
 	var groups []topologyGroup
 	var sizes []int
 	w.groupOf = reuse(w.groupOf, len(cands))[:len(cands)]
 	for i := range cands {
-		key := groupKey(sc, cands[i].cluster)
-		g, ok := index[key]
+		var key string
+		var g int
+		var ok bool
+		if known != nil {
+			id := known.of[cands[i].index]
+			key, g = known.keys[id], int(w.groupPos[id])
+			ok = g >= 0
+			if !ok {
+				w.groupPos[id] = int32(len(groups)) // #nosec G115 -- fewer groups than clusters.
+			}
+		} else {
+			key = groupKey(sc, cands[i].cluster)
+			g, ok = index[key]
+			if !ok {
+				index[key] = len(groups)
+			}
+		}
 		if !ok {
 			g = len(groups)
-			index[key] = g
 			groups = append(groups, topologyGroup{key: key, id: g})
 			sizes = append(sizes, 0)
 		}

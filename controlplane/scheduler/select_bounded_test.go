@@ -131,7 +131,7 @@ func capacityOverClusters(tc boundedCase, exhaustive, bounded error) bool {
 		!strings.HasPrefix(bounded.Error(), "no enough resource") {
 		return false
 	}
-	groups := new(scratch).buildGroups(tc.cands, tc.plan.group)
+	groups := new(scratch).buildGroups(tc.cands, tc.plan.group, nil)
 	hi := maxGroups(tc.plan.group, len(groups))
 	b := new(scratch).newGroupBounds(tc.cands, groups, tc.plan.cluster)
 	return b.picks(hi, b.groupSize[hi]) >= minGroups(tc.plan.cluster) && b.clusterCap[len(tc.cands)] < tc.need

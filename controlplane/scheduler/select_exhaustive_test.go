@@ -30,7 +30,7 @@ import (
 // same capacity swap among the fillers.
 func exhaustiveSelectByGroups(cands []candidate, plan spreadPlan, need int64) ([]candidate, error) {
 	sc := plan.group
-	groups := new(scratch).buildGroups(cands, sc)
+	groups := new(scratch).buildGroups(cands, sc, nil)
 	if len(groups) < minGroups(sc) {
 		return nil, fmt.Errorf("the number of feasible %s groups %d is less than spreadConstraint.minGroups %d",
 			groupKind(sc), len(groups), minGroups(sc))

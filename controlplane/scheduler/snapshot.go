@@ -37,6 +37,9 @@ type Snapshot struct {
 
 	// names ranks the clusters by name for spread selection.
 	names nameRanks
+	// groupings holds, per spread constraint's label and field, each
+	// cluster's group.
+	groupings map[[2]string]*spreadGroups
 }
 
 // maxAffinities bounds the affinity cache of one Snapshot. A Snapshot

@@ -20,7 +20,7 @@ import (
 // the estimator distinguishes: no summary, missing or over-committed
 // resources, cpu in millicores, memory in odd units, an extended resource,
 // and resource models with modelings; now and then a cluster lacks a
-// region, a zone or a provider.
+// region, a zone, a provider or its "rack" label.
 func randomFleet(r *rand.Rand, n int) []*api.Cluster {
 	out := make([]*api.Cluster, n)
 	for i := range n {
@@ -35,6 +35,9 @@ func randomFleet(r *rand.Rand, n int) []*api.Cluster {
 		}
 		if r.IntN(15) != 0 {
 			w.Provider([]string{"aws", "gcp"}[r.IntN(2)])
+		}
+		if r.IntN(8) != 0 {
+			w.Label("rack", "rack-"+strconv.Itoa(r.IntN(6)))
 		}
 		switch r.IntN(6) {
 		case 0:
@@ -152,6 +155,11 @@ func TestSnapshotScheduleMatchesSchedule(t *testing.T) {
 		p    api.Placement
 	}{"zone and provider spreads", placement(policy().DynamicWeight().
 		Spread(api.SpreadByFieldZone, 1, 0).Spread(api.SpreadByFieldProvider, 1, 2))})
+	placements = append(placements, struct {
+		name string
+		p    api.Placement
+	}{"rack spread", placement(policy().DynamicWeight().
+		SpreadByLabel("rack", 2, 4).Spread(api.SpreadByFieldCluster, 2, 8))})
 	for round := range 60 {
 		clusters := randomFleet(r, 1+r.IntN(120))
 		snapshot := scheduler.NewSnapshot(clusters)
