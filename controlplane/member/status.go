@@ -23,7 +23,10 @@ import (
 // Kubernetes version, the API enablements with the CompleteAPIEnablements
 // condition the scheduler trusts them by, and the node and resource
 // summaries the scheduler's replica estimator divides. It follows Karmada's
-// cluster status controller, reading nodes and pods page by page.
+// cluster status controller, reading nodes and pods page by page; a client
+// of a watching cache (CacheOptions.Watch) reads them from its informers
+// instead, and reuses its last complete API discovery for the cache's
+// DiscoveryInterval unless the member failed a probe since.
 //
 // The status is always usable: a member that fails its probe gets only a
 // Ready=False condition (ClusterNotReachable, or ClusterNotReady when it

@@ -36,8 +36,9 @@ func (c *Client) summarize(ctx context.Context) (*api.NodeSummary, *api.Resource
 		if !errors.Is(err, errWatchStopped) {
 			return nodes, resources, err
 		}
-		// The client was replaced or invalidated while in use: its last
-		// caller still gets an answer, by listing.
+		// The client was replaced or invalidated while in use (its last
+		// caller still gets an answer), or its credentials may not watch:
+		// list.
 	}
 	return c.listSummaries(ctx)
 }

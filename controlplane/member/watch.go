@@ -20,7 +20,7 @@ import (
 )
 
 // errWatchStopped is summaryWatch.summarize's answer once the watch was
-// stopped (its client replaced or invalidated).
+// stopped (its client replaced or invalidated, or watching refused).
 var errWatchStopped = errors.New("member watch stopped")
 
 // syncPoll is how often summarize checks whether the informers have synced.
@@ -30,7 +30,9 @@ const syncPoll = 50 * time.Millisecond
 // informers, each object cut down to what the summary needs, so the
 // summaries are computed from memory instead of listing the member on every
 // probe. The informers start on the first summarize (the member answered
-// its probe and discovery) and stop with stop. It is safe for concurrent use.
+// its probe and discovery) and stop with stop, or when the member refuses to
+// be watched (Forbidden), after which its client lists as without a watch.
+// It is safe for concurrent use.
 type summaryWatch struct {
 	kube kubernetes.Interface
 
