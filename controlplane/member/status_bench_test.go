@@ -111,10 +111,10 @@ func BenchmarkMemberStatusScale(b *testing.B) {
 // statusWindow is what one measured window cost, scaled to a minute.
 type statusWindow struct {
 	apiserverCPU, apiserverRSS, apiserverHWM float64 // s/min, MB, MB
-	selfCPU, selfAlloc, heap                     float64 // s/min, MB/min, MB retained by the mode
-	collects, failed                             int
-	p50, first                                   float64 // ms
-	load                                         string
+	selfCPU, selfAlloc, heap                 float64 // s/min, MB/min, MB retained by the mode
+	collects, failed                         int
+	p50, first                               float64 // ms
+	load                                     string
 }
 
 func (w statusWindow) String() string {
