@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // BenchmarkMemberStatusScale measures what the cluster status loop costs a
@@ -49,11 +50,11 @@ import (
 // It reports, per mode, the median over the rounds as <mode>-<figure>
 // metrics, and logs every round.
 func BenchmarkMemberStatusScale(b *testing.B) {
-	nodes := envInt(b, "FLOTILLA_BENCH_STATUS_NODES", 20)
-	pods := envInt(b, "FLOTILLA_BENCH_STATUS_PODS", 200)
-	rounds := envInt(b, "FLOTILLA_BENCH_STATUS_ROUNDS", 1)
-	window := envDuration(b, "FLOTILLA_BENCH_STATUS_WINDOW", 20*time.Second)
-	interval := envDuration(b, "FLOTILLA_BENCH_STATUS_INTERVAL", 10*time.Second)
+	nodes := testkit.EnvInt(b, "FLOTILLA_BENCH_STATUS_NODES", 20)
+	pods := testkit.EnvInt(b, "FLOTILLA_BENCH_STATUS_PODS", 200)
+	rounds := testkit.EnvInt(b, "FLOTILLA_BENCH_STATUS_ROUNDS", 1)
+	window := testkit.EnvDuration(b, "FLOTILLA_BENCH_STATUS_WINDOW", 20*time.Second)
+	interval := testkit.EnvDuration(b, "FLOTILLA_BENCH_STATUS_INTERVAL", 10*time.Second)
 
 	setup := time.Now()
 	f := testenv.Start(b, testenv.Options{
@@ -298,30 +299,4 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(strings.Fields(string(data))[:3], " ")
-}
-
-func envInt(b *testing.B, name string, def int) int {
-	b.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		b.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
-}
-
-func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
-	b.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		b.Fatalf("%s=%q: want a positive duration such as 1m", name, v)
-	}
-	return d
 }
