@@ -31,6 +31,7 @@
 #   BENCH_SKIP_MEMBER_STATUS=1 leave the member status rows out
 #   BENCH_STATUS_SIZE=NxP member status: kwok nodes x pods (default 1000x10000)
 #   BENCH_STATUS_ROUNDS   member status: idle/list/watch windows of 1 min each (default 1)
+#   BENCH_STATUS_KWOK=0   member status: apiserver-only member with static Ready nodes
 #   BENCH_OUT             where to write the results (default bench/results.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -266,7 +267,7 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
     status_nodes=${status_size%x*} status_pods=${status_size#*x}
     echo "== bench: member status loop ($status_nodes nodes x $status_pods pods, $status_rounds round(s))" >&2
     memstat="$work/member-status.txt"
-    if FLOTILLA_BENCH_STATUS_NODES=$status_nodes FLOTILLA_BENCH_STATUS_PODS=$status_pods FLOTILLA_BENCH_STATUS_ROUNDS=$status_rounds \
+    if FLOTILLA_BENCH_STATUS_KWOK=${BENCH_STATUS_KWOK:-1} FLOTILLA_BENCH_STATUS_NODES=$status_nodes FLOTILLA_BENCH_STATUS_PODS=$status_pods FLOTILLA_BENCH_STATUS_ROUNDS=$status_rounds \
       FLOTILLA_BENCH_STATUS_WINDOW=1m go test -run '^$' -bench '^BenchmarkMemberStatusScale$' -benchtime=1x -count=1 -timeout 90m \
       ./controlplane/member/ >"$memstat" 2>&1; then
       m() { printf '%.2f' "$(metric "$1" "$memstat")"; }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -46,6 +47,11 @@ import (
 //	FLOTILLA_BENCH_STATUS_WINDOW    measured window per mode and round (default 20s)
 //	FLOTILLA_BENCH_STATUS_ROUNDS    rounds (default 1)
 //	FLOTILLA_BENCH_STATUS_INTERVAL  probe interval (default 10s, the control plane's)
+//	FLOTILLA_BENCH_STATUS_KWOK=0    an apiserver-only member whose nodes the
+//	                                benchmark makes Ready once and whose bound
+//	                                pods stay Pending: no kwok Lease churn, and
+//	                                nodes that cannot turn NotReady on a
+//	                                loaded machine (default: a Full member)
 //
 // It reports, per mode, the median over the rounds as <mode>-<figure>
 // metrics, and logs every round.
@@ -56,12 +62,18 @@ func BenchmarkMemberStatusScale(b *testing.B) {
 	window := testkit.EnvDuration(b, "FLOTILLA_BENCH_STATUS_WINDOW", 20*time.Second)
 	interval := testkit.EnvDuration(b, "FLOTILLA_BENCH_STATUS_INTERVAL", 10*time.Second)
 
+	kwok := os.Getenv("FLOTILLA_BENCH_STATUS_KWOK") != "0"
+
 	setup := time.Now()
-	f := testenv.Start(b, testenv.Options{
+	opts := testenv.Options{
 		Mode: testenv.Full, NamePrefix: "status",
 		Node:    testenv.NodeSpec{Count: nodes, CPU: resource.MustParse("32"), Memory: resource.MustParse("256Gi"), Pods: resource.MustParse("110")},
 		Timeout: 30 * time.Minute,
-	})
+	}
+	if !kwok {
+		opts.Mode, opts.Node = testenv.APIServerOnly, testenv.NodeSpec{}
+	}
+	f := testenv.Start(b, opts)
 	m := f.Clusters[0]
 	apiserver := 0
 	for _, p := range f.Processes() {
@@ -72,9 +84,14 @@ func BenchmarkMemberStatusScale(b *testing.B) {
 	if apiserver == 0 {
 		b.Fatal("no kube-apiserver process in the fleet")
 	}
-	kube := kubernetes.NewForConfigOrDie(m.RESTConfig())
-	createBenchPods(b, kube, m.Name, nodes, pods)
-	b.Logf("member %s: %d nodes, %d running pods, set up in %s; load average %s", m.Name, nodes, pods, time.Since(setup).Round(time.Second), loadavg())
+	cfg := m.RESTConfig()
+	cfg.QPS, cfg.Burst = 500, 1000
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	if !kwok {
+		createStaticNodes(b, kube, m.Name, nodes)
+	}
+	createBenchPods(b, kube, m.Name, nodes, pods, kwok)
+	b.Logf("member %s (kwok %t): %d nodes, %d pods, set up in %s; load average %s", m.Name, kwok, nodes, pods, time.Since(setup).Round(time.Second), loadavg())
 
 	results := map[string][]statusWindow{}
 	b.ResetTimer()
@@ -114,13 +131,15 @@ type statusWindow struct {
 	apiserverCPU, apiserverRSS, apiserverHWM float64 // s/min, MB, MB
 	selfCPU, selfAlloc, heap                 float64 // s/min, MB/min, MB retained by the mode
 	collects, failed                         int
+	nodes                                    int32   // Ready, in the last summary
+	pods                                     int64   // non-terminal and counted, in the last summary
 	p50, first                               float64 // ms
 	load                                     string
 }
 
 func (w statusWindow) String() string {
-	return fmt.Sprintf("apiserver %.2f cpu-s/min rss %.0f MB (hwm %.0f); flotilla %.2f cpu-s/min, %.1f MB/min allocated, %.1f MB heap kept; %d collects (%d failed) p50 %.0f ms, first %.0f ms; load %s",
-		w.apiserverCPU, w.apiserverRSS, w.apiserverHWM, w.selfCPU, w.selfAlloc, w.heap, w.collects, w.failed, w.p50, w.first, w.load)
+	return fmt.Sprintf("summary %d ready nodes, %d pods; apiserver %.2f cpu-s/min rss %.0f MB (hwm %.0f); flotilla %.2f cpu-s/min, %.1f MB/min allocated, %.1f MB heap kept; %d collects (%d failed) p50 %.0f ms, first %.0f ms; load %s",
+		w.nodes, w.pods, w.apiserverCPU, w.apiserverRSS, w.apiserverHWM, w.selfCPU, w.selfAlloc, w.heap, w.collects, w.failed, w.p50, w.first, w.load)
 }
 
 // measureStatus runs one mode for window and returns its costs.
@@ -195,29 +214,42 @@ func measureStatus(b *testing.B, m *testenv.Cluster, apiserver int, mode string,
 	return w
 }
 
-// createBenchPods creates pods bound round robin to the member's nodes (so
-// no scheduler work is measured) and waits until kwok runs them all.
-func createBenchPods(b *testing.B, kube kubernetes.Interface, cluster string, nodes, pods int) {
+// createStaticNodes makes Ready nodes named as testenv names kwok's, in a
+// member without kwok, and the default ServiceAccount pods need.
+func createStaticNodes(b *testing.B, kube kubernetes.Interface, cluster string, nodes int) {
 	b.Helper()
+	if _, err := kube.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Create(b.Context(),
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+	err := benchParallel(nodes, func(i int) error {
+		n := makeNode(fmt.Sprintf("%s-node-%d", cluster, i+1)).Ready().Allocatable("32", "256Gi", "110").Obj()
+		created, err := kube.CoreV1().Nodes().Create(b.Context(), n, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("create node %s: %w", n.Name, err)
+		}
+		created.Status = n.Status
+		if _, err := kube.CoreV1().Nodes().UpdateStatus(b.Context(), created, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("set status of node %s: %w", n.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchParallel runs do(0) … do(n-1) on 16 goroutines and returns the first
+// error.
+func benchParallel(n int, do func(i int) error) error {
 	const workers = 16
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for worker := range workers {
 		wg.Go(func() {
-			for i := worker; i < pods; i += workers {
-				p := &corev1.Pod{
-					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("load-%d", i)},
-					Spec: corev1.PodSpec{
-						NodeName:                     fmt.Sprintf("%s-node-%d", cluster, i%nodes+1),
-						AutomountServiceAccountToken: ptr.To(false),
-						Containers: []corev1.Container{{
-							Name: "app", Image: "registry.example.com/app:1",
-							Resources: corev1.ResourceRequirements{Requests: resourceList("100m", "128Mi", "")},
-						}},
-					},
-				}
-				if _, err := kube.CoreV1().Pods(metav1.NamespaceDefault).Create(b.Context(), p, metav1.CreateOptions{}); err != nil {
-					errs <- fmt.Errorf("create pod %s: %w", p.Name, err)
+			for i := worker; i < n; i += workers {
+				if err := do(i); err != nil {
+					errs <- err
 					return
 				}
 			}
@@ -225,10 +257,38 @@ func createBenchPods(b *testing.B, kube kubernetes.Interface, cluster string, no
 	}
 	wg.Wait()
 	close(errs)
-	for err := range errs {
+	return <-errs
+}
+
+// createBenchPods creates pods bound round robin to the member's nodes (so
+// no scheduler work is measured) and, with kwok, waits until it runs them
+// all.
+func createBenchPods(b *testing.B, kube kubernetes.Interface, cluster string, nodes, pods int, kwok bool) {
+	b.Helper()
+	err := benchParallel(pods, func(i int) error {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("load-%d", i)},
+			Spec: corev1.PodSpec{
+				NodeName:                     fmt.Sprintf("%s-node-%d", cluster, i%nodes+1),
+				AutomountServiceAccountToken: ptr.To(false),
+				Containers: []corev1.Container{{
+					Name: "app", Image: "registry.example.com/app:1",
+					Resources: corev1.ResourceRequirements{Requests: resourceList("100m", "128Mi", "")},
+				}},
+			},
+		}
+		if _, err := kube.CoreV1().Pods(metav1.NamespaceDefault).Create(b.Context(), p, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create pod %s: %w", p.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
-	err := wait.PollUntilContextTimeout(b.Context(), 2*time.Second, 20*time.Minute, true, func(ctx context.Context) (bool, error) {
+	if !kwok {
+		return // pods stay Pending, bound: they count as allocated all the same
+	}
+	err = wait.PollUntilContextTimeout(b.Context(), 2*time.Second, 20*time.Minute, true, func(ctx context.Context) (bool, error) {
 		list, err := kube.CoreV1().Pods(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{FieldSelector: "status.phase!=Running", Limit: 1})
 		return err == nil && len(list.Items) == 0, nil
 	})
