@@ -100,6 +100,8 @@ func BenchmarkMemberStatusScale(b *testing.B) {
 			for _, mode := range []string{"idle", "list", "watch"} {
 				w := measureStatus(b, m, apiserver, mode, window, interval)
 				results[mode] = append(results[mode], w)
+				// Also on stderr: go test cuts a benchmark's long log.
+				fmt.Fprintf(os.Stderr, "round %d %-5s %s\n", r, mode, w)
 				b.Logf("round %d %-5s %s", r, mode, w)
 			}
 		}
@@ -153,7 +155,11 @@ func measureStatus(b *testing.B, m *testenv.Cluster, apiserver int, mode string,
 		ctx, cancel := context.WithTimeout(b.Context(), 5*time.Second) // the controller's default probe timeout
 		defer cancel()
 		start := time.Now()
-		_, err := CollectStatus(ctx, c)
+		status, err := CollectStatus(ctx, c)
+		if err == nil {
+			w.nodes = status.NodeSummary.ReadyNum
+			w.pods = status.ResourceSummary.Allocated.Pods().Value() + status.ResourceSummary.Allocating.Pods().Value()
+		}
 		return time.Since(start), err
 	}
 	if mode != "idle" {
