@@ -26,6 +26,7 @@ func TestSummaryWatch(t *testing.T) {
 	f := testenv.Start(t, testenv.Options{Mode: testenv.APIServerOnly, NamePrefix: "watch"})
 	m := f.Clusters[0]
 	t.Run("summaries follow the member", func(t *testing.T) { testWatchedSummaries(t, m) })
+	t.Run("a watch not synced in time reads as a failed list", func(t *testing.T) { testWatchNotSynced(t, m) })
 	t.Run("discovery interval", func(t *testing.T) { testDiscoveryInterval(t, m) })
 	t.Run("informers stop with the client", func(t *testing.T) { testWatchStops(t, m) })
 }
@@ -143,6 +144,36 @@ func testWatchedSummaries(t *testing.T, m *testenv.Cluster) {
 		}
 		same(t, counts(2, 2, 0, 0, "0"))
 	})
+}
+
+// testWatchNotSynced: until the informers have synced, a probe gets what a
+// failed node list gave (no summaries, "list nodes: …") and the status stays
+// Ready; the informers go on syncing, so a later probe has the summaries.
+func testWatchNotSynced(t *testing.T, m *testenv.Cluster) {
+	cache := NewCache(CacheOptions{Watch: true})
+	c, err := cache.Get(t.Context(), m.Name, tokenConn(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cache.Invalidate(m.Name) })
+	ctx, cancel := context.WithTimeout(t.Context(), time.Microsecond)
+	defer cancel()
+	nodes, resources, err := c.summarize(ctx)
+	if want := "list nodes: watch not synced in time: context deadline exceeded"; err == nil || err.Error() != want {
+		t.Errorf("summarize before the sync = %v, want %q", err, want)
+	}
+	if nodes != nil || resources != nil {
+		t.Errorf("summaries before the sync = %v, %v, want none", nodes, resources)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	status, err := CollectStatus(ctx, c)
+	if err != nil {
+		t.Fatalf("CollectStatus once synced: %v", err)
+	}
+	if status.NodeSummary == nil || status.ResourceSummary == nil {
+		t.Errorf("no summaries once synced: %+v", status)
+	}
 }
 
 // summaries puts a summarize result in comparable form.
