@@ -13,7 +13,9 @@
 #                hashicorp/kubernetes 3.2.1, side by side with terraform
 #   continuous   BenchmarkContinuousScale (full resync and peak RSS of the
 #                `controlplane` process) and BenchmarkContinuousFailover
-#                (member apiserver stopped -> replicas ready elsewhere)
+#                (member apiserver stopped -> replicas ready elsewhere) and
+#                BenchmarkMemberStatusScale (the cluster status loop against
+#                one kwok member: listing every probe vs informers)
 #
 # Environment:
 #   BENCH_LARGE=1         terraform also at 20 clusters x 200 apps, and the
@@ -26,6 +28,10 @@
 #   BENCH_SKIP_CONTINUOUS=1 leave the continuous-mode rows out
 #   BENCH_SCALE=CxT       continuous resync size, e.g. 1000x10000 (overrides BENCH_LARGE)
 #   BENCH_FAILOVER_RUNS   member kills measured (default 3)
+#   BENCH_SKIP_MEMBER_STATUS=1 leave the member status rows out
+#   BENCH_STATUS_SIZE=NxP member status: kwok nodes x pods (default 1000x10000)
+#   BENCH_STATUS_ROUNDS   member status: idle/list/watch windows of 1 min each (default 1)
+#   BENCH_STATUS_KWOK=0   member status: apiserver-only member with static Ready nodes
 #   BENCH_OUT             where to write the results (default bench/results.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -254,6 +260,31 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
     echo "bench: continuous failover benchmark failed:" >&2; tail -30 "$failover" >&2
     row "continuous failover" "3 members" "failed" "failed" "≤ 30 s"
     status=1
+  fi
+
+  if [ -z "${BENCH_SKIP_MEMBER_STATUS:-}" ]; then
+    status_size=${BENCH_STATUS_SIZE:-1000x10000} status_rounds=${BENCH_STATUS_ROUNDS:-1}
+    status_nodes=${status_size%x*} status_pods=${status_size#*x}
+    echo "== bench: member status loop ($status_nodes nodes x $status_pods pods, $status_rounds round(s))" >&2
+    memstat="$work/member-status.txt"
+    if FLOTILLA_BENCH_STATUS_KWOK=${BENCH_STATUS_KWOK:-1} FLOTILLA_BENCH_STATUS_NODES=$status_nodes FLOTILLA_BENCH_STATUS_PODS=$status_pods FLOTILLA_BENCH_STATUS_ROUNDS=$status_rounds \
+      FLOTILLA_BENCH_STATUS_WINDOW=1m go test -run '^$' -bench '^BenchmarkMemberStatusScale$' -benchtime=1x -count=1 -timeout 90m \
+      ./controlplane/member/ >"$memstat" 2>&1; then
+      m() { printf '%.2f' "$(metric "$1" "$memstat")"; }
+      row "member status loop: member kube-apiserver CPU per minute (probe every 10 s)" "1 member, $status_nodes nodes × $status_pods pods" \
+        "watch $(m watch-apiserver-cpu-s/min) s (list every probe: $(m list-apiserver-cpu-s/min); idle: $(m idle-apiserver-cpu-s/min))" \
+        "RSS watch $(printf '%.0f' "$(metric watch-apiserver-rss-MB "$memstat")") MB (list: $(printf '%.0f' "$(metric list-apiserver-rss-MB "$memstat")"))" \
+        "watch below list: $(verdict "$(metric watch-apiserver-cpu-s/min "$memstat")" "$(metric list-apiserver-cpu-s/min "$memstat")")"
+      row "member status loop: flotilla CPU and memory per minute" "1 member, $status_nodes nodes × $status_pods pods" \
+        "watch $(m watch-flotilla-cpu-s/min) CPU s (list: $(m list-flotilla-cpu-s/min)); allocated watch $(m watch-flotilla-alloc-MB/min) MB (list: $(m list-flotilla-alloc-MB/min))" \
+        "heap kept watch $(m watch-flotilla-heap-MB) MB (list: $(m list-flotilla-heap-MB)); collect p50 watch $(m watch-collect-p50-ms) ms (list: $(m list-collect-p50-ms))" \
+        "—"
+      notes+=("- member status loop: one Full member (kwok nodes, pods bound round robin and Running), CollectStatus every 10 s with a 5 s timeout for 1 min per mode, modes in turns: idle (no loop), list (a cache without Watch: the code path before informers, discovery and paged lists every probe), watch (the control plane's cache: informers started before the window, discovery kept). apiserver CPU is utime + stime from /proc; flotilla CPU is the benchmark process's rusage, allocated is Go's TotalAlloc, heap kept is the live heap after GC minus before the mode. Medians over $status_rounds round(s); see bench/results-member-status.md.")
+    else
+      echo "bench: member status benchmark failed:" >&2; tail -30 "$memstat" >&2
+      row "member status loop" "1 member, $status_nodes nodes × $status_pods pods" "failed" "failed" "—"
+      status=1
+    fi
   fi
 fi
 

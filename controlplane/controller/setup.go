@@ -65,7 +65,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	c := mgr.GetClient()
 	ms := &members{
 		reader:            c,
-		cache:             member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout, RequestTimeout: opts.MemberRequestTimeout}),
+		cache:             member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout, RequestTimeout: opts.MemberRequestTimeout, Watch: true}),
 		allowExecAndFiles: opts.AllowKubeconfigExecAndFiles,
 		// The host's kube-system is read once, directly: a cached read
 		// would watch every namespace.

@@ -29,6 +29,12 @@ const DefaultProbeTimeout = 5 * time.Second
 // stalled member must not hold a worker (or a Terraform run) forever.
 const DefaultRequestTimeout = 30 * time.Second
 
+// DefaultDiscoveryInterval is how often a watching cache (CacheOptions.Watch)
+// discovers a connected member's APIs again when CacheOptions sets no
+// DiscoveryInterval. A member that reconnects, or whose last discovery was
+// partial, is discovered again at once.
+const DefaultDiscoveryInterval = 5 * time.Minute
+
 // CacheOptions configures a Cache.
 type CacheOptions struct {
 	// ProbeTimeout bounds each Client.Probe; default DefaultProbeTimeout.
@@ -37,6 +43,16 @@ type CacheOptions struct {
 	// last byte of the answer (rest.Config.Timeout); default
 	// DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// Watch is for long-running users (the control plane, the pull-mode
+	// agent): CollectStatus then keeps each member's node and resource
+	// summaries from informers (started on the member's first summary,
+	// stopped when its client is replaced or invalidated) instead of listing
+	// nodes and pods every time, and discovers its APIs again only every
+	// DiscoveryInterval or after it reconnects.
+	Watch bool
+	// DiscoveryInterval is how long a watching cache trusts a member's last
+	// complete API discovery; default DefaultDiscoveryInterval.
+	DiscoveryInterval time.Duration
 }
 
 // Cache is the one owner of member connections: it builds each member's
@@ -61,6 +77,9 @@ func NewCache(opts CacheOptions) *Cache {
 	}
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.DiscoveryInterval <= 0 {
+		opts.DiscoveryInterval = DefaultDiscoveryInterval
 	}
 	return &Cache{opts: opts, entries: map[string]*cacheEntry{}}
 }
@@ -95,9 +114,10 @@ func (c *Cache) Get(ctx context.Context, name string, conn Connection) (*Client,
 }
 
 // Invalidate drops the client of the member called name, so the next Get
-// builds a new one, and closes its idle connections. Use it when a member
-// was removed from the fleet, so its credentials leave memory with it, or
-// when its clients must start afresh (new CRDs are learnt without it).
+// builds a new one, stops its informers and closes its idle connections.
+// Use it when a member was removed from the fleet, so its credentials leave
+// memory with it, or when its clients must start afresh (new CRDs are learnt
+// without it).
 func (c *Cache) Invalidate(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -164,6 +184,12 @@ type Client struct {
 	fingerprint  string
 	probeTimeout time.Duration
 	secrets      secrets
+	// watch keeps the summaries when the cache watches members; nil
+	// otherwise.
+	watch *summaryWatch
+	// discovered is the last complete API discovery, kept for a watching
+	// cache's DiscoveryInterval.
+	discovered discoveryCache
 }
 
 // newClient builds a member's clients. It makes no request.
@@ -205,7 +231,7 @@ func newClient(name string, conn Connection, opts CacheOptions) (*Client, error)
 	if err != nil {
 		return nil, s.scrub(fmt.Errorf("build REST mapper: %w", err))
 	}
-	return &Client{
+	c := &Client{
 		Name:         name,
 		Host:         cfg.Host,
 		Kubernetes:   kube,
@@ -217,14 +243,29 @@ func newClient(name string, conn Connection, opts CacheOptions) (*Client, error)
 		fingerprint:  fp,
 		probeTimeout: opts.ProbeTimeout,
 		secrets:      s,
-	}, nil
+	}
+	if opts.Watch {
+		c.watch = newSummaryWatch(kube)
+		c.discovered.interval = opts.DiscoveryInterval
+	}
+	return c, nil
 }
 
-// close closes the client's idle connections; requests still under way
-// finish on their own.
+// close stops the client's informers, if any, and closes its idle
+// connections; requests still under way finish on their own.
 // client-go wraps the transport in round trippers that do not pass
 // CloseIdleConnections on, so it is unwrapped to the *http.Transport.
-func (c *Client) close() { utilnet.CloseIdleConnectionsFor(c.http.Transport) }
+func (c *Client) close() {
+	utilnet.CloseIdleConnectionsFor(c.http.Transport)
+	if c.watch != nil {
+		// The watches' connections turn idle once the informers return.
+		stopped := c.watch.stop()
+		go func() {
+			<-stopped
+			utilnet.CloseIdleConnectionsFor(c.http.Transport)
+		}()
+	}
+}
 
 // RESTConfig returns a copy of the member's *rest.Config, for clients this
 // package does not build (a controller-runtime client, say). Its String

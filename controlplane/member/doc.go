@@ -12,7 +12,9 @@
 //     and CollectStatus (API discovery included) when its context ends, so a
 //     member that stalls holds no caller forever;
 //   - CollectStatus, the live facts the scheduler needs (readiness, version,
-//     API enablements, node and resource summary);
+//     API enablements, node and resource summary); for a watching cache
+//     (CacheOptions.Watch) the summaries come from per-member informers cut
+//     down to the fields they need, and discovery is kept for an interval;
 //   - the membership marker, a ConfigMap that records which fleet and
 //     member name a cluster was registered under, so one physical cluster is
 //     never registered twice under different names.

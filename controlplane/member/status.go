@@ -23,7 +23,10 @@ import (
 // Kubernetes version, the API enablements with the CompleteAPIEnablements
 // condition the scheduler trusts them by, and the node and resource
 // summaries the scheduler's replica estimator divides. It follows Karmada's
-// cluster status controller, reading nodes and pods page by page.
+// cluster status controller, reading nodes and pods page by page; a client
+// of a watching cache (CacheOptions.Watch) reads them from its informers
+// instead, and reuses its last complete API discovery for the cache's
+// DiscoveryInterval unless the member failed a probe since.
 //
 // The status is always usable: a member that fails its probe gets only a
 // Ready=False condition (ClusterNotReachable, or ClusterNotReady when it
@@ -53,6 +56,7 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 		return api.NotReadyStatus(reason, err, now), err
 	}
 	if err := c.Probe(ctx); err != nil {
+		c.discovered.forget()
 		return notReady(err)
 	}
 	apimeta.SetStatusCondition(&status.Conditions, metav1.Condition{
@@ -67,18 +71,25 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 	}
 	status.KubernetesVersion = v
 
-	disco, err := c.boundDiscovery(ctx)
-	if err != nil {
-		return notReady(c.secrets.scrub(fmt.Errorf("collect status of cluster %s: %w", c.Name, err)))
-	}
-	enablements, err := apiEnablements(disco)
-	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
-		return notReady(c.discoveryError(ctx, err))
+	enablements, kept := c.discovered.get()
+	var discoErr error
+	if !kept {
+		disco, err := c.boundDiscovery(ctx)
+		if err != nil {
+			return notReady(c.secrets.scrub(fmt.Errorf("collect status of cluster %s: %w", c.Name, err)))
+		}
+		enablements, discoErr = apiEnablements(disco)
+		if discoErr != nil && !discovery.IsGroupDiscoveryFailedError(discoErr) {
+			return notReady(c.discoveryError(ctx, discoErr))
+		}
+		if discoErr == nil {
+			c.discovered.keep(enablements)
+		}
 	}
 	status.APIEnablements = enablements
-	apimeta.SetStatusCondition(&status.Conditions, enablementsCondition(len(enablements), err, now))
-	if err != nil {
-		errs = append(errs, fmt.Errorf("discover APIs: %w", err))
+	apimeta.SetStatusCondition(&status.Conditions, enablementsCondition(len(enablements), discoErr, now))
+	if discoErr != nil {
+		errs = append(errs, fmt.Errorf("discover APIs: %w", discoErr))
 	}
 
 	nodes, resources, err := c.summarize(ctx)

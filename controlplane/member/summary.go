@@ -2,6 +2,7 @@ package member
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,10 +26,26 @@ var nonTerminalPods = fields.AndSelectors(
 	fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
 ).String()
 
-// summarize lists the member's nodes, then its non-terminal pods, page by
-// page, and sums them. A node list failure leaves both summaries nil; a pod
-// list failure leaves the resource summary nil.
+// summarize sums the member's nodes and non-terminal pods: from the
+// member's informers when the cache watches members (CacheOptions.Watch),
+// else by listing them. A node list (or watch) failure leaves both summaries
+// nil; a pod list failure leaves the resource summary nil.
 func (c *Client) summarize(ctx context.Context) (*api.NodeSummary, *api.ResourceSummary, error) {
+	if c.watch != nil {
+		nodes, resources, err := c.watch.summarize(ctx)
+		if !errors.Is(err, errWatchStopped) {
+			return nodes, resources, err
+		}
+		// The client was replaced or invalidated while in use (its last
+		// caller still gets an answer), or its credentials may not watch:
+		// list.
+	}
+	return c.listSummaries(ctx)
+}
+
+// listSummaries lists the member's nodes, then its non-terminal pods, page
+// by page, and sums them.
+func (c *Client) listSummaries(ctx context.Context) (*api.NodeSummary, *api.ResourceSummary, error) {
 	s := newSummary()
 	nodes := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.Kubernetes.CoreV1().Nodes().List(ctx, opts)
@@ -102,15 +119,21 @@ func (s *summary) addNode(n *corev1.Node) {
 }
 
 func (s *summary) addPod(p *corev1.Pod) {
-	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+	s.addUsage(p.Spec.NodeName, p.Status.Phase, func() corev1.ResourceList { return podRequests(p) })
+}
+
+// addUsage counts a pod by what the summary needs of it: the node it is
+// bound to, its phase and its requests (computed only when counted).
+func (s *summary) addUsage(nodeName string, phase corev1.PodPhase, requests func() corev1.ResourceList) {
+	if phase == corev1.PodSucceeded || phase == corev1.PodFailed {
 		return
 	}
 	switch {
-	case p.Spec.NodeName == "":
-		addResources(s.allocating, podRequests(p))
+	case nodeName == "":
+		addResources(s.allocating, requests())
 		s.allocatingPods++
-	case s.usable[p.Spec.NodeName]:
-		addResources(s.allocated, podRequests(p))
+	case s.usable[nodeName]:
+		addResources(s.allocated, requests())
 		s.allocatedPods++
 	}
 }

@@ -129,7 +129,10 @@ func runAgentWith(ctx context.Context, hub *rest.Config, c agentConfig) error {
 	if err := conn.Validate(); err != nil {
 		return fmt.Errorf("member connection: %w", err)
 	}
-	mc, err := member.NewCache(member.CacheOptions{ProbeTimeout: c.options.Options.ProbeTimeout}).Get(ctx, c.options.Cluster, conn)
+	members := member.NewCache(member.CacheOptions{ProbeTimeout: c.options.Options.ProbeTimeout, Watch: true})
+	// The member's informers end with the agent.
+	defer members.Invalidate(c.options.Cluster)
+	mc, err := members.Get(ctx, c.options.Cluster, conn)
 	if err != nil {
 		return err
 	}

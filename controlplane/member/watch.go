@@ -1,0 +1,255 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// errWatchStopped is summaryWatch.summarize's answer once the watch was
+// stopped (its client replaced or invalidated, or watching refused).
+var errWatchStopped = errors.New("member watch stopped")
+
+// syncPoll is how often summarize checks whether the informers have synced.
+const syncPoll = 50 * time.Millisecond
+
+// summaryWatch keeps a member's nodes and non-terminal pods in two
+// informers, each object cut down to what the summary needs, so the
+// summaries are computed from memory instead of listing the member on every
+// probe. The informers start on the first summarize (the member answered
+// its probe and discovery) and stop with stop, or when the member refuses to
+// be watched (Forbidden), after which its client lists as without a watch.
+// It is safe for concurrent use.
+type summaryWatch struct {
+	kube kubernetes.Interface
+
+	mu      sync.Mutex
+	stopped bool
+	cancel  context.CancelFunc // nil until started
+	ctx     context.Context
+	nodes   *watchedKind
+	pods    *watchedKind
+	running sync.WaitGroup // the informers
+}
+
+// watchedKind is one informer and the outcome of its last list or watch.
+type watchedKind struct {
+	informer cache.SharedIndexInformer
+
+	mu  sync.Mutex
+	err error // the last list or watch failure; nil once a later one succeeded
+}
+
+func newSummaryWatch(kube kubernetes.Interface) *summaryWatch {
+	return &summaryWatch{kube: kube}
+}
+
+// summarize is the node and resource summaries from the informers, waiting
+// within ctx for their first sync. A member whose watch cannot sync, or whose
+// last list or watch failed, is reported as a failed list is:
+// "list nodes: …" with no summaries, "list pods: …" with no resource
+// summary.
+func (w *summaryWatch) summarize(ctx context.Context) (*api.NodeSummary, *api.ResourceSummary, error) {
+	nodes, pods, wctx, err := w.start()
+	if err != nil {
+		return nil, nil, err
+	}
+	// Both informers sync side by side; a failure shows as the timeout.
+	_ = wait.PollUntilContextCancel(ctx, syncPoll, true, func(context.Context) (bool, error) {
+		if wctx.Err() != nil {
+			return false, errWatchStopped
+		}
+		return nodes.informer.HasSynced() && pods.informer.HasSynced(), nil
+	})
+	if wctx.Err() != nil {
+		return nil, nil, errWatchStopped
+	}
+	nodesErr, podsErr := nodes.failure(ctx), pods.failure(ctx)
+	if apierrors.IsForbidden(nodesErr) || apierrors.IsForbidden(podsErr) {
+		// Credentials that may list but not watch: this client lists on
+		// every probe instead, as without a watch.
+		w.stop()
+		return nil, nil, errWatchStopped
+	}
+	if nodesErr != nil {
+		return nil, nil, fmt.Errorf("list nodes: %w", nodesErr)
+	}
+	s := newSummary()
+	for _, obj := range nodes.informer.GetStore().List() {
+		s.addNode(obj.(*corev1.Node))
+	}
+	if podsErr != nil {
+		return s.nodeSummary(), nil, fmt.Errorf("list pods: %w", podsErr)
+	}
+	for _, obj := range pods.informer.GetStore().List() {
+		p := obj.(*podUsage)
+		s.addUsage(p.NodeName, p.Phase, func() corev1.ResourceList { return p.Requests })
+	}
+	return s.nodeSummary(), s.resourceSummary(), nil
+}
+
+// start starts the informers unless they run; it returns them and the
+// context they run under.
+func (w *summaryWatch) start() (nodes, pods *watchedKind, ctx context.Context, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return nil, nil, nil, errWatchStopped
+	}
+	if w.cancel != nil {
+		return w.nodes, w.pods, w.ctx, nil
+	}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	nodeAPI, podAPI := w.kube.CoreV1().Nodes(), w.kube.CoreV1().Pods(metav1.NamespaceAll)
+	w.nodes = w.watchKind(&corev1.Node{}, summaryNode,
+		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return nodeAPI.List(ctx, o) },
+		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return nodeAPI.Watch(ctx, o) })
+	w.pods = w.watchKind(&corev1.Pod{}, summaryPod,
+		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = nonTerminalPods
+			return podAPI.List(ctx, o)
+		},
+		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = nonTerminalPods
+			return podAPI.Watch(ctx, o)
+		})
+	return w.nodes, w.pods, w.ctx, nil
+}
+
+// stop ends the informers, for good. The channel is closed once their
+// goroutines have returned and their watches are closed.
+func (w *summaryWatch) stop() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	if w.cancel != nil {
+		w.cancel()
+	}
+	done := make(chan struct{})
+	go func() {
+		w.running.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// watchKind runs an informer over list and watch until the watch stops, its
+// objects cut down by transform, and records the outcome of each list and
+// watch. Call it with w.mu held.
+func (w *summaryWatch) watchKind(example runtime.Object, transform cache.TransformFunc,
+	list cache.ListWithContextFunc, watchFn cache.WatchFuncWithContext,
+) *watchedKind {
+	ctx := w.ctx
+	k := &watchedKind{}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			obj, err := list(ctx, o)
+			k.record(err)
+			return obj, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w, err := watchFn(ctx, o)
+			k.record(err)
+			return w, err
+		},
+	}
+	k.informer = cache.NewSharedIndexInformer(lw, example, 0, cache.Indexers{})
+	// Neither call fails on an informer that has not started.
+	_ = k.informer.SetTransform(transform)
+	_ = k.informer.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+		// An expired watch is the normal end of one; the reflector lists
+		// again at once.
+		if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) && ctx.Err() == nil {
+			k.record(err)
+		}
+	})
+	w.running.Go(func() { k.informer.RunWithContext(ctx) })
+	return k
+}
+
+func (k *watchedKind) record(err error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.err = err
+}
+
+// failure is why the informer cannot be trusted now: its last list or
+// watch failed, or it has not synced within ctx.
+func (k *watchedKind) failure(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case k.err != nil:
+		return k.err
+	case !k.informer.HasSynced():
+		return fmt.Errorf("watch not synced in time: %w", context.Cause(ctx))
+	}
+	return nil
+}
+
+// summaryNode keeps of a node what summary.addNode reads: its name, Ready
+// condition, unschedulable flag and allocatable resources.
+func summaryNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil // a tombstone
+	}
+	out := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, ResourceVersion: n.ResourceVersion},
+		Spec:       corev1.NodeSpec{Unschedulable: n.Spec.Unschedulable},
+		Status:     corev1.NodeStatus{Allocatable: n.Status.Allocatable},
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Status.Conditions = []corev1.NodeCondition{{Type: c.Type, Status: c.Status}}
+			break
+		}
+	}
+	return out, nil
+}
+
+// podUsage is all a pod informer keeps of a pod: its key, the node it is
+// bound to, its phase and its requests as kube-scheduler computes them.
+type podUsage struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+	NodeName string
+	Phase    corev1.PodPhase
+	Requests corev1.ResourceList
+}
+
+// DeepCopyObject copies the usage, for runtime.Object.
+func (p *podUsage) DeepCopyObject() runtime.Object {
+	out := *p
+	out.ObjectMeta = *p.ObjectMeta.DeepCopy()
+	out.Requests = p.Requests.DeepCopy()
+	return &out
+}
+
+// summaryPod cuts a pod down to its podUsage. An object that is already one
+// (a resync) or a tombstone is returned as it is.
+func summaryPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	return &podUsage{
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion},
+		NodeName:   p.Spec.NodeName,
+		Phase:      p.Status.Phase,
+		Requests:   podRequests(p),
+	}, nil
+}
