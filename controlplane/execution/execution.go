@@ -77,6 +77,13 @@ type Executor struct {
 	EstablishTimeout time.Duration
 	// Reads, when set, answers ObserveLive from cached lists (see ReadCache).
 	Reads *ReadCache
+	// RequestTimeout, when set, bounds each request to a member (a read,
+	// an apply, a removal), below the caller's deadline for the whole call:
+	// a member that accepts requests and never answers fails the call
+	// within it (a *RequestTimeoutError), and the call's other objects for
+	// that member fail at once. Zero leaves requests to the clients' own
+	// timeout and the caller's context.
+	RequestTimeout time.Duration
 }
 
 // ApplyRequest is one template's desired state across the fleet.
