@@ -52,6 +52,11 @@ func (s *memberSlots) release(cluster string) {
 	s.busy[cluster]--
 }
 
+// memberNamespaceTTL is how long the execution trusts that a member
+// namespace it found or created still exists, instead of reading it before
+// each Work's apply; an apply that finds it gone makes it again at once.
+const memberNamespaceTTL = 10 * time.Minute
+
 // hostWriteMargin is what a reconcile that talks to a member gets beyond
 // the work timeout, for its reads and status writes on the host: the
 // controller-runtime ReconciliationTimeout guardrail is the sum.

@@ -77,6 +77,17 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		}
 	}
 	applied, err := client.Apply(ctx, o.ref.Name, obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
+	if apierrors.IsNotFound(err) && c.namespaceFromCache(o.ref.Namespace) {
+		// An earlier call saw the namespace, and it has gone since: it is
+		// made again (its CreatedNamespace outcome is not reported) and
+		// the object applied once more.
+		c.e.Namespaces.forget(c.name, o.ref.Namespace)
+		c.ensureNamespace(ctx, o.ref.Namespace)
+		if nsErr := c.namespaceErr(o.ref.Namespace); nsErr != nil {
+			return fail(nsErr)
+		}
+		applied, err = client.Apply(ctx, o.ref.Name, obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -113,6 +124,33 @@ func (c *clusterRun) setNamespace(ns string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.namespaces[ns] = err
+	delete(c.cachedNamespaces, ns)
+	if err == nil {
+		c.e.Namespaces.remember(c.name, ns)
+	}
+}
+
+// namespaceFromCache says whether ns was taken from Executor.Namespaces in
+// this run, without a read.
+func (c *clusterRun) namespaceFromCache(ns string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ns != "" && c.cachedNamespaces[ns]
+}
+
+// useCachedNamespace takes ns as existing when Executor.Namespaces knows it.
+func (c *clusterRun) useCachedNamespace(ns string) bool {
+	if !c.e.Namespaces.known(c.name, ns) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.namespaces[ns] = nil
+	if c.cachedNamespaces == nil {
+		c.cachedNamespaces = map[string]bool{}
+	}
+	c.cachedNamespaces[ns] = true
+	return true
 }
 
 func (c *clusterRun) knownNamespace(ns string) bool {
@@ -130,7 +168,8 @@ func (c *clusterRun) knownNamespace(ns string) bool {
 func (c *clusterRun) syncNamespaces(ctx context.Context, ops []op) []Outcome {
 	var names []string
 	for _, o := range ops {
-		if o.invalid == nil && o.ref.Namespace != "" && !c.knownNamespace(o.ref.Namespace) && !slices.Contains(names, o.ref.Namespace) {
+		if o.invalid == nil && o.ref.Namespace != "" && !c.knownNamespace(o.ref.Namespace) && !slices.Contains(names, o.ref.Namespace) &&
+			!c.useCachedNamespace(o.ref.Namespace) {
 			names = append(names, o.ref.Namespace)
 		}
 	}

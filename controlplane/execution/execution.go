@@ -84,6 +84,9 @@ type Executor struct {
 	// that member fail at once. Zero leaves requests to the clients' own
 	// timeout and the caller's context.
 	RequestTimeout time.Duration
+	// Namespaces, when set, remembers the member namespaces that exist
+	// across calls (see NamespaceCache).
+	Namespaces *NamespaceCache
 }
 
 // ApplyRequest is one template's desired state across the fleet.
