@@ -2,7 +2,6 @@ package controller_test
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -35,31 +33,7 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 		// a worker for without the request timeout.
 		healthyBound = 15 * time.Second
 	)
-	env := startStallEnv(t)
-	proxy := env.behind.StallProxy(t, func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/namespaces/default/") })
-	env.register(t, "healthy", env.healthy.Host, env.healthy.Token, env.healthy.CAData)
-	env.register(t, "stalled", proxy.URL, env.behind.Token, proxy.CAData)
-	env.run(t, controller.Options{
-		Fleet: "test", ProbeInterval: 300 * time.Millisecond,
-		FailureThreshold: time.Second, SuccessThreshold: time.Second, NoExecuteAfter: time.Minute, Resync: time.Second,
-		WorkWorkers: workers, MemberWorkers: perMember, WorkRequestTimeout: requestTimeout,
-	})
-	testkit.Eventually(t, deadline, "both members Ready", func() (bool, string) {
-		a, b := env.readyReason(t, "healthy"), env.readyReason(t, "stalled")
-		return a == "True/ClusterReady" && b == "True/ClusterReady", a + " " + b
-	})
-
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}}
-	testkit.MustYAML(t, pp, `
-spec:
-  resourceSelectors:
-  - apiVersion: v1
-    kind: ConfigMap
-  placement:
-    clusterAffinity:
-      clusterNames: [healthy, stalled]
-`)
-	testkit.MustCreate(t, env.hub, pp)
+	env, proxy := startStalledObjects(t, controller.Options{WorkWorkers: workers, MemberWorkers: perMember, WorkRequestTimeout: requestTimeout})
 	begin := time.Now()
 	for i := range templates {
 		testkit.MustCreate(t, env.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i)}, Data: map[string]string{"v": "1"}})
