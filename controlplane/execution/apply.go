@@ -70,6 +70,15 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 	// Karmada's execution controller does. Without force each such field
 	// would be a conflict only a human could clear. Objects flotilla does
 	// not own never get here unless adoption was asked for.
+	if live != nil && phaseOf(o.ref) != phaseCRD && ownerOf(live, c.e.Fleet, o.ref) == ownedByTemplate && c.e.Applied.unchanged(c.name, o.ref, o.obj, live) {
+		// The same object onto the same live one: nothing to send.
+		if phaseOf(o.ref) == phaseNamespace {
+			c.setNamespace(o.ref.Name, nil)
+		}
+		out.Action, out.Live = ActionApplied, live
+		out.ResourceVersion, out.Generation = live.GetResourceVersion(), live.GetGeneration()
+		return out
+	}
 	obj := o.obj
 	if o.retain && live != nil {
 		if obj, err = c.retain(ctx, client, o.interpreter, o.obj, live); err != nil {
@@ -89,9 +98,11 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		applied, err = client.Apply(ctx, o.ref.Name, obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
 	}
 	if err != nil {
+		c.e.Applied.forget(c.name, o.ref)
 		return fail(err)
 	}
-	out.Action = ActionApplied
+	c.e.Applied.remember(c.name, o.ref, o.obj, applied)
+	out.Action, out.Live = ActionApplied, applied
 	out.ResourceVersion, out.Generation = applied.GetResourceVersion(), applied.GetGeneration()
 	out.Changed = live == nil || live.GetResourceVersion() != applied.GetResourceVersion()
 	switch phaseOf(o.ref) {

@@ -87,6 +87,9 @@ type Executor struct {
 	// Namespaces, when set, remembers the member namespaces that exist
 	// across calls (see NamespaceCache).
 	Namespaces *NamespaceCache
+	// Applied, when set, skips an apply that would repeat the last one onto
+	// an unchanged member object (see ApplyCache).
+	Applied *ApplyCache
 }
 
 // ApplyRequest is one template's desired state across the fleet.
@@ -184,6 +187,8 @@ type Outcome struct {
 	// Adopted is set when an apply took over an existing object flotilla did
 	// not own (ConflictResolution Overwrite).
 	Adopted bool
+	// Live is the object as the apply returned it (Applied only).
+	Live *unstructured.Unstructured
 	// Reason explains a Skipped or Absent outcome that is not an error.
 	Reason string
 	// Err is set for Failed, and for Skipped because of a conflict (a

@@ -21,17 +21,12 @@ func TestNamespaceCache(t *testing.T) {
 	e := startEnv(t)
 	member := e.fleet.Clusters[0]
 	var nsReads atomic.Int64
-	cfg := member.RESTConfig()
-	cfg.QPS, cfg.Burst = 1000, 2000
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") && strings.Count(r.URL.Path, "/") == 4 {
-				nsReads.Add(1)
-			}
-			return rt.RoundTrip(r)
-		})
-	}
-	ex := &Executor{Clusters: Targets{member.Name: newTarget(t, cfg)}, Fleet: testFleet, Namespaces: NewNamespaceCache(time.Minute)}
+	target := countingTarget(t, member.RESTConfig(), func(r *http.Request) {
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") && strings.Count(r.URL.Path, "/") == 4 {
+			nsReads.Add(1)
+		}
+	})
+	ex := &Executor{Clusters: Targets{member.Name: target}, Fleet: testFleet, Namespaces: NewNamespaceCache(time.Minute)}
 
 	apply := func(name, ns string) []string {
 		t.Helper()
@@ -131,6 +126,19 @@ func TestRequestTimeout(t *testing.T) {
 	if proxy.Seen() == 0 {
 		t.Fatal("the proxy held no request; the test proves nothing")
 	}
+}
+
+// countingTarget is a target of cfg whose requests are shown to see first.
+func countingTarget(t *testing.T, cfg *rest.Config, see func(*http.Request)) Target {
+	t.Helper()
+	cfg.QPS, cfg.Burst = 1000, 2000
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			see(r)
+			return rt.RoundTrip(r)
+		})
+	}
+	return newTarget(t, cfg)
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -66,6 +66,7 @@ func (c *clusterRun) remove(ctx context.Context, o op) Outcome {
 	if down := c.downErr(); down != nil {
 		return fail(notAttempted(down))
 	}
+	c.e.Applied.forget(c.name, o.ref)
 	if o.ref.Group == "" && o.ref.Kind == "Namespace" {
 		// Deleted, or about to be: applies into it must look again.
 		c.e.Namespaces.forget(c.name, o.ref.Name)
