@@ -31,7 +31,7 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 		// healthy member while the stalled one holds its workers: far
 		// below the work timeout (2m), which a stalled member would hold
 		// a worker for without the request timeout.
-		healthyBound = 15 * time.Second
+		healthyBound = 20 * time.Second
 	)
 	env, proxy := startStalledObjects(t, controller.Options{WorkWorkers: workers, MemberWorkers: perMember, WorkRequestTimeout: requestTimeout})
 	begin := time.Now()
