@@ -13,9 +13,11 @@
 #                hashicorp/kubernetes 3.2.1, side by side with terraform
 #   continuous   BenchmarkContinuousScale (full resync and peak RSS of the
 #                `controlplane` process) and BenchmarkContinuousFailover
-#                (member apiserver stopped -> replicas ready elsewhere) and
+#                (member apiserver stopped -> replicas ready elsewhere),
 #                BenchmarkMemberStatusScale (the cluster status loop against
-#                one kwok member: listing every probe vs informers)
+#                one kwok member: listing every probe vs informers) and
+#                BenchmarkWorkThroughput (template change -> every real
+#                member updated, per (template, member) p50/p99 and total)
 #
 # Environment:
 #   BENCH_LARGE=1         terraform also at 20 clusters x 200 apps, and the
@@ -32,6 +34,8 @@
 #   BENCH_STATUS_SIZE=NxP member status: kwok nodes x pods (default 1000x10000)
 #   BENCH_STATUS_ROUNDS   member status: idle/list/watch windows of 1 min each (default 1)
 #   BENCH_STATUS_KWOK=0   member status: apiserver-only member with static Ready nodes
+#   BENCH_SKIP_WORKPUT=1  leave the Work throughput rows out
+#   BENCH_WORKPUT=MxT     Work throughput size: members x templates (default 10x1000)
 #   BENCH_OUT             where to write the results (default bench/results.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +53,8 @@ if [ -n "${BENCH_SCALE:-}" ]; then
   scale_clusters=${BENCH_SCALE%x*} scale_templates=${BENCH_SCALE#*x}
 fi
 failover_runs=${BENCH_FAILOVER_RUNS:-3}
+workput=${BENCH_WORKPUT:-10x1000}
+workput_members=${workput%x*} workput_templates=${workput#*x}
 kubernetes_cap=${BENCH_KUBERNETES_TIMEOUT:-600}
 export BENCH_KUBERNETES_TIMEOUT=$kubernetes_cap
 notes=()
@@ -283,6 +289,23 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
     else
       echo "bench: member status benchmark failed:" >&2; tail -30 "$memstat" >&2
       row "member status loop" "1 member, $status_nodes nodes × $status_pods pods" "failed" "failed" "—"
+      status=1
+    fi
+  fi
+
+  if [ -z "${BENCH_SKIP_WORKPUT:-}" ]; then
+    echo "== bench: Work throughput ($workput_members members x $workput_templates templates)" >&2
+    wp="$work/workput.txt"
+    if FLOTILLA_BENCH_BINARY="$bench_bin" FLOTILLA_BENCH_WORKPUT_MEMBERS=$workput_members FLOTILLA_BENCH_WORKPUT_TEMPLATES=$workput_templates \
+      go test -run '^$' -bench '^BenchmarkWorkThroughput$' -benchtime=1x -count=1 -timeout 90m \
+      ./controlplane/controller/ >"$wp" 2>&1; then
+      p50=$(metric update-p50-s "$wp") p99=$(metric update-p99-s "$wp") total=$(metric update-total-s "$wp") initial=$(metric initial-s "$wp")
+      row "continuous Work throughput: template change → member updated, per (template, member)" "$workput_members members × $workput_templates templates" \
+        "$(printf '%.1f' "$p50") s (p50)" "$(printf '%.1f' "$p99") s (p99; all updated after $(printf '%.1f' "$total") s)" "— (issue 20 asks for the figures)"
+      notes+=("- continuous Work throughput: a host and $workput_members apiserver-only members, $workput_templates ConfigMaps Duplicated to every member by one PropagationPolicy ($((workput_members * workput_templates)) Works), the \`controlplane\` process with default flags. An informer per member records when each ConfigMap first shows each value. After every member holds every ConfigMap (first propagation: $(printf '%.1f' "$initial") s from the process start), the harness changes every template; a pair's latency is from just before its template's update until the member shows the new value. Analysis: bench/results-workput.md.")
+    else
+      echo "bench: Work throughput benchmark failed:" >&2; tail -30 "$wp" >&2
+      row "continuous Work throughput" "$workput_members members × $workput_templates templates" "failed" "failed" "—"
       status=1
     fi
   fi

@@ -122,7 +122,7 @@ func SetupAgent(mgr ctrl.Manager, mc *member.Client, opts AgentOptions) error {
 		return fmt.Errorf("set up agent: %w", err)
 	}
 	local := &agentMember{client: mc, cluster: opts.Cluster, fleet: o.Fleet}
-	exec := &execution.Executor{Clusters: local, Fleet: o.Fleet}
+	exec := &execution.Executor{Clusters: local, Fleet: o.Fleet, RequestTimeout: o.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(memberNamespaceTTL), Applied: execution.NewApplyCache()}
 	if err := (&workExecution{client: c, executor: exec, opts: o, now: now, slots: newMemberSlots(o.MemberWorkers), agent: true}).setup(mgr); err != nil {
 		return fmt.Errorf("set up agent execution controller: %w", err)
 	}

@@ -146,31 +146,12 @@ func BenchmarkContinuousFailover(b *testing.B) {
 // registerFailoverFleet creates the members' credentials and Clusters and the
 // policy dividing every Deployment of namespace failover over them.
 func registerFailoverFleet(ctx context.Context, hub client.Client, members []*testenv.Cluster) error {
-	for _, ns := range []string{"flotilla-system", "failover"} {
-		if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			return fmt.Errorf("create namespace %s: %w", ns, err)
-		}
+	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "failover"}}); err != nil {
+		return fmt.Errorf("create namespace failover: %w", err)
 	}
-	names := make([]string, len(members))
-	for i, m := range members {
-		names[i] = m.Name
-		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
-			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
-		}
-		if err := hub.Create(ctx, secret); err != nil {
-			return fmt.Errorf("create secret of cluster %s: %w", m.Name, err)
-		}
-		cl := &clusterv1.Cluster{
-			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
-			Spec: api.ClusterSpec{
-				APIEndpoint: m.Host,
-				SecretRef:   &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name},
-			},
-		}
-		if err := hub.Create(ctx, cl); err != nil {
-			return fmt.Errorf("create cluster %s: %w", m.Name, err)
-		}
+	names, err := registerBenchMembers(ctx, hub, members)
+	if err != nil {
+		return err
 	}
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "failover", Name: "web"}}
 	spec := fmt.Sprintf(`
@@ -188,6 +169,37 @@ placement:
 		return fmt.Errorf("create policy failover/web: %w", err)
 	}
 	return nil
+}
+
+// registerBenchMembers creates namespace flotilla-system and, for each
+// member, its credentials Secret (token and CA) and a Cluster reaching it;
+// it returns the members' names.
+func registerBenchMembers(ctx context.Context, hub client.Client, members []*testenv.Cluster) ([]string, error) {
+	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}}); err != nil {
+		return nil, fmt.Errorf("create namespace flotilla-system: %w", err)
+	}
+	names := make([]string, len(members))
+	for i, m := range members {
+		names[i] = m.Name
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name},
+			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
+		}
+		if err := hub.Create(ctx, secret); err != nil {
+			return nil, fmt.Errorf("create secret of cluster %s: %w", m.Name, err)
+		}
+		cl := &clusterv1.Cluster{
+			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
+			Spec: api.ClusterSpec{
+				APIEndpoint: m.Host,
+				SecretRef:   &api.LocalSecretReference{Namespace: "flotilla-system", Name: m.Name},
+			},
+		}
+		if err := hub.Create(ctx, cl); err != nil {
+			return nil, fmt.Errorf("create cluster %s: %w", m.Name, err)
+		}
+	}
+	return names, nil
 }
 
 // waitClusterHealthy waits until a Cluster is Ready and carries no taint.

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // memberBusyRetry is how long a Work waits when its member already has
@@ -50,6 +54,18 @@ func (s *memberSlots) release(cluster string) {
 		return
 	}
 	s.busy[cluster]--
+}
+
+// memberNamespaceTTL is how long the execution trusts that a member
+// namespace it found or created still exists, instead of reading it before
+// each Work's apply; an apply that finds it gone makes it again at once.
+const memberNamespaceTTL = 10 * time.Minute
+
+// resyncAfter requeues a Work after d at low priority: with thousands of
+// Works resyncing, a Work whose spec or state changed (an event, at normal
+// priority) is handled before them instead of behind the whole queue.
+func resyncAfter(d time.Duration) reconcile.Result {
+	return reconcile.Result{RequeueAfter: d, Priority: ptr.To(handler.LowPriority)}
 }
 
 // hostWriteMargin is what a reconcile that talks to a member gets beyond

@@ -62,3 +62,23 @@ func TestOptionsWorkers(t *testing.T) {
 		t.Errorf("Validate with one worker = %v", err)
 	}
 }
+
+func TestOptionsWorkRequestTimeout(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   Options
+		want time.Duration
+	}{
+		{"default", Options{}, DefaultWorkRequestTimeout},
+		{"set", Options{WorkRequestTimeout: 3 * time.Second}, 3 * time.Second},
+		{"capped by the work timeout", Options{WorkRequestTimeout: time.Minute, WorkTimeout: 5 * time.Second}, 5 * time.Second},
+		{"default capped by a short work timeout", Options{WorkTimeout: 2 * time.Second}, 2 * time.Second},
+	} {
+		if got := c.in.withDefaults().WorkRequestTimeout; got != c.want {
+			t.Errorf("%s: work request timeout = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if DefaultWorkRequestTimeout*4 > DefaultWorkTimeout {
+		t.Errorf("the default work request timeout %v is not well below the work timeout %v", DefaultWorkRequestTimeout, DefaultWorkTimeout)
+	}
+}

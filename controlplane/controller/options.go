@@ -24,6 +24,10 @@ const (
 	DefaultGracefulEvictionTimeout = 10 * time.Minute
 	// DefaultMemberRequestTimeout bounds each request to a member.
 	DefaultMemberRequestTimeout = member.DefaultRequestTimeout
+	// DefaultWorkRequestTimeout bounds each request of a Work's apply,
+	// observation or removal to its member: well below DefaultWorkTimeout,
+	// so a member that stops answering frees its worker within it.
+	DefaultWorkRequestTimeout = 10 * time.Second
 	// DefaultWorkTimeout bounds the member part of one Work's apply,
 	// observation or removal.
 	DefaultWorkTimeout = 2 * time.Minute
@@ -161,6 +165,12 @@ type Options struct {
 	// removal; a Work that takes longer is reported failed and tried again
 	// after Resync.
 	WorkTimeout time.Duration
+	// WorkRequestTimeout bounds each request of that member part (a read,
+	// an apply, a removal); a request that takes longer fails the Work at
+	// once, naming the cluster and the timeout, so a member that stalls
+	// holds a worker for about this long rather than for WorkTimeout.
+	// WorkTimeout bounds it in any case.
+	WorkRequestTimeout time.Duration
 	// ClusterStatusWorkers is how many Clusters are probed at once, so one
 	// member that is slow to answer delays no other member's status.
 	ClusterStatusWorkers int
@@ -276,6 +286,8 @@ func (o Options) withDefaults() Options {
 	set(&o.GracefulEvictionTimeout, DefaultGracefulEvictionTimeout)
 	set(&o.MemberRequestTimeout, DefaultMemberRequestTimeout)
 	set(&o.WorkTimeout, DefaultWorkTimeout)
+	set(&o.WorkRequestTimeout, DefaultWorkRequestTimeout)
+	o.WorkRequestTimeout = min(o.WorkRequestTimeout, o.WorkTimeout)
 	count := func(n *int, v int) {
 		if *n <= 0 {
 			*n = v

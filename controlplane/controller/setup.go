@@ -119,7 +119,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return fmt.Errorf("set up namespace sync controller: %w", err)
 		}
 	}
-	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet}
+	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet, RequestTimeout: opts.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(memberNamespaceTTL), Applied: execution.NewApplyCache()}
 	if err := (&workExecution{client: c, executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), events: rec("execution")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up execution controller: %w", err)
 	}

@@ -112,17 +112,13 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 	}
 }
 
-// TestStalledMemberKeepsRolloutsGoing: a member that answers its probes
-// but holds every request for objects (apply and read) may take only
-// --member-workers of the execution workers, each for --work-timeout, and
-// its Works fail naming the timeout, while Works for a healthy member keep
-// being applied.
-func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
-	const (
-		workers, perMember = 6, 2
-		templates          = 8
-		workTimeout        = 5 * time.Second
-	)
+// startStalledObjects registers two Ready members, healthy and stalled, the
+// second behind a proxy that holds every request for objects of namespace
+// default, runs a control plane with opts (probe, threshold and resync
+// timings set here) and creates a policy placing every ConfigMap of default
+// on both.
+func startStalledObjects(t *testing.T, opts controller.Options) (stallEnv, *testenv.StallProxy) {
+	t.Helper()
 	env := startStallEnv(t)
 	// Only the templates' namespace is held: the membership marker in
 	// flotilla-system, which every probe claims, must get through, or the
@@ -130,16 +126,13 @@ func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
 	proxy := env.behind.StallProxy(t, func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/namespaces/default/") })
 	env.register(t, "healthy", env.healthy.Host, env.healthy.Token, env.healthy.CAData)
 	env.register(t, "stalled", proxy.URL, env.behind.Token, proxy.CAData)
-	env.run(t, controller.Options{
-		Fleet: "test", ProbeInterval: 300 * time.Millisecond,
-		FailureThreshold: time.Second, SuccessThreshold: time.Second, NoExecuteAfter: time.Minute, Resync: time.Second,
-		WorkWorkers: workers, MemberWorkers: perMember, WorkTimeout: workTimeout,
-	})
+	opts.Fleet, opts.ProbeInterval, opts.Resync = "test", 300*time.Millisecond, time.Second
+	opts.FailureThreshold, opts.SuccessThreshold, opts.NoExecuteAfter = time.Second, time.Second, time.Minute
+	env.run(t, opts)
 	testkit.Eventually(t, deadline, "both members Ready", func() (bool, string) {
 		a, b := env.readyReason(t, "healthy"), env.readyReason(t, "stalled")
 		return a == "True/ClusterReady" && b == "True/ClusterReady", a + " " + b
 	})
-
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}}
 	testkit.MustYAML(t, pp, `
 spec:
@@ -151,6 +144,21 @@ spec:
       clusterNames: [healthy, stalled]
 `)
 	testkit.MustCreate(t, env.hub, pp)
+	return env, proxy
+}
+
+// TestStalledMemberKeepsRolloutsGoing: a member that answers its probes
+// but holds every request for objects (apply and read) may take only
+// --member-workers of the execution workers, each for --work-timeout, and
+// its Works fail naming the timeout, while Works for a healthy member keep
+// being applied.
+func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
+	const (
+		workers, perMember = 6, 2
+		templates          = 8
+		workTimeout        = 5 * time.Second
+	)
+	env, proxy := startStalledObjects(t, controller.Options{WorkWorkers: workers, MemberWorkers: perMember, WorkTimeout: workTimeout})
 	for i := range templates {
 		testkit.MustCreate(t, env.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i)}, Data: map[string]string{"i": fmt.Sprint(i)}})
 	}

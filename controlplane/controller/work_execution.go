@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -24,6 +25,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 // workExecution applies each Work's manifests to its member and removes
@@ -122,7 +124,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	t, err := e.verify(ctx, &w, cluster)
 	switch {
 	case errors.Is(err, errPending):
-		return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
+		return resyncAfter(e.opts.Resync), nil
 	case err != nil && !isRefused(err):
 		return reconcile.Result{}, err
 	case e.handsOff(&cl):
@@ -138,7 +140,12 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else {
 		start := time.Now()
-		busy, err := onMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) error { return e.apply(ctx, &w, cluster, t.conflict) })
+		var live []*unstructured.Unstructured
+		var in *interpret.Interpreter
+		busy, err := onMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) (err error) {
+			live, in, err = e.apply(ctx, &w, cluster, t.conflict)
+			return err
+		})
 		took = time.Since(start)
 		switch {
 		case busy:
@@ -147,6 +154,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 			cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonWorkApplyFailed, err.Error()
 		default:
 			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, api.ReasonWorkApplied, "manifests are applied to cluster "+cluster
+			e.reportApplied(ctx, &w, cluster, in, live)
 		}
 	}
 	e.observeApply(&w, cluster, apimeta.FindStatusCondition(orig.Status.Conditions, api.ConditionWorkApplied), cond, took)
@@ -156,7 +164,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	// The resync applies again: a field changed by hand in the member is
 	// taken back, as the server-side apply forces flotilla's fields.
-	return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
+	return resyncAfter(e.opts.Resync), nil
 }
 
 // clusterNotReady says why a member should not be written to now, or "".
@@ -170,20 +178,42 @@ func clusterNotReady(cl *clusterv1.Cluster) string {
 	return fmt.Sprintf("cluster %s is not ready: %s", cl.Name, c.Message)
 }
 
-// apply applies every manifest of the Work to its cluster.
+// reportApplied writes what the apply returned into the Work's status as
+// the work status controller reads it back (manifestStatuses, Available),
+// so the Work's status is written once for both: that controller then finds
+// nothing to change until the member changes the objects. live holds the
+// applied objects in manifest order.
+func (e *workExecution) reportApplied(ctx context.Context, w *workv1.Work, cluster string, in *interpret.Interpreter, live []*unstructured.Unstructured) {
+	if in == nil || slices.Contains(live, nil) {
+		return // not all applied: the work status controller reads them
+	}
+	statuses := make([]api.ManifestStatus, len(live))
+	for i, obj := range live {
+		statuses[i] = observedManifestStatus(ctx, e.executor.Clusters, in, cluster, i, api.TemplateRefOf(obj), obj)
+	}
+	w.Status.ManifestStatuses = statuses
+	apimeta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{
+		Type: api.ConditionWorkAvailable, Status: metav1.ConditionTrue, Reason: api.ReasonWorkAvailable, Message: availableMessage(cluster),
+		ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now()),
+	})
+}
+
+// apply applies every manifest of the Work to its cluster and returns the
+// applied objects, in manifest order, and the interpreter it used.
 // The conflict resolution is the binding's trusted one, not the Work's
 // annotation.
-func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster string, conflict api.ConflictResolution) error {
+func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster string, conflict api.ConflictResolution) ([]*unstructured.Unstructured, *interpret.Interpreter, error) {
 	objs, err := manifests(w)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	in, err := hoststore.LoadInterpreter(ctx, e.client)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	live := make([]*unstructured.Unstructured, len(objs))
 	var errs []error
-	for _, obj := range objs {
+	for i, obj := range objs {
 		ref := api.TemplateRefOf(obj)
 		result := e.executor.Apply(ctx, execution.ApplyRequest{
 			Template:           ref,
@@ -202,8 +232,11 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 		if err != nil {
 			errs = append(errs, err)
 		}
+		if o, ok := result.Find(cluster, ref); ok {
+			live[i] = o.Live
+		}
 	}
-	return errors.Join(errs...)
+	return live, in, errors.Join(errs...)
 }
 
 // remove deletes (or, with preserveResourcesOnDeletion, releases) the
@@ -242,7 +275,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 		if err := patchWorkStatus(ctx, e.client, orig, w); err != nil && !isNotFound(err) {
 			return reconcile.Result{}, err
 		}
-		return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
+		return resyncAfter(e.opts.Resync), nil
 	}
 	return reconcile.Result{}, e.dropFinalizer(ctx, w)
 }

@@ -110,7 +110,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := patchWorkStatus(ctx, s.client, orig, &w); err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.Result{RequeueAfter: s.opts.Resync}, nil
+	return resyncAfter(s.opts.Resync), nil
 }
 
 // observe reads the objects back and returns their statuses and the
@@ -145,17 +145,27 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 	case len(missing) > 0:
 		return statuses, metav1.ConditionFalse, api.ReasonWorkNotFound, strings.Join(missing, "; "), nil
 	}
-	return statuses, metav1.ConditionTrue, api.ReasonWorkAvailable, "manifests exist in cluster " + cluster, nil
+	return statuses, metav1.ConditionTrue, api.ReasonWorkAvailable, availableMessage(cluster), nil
 }
+
+// availableMessage is the Available condition's message when every object
+// of a Work exists in its cluster.
+func availableMessage(cluster string) string { return "manifests exist in cluster " + cluster }
 
 // manifestStatus is one object's entry in status.manifestStatuses. The
 // status is what controlplane/health reflects; for kinds whose status
 // carries observedGeneration, the member object's generation is added (as
 // Karmada does) so aggregation can tell when the member caught up.
 func (s *workStatus) manifestStatus(ctx context.Context, in *interpret.Interpreter, cluster string, ordinal int, ref api.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
+	return observedManifestStatus(ctx, s.members, in, cluster, ordinal, ref, live)
+}
+
+// observedManifestStatus is manifestStatus for any holder of the members'
+// clients (the execution controller reports what its apply returned).
+func observedManifestStatus(ctx context.Context, members execution.Connector, in *interpret.Interpreter, cluster string, ordinal int, ref api.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
 	h, msg := in.InterpretHealth(live)
 	ms := api.ManifestStatus{
-		Identifier:    api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: s.resource(ctx, cluster, ref)},
+		Identifier:    api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: resourceOf(ctx, members, cluster, ref)},
 		Health:        api.ResourceHealth(h),
 		HealthMessage: msg,
 	}
@@ -176,10 +186,10 @@ func (s *workStatus) manifestStatus(ctx context.Context, in *interpret.Interpret
 	return ms
 }
 
-// resource is the plural resource name of ref in cluster; empty when the
+// resourceOf is the plural resource name of ref in cluster; empty when the
 // member's mapper cannot tell.
-func (s *workStatus) resource(ctx context.Context, cluster string, ref api.TemplateRef) string {
-	target, err := s.members.Connect(ctx, cluster)
+func resourceOf(ctx context.Context, members execution.Connector, cluster string, ref api.TemplateRef) string {
+	target, err := members.Connect(ctx, cluster)
 	if err != nil {
 		return ""
 	}

@@ -70,6 +70,15 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 	// Karmada's execution controller does. Without force each such field
 	// would be a conflict only a human could clear. Objects flotilla does
 	// not own never get here unless adoption was asked for.
+	if live != nil && phaseOf(o.ref) != phaseCRD && ownerOf(live, c.e.Fleet, o.ref) == ownedByTemplate && c.e.Applied.unchanged(c.name, o.ref, o.obj, live) {
+		// The same object onto the same live one: nothing to send.
+		if phaseOf(o.ref) == phaseNamespace {
+			c.setNamespace(o.ref.Name, nil)
+		}
+		out.Action, out.Live = ActionApplied, live
+		out.ResourceVersion, out.Generation = live.GetResourceVersion(), live.GetGeneration()
+		return out
+	}
 	obj := o.obj
 	if o.retain && live != nil {
 		if obj, err = c.retain(ctx, client, o.interpreter, o.obj, live); err != nil {
@@ -77,10 +86,23 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		}
 	}
 	applied, err := client.Apply(ctx, o.ref.Name, obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
+	if apierrors.IsNotFound(err) && c.namespaceFromCache(o.ref.Namespace) {
+		// An earlier call saw the namespace, and it has gone since: it is
+		// made again (its CreatedNamespace outcome is not reported) and
+		// the object applied once more.
+		c.e.Namespaces.forget(c.name, o.ref.Namespace)
+		c.ensureNamespace(ctx, o.ref.Namespace)
+		if nsErr := c.namespaceErr(o.ref.Namespace); nsErr != nil {
+			return fail(nsErr)
+		}
+		applied, err = client.Apply(ctx, o.ref.Name, obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
+	}
 	if err != nil {
+		c.e.Applied.forget(c.name, o.ref)
 		return fail(err)
 	}
-	out.Action = ActionApplied
+	c.e.Applied.remember(c.name, o.ref, o.obj, applied)
+	out.Action, out.Live = ActionApplied, applied
 	out.ResourceVersion, out.Generation = applied.GetResourceVersion(), applied.GetGeneration()
 	out.Changed = live == nil || live.GetResourceVersion() != applied.GetResourceVersion()
 	switch phaseOf(o.ref) {
@@ -113,6 +135,33 @@ func (c *clusterRun) setNamespace(ns string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.namespaces[ns] = err
+	delete(c.cachedNamespaces, ns)
+	if err == nil {
+		c.e.Namespaces.remember(c.name, ns)
+	}
+}
+
+// namespaceFromCache says whether ns was taken from Executor.Namespaces in
+// this run, without a read.
+func (c *clusterRun) namespaceFromCache(ns string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ns != "" && c.cachedNamespaces[ns]
+}
+
+// useCachedNamespace takes ns as existing when Executor.Namespaces knows it.
+func (c *clusterRun) useCachedNamespace(ns string) bool {
+	if !c.e.Namespaces.known(c.name, ns) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.namespaces[ns] = nil
+	if c.cachedNamespaces == nil {
+		c.cachedNamespaces = map[string]bool{}
+	}
+	c.cachedNamespaces[ns] = true
+	return true
 }
 
 func (c *clusterRun) knownNamespace(ns string) bool {
@@ -130,7 +179,8 @@ func (c *clusterRun) knownNamespace(ns string) bool {
 func (c *clusterRun) syncNamespaces(ctx context.Context, ops []op) []Outcome {
 	var names []string
 	for _, o := range ops {
-		if o.invalid == nil && o.ref.Namespace != "" && !c.knownNamespace(o.ref.Namespace) && !slices.Contains(names, o.ref.Namespace) {
+		if o.invalid == nil && o.ref.Namespace != "" && !c.knownNamespace(o.ref.Namespace) && !slices.Contains(names, o.ref.Namespace) &&
+			!c.useCachedNamespace(o.ref.Namespace) {
 			names = append(names, o.ref.Namespace)
 		}
 	}

@@ -273,7 +273,7 @@ func cmpBool(a, b bool) int {
 func (e *Executor) runCluster(ctx context.Context, cluster string, ops []op) []Outcome {
 	c := &clusterRun{e: e, name: cluster, namespaces: map[string]error{}}
 	if e.check() == nil { // otherwise every op is invalid
-		target, err := e.Clusters.Connect(ctx, cluster)
+		target, err := e.connect(ctx, cluster)
 		if err != nil {
 			c.down = fmt.Errorf("cannot connect: %w", err)
 		}

@@ -28,6 +28,9 @@ type clusterRun struct {
 	// namespaces records, per namespace known to this run, nil when it
 	// exists and the error when it could not be created.
 	namespaces map[string]error
+	// cachedNamespaces are those of namespaces taken from
+	// Executor.Namespaces, not read in this run.
+	cachedNamespaces map[string]bool
 	// crdChanged is set when a CustomResourceDefinition apply wrote
 	// something or a prune deleted one, so discovery must be refreshed.
 	crdChanged atomic.Bool

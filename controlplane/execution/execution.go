@@ -77,6 +77,19 @@ type Executor struct {
 	EstablishTimeout time.Duration
 	// Reads, when set, answers ObserveLive from cached lists (see ReadCache).
 	Reads *ReadCache
+	// RequestTimeout, when set, bounds each request to a member (a read,
+	// an apply, a removal), below the caller's deadline for the whole call:
+	// a member that accepts requests and never answers fails the call
+	// within it (a *RequestTimeoutError), and the call's other objects for
+	// that member fail at once. Zero leaves requests to the clients' own
+	// timeout and the caller's context.
+	RequestTimeout time.Duration
+	// Namespaces, when set, remembers the member namespaces that exist
+	// across calls (see NamespaceCache).
+	Namespaces *NamespaceCache
+	// Applied, when set, skips an apply that would repeat the last one onto
+	// an unchanged member object (see ApplyCache).
+	Applied *ApplyCache
 }
 
 // ApplyRequest is one template's desired state across the fleet.
@@ -174,6 +187,8 @@ type Outcome struct {
 	// Adopted is set when an apply took over an existing object flotilla did
 	// not own (ConflictResolution Overwrite).
 	Adopted bool
+	// Live is the object as the apply returned it (Applied only).
+	Live *unstructured.Unstructured
 	// Reason explains a Skipped or Absent outcome that is not an error.
 	Reason string
 	// Err is set for Failed, and for Skipped because of a conflict (a

@@ -81,7 +81,7 @@ func (e *Executor) ObserveLive(ctx context.Context, reqs []ObserveRequest) []Obs
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			c := &clusterRun{e: e, name: name, namespaces: map[string]error{}}
-			target, err := e.Clusters.Connect(ctx, name)
+			target, err := e.connect(ctx, name)
 			if err != nil {
 				c.down = fmt.Errorf("cannot connect: %w", err)
 			}

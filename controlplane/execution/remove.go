@@ -66,6 +66,11 @@ func (c *clusterRun) remove(ctx context.Context, o op) Outcome {
 	if down := c.downErr(); down != nil {
 		return fail(notAttempted(down))
 	}
+	c.e.Applied.forget(c.name, o.ref)
+	if o.ref.Group == "" && o.ref.Kind == "Namespace" {
+		// Deleted, or about to be: applies into it must look again.
+		c.e.Namespaces.forget(c.name, o.ref.Name)
+	}
 	client, err := c.resource(ctx, o.ref)
 	if isNoKind(err) {
 		out.Action, out.Reason = ActionAbsent, "the cluster does not serve the kind"

@@ -66,6 +66,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.IntVar(&opts.ClusterStatusWorkers, "cluster-status-workers", 0, "how many members are probed at once; 0 means the default (8)")
 	fs.DurationVar(&opts.MemberRequestTimeout, "member-request-timeout", 0, "how long any one request to a member may take; 0 means the default (30s)")
 	fs.DurationVar(&opts.WorkTimeout, "work-timeout", 0, "how long applying, reading back or removing one Work on its member may take before it is reported failed and retried; 0 means the default (2m)")
+	fs.DurationVar(&opts.WorkRequestTimeout, "work-request-timeout", 0, "how long any one request of a Work to its member (a read, an apply, a removal) may take before the Work is reported failed, naming the cluster, and its worker freed; at most --work-timeout; 0 means the default (10s)")
 	fs.IntVar(&opts.WorkWorkers, "work-workers", 0, "how many Works the execution and the work status controllers each handle at once; 0 means the default (8)")
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
 	reserved := fs.String("reserved-namespaces", strings.Join(controller.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")

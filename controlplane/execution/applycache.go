@@ -1,0 +1,88 @@
+package execution
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+)
+
+// ApplyCache remembers, per cluster and object, what the last apply sent
+// and the resourceVersion it left, so applying the same object again onto
+// a member object nobody changed since is skipped: the read before the
+// apply is enough to tell. A control plane that applies every Work again at
+// each resync, to take back changes made by hand, then writes to a member
+// only when something changed there (any change moves the
+// resourceVersion). It is safe for concurrent use.
+type ApplyCache struct {
+	mu      sync.Mutex
+	applied map[applyKey]appliedState
+}
+
+type applyKey struct{ cluster, object string }
+
+type appliedState struct {
+	sent            [sha256.Size]byte
+	resourceVersion string
+}
+
+// NewApplyCache returns an empty cache.
+func NewApplyCache() *ApplyCache {
+	return &ApplyCache{applied: map[applyKey]appliedState{}}
+}
+
+// digest hashes the object an apply sends; ok is false when it cannot be
+// encoded (nothing is then remembered).
+func digest(obj *unstructured.Unstructured) (sum [sha256.Size]byte, ok bool) {
+	raw, err := json.Marshal(obj.Object)
+	if err != nil {
+		return sum, false
+	}
+	return sha256.Sum256(raw), true
+}
+
+// unchanged says whether sending obj to cluster would repeat the last
+// apply onto the same live object (its resourceVersion unmoved since).
+// A nil cache says no.
+func (c *ApplyCache) unchanged(cluster string, ref api.TemplateRef, obj, live *unstructured.Unstructured) bool {
+	if c == nil || live == nil {
+		return false
+	}
+	sum, ok := digest(obj)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, found := c.applied[applyKey{cluster, ref.String()}]
+	return found && s.sent == sum && s.resourceVersion == live.GetResourceVersion()
+}
+
+// remember records that obj was applied to cluster, leaving applied.
+func (c *ApplyCache) remember(cluster string, ref api.TemplateRef, obj, applied *unstructured.Unstructured) {
+	if c == nil {
+		return
+	}
+	sum, ok := digest(obj)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := applyKey{cluster, ref.String()}
+	if !ok {
+		delete(c.applied, k)
+		return
+	}
+	c.applied[k] = appliedState{sent: sum, resourceVersion: applied.GetResourceVersion()}
+}
+
+// forget drops what is remembered of ref in cluster.
+func (c *ApplyCache) forget(cluster string, ref api.TemplateRef) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.applied, applyKey{cluster, ref.String()})
+}
