@@ -34,7 +34,8 @@ const (
 	envScaleTemplates = "FLOTILLA_BENCH_TEMPLATES" // Deployments; default 2000
 	envScaleTimeout   = "FLOTILLA_BENCH_TIMEOUT"   // bound of the resync wait; default 30m
 	envScaleSettle    = "FLOTILLA_BENCH_SETTLE"    // how long RSS is watched after the resync; default 60s
-	envScaleQPS       = "FLOTILLA_BENCH_QPS"       // --kube-api-qps of the control plane; default 40 (its default)
+	envScaleQPS       = "FLOTILLA_BENCH_QPS"       // --kube-api-qps (burst 1.5×) of the control plane; unset: the binary's default
+	envScaleProfile   = "FLOTILLA_BENCH_CPUPROFILE" // file for a CPU profile of the control plane's first 30 s; unset: none
 )
 
 // scaleRegions is how many regions the Cluster objects are spread over.
@@ -65,7 +66,6 @@ func BenchmarkContinuousScale(b *testing.B) {
 	nTemplates := benchEnvInt(b, envScaleTemplates, 2000)
 	timeout := benchEnvDuration(b, envScaleTimeout, 30*time.Minute)
 	settle := benchEnvDuration(b, envScaleSettle, 60*time.Second)
-	qps := benchEnvInt(b, envScaleQPS, 40)
 	binary := benchBinary(b)
 	ctx := b.Context()
 
@@ -92,13 +92,32 @@ func BenchmarkContinuousScale(b *testing.B) {
 	setup := time.Since(setupStart)
 	b.Logf("harness: %d clusters, %d deployments, %d policies created in %v", nClusters, nTemplates, len(scalePolicies), setup.Round(time.Millisecond))
 
+	requestsBefore, err := hostRequests(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu := newCPUMeter(fleet)
+	cpuBefore := cpu.read()
+
+	// The Clusters have no credentials: every probe fails at once. A day
+	// of failure threshold keeps the harness's Ready status for the run.
+	args := []string{"--log-level=warn", "--cluster-failure-threshold=24h"}
+	if os.Getenv(envScaleQPS) != "" {
+		qps := benchEnvInt(b, envScaleQPS, 0)
+		args = append(args, fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", qps*3/2))
+	}
+	profile := os.Getenv(envScaleProfile)
+	pprofAddr := ""
+	if profile != "" {
+		pprofAddr = benchFreeAddr(b)
+		args = append(args, "--pprof-bind-address="+pprofAddr)
+	}
 	b.ResetTimer()
-	proc := startBenchControlplane(b, binary, host.KubeconfigPath, fleet.Dir,
-		"--log-level=warn",
-		fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", qps*3/2),
-		// The Clusters have no credentials: every probe fails at once. A day
-		// of failure threshold keeps the harness's Ready status for the run.
-		"--cluster-failure-threshold=24h")
+	proc := startBenchControlplane(b, binary, host.KubeconfigPath, fleet.Dir, args...)
+	cpu["controlplane"] = proc.cmd.Process.Pid
+	if profile != "" {
+		go benchCPUProfile(ctx, b, pprofAddr, profile, 30*time.Second)
+	}
 	var lastLog time.Time
 	err = benchPoll(ctx, "every binding scheduled", time.Second, timeout, func() (bool, string, error) {
 		if err := proc.alive(); err != nil {
@@ -120,6 +139,15 @@ func BenchmarkContinuousScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.StopTimer()
+	cpuAtResync := cpu.read()
+	requestsAtResync, err := hostRequests(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	delta := requestsBetween(requestsBefore, requestsAtResync)
+	writes := writesIn(delta)
+	b.Logf("host requests from start to every binding scheduled (%.0f writes, %.2f per binding; CPU: %s):%s",
+		writes, writes/float64(nTemplates), cpuBetween(cpuBefore, cpuAtResync), requestTable(delta, nTemplates))
 	_, atResync, err := proc.memory()
 	if err != nil {
 		b.Fatal(err)
@@ -151,6 +179,7 @@ func BenchmarkContinuousScale(b *testing.B) {
 	b.ReportMetric(float64(atResync)/(1<<20), "rss-at-resync-MB")
 	b.ReportMetric(setup.Seconds(), "setup-s")
 	b.ReportMetric(float64(works), "works")
+	b.ReportMetric(writes/float64(nTemplates), "writes/binding")
 	b.ReportMetric(0, "ns/op") // the figures above are the result, not the loop time
 	if os.Getenv(testenv.KeepEnv) == "1" {
 		b.Logf("fleet kept in %s", filepath.Dir(proc.logPath))

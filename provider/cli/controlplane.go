@@ -44,6 +44,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	var metrics metricsConfig
 	metricsAddr := metrics.register(fs)
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
+	pprofAddr := fs.String("pprof-bind-address", "", "loopback host:port serving Go's /debug/pprof/ profiles (e.g. 127.0.0.1:6060), for finding where time goes; empty turns it off, and only a loopback address is accepted")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
 	var limits apiLimits
 	fs.Float64Var(&limits.qps, "kube-api-qps", 40, "queries per second to the host apiserver, shared by every reconciler (Karmada's default)")
@@ -85,6 +86,10 @@ func Controlplane(args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if err := checkLoopback(*pprofAddr); err != nil {
+		fmt.Fprintf(stderr, "--pprof-bind-address: %v\n", err)
+		return 2
+	}
 	if *templateKinds != "" {
 		kinds, err := controller.ParseTemplateKinds(*templateKinds)
 		if err != nil {
@@ -117,7 +122,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if err := runControlplane(ctx, controlplaneConfig{
 		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace, leases: leases,
-		metricsAddr: *metricsAddr, metrics: metrics, probeAddr: *probeAddr, options: opts, webhook: hook, api: limits,
+		metricsAddr: *metricsAddr, metrics: metrics, probeAddr: *probeAddr, pprofAddr: *pprofAddr, options: opts, webhook: hook, api: limits,
 	}); err != nil {
 		logger.Error("controlplane stopped", "error", err)
 		return 1
@@ -153,6 +158,7 @@ type controlplaneConfig struct {
 	leaderNamespace            string
 	leases                     leaseTiming
 	metricsAddr, probeAddr     string
+	pprofAddr                  string
 	metrics                    metricsConfig
 	options                    controller.Options
 	webhook                    webhookConfig
@@ -225,6 +231,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		LeaderElectionReleaseOnCancel: true,
 		Metrics:                       c.metrics.options(c.metricsAddr),
 		HealthProbeBindAddress:        c.probeAddr,
+		PprofBindAddress:              c.pprofAddr,
 		Controller:                    config.Controller{SkipNameValidation: &c.inProcess},
 	})
 	if err != nil {
