@@ -229,7 +229,7 @@ func benchCPUProfile(ctx context.Context, b *testing.B, addr, path string, d tim
 		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds()))
 		var resp *http.Response
 		// The endpoint comes up with the process.
-		for range 50 {
+		for range 300 {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 			if err != nil {
 				return err
