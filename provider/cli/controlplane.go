@@ -47,8 +47,8 @@ func Controlplane(args []string, stderr io.Writer) int {
 	pprofAddr := fs.String("pprof-bind-address", "", "loopback host:port serving Go's /debug/pprof/ profiles (e.g. 127.0.0.1:6060), for finding where time goes; empty turns it off, and only a loopback address is accepted")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
 	var limits apiLimits
-	fs.Float64Var(&limits.qps, "kube-api-qps", 40, "queries per second to the host apiserver, shared by every reconciler (Karmada's default)")
-	fs.IntVar(&limits.burst, "kube-api-burst", 60, "burst of queries to the host apiserver above --kube-api-qps (Karmada's default)")
+	fs.Float64Var(&limits.qps, "kube-api-qps", defaultKubeAPIQPS, "client-side limit of queries per second to the host apiserver, for each resource kind and each of the two controller families (the scheduler; everything else), as Karmada's scheduler and controller manager each have one; the default fits a host apiserver dedicated to flotilla, which queues beyond it by API Priority and Fairness; Karmada's 40 suits a host shared with other clients")
+	fs.IntVar(&limits.burst, "kube-api-burst", defaultKubeAPIBurst, "burst of queries to the host apiserver above --kube-api-qps, counted like it")
 	var hook webhookConfig
 	fs.StringVar(&hook.url, "webhook-url", "", "https `URL` at which the host apiserver reaches this process' validating webhook; empty turns the webhook off")
 	fs.StringVar(&hook.bindAddress, "webhook-bind-address", ":9443", "host:port the validating webhook listens on")
@@ -68,6 +68,9 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.MemberRequestTimeout, "member-request-timeout", 0, "how long any one request to a member may take; 0 means the default (30s)")
 	fs.DurationVar(&opts.WorkTimeout, "work-timeout", 0, "how long applying, reading back or removing one Work on its member may take before it is reported failed and retried; 0 means the default (2m)")
 	fs.IntVar(&opts.WorkWorkers, "work-workers", 0, "how many Works the execution and the work status controllers each handle at once; 0 means the default (8)")
+	fs.IntVar(&opts.TemplateWorkers, "template-workers", 0, "how many templates each kind's detector handles at once (Karmada's --concurrent-resource-template-syncs); 0 means the default (5)")
+	fs.IntVar(&opts.BindingWorkers, "binding-workers", 0, "how many bindings the binding controller handles at once (Karmada's --concurrent-resourcebinding-syncs); 0 means the default (5)")
+	fs.IntVar(&opts.SchedulerWorkers, "scheduler-workers", 0, "how many bindings are scheduled at once; 0 means the default (4)")
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
 	reserved := fs.String("reserved-namespaces", strings.Join(controller.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
@@ -168,9 +171,19 @@ type controlplaneConfig struct {
 	inProcess bool
 }
 
+// Defaults of --kube-api-qps and --kube-api-burst. Karmada's 40/60 held a
+// cold start of 10,000 templates to about 20 scheduled bindings a second,
+// far below what the host apiserver takes (issue 20,
+// bench/results-coldstart.md).
+const (
+	defaultKubeAPIQPS   = 400
+	defaultKubeAPIBurst = 600
+)
+
 // apiLimits is the client-side rate limit towards the host apiserver.
 // client-go's own default (5 QPS, burst 10) throttles a control plane with
-// thousands of objects to about one binding a second.
+// thousands of objects to about one binding a second. controller-runtime
+// gives each resource kind of a client a limiter of its own.
 type apiLimits struct {
 	qps   float64
 	burst int
