@@ -19,7 +19,6 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
 // Sizes of BenchmarkHostWriteFloor, from the environment.
@@ -43,18 +42,7 @@ func BenchmarkHostWriteFloor(b *testing.B) {
 	n := benchEnvInt(b, envFloorBindings, 3000)
 	workers := benchEnvInt(b, envFloorWorkers, 32)
 	ctx := b.Context()
-	fleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
-	host := fleet.Clusters[0]
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := host.RESTConfig()
-	cfg.QPS = -1 // no client-side limit
-	hub, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
+	fleet, _, _, hub := startBenchHost(b, -1, 0) // no client-side limit
 	if err := crd.Install(ctx, hub, time.Minute); err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +61,7 @@ func BenchmarkHostWriteFloor(b *testing.B) {
 	cpuBefore := cpu.read()
 	b.ResetTimer()
 	start := time.Now()
-	err = benchParallel(ctx, n, workers, func(ctx context.Context, i int) error {
+	err := benchParallel(ctx, n, workers, func(ctx context.Context, i int) error {
 		return writeFloorBinding(ctx, hub, ns, i, &placement)
 	})
 	elapsed := time.Since(start)

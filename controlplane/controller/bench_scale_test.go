@@ -72,18 +72,9 @@ func BenchmarkContinuousScale(b *testing.B) {
 	binary := benchBinary(b)
 	ctx := b.Context()
 
-	fleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
+	// The harness's limits, not the measured process's.
+	fleet, cfg, scheme, hub := startBenchHost(b, 2000, 4000)
 	host := fleet.Clusters[0]
-	scheme, err := controller.NewScheme()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := host.RESTConfig()
-	cfg.QPS, cfg.Burst = 2000, 4000 // the harness, not the measured process
-	hub, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
 
 	setupStart := time.Now()
 	if err := crd.Install(ctx, hub, time.Minute); err != nil {
@@ -188,6 +179,24 @@ func BenchmarkContinuousScale(b *testing.B) {
 	if os.Getenv(testenv.KeepEnv) == "1" {
 		b.Logf("fleet kept in %s", filepath.Dir(proc.logPath))
 	}
+}
+
+// startBenchHost starts an apiserver-only host and returns a client of it
+// with the given client-side limits (qps < 0: none).
+func startBenchHost(b *testing.B, qps float32, burst int) (*testenv.Fleet, *rest.Config, *runtime.Scheme, client.Client) {
+	b.Helper()
+	fleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
+	scheme, err := controller.NewScheme()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := fleet.Clusters[0].RESTConfig()
+	cfg.QPS, cfg.Burst = qps, burst
+	hub, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fleet, cfg, scheme, hub
 }
 
 // scalePolicies are the PropagationPolicies of the scale benchmark, one per
