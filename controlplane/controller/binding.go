@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,7 +60,10 @@ type bindingReconciler struct {
 
 func (b *bindingReconciler) setup(mgr ctrl.Manager, templates <-chan event.GenericEvent) error {
 	bld := newBindingController(mgr, "binding").
-		WithOptions(controller.Options{MaxConcurrentReconciles: b.opts.BindingWorkers}).
+		// The plain queue: controller-runtime v0.23's priority queue can
+		// deadlock on shutdown with more than one worker
+		// (kubernetes-sigs/controller-runtime#3538).
+		WithOptions(controller.Options{MaxConcurrentReconciles: b.opts.BindingWorkers, UsePriorityQueue: ptr.To(false)}).
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			if key, ok := bindingOfWork(obj); ok {
 				return []reconcile.Request{{NamespacedName: key}}

@@ -38,10 +38,6 @@ const (
 	// DefaultBindingWorkers is how many bindings the binding controller
 	// handles at once (Karmada's --concurrent-resourcebinding-syncs).
 	DefaultBindingWorkers = 5
-	// DefaultSchedulerWorkers is how many bindings are scheduled at once.
-	// Karmada's scheduler has one worker; a decision here waits on two
-	// host writes, so several hide their latency (issue 20).
-	DefaultSchedulerWorkers = 4
 )
 
 // DefaultReservedNamespaces are the host namespaces whose objects are never
@@ -182,10 +178,9 @@ type Options struct {
 	// workers for the others. A Work whose member is at the limit waits
 	// and is tried again shortly. Default: half of WorkWorkers.
 	MemberWorkers int
-	// TemplateWorkers, BindingWorkers and SchedulerWorkers are how many
-	// templates each detector, bindings the binding controller and bindings
-	// the scheduler handle at once.
-	TemplateWorkers, BindingWorkers, SchedulerWorkers int
+	// TemplateWorkers and BindingWorkers are how many templates each
+	// detector, and bindings the binding controller, handle at once.
+	TemplateWorkers, BindingWorkers int
 	// ReservedNamespaces are the host namespaces whose objects are never
 	// templates, so they never reach a member: a name, or a prefix ending
 	// in "*". The execution namespaces are reserved in any case.
@@ -300,6 +295,5 @@ func (o Options) withDefaults() Options {
 	count(&o.MemberWorkers, max(1, o.WorkWorkers/2))
 	count(&o.TemplateWorkers, DefaultTemplateWorkers)
 	count(&o.BindingWorkers, DefaultBindingWorkers)
-	count(&o.SchedulerWorkers, DefaultSchedulerWorkers)
 	return o
 }

@@ -14,7 +14,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -49,7 +48,6 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 	// Bindings of both kinds are queued by their schedule priority
 	// (schedule_priority.go).
 	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
-		WithOptions(controller.Options{MaxConcurrentReconciles: s.opts.SchedulerWorkers}).
 		Watches(&workv1.ResourceBinding{}, bindingsByPriority()).
 		Watches(&workv1.ClusterResourceBinding{}, bindingsByPriority()).
 		Watches(&clusterv1.Cluster{}, affectedBindingsByPriority(s.client), builder.WithPredicates(clusterSchedulingChanged)).
