@@ -1,6 +1,10 @@
 package cli
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
 
 func TestCheckLoopback(t *testing.T) {
 	for _, tc := range []struct {
@@ -21,5 +25,17 @@ func TestCheckLoopback(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("checkLoopback(%q) = %v, want ok=%v", tc.addr, err, tc.ok)
 		}
+	}
+}
+
+// TestControlplanePprofFlag: profiles are never served beyond the machine;
+// the process refuses a non-loopback address at start, naming the flag.
+func TestControlplanePprofFlag(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := Controlplane([]string{"--kubeconfig", "host.kubeconfig", "--pprof-bind-address", ":6060"}, &stderr); code != 2 {
+		t.Fatalf("exit code = %d, want 2", code)
+	}
+	if want := `--pprof-bind-address: ":6060": the host must be a loopback address`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
 }
