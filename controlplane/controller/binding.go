@@ -14,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -37,8 +39,8 @@ import (
 // until its objects are removed from (or released in) its member.
 const FinalizerExecution = "flotilla.io/execution"
 
-// pendingRetry is how soon a binding that waits for the scheduler is
-// looked at again.
+// pendingRetry is how soon an attached binding (a dependency) whose
+// workload waits for the scheduler is looked at again.
 const pendingRetry = time.Second
 
 // bindingReconciler renders a binding into one Work per scheduled cluster,
@@ -58,6 +60,10 @@ type bindingReconciler struct {
 
 func (b *bindingReconciler) setup(mgr ctrl.Manager, templates <-chan event.GenericEvent) error {
 	bld := newBindingController(mgr, "binding").
+		// The plain queue: controller-runtime v0.23's priority queue can
+		// deadlock on shutdown with more than one worker
+		// (kubernetes-sigs/controller-runtime#3538).
+		WithOptions(controller.Options{MaxConcurrentReconciles: b.opts.BindingWorkers, UsePriorityQueue: ptr.To(false)}).
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			if key, ok := bindingOfWork(obj); ok {
 				return []reconcile.Request{{NamespacedName: key}}
@@ -120,11 +126,15 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	t, err := trust(ctx, b.client, &rb, tmpl, b.opts)
 	var refused *RefusedError
 	switch {
-	case errors.Is(err, errPending):
-		// The scheduler's write brings the binding back; a dependency
-		// waiting for a workload's schedule hears of it from no event of
-		// its own, so it looks again shortly.
+	case errors.Is(err, errPending) && attached(&rb):
+		// A dependency waiting for a workload's schedule hears of it from
+		// no event of its own, so it looks again shortly.
 		return reconcile.Result{RequeueAfter: pendingRetry}, nil
+	case errors.Is(err, errPending):
+		// The scheduler's or the detector's write brings the binding back;
+		// the resync is a safety net. Looking every second would keep the
+		// controller busy with 10,000 unscheduled bindings on a cold start.
+		return reconcile.Result{RequeueAfter: b.opts.Resync}, nil
 	case errors.As(err, &refused):
 		return b.refused(ctx, &rb, err)
 	case err != nil:

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -56,7 +57,12 @@ func (d *detector) newTemplate() *unstructured.Unstructured {
 func (d *detector) controller(mgr manager.Manager, c cache.Cache, templates chan<- event.GenericEvent) (controller.Controller, error) {
 	d.events = mgr.GetEventRecorder("flotilla-detector")
 	name := "detector-" + strings.ToLower(d.gvk.Kind) + "." + d.gvk.Group
-	opts := controller.Options{Reconciler: d, Logger: mgr.GetLogger(),
+	opts := controller.Options{Reconciler: d, Logger: mgr.GetLogger(), MaxConcurrentReconciles: d.opts.TemplateWorkers,
+		// controller-runtime v0.23's priority queue can deadlock on
+		// shutdown with more than one worker (kubernetes-sigs/
+		// controller-runtime#3538), and a detector stops whenever its kind
+		// does; the plain queue cannot.
+		UsePriorityQueue: ptr.To(false),
 		// The same kind's detector is built again when its CRD returns.
 		SkipNameValidation: ptr.To(true)}
 	opts.DefaultFromConfig(mgr.GetControllerOptions())
@@ -254,6 +260,11 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		if rb.ResourceVersion != "" && (hoststore.GroupKindOf(rb.Spec.Resource) != d.gvk.GroupKind() || d.othersBinding(rb, tmpl.GetName())) {
 			return fmt.Errorf("%s is the binding of %s %s, not of %s %s: a binding never changes its template",
 				hoststore.BindingRef(rb), rb.Spec.Resource.Kind, rb.Spec.Resource.Name, tmpl.GetKind(), tmpl.GetName())
+		}
+		if rb.ResourceVersion == "" {
+			// Created with the binding controller's finalizer, as Karmada's
+			// detector does: one write instead of a create and an update.
+			controllerutil.AddFinalizer(rb, FinalizerExecution)
 		}
 		if rb.Labels == nil {
 			rb.Labels = map[string]string{}

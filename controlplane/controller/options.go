@@ -36,6 +36,12 @@ const (
 	// DefaultWorkWorkers is how many Works the execution and the work status
 	// controllers each handle at once.
 	DefaultWorkWorkers = 8
+	// DefaultTemplateWorkers is how many templates each detector handles at
+	// once (Karmada's --concurrent-resource-template-syncs).
+	DefaultTemplateWorkers = 5
+	// DefaultBindingWorkers is how many bindings the binding controller
+	// handles at once (Karmada's --concurrent-resourcebinding-syncs).
+	DefaultBindingWorkers = 5
 )
 
 // DefaultReservedNamespaces are the host namespaces whose objects are never
@@ -182,6 +188,9 @@ type Options struct {
 	// workers for the others. A Work whose member is at the limit waits
 	// and is tried again shortly. Default: half of WorkWorkers.
 	MemberWorkers int
+	// TemplateWorkers and BindingWorkers are how many templates each
+	// detector, and bindings the binding controller, handle at once.
+	TemplateWorkers, BindingWorkers int
 	// ReservedNamespaces are the host namespaces whose objects are never
 	// templates, so they never reach a member: a name, or a prefix ending
 	// in "*". The execution namespaces are reserved in any case.
@@ -296,5 +305,7 @@ func (o Options) withDefaults() Options {
 	count(&o.ClusterStatusWorkers, DefaultClusterStatusWorkers)
 	count(&o.WorkWorkers, DefaultWorkWorkers)
 	count(&o.MemberWorkers, max(1, o.WorkWorkers/2))
+	count(&o.TemplateWorkers, DefaultTemplateWorkers)
+	count(&o.BindingWorkers, DefaultBindingWorkers)
 	return o
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,6 +40,11 @@ type schedulerReconciler struct {
 }
 
 func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
+	c, err := ownRateLimitClient(mgr)
+	if err != nil {
+		return err
+	}
+	s.client = c
 	// Bindings of both kinds are queued by their schedule priority
 	// (schedule_priority.go).
 	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
@@ -46,6 +52,26 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 		Watches(&workv1.ClusterResourceBinding{}, bindingsByPriority()).
 		Watches(&clusterv1.Cluster{}, affectedBindingsByPriority(s.client), builder.WithPredicates(clusterSchedulingChanged)).
 		Complete(s)
+}
+
+// ownRateLimitClient is a host client that reads from the manager's cache
+// and writes through REST clients of its own, so under a client-side rate
+// limit of its own (--kube-api-qps and --kube-api-burst each): Karmada runs
+// its scheduler as a process apart from its controller manager, each with
+// its own limit, and here the scheduler's two writes per binding do not
+// queue behind the detectors' and the binding controller's writes of the
+// same resource (issue 20).
+func ownRateLimitClient(mgr ctrl.Manager) (client.Client, error) {
+	cfg := rest.CopyConfig(mgr.GetConfig())
+	cfg.RateLimiter = nil
+	opts := ClientOptions()
+	opts.Cache.Reader = mgr.GetCache()
+	opts.Scheme, opts.Mapper, opts.HTTPClient = mgr.GetScheme(), mgr.GetRESTMapper(), mgr.GetHTTPClient()
+	c, err := client.New(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("host client of the scheduler: %w", err)
+	}
+	return c, nil
 }
 
 // Reconcile schedules one binding over the current Clusters. The previous

@@ -44,10 +44,11 @@ func Controlplane(args []string, stderr io.Writer) int {
 	var metrics metricsConfig
 	metricsAddr := metrics.register(fs)
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
+	pprofAddr := fs.String("pprof-bind-address", "", "loopback host:port serving Go's /debug/pprof/ profiles (e.g. 127.0.0.1:6060), for finding where time goes; empty turns it off, and only a loopback address is accepted")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
 	var limits apiLimits
-	fs.Float64Var(&limits.qps, "kube-api-qps", 40, "queries per second to the host apiserver, shared by every reconciler (Karmada's default)")
-	fs.IntVar(&limits.burst, "kube-api-burst", 60, "burst of queries to the host apiserver above --kube-api-qps (Karmada's default)")
+	fs.Float64Var(&limits.qps, "kube-api-qps", defaultKubeAPIQPS, "client-side limit of queries per second to the host apiserver, for each resource kind and each of the two controller families (the scheduler; everything else), as Karmada's scheduler and controller manager each have one; the default fits a host apiserver dedicated to flotilla, which queues beyond it by API Priority and Fairness; Karmada's 40 suits a host shared with other clients")
+	fs.IntVar(&limits.burst, "kube-api-burst", defaultKubeAPIBurst, "burst of queries to the host apiserver above --kube-api-qps, counted like it")
 	var hook webhookConfig
 	fs.StringVar(&hook.url, "webhook-url", "", "https `URL` at which the host apiserver reaches this process' validating webhook; empty turns the webhook off")
 	fs.StringVar(&hook.bindAddress, "webhook-bind-address", ":9443", "host:port the validating webhook listens on")
@@ -68,6 +69,8 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.WorkTimeout, "work-timeout", 0, "how long applying, reading back or removing one Work on its member may take before it is reported failed and retried; 0 means the default (2m)")
 	fs.DurationVar(&opts.WorkRequestTimeout, "work-request-timeout", 0, "how long any one request of a Work to its member (a read, an apply, a removal) may take before the Work is reported failed, naming the cluster, and its worker freed; at most --work-timeout; 0 means the default (10s)")
 	fs.IntVar(&opts.WorkWorkers, "work-workers", 0, "how many Works the execution and the work status controllers each handle at once; 0 means the default (8)")
+	fs.IntVar(&opts.TemplateWorkers, "template-workers", 0, "how many templates each kind's detector handles at once (Karmada's --concurrent-resource-template-syncs); 0 means the default (5)")
+	fs.IntVar(&opts.BindingWorkers, "binding-workers", 0, "how many bindings the binding controller handles at once (Karmada's --concurrent-resourcebinding-syncs); 0 means the default (5)")
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
 	reserved := fs.String("reserved-namespaces", strings.Join(controller.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
@@ -84,6 +87,10 @@ func Controlplane(args []string, stderr io.Writer) int {
 	}
 	if (*kubeconfig == "" && !inPod()) || fs.NArg() > 0 {
 		fs.Usage()
+		return 2
+	}
+	if err := checkLoopback(*pprofAddr); err != nil {
+		fmt.Fprintf(stderr, "--pprof-bind-address: %v\n", err)
 		return 2
 	}
 	if *templateKinds != "" {
@@ -118,7 +125,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if err := runControlplane(ctx, controlplaneConfig{
 		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace, leases: leases,
-		metricsAddr: *metricsAddr, metrics: metrics, probeAddr: *probeAddr, options: opts, webhook: hook, api: limits,
+		metricsAddr: *metricsAddr, metrics: metrics, probeAddr: *probeAddr, pprofAddr: *pprofAddr, options: opts, webhook: hook, api: limits,
 	}); err != nil {
 		logger.Error("controlplane stopped", "error", err)
 		return 1
@@ -154,6 +161,7 @@ type controlplaneConfig struct {
 	leaderNamespace            string
 	leases                     leaseTiming
 	metricsAddr, probeAddr     string
+	pprofAddr                  string
 	metrics                    metricsConfig
 	options                    controller.Options
 	webhook                    webhookConfig
@@ -163,9 +171,19 @@ type controlplaneConfig struct {
 	inProcess bool
 }
 
+// Defaults of --kube-api-qps and --kube-api-burst. Karmada's 40/60 held a
+// cold start of 10,000 templates to about 20 scheduled bindings a second,
+// far below what the host apiserver takes (issue 20,
+// bench/results-coldstart.md).
+const (
+	defaultKubeAPIQPS   = 400
+	defaultKubeAPIBurst = 600
+)
+
 // apiLimits is the client-side rate limit towards the host apiserver.
 // client-go's own default (5 QPS, burst 10) throttles a control plane with
-// thousands of objects to about one binding a second.
+// thousands of objects to about one binding a second. controller-runtime
+// gives each resource kind of a client a limiter of its own.
 type apiLimits struct {
 	qps   float64
 	burst int
@@ -226,6 +244,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		LeaderElectionReleaseOnCancel: true,
 		Metrics:                       c.metrics.options(c.metricsAddr),
 		HealthProbeBindAddress:        c.probeAddr,
+		PprofBindAddress:              c.pprofAddr,
 		Controller:                    config.Controller{SkipNameValidation: &c.inProcess},
 	})
 	if err != nil {
