@@ -29,7 +29,8 @@ import (
 var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
 
 // hostWrites counts write requests the host apiserver served, by
-// "resource" or "resource/subresource", whatever their response code.
+// "resource[/subresource]:VERB", with ":CODE" added for a response that is
+// not a success (a rejected write still cost a request).
 type hostWrites map[string]float64
 
 // readHostWrites scrapes the host apiserver's /metrics with cfg's
@@ -48,6 +49,10 @@ func readHostWrites(ctx context.Context, cfg *rest.Config) (hostWrites, error) {
 		key := l["resource"]
 		if l["subresource"] != "" {
 			key += "/" + l["subresource"]
+		}
+		key += ":" + l["verb"]
+		if !strings.HasPrefix(l["code"], "2") {
+			key += ":" + l["code"]
 		}
 		w[key] += m.GetCounter().GetValue()
 	}
@@ -71,7 +76,8 @@ func (w hostWrites) since(before hostWrites) hostWrites {
 // apiserver's own identity leases) and Events.
 func (w hostWrites) split() (writes, leases, events float64) {
 	for k, v := range w {
-		switch k {
+		resource, _, _ := strings.Cut(k, ":")
+		switch resource {
 		case "leases":
 			leases += v
 		case "events":
@@ -83,7 +89,7 @@ func (w hostWrites) split() (writes, leases, events float64) {
 	return writes, leases, events
 }
 
-// String lists the resources by name: "resourcebindings/status=12 works=3".
+// String lists the resources by name: "resourcebindings/status:PATCH=12 works:POST=3".
 func (w hostWrites) String() string {
 	if len(w) == 0 {
 		return "none"
