@@ -121,12 +121,16 @@ func (f *restartFleet) start(b *testing.B, name string, args ...string) *restart
 	return &restartProcess{benchProcess: startBenchControlplane(b, f.binary, f.host.KubeconfigPath, dir, all...), metricsURL: "http://" + addr + "/metrics"}
 }
 
-// busy reports the items in the process's work queues (0 when its metrics
-// are not served yet: the caller also waits for quiet).
+// busy reports the items in the process's work queues and its running
+// reconciles; a standby that does not lead yet (leader election on) counts
+// as busy, since it has not started its work.
 func (p *restartProcess) busy(ctx context.Context) (float64, error) {
 	families, err := scrapeMetrics(ctx, nil, p.metricsURL)
 	if err != nil {
 		return 0, err
+	}
+	if _, elects := families["leader_election_master_status"]; elects && metricSum(families, "leader_election_master_status", nil) == 0 {
+		return 1, nil
 	}
 	return metricSum(families, "workqueue_depth", nil) + metricSum(families, "controller_runtime_active_workers", nil), nil
 }
