@@ -171,8 +171,9 @@ func (f *restartFleet) settled(b *testing.B, p *restartProcess, since time.Time)
 		}
 		depth, err := p.busy(ctx)
 		if err != nil {
-			last = now // metrics not served yet: the process is starting
-			return false, err.Error(), nil
+			// Metrics not served yet: the process is starting.
+			last = now
+			return false, err.Error(), nil //nolint:nilerr // retried until the timeout
 		}
 		w, err := readHostWrites(ctx, f.cfg)
 		if err != nil {

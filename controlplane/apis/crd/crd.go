@@ -6,9 +6,9 @@ package crd
 import (
 	"context"
 	"crypto/sha256"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
-	"embed"
 	"fmt"
 	"io/fs"
 	"sort"
