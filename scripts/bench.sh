@@ -18,6 +18,9 @@
 #                one kwok member: listing every probe vs informers) and
 #                BenchmarkWorkThroughput (template change -> every real
 #                member updated, per (template, member) p50/p99 and total)
+#   restart      BenchmarkContinuousWarmRestart, BenchmarkContinuousLeaderChange
+#                and BenchmarkContinuousClusterFlap (issue 20): host writes
+#                counted from the apiserver's apiserver_request_total
 #
 # Environment:
 #   BENCH_LARGE=1         terraform also at 20 clusters x 200 apps, and the
@@ -36,6 +39,7 @@
 #   BENCH_STATUS_KWOK=0   member status: apiserver-only member with static Ready nodes
 #   BENCH_SKIP_WORKPUT=1  leave the Work throughput rows out
 #   BENCH_WORKPUT=MxT     Work throughput size: members x templates (default 10x1000)
+#   BENCH_SKIP_RESTART=1  leave the restart, leader change and flapping rows out
 #   BENCH_OUT             where to write the results (default bench/results.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -309,6 +313,47 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
       status=1
     fi
   fi
+fi
+
+# --- continuous mode: restart, leader change, flapping cluster (issue 20) ----
+if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ] && [ -z "${BENCH_SKIP_RESTART:-}" ]; then
+  restart_env=(FLOTILLA_BENCH_BINARY="$bench_bin" FLOTILLA_BENCH_CLUSTERS=$scale_clusters FLOTILLA_BENCH_TEMPLATES=$scale_templates FLOTILLA_BENCH_TIMEOUT=110m)
+  # restart_bench NAME: runs BenchmarkContinuousNAME into $work/NAME.txt.
+  restart_bench() {
+    echo "== bench: continuous $1 ($scale_clusters clusters x $scale_templates templates)" >&2
+    env "${restart_env[@]}" go test -run '^$' -bench "^BenchmarkContinuous$1\$" -benchtime=1x -count=1 -timeout 120m \
+      ./controlplane/controller/ >"$work/$1.txt" 2>&1 && return 0
+    echo "bench: continuous $1 benchmark failed:" >&2; tail -30 "$work/$1.txt" >&2
+    status=1
+    return 1
+  }
+  size="$scale_clusters clusters × $scale_templates templates"
+  if restart_bench WarmRestart; then
+    f="$work/WarmRestart.txt" settle=$(metric restart-settle-s "$work/WarmRestart.txt") writes=$(metric restart-writes "$work/WarmRestart.txt")
+    row "continuous warm restart: new process → settled" "$size" "$(printf '%.1f' "$settle") s (wall)" \
+      "$(printf '%.0f' "$writes") writes ($(metric restart-lease-writes "$f") Lease, $(metric restart-event-writes "$f") Event)" \
+      "≤ 30 s: $(verdict "$settle" 30), zero writes: $(verdict "$writes" 0)"
+  else
+    row "continuous warm restart" "$size" "failed" "failed" "≤ 30 s, zero writes"
+  fi
+  if restart_bench LeaderChange; then
+    f="$work/LeaderChange.txt" settle=$(metric takeover-settle-s "$work/LeaderChange.txt") writes=$(metric takeover-writes "$work/LeaderChange.txt")
+    row "continuous leader change: leader killed → standby settled" "$size" "$(printf '%.1f' "$settle") s (wall)" \
+      "$(printf '%.0f' "$writes") writes ($(metric takeover-lease-writes "$f") Lease, $(metric takeover-event-writes "$f") Event; standby before: $(metric standby-writes "$f"))" \
+      "≤ 30 s: $(verdict "$settle" 30), zero duplicate writes: $(verdict "$writes" 0)"
+  else
+    row "continuous leader change" "$size" "failed" "failed" "≤ 30 s, zero duplicate writes"
+  fi
+  if restart_bench ClusterFlap; then
+    f="$work/ClusterFlap.txt" could=$(metric could-change "$work/ClusterFlap.txt") perflip=$(metric requeues-per-flip "$work/ClusterFlap.txt")
+    row "continuous flapping cluster: Ready ↔ NotReady every 3 s for 60 s" "$size" \
+      "$(printf '%.0f' "$(metric requeues "$f")") requeues over $(metric flips "$f") flips ($(printf '%.0f' "$perflip") per flip)" \
+      "$(printf '%.0f' "$(metric flap-writes "$f")") writes" \
+      "requeued per Cluster event ≤ could change ($could of $(metric bindings "$f") bindings; two events a flip: Ready, then the taint)"
+  else
+    row "continuous flapping cluster" "$size" "failed" "failed" "only bindings that could change"
+  fi
+  notes+=("- continuous restart rows: the fleet of the full resync row, settled by a first \`controlplane\` process (every binding scheduled, its work queues empty, no host write for 15 s). Writes are the host apiserver's apiserver_request_total for POST, PUT, PATCH, APPLY, DELETE and DELETECOLLECTION, whatever their code, read before and after; Lease and Event writes are shown apart. Warm restart: SIGTERM, a new process, time until its last write or queued item. Leader change: two processes with --leader-elect=true (lease 15 s, renew 10 s, retry 2 s), the leader settles, the standby starts, the leader gets SIGKILL; the time includes waiting for its lease to expire. Flapping: the harness sets member-0005's Ready condition False and True in turn; requeues is flotilla_scheduler_cluster_requeues_total of the process, could-change the bindings placed on member-0005 or whose policy has no cluster affinity; writes exclude the harness's own status writes. Details: bench/results-restart.md.")
 fi
 
 # --- report -----------------------------------------------------------------

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -353,7 +352,7 @@ func (b *bindingReconciler) reflect(ctx context.Context, tmpl *unstructured.Unst
 	}
 	current, _, _ := unstructured.NestedMap(tmpl.Object, "status")
 	want := runtime.DeepCopyJSON(agg.Status)
-	if equality.Semantic.DeepEqual(current, want) {
+	if sameStored(current, want) {
 		return nil
 	}
 	updated := tmpl.DeepCopy()

@@ -338,9 +338,16 @@ func recordedClaim(rb *workv1.ResourceBinding) *policy.ClaimRef {
 // "admin").
 func (d *detector) dropBinding(ctx context.Context, key client.ObjectKey, name string) error {
 	rb := &workv1.ResourceBinding{}
-	// A binding the cache does not hold yet is deleted by name all the
-	// same; were it attached, the distributor writes it again.
-	if err := getBinding(ctx, d.client, key, rb); err != nil && !isNotFound(err) {
+	// Without a binding in the cache there is nothing to delete: every
+	// unclaimed template of the host (namespaces, ClusterRoles …) would
+	// otherwise cost a DELETE answered 404 on every start (issue 20). A
+	// binding the cache does not hold yet brings its template back here
+	// when it arrives (the binding watch passes creations), and is deleted
+	// then.
+	if err := getBinding(ctx, d.client, key, rb); err != nil {
+		if isNotFound(err) {
+			return nil
+		}
 		return fmt.Errorf("read binding %s: %w", key, err)
 	}
 	if attached(rb) || (rb.ResourceVersion != "" && d.othersBinding(rb, name)) {

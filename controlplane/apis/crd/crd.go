@@ -5,7 +5,10 @@ package crd
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -54,7 +57,7 @@ func DefinitionsFrom(fsys fs.FS) ([]*unstructured.Unstructured, error) {
 
 // Install server-side applies every CRD to the host and waits until each is
 // Established, so that the caller can start informers on them at once.
-// Applying again with unchanged CRDs writes nothing.
+// A CRD the host already holds at this definition is not applied again.
 func Install(ctx context.Context, c client.Client, timeout time.Duration) error {
 	defs, err := Definitions()
 	if err != nil {
@@ -63,10 +66,36 @@ func Install(ctx context.Context, c client.Client, timeout time.Duration) error 
 	return Apply(ctx, c, defs, FieldManager, timeout)
 }
 
-// Apply server-side applies defs as fieldManager and waits until each is
+// AnnotationDefinitionHash records, on an applied CRD, the SHA-256 of the
+// definition applied. A process that starts over CRDs carrying its own
+// definitions' hashes reads them and applies nothing: an unchanged apply
+// stores nothing but is still a write request, nine on every restart of
+// every replica (issue 20). The cost: a CRD edited by hand that keeps the
+// annotation is not restored by a restart, only by the next version's
+// definitions (or by removing the annotation).
+const AnnotationDefinitionHash = "flotilla.io/definition-sha256"
+
+// Apply server-side applies defs as fieldManager, except those the host
+// holds Established at the same definition, and waits until each is
 // Established.
 func Apply(ctx context.Context, c client.Client, defs []*unstructured.Unstructured, fieldManager string, timeout time.Duration) error {
 	for _, d := range defs {
+		sum, err := definitionHash(d)
+		if err != nil {
+			return err
+		}
+		var stored apiextensionsv1.CustomResourceDefinition
+		if err := c.Get(ctx, client.ObjectKey{Name: d.GetName()}, &stored); err == nil &&
+			stored.Annotations[AnnotationDefinitionHash] == sum && established(&stored) {
+			continue
+		}
+		d = d.DeepCopy()
+		annotations := d.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[AnnotationDefinitionHash] = sum
+		d.SetAnnotations(annotations)
 		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(d), client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
 			return fmt.Errorf("apply crd %s: %w", d.GetName(), err)
 		}
@@ -78,16 +107,32 @@ func Apply(ctx context.Context, c client.Client, defs []*unstructured.Unstructur
 			if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
 				return false, nil //nolint:nilerr // a transient read error is retried until the timeout
 			}
-			for _, cond := range crd.Status.Conditions {
-				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
+			return established(&crd), nil
 		})
 		if err != nil {
 			return fmt.Errorf("wait for crd %s to be established: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// established reports whether the host serves the CRD.
+func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, cond := range crd.Status.Conditions {
+		if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// definitionHash is the hex SHA-256 of the definition's JSON (map keys
+// sorted, so the same definition always hashes the same).
+func definitionHash(d *unstructured.Unstructured) (string, error) {
+	data, err := json.Marshal(d.Object)
+	if err != nil {
+		return "", fmt.Errorf("hash crd %s: %w", d.GetName(), err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
 }
