@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -65,7 +67,7 @@ const failoverReplicas = 6
 // Metrics: failover-p50-s, failover-min-s, failover-max-s over the runs, and
 // failover-run<N>-s for each run (benchmark logs are truncated).
 func BenchmarkContinuousFailover(b *testing.B) {
-	runs := benchEnvInt(b, envFailoverRuns, 3)
+	runs := testkit.EnvInt(b, envFailoverRuns, 3)
 	args := failoverArgs
 	if v := os.Getenv(envFailoverArgs); v != "" {
 		args = strings.Fields(v)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,8 +41,8 @@ const (
 // three), and the CPU seconds of the host's apiserver and etcd per 1,000
 // writes.
 func BenchmarkHostWriteFloor(b *testing.B) {
-	n := benchEnvInt(b, envFloorBindings, 3000)
-	workers := benchEnvInt(b, envFloorWorkers, 32)
+	n := testkit.EnvInt(b, envFloorBindings, 3000)
+	workers := testkit.EnvInt(b, envFloorWorkers, 32)
 	ctx := b.Context()
 	fleet, _, _, hub := startBenchHost(b, -1, 0) // no client-side limit
 	if err := crd.Install(ctx, hub, time.Minute); err != nil {

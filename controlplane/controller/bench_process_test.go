@@ -146,34 +146,6 @@ func (p *benchProcess) memory() (peak, current int64, err error) {
 	return peak, current, nil
 }
 
-// benchEnvInt reads a positive integer from the environment, or def.
-func benchEnvInt(b *testing.B, name string, def int) int {
-	b.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		b.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
-}
-
-// benchEnvDuration reads a duration from the environment, or def.
-func benchEnvDuration(b *testing.B, name string, def time.Duration) time.Duration {
-	b.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		b.Fatalf("%s=%q: want a positive duration", name, v)
-	}
-	return d
-}
-
 // benchParallel runs do(0) … do(n-1) on workers goroutines and returns the first
 // error; the others are cancelled through ctx.
 func benchParallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {

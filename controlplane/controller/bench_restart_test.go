@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -60,12 +62,12 @@ type restartFleet struct {
 func startRestartFleet(b *testing.B) *restartFleet {
 	b.Helper()
 	f := &restartFleet{
-		templates: benchEnvInt(b, envScaleTemplates, 2000),
-		quiet:     benchEnvDuration(b, envRestartQuiet, 15*time.Second),
-		timeout:   benchEnvDuration(b, envScaleTimeout, 30*time.Minute),
+		templates: testkit.EnvInt(b, envScaleTemplates, 2000),
+		quiet:     testkit.EnvDuration(b, envRestartQuiet, 15*time.Second),
+		timeout:   testkit.EnvDuration(b, envScaleTimeout, 30*time.Minute),
 		binary:    benchBinary(b),
 	}
-	nClusters := benchEnvInt(b, envScaleClusters, 200)
+	nClusters := testkit.EnvInt(b, envScaleClusters, 200)
 	fleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
 	f.host, f.dir = fleet.Clusters[0], fleet.Dir
 	scheme, err := controller.NewScheme()
@@ -321,8 +323,8 @@ func BenchmarkContinuousLeaderChange(b *testing.B) {
 // requeues-per-flip, flap-writes (host writes of the control plane, the
 // harness's status writes subtracted), flap-settle-s (last flip → settled).
 func BenchmarkContinuousClusterFlap(b *testing.B) {
-	flapFor := benchEnvDuration(b, envFlapFor, time.Minute)
-	every := benchEnvDuration(b, envFlapEvery, 3*time.Second)
+	flapFor := testkit.EnvDuration(b, envFlapFor, time.Minute)
+	every := testkit.EnvDuration(b, envFlapEvery, 3*time.Second)
 	f := startRestartFleet(b)
 	p := f.start(b, "flap")
 	f.settled(b, p, p.started)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -65,10 +67,10 @@ const scaleRegions = 10
 // execution controllers keep working), rss-at-resync-MB, setup-s (how long
 // the harness took to create the objects), works (Work objects at the end).
 func BenchmarkContinuousScale(b *testing.B) {
-	nClusters := benchEnvInt(b, envScaleClusters, 200)
-	nTemplates := benchEnvInt(b, envScaleTemplates, 2000)
-	timeout := benchEnvDuration(b, envScaleTimeout, 30*time.Minute)
-	settle := benchEnvDuration(b, envScaleSettle, 60*time.Second)
+	nClusters := testkit.EnvInt(b, envScaleClusters, 200)
+	nTemplates := testkit.EnvInt(b, envScaleTemplates, 2000)
+	timeout := testkit.EnvDuration(b, envScaleTimeout, 30*time.Minute)
+	settle := testkit.EnvDuration(b, envScaleSettle, 60*time.Second)
 	binary := benchBinary(b)
 	ctx := b.Context()
 
@@ -97,7 +99,7 @@ func BenchmarkContinuousScale(b *testing.B) {
 	// of failure threshold keeps the harness's Ready status for the run.
 	args := []string{"--log-level=warn", "--cluster-failure-threshold=24h"}
 	if os.Getenv(envScaleQPS) != "" {
-		qps := benchEnvInt(b, envScaleQPS, 0)
+		qps := testkit.EnvInt(b, envScaleQPS, 0)
 		args = append(args, fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", qps*3/2))
 	}
 	profile := os.Getenv(envScaleProfile)

@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -21,9 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -42,43 +38,21 @@ func (k requestKey) String() string {
 	return k.verb + " " + k.resource + "/" + k.subresource
 }
 
-// writeVerbs are the verbs of apiserver_request_total that write.
-var writeVerbs = []string{"POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"}
-
 // hostRequests reads the host apiserver's request counters, summed over
 // response codes and scopes.
 func hostRequests(ctx context.Context, cfg *rest.Config) (map[requestKey]float64, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("host metrics client: %w", err)
-	}
-	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	families, err := scrapeMetrics(ctx, cfg, cfg.Host+"/metrics")
 	if err != nil {
 		return nil, fmt.Errorf("read host /metrics: %w", err)
 	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(strings.NewReader(string(raw)))
-	if err != nil {
-		return nil, fmt.Errorf("parse host /metrics: %w", err)
-	}
-	out := map[requestKey]float64{}
 	family, ok := families["apiserver_request_total"]
 	if !ok {
 		return nil, fmt.Errorf("host /metrics has no apiserver_request_total")
 	}
+	out := map[requestKey]float64{}
 	for _, m := range family.GetMetric() {
-		var k requestKey
-		for _, l := range m.GetLabel() {
-			switch l.GetName() {
-			case "verb":
-				k.verb = l.GetValue()
-			case "resource":
-				k.resource = l.GetValue()
-			case "subresource":
-				k.subresource = l.GetValue()
-			}
-		}
-		out[k] += m.GetCounter().GetValue()
+		l := labels(m)
+		out[requestKey{verb: l["verb"], resource: l["resource"], subresource: l["subresource"]}] += m.GetCounter().GetValue()
 	}
 	return out, nil
 }
@@ -98,7 +72,7 @@ func requestsBetween(before, after map[requestKey]float64) []requestDelta {
 		}
 	}
 	slices.SortFunc(out, func(a, b requestDelta) int {
-		wa, wb := slices.Contains(writeVerbs, a.key.verb), slices.Contains(writeVerbs, b.key.verb)
+		wa, wb := writeVerbs[a.key.verb], writeVerbs[b.key.verb]
 		switch {
 		case wa != wb && wa:
 			return -1
@@ -119,7 +93,7 @@ func requestsBetween(before, after map[requestKey]float64) []requestDelta {
 func writesIn(delta []requestDelta) float64 {
 	var n float64
 	for _, d := range delta {
-		if slices.Contains(writeVerbs, d.key.verb) {
+		if writeVerbs[d.key.verb] {
 			n += d.count
 		}
 	}
@@ -212,12 +186,10 @@ func cpuBetween(before, after map[string]time.Duration) string {
 // pprof endpoint.
 func benchFreeAddr(b *testing.B) string {
 	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		b.Fatalf("find a free port: %v", err)
 	}
-	addr := l.Addr().String()
-	_ = l.Close()
 	return addr
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -58,9 +60,9 @@ const workputNamespace = "workput"
 // update-total-s (first template change → last pair updated), change-s (how
 // long the harness took to change every template), initial-s, peak-rss-MB.
 func BenchmarkWorkThroughput(b *testing.B) {
-	nMembers := benchEnvInt(b, envWorkputMembers, 10)
-	nTemplates := benchEnvInt(b, envWorkputTemplates, 1000)
-	timeout := benchEnvDuration(b, envWorkputTimeout, 30*time.Minute)
+	nMembers := testkit.EnvInt(b, envWorkputMembers, 10)
+	nTemplates := testkit.EnvInt(b, envWorkputTemplates, 1000)
+	timeout := testkit.EnvDuration(b, envWorkputTimeout, 30*time.Minute)
 	binary := benchBinary(b)
 	ctx := b.Context()
 
