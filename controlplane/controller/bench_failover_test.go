@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +26,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // Settings of BenchmarkContinuousFailover, from the environment.

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
-
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +19,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // Sizes of BenchmarkHostWriteFloor, from the environment.

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
-
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -25,6 +23,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // Settings of the restart benchmarks, from the environment; the fleet size

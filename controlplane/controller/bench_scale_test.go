@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -31,6 +29,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // Sizes and limits of BenchmarkContinuousScale, from the environment.

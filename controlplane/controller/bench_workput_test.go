@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -26,6 +24,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // Sizes and flags of BenchmarkWorkThroughput, from the environment.
