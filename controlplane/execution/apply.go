@@ -64,13 +64,17 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 			out.Adopted = true
 		}
 	}
-	// Force: flotilla is the single declared owner of every field it
-	// renders. A field another manager took since the last apply (kubectl
-	// edit, a controller) is drift, and the apply takes it back, as
-	// Karmada's execution controller does. Without force each such field
-	// would be a conflict only a human could clear. Objects flotilla does
-	// not own never get here unless adoption was asked for.
-	if live != nil && phaseOf(o.ref) != phaseCRD && ownerOf(live, c.e.Fleet, o.ref) == ownedByTemplate && c.e.Applied.unchanged(c.name, o.ref, o.obj, live) {
+	// The fields the member owns are left out first. Retention depends on
+	// live, and handing a field over writes to the member: the apply that
+	// follows a handover is never skipped, since it is what releases the
+	// field from flotilla's manager.
+	obj, handedOver := o.obj, false
+	if o.retain && live != nil {
+		if obj, handedOver, err = c.retain(ctx, client, o.interpreter, o.obj, live); err != nil {
+			return fail(err)
+		}
+	}
+	if live != nil && !handedOver && phaseOf(o.ref) != phaseCRD && ownerOf(live, c.e.Fleet, o.ref) == ownedByTemplate && c.e.Applied.unchanged(c.name, o.ref, o.obj, live) {
 		// The same object onto the same live one: nothing to send.
 		if phaseOf(o.ref) == phaseNamespace {
 			c.setNamespace(o.ref.Name, nil)
@@ -79,12 +83,12 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		out.ResourceVersion, out.Generation = live.GetResourceVersion(), live.GetGeneration()
 		return out
 	}
-	obj := o.obj
-	if o.retain && live != nil {
-		if obj, err = c.retain(ctx, client, o.interpreter, o.obj, live); err != nil {
-			return fail(err)
-		}
-	}
+	// Force: flotilla is the single declared owner of every field it
+	// renders. A field another manager took since the last apply (kubectl
+	// edit, a controller) is drift, and the apply takes it back, as
+	// Karmada's execution controller does. Without force each such field
+	// would be a conflict only a human could clear. Objects flotilla does
+	// not own never get here unless adoption was asked for.
 	applied, err := client.Apply(ctx, o.ref.Name, obj, metav1.ApplyOptions{FieldManager: c.e.fieldManager(), Force: true})
 	if apierrors.IsNotFound(err) && c.namespaceFromCache(o.ref.Namespace) {
 		// An earlier call saw the namespace, and it has gone since: it is

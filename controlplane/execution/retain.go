@@ -26,19 +26,20 @@ const RetainedFieldManager = "flotilla-retained"
 // retain returns the object to apply to a member where live exists: obj
 // without the fields the member owns. A field flotilla's manager still owns
 // in live is first handed over to RetainedFieldManager with its live value,
-// so leaving it out changes nothing in the member.
-func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterface, in *interpret.Interpreter, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// so leaving it out changes nothing in the member; handedOver reports that
+// this happened (live is then out of date).
+func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterface, in *interpret.Interpreter, obj, live *unstructured.Unstructured) (_ *unstructured.Unstructured, handedOver bool, _ error) {
 	out := obj.DeepCopy()
 	paths, err := in.Retain(out, live)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(paths) == 0 {
-		return obj, nil
+		return obj, false, nil
 	}
 	owned, err := appliedFields(live, c.e.fieldManager())
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	handover := &unstructured.Unstructured{Object: map[string]any{}}
 	handover.SetAPIVersion(live.GetAPIVersion())
@@ -59,16 +60,16 @@ func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterfac
 			continue
 		}
 		if err := unstructured.SetNestedField(handover.Object, v, p...); err != nil {
-			return nil, fmt.Errorf("hand %v over to the member: %w", p, err)
+			return nil, false, fmt.Errorf("hand %v over to the member: %w", p, err)
 		}
 		n++
 	}
 	if n > 0 {
 		if _, err := client.Apply(ctx, live.GetName(), handover, metav1.ApplyOptions{FieldManager: RetainedFieldManager, Force: true}); err != nil {
-			return nil, fmt.Errorf("hand the retained fields over to the member: %w", err)
+			return nil, false, fmt.Errorf("hand the retained fields over to the member: %w", err)
 		}
 	}
-	return out, nil
+	return out, n > 0, nil
 }
 
 // appliedFields is the set of fields manager's Apply entry owns in live.
