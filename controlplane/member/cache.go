@@ -29,10 +29,12 @@ const DefaultProbeTimeout = 5 * time.Second
 // stalled member must not hold a worker (or a Terraform run) forever.
 const DefaultRequestTimeout = 30 * time.Second
 
-// DefaultDiscoveryInterval is how often a watching cache (CacheOptions.Watch)
-// discovers a connected member's APIs again when CacheOptions sets no
-// DiscoveryInterval. A member that reconnects, or whose last discovery was
-// partial, is discovered again at once.
+// DefaultDiscoveryInterval is how long a watching cache (CacheOptions.Watch)
+// trusts a member's last API discovery at most when CacheOptions sets no
+// DiscoveryInterval. Within it the discovery is reused only while the
+// member's discovery documents keep their ETags; a member that changed,
+// reconnects, or whose last discovery was partial, is discovered again at
+// once.
 const DefaultDiscoveryInterval = 5 * time.Minute
 
 // CacheOptions configures a Cache.
@@ -47,8 +49,9 @@ type CacheOptions struct {
 	// agent): CollectStatus then keeps each member's node and resource
 	// summaries from informers (started on the member's first summary,
 	// stopped when its client is replaced or invalidated) instead of listing
-	// nodes and pods every time, and discovers its APIs again only every
-	// DiscoveryInterval or after it reconnects.
+	// nodes and pods every time, and discovers its APIs again only when
+	// their discovery documents changed (ETags), every DiscoveryInterval,
+	// or after it reconnects.
 	Watch bool
 	// DiscoveryInterval is how long a watching cache trusts a member's last
 	// complete API discovery; default DefaultDiscoveryInterval.

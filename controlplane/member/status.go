@@ -71,7 +71,8 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 	}
 	status.KubernetesVersion = v
 
-	enablements, kept := c.discovered.get()
+	tags := c.discoveryTags(ctx)
+	enablements, kept := c.discovered.get(tags)
 	var discoErr error
 	if !kept {
 		disco, err := c.boundDiscovery(ctx)
@@ -83,7 +84,7 @@ func CollectStatus(ctx context.Context, c *Client) (api.ClusterStatus, error) {
 			return notReady(c.discoveryError(ctx, discoErr))
 		}
 		if discoErr == nil {
-			c.discovered.keep(enablements)
+			c.discovered.keep(enablements, tags)
 		}
 	}
 	status.APIEnablements = enablements

@@ -202,9 +202,11 @@ func createNode(t *testing.T, c *Client, n *corev1.Node) {
 }
 
 // testDiscoveryInterval: a watching cache keeps the last complete discovery
-// for its interval, so a new CRD shows once the interval has passed (the
-// clock is moved rather than waited for), and at once after the member
-// failed a probe.
+// while the member's discovery documents keep their ETags, so an unchanged
+// member is not discovered again (a marker planted in the kept discovery
+// survives the next status), a new CRD shows at once (its ETag moved), and
+// the kept discovery is dropped after the interval (the clock is moved
+// rather than waited for) and after the member failed a probe.
 func testDiscoveryInterval(t *testing.T, m *testenv.Cluster) {
 	cache := NewCache(CacheOptions{Watch: true, DiscoveryInterval: time.Hour})
 	c, err := cache.Get(t.Context(), m.Name, tokenConn(m))
@@ -214,12 +216,12 @@ func testDiscoveryInterval(t *testing.T, m *testenv.Cluster) {
 	t.Cleanup(func() { cache.Invalidate(m.Name) })
 	now := time.Now()
 	c.discovered.now = func() time.Time { return now }
-	// enabled says whether the status lists resource in mapper.flotilla.io/v1.
-	enabled := func(status api.ClusterStatus, resource string) bool {
-		i := slices.IndexFunc(status.APIEnablements, func(e api.APIEnablement) bool { return e.GroupVersion == "mapper.flotilla.io/v1" })
+	// enabled says whether the status lists resource in group version gv.
+	enabled := func(status api.ClusterStatus, gv, resource string) bool {
+		i := slices.IndexFunc(status.APIEnablements, func(e api.APIEnablement) bool { return e.GroupVersion == gv })
 		return i >= 0 && slices.ContainsFunc(status.APIEnablements[i].Resources, func(r api.APIResource) bool { return r.Name == resource })
 	}
-	served := func(t *testing.T, resource string) bool {
+	collect := func(t *testing.T) api.ClusterStatus {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
@@ -227,10 +229,28 @@ func testDiscoveryInterval(t *testing.T, m *testenv.Cluster) {
 		if err != nil {
 			t.Fatalf("CollectStatus: %v", err)
 		}
-		return enabled(status, resource)
+		return status
 	}
-	// addCRD creates a CRD and waits until a fresh client's discovery
-	// finds it; the watching client's must not have looked again.
+	served := func(t *testing.T, resource string) bool {
+		t.Helper()
+		return enabled(collect(t), "mapper.flotilla.io/v1", resource)
+	}
+	// plant adds a resource no member serves to the kept discovery: it
+	// shows in the next status only if that status reused the discovery.
+	plant := func(t *testing.T) {
+		t.Helper()
+		c.discovered.mu.Lock()
+		defer c.discovered.mu.Unlock()
+		if !c.discovered.valid {
+			t.Fatal("no discovery is kept (does the apiserver send ETags for /api and /apis?)")
+		}
+		c.discovered.enablements = append(slices.Clone(c.discovered.enablements),
+			api.APIEnablement{GroupVersion: "planted.flotilla.io/v1", Resources: []api.APIResource{{Name: "markers", Kind: "Marker"}}})
+	}
+	reused := func(t *testing.T) bool {
+		t.Helper()
+		return enabled(collect(t), "planted.flotilla.io/v1", "markers")
+	}
 	addCRD := func(t *testing.T, kind, plural string) {
 		t.Helper()
 		if _, err := c.Dynamic.Resource(crdGVR).Create(t.Context(), crd(kind, plural), metav1.CreateOptions{}); err != nil {
@@ -239,35 +259,47 @@ func testDiscoveryInterval(t *testing.T, m *testenv.Cluster) {
 		t.Cleanup(func() {
 			_ = c.Dynamic.Resource(crdGVR).Delete(context.Background(), plural+".mapper.flotilla.io", metav1.DeleteOptions{})
 		})
-		fresh := mustGet(t, m.Name, tokenConn(m))
-		if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			status, err := CollectStatus(ctx, fresh)
-			return err == nil && enabled(status, plural), nil
+	}
+	// servedSoon waits for a CRD the apiserver serves a moment after it
+	// is created: each poll is one CollectStatus of the watching client.
+	servedSoon := func(t *testing.T, plural string) {
+		t.Helper()
+		if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			return served(t, plural), nil
 		}); err != nil {
-			t.Fatalf("CRD %s is never served: %v", plural, err)
+			t.Fatalf("CRD %s never shows in the watching client's status: %v", plural, err)
 		}
 	}
 	if served(t, "sprockets") {
 		t.Fatal("sprockets are served before their CRD exists")
 	}
-	addCRD(t, "Sprocket", "sprockets")
-	now = now.Add(59 * time.Minute)
-	if served(t, "sprockets") {
-		t.Error("the CRD shows within the discovery interval: discovery ran again")
+	plant(t)
+	if !reused(t) {
+		t.Error("an unchanged member was discovered again")
 	}
-	now = now.Add(time.Minute)
-	if !served(t, "sprockets") {
-		t.Error("the CRD does not show once the discovery interval has passed")
+	addCRD(t, "Sprocket", "sprockets")
+	servedSoon(t, "sprockets")
+	if reused(t) {
+		t.Error("a member whose discovery changed kept the old discovery")
 	}
 
-	addCRD(t, "Cog", "cogs")
-	if served(t, "cogs") {
-		t.Error("the CRD shows within the discovery interval: discovery ran again")
+	plant(t)
+	now = now.Add(59 * time.Minute)
+	if !reused(t) {
+		t.Error("an unchanged member was discovered again within the interval")
 	}
+	now = now.Add(time.Minute)
+	if reused(t) {
+		t.Error("the kept discovery outlived its interval")
+	}
+
+	plant(t)
 	c.discovered.forget() // what a failed probe does
-	if !served(t, "cogs") {
+	if reused(t) {
 		t.Error("a member that failed a probe is not discovered again")
 	}
+	addCRD(t, "Cog", "cogs")
+	servedSoon(t, "cogs")
 }
 
 // testWatchStops: the informers start with the first summary and leave no
