@@ -197,7 +197,7 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 		b.Replicas, b.ReplicaRequirements = replicas, req
 	}
 	out, err := decide(b)
-	res.AffinityTerm, res.Reasons = out.AffinityName, out.Reasons
+	res.AffinityTerm, res.Reasons = out.AffinityName, out.Reasons.Map()
 	if err != nil {
 		res.Err = err
 		var fit *scheduler.FitError

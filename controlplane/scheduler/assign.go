@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -19,8 +18,10 @@ const (
 	strategyDynamicWeight = "DynamicWeight"
 )
 
-// strategy assigns the binding's replicas to the selected clusters.
-type strategy func(a *assignment) ([]api.TargetCluster, error)
+// strategy assigns the binding's replicas to the selected clusters: the
+// replicas of each, by position in a.selected. Clusters given none are left
+// out of the result.
+type strategy func(a *assignment) ([]int32, error)
 
 // strategies maps a strategy name to its implementation. The map is never
 // modified.
@@ -82,12 +83,12 @@ type assignment struct {
 }
 
 // assignDuplicated gives every selected cluster all replicas.
-func assignDuplicated(a *assignment) ([]api.TargetCluster, error) {
-	out := make([]api.TargetCluster, len(a.selected))
-	for i := range a.selected {
-		out[i] = api.TargetCluster{Name: a.selected[i].name(), Replicas: a.binding.Replicas}
+func assignDuplicated(a *assignment) ([]int32, error) {
+	result := a.result()
+	for i := range result {
+		result[i] = a.binding.Replicas
 	}
-	return out, nil
+	return result, nil
 }
 
 // assignStaticWeight divides the replicas by static weights with the Webster
@@ -98,7 +99,7 @@ func assignDuplicated(a *assignment) ([]api.TargetCluster, error) {
 // Like Karmada it does not look at the previous result: Webster is house
 // monotone, so raising the replica count never takes a replica away from a
 // cluster, and the result depends only on the weights and the count.
-func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
+func assignStaticWeight(a *assignment) ([]int32, error) {
 	var rules []api.StaticClusterWeight
 	if wp := a.binding.Placement.ReplicaScheduling.WeightPreference; wp != nil {
 		rules = wp.StaticWeightList
@@ -134,11 +135,11 @@ func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
 		}
 	}
 	a.buf.apportion(parties, a.binding.Replicas, a.order)
-	out := make([]api.TargetCluster, len(parties))
+	result := a.result()
 	for i := range parties {
-		out[i] = api.TargetCluster{Name: parties[i].name, Replicas: parties[i].seats}
+		result[i] = parties[i].seats
 	}
-	return out, nil
+	return result, nil
 }
 
 // assignDynamic divides the replicas by what fits in each cluster
@@ -161,16 +162,10 @@ func assignStaticWeight(a *assignment) ([]api.TargetCluster, error) {
 // As in Karmada's buildScheduledClusters, only previous clusters that are
 // still selected count as the previous result: replicas on a cluster
 // filtered out since are placed again, as a scale-up.
-func assignDynamic(a *assignment) ([]api.TargetCluster, error) {
+func assignDynamic(a *assignment) ([]int32, error) {
 	tiers := splitTiers(a.selected)
 	desired := int64(a.binding.Replicas)
-	var result []int32
-	if a.buf != nil {
-		a.buf.result = zeroed(a.buf.result, len(a.selected))
-		result = a.buf.result
-	} else {
-		result = make([]int32, len(a.selected))
-	}
+	result := a.result()
 	capacity := func(c *candidate) int64 { return c.capacity() }
 	previous := func(c *candidate) int64 { return int64(c.previous) }
 	available := func(c *candidate) int64 { return c.available }
@@ -185,13 +180,13 @@ func assignDynamic(a *assignment) ([]api.TargetCluster, error) {
 			a.divide(tier, take, capacity, nil, result)
 			left -= take
 		}
-		return a.targets(result), nil
+		return result, nil
 	}
 
 	assigned := a.sum(nil, previous)
 	switch {
 	case assigned == desired:
-		return a.targets(a.previousResult(result)), nil
+		return a.previousResult(result), nil
 	case assigned < desired:
 		grow := desired - assigned
 		if room := a.sum(nil, available); room < grow {
@@ -203,7 +198,7 @@ func assignDynamic(a *assignment) ([]api.TargetCluster, error) {
 			a.divide(tier, take, available, previous, result)
 			grow -= take
 		}
-		return a.targets(result), nil
+		return result, nil
 	default:
 		excess := assigned - desired
 		for t := len(tiers) - 1; t >= 0; t-- {
@@ -218,7 +213,7 @@ func assignDynamic(a *assignment) ([]api.TargetCluster, error) {
 			}
 			a.divide(tiers[t], had-cut, previous, nil, result)
 		}
-		return a.targets(result), nil
+		return result, nil
 	}
 }
 
@@ -240,8 +235,10 @@ func (a *assignment) sum(idx []int, f func(*candidate) int64) int64 {
 
 // divide hands n replicas to the tier's clusters (indexes into selected) by
 // weight, adding them to result. For Aggregated only the fewest clusters, in
-// weight order with clusters of positive prior first, whose weights cover n
-// take part. Webster itself does not depend on the order of the parties.
+// weight order with clusters of positive prior first (then by name, then
+// by position, as a stable sort by name would leave them), whose weights
+// cover n take part. Webster itself does not depend on the order of the
+// parties.
 func (a *assignment) divide(tier []int, n int64, weight, prior func(*candidate) int64, result []int32) {
 	if n <= 0 {
 		return
@@ -249,28 +246,22 @@ func (a *assignment) divide(tier []int, n int64, weight, prior func(*candidate) 
 	members := tier
 	if a.strategy == strategyAggregated {
 		members = a.members(tier)
-		slices.SortStableFunc(members, func(i, j int) int {
+		before := func(i, j int) bool {
 			ci, cj := &a.selected[i], &a.selected[j]
 			if prior != nil {
 				if pi, pj := prior(ci) > 0, prior(cj) > 0; pi != pj {
-					if pi {
-						return -1
-					}
-					return 1
+					return pi
 				}
 			}
 			if wi, wj := weight(ci), weight(cj); wi != wj {
-				return cmp.Compare(wj, wi)
+				return wi > wj
 			}
-			return strings.Compare(ci.name(), cj.name())
-		})
-		var sum int64
-		for k, i := range members {
-			if sum += weight(&a.selected[i]); sum >= n {
-				members = members[:k+1]
-				break
+			if ni, nj := ci.name(), cj.name(); ni != nj {
+				return ni < nj
 			}
+			return i < j
 		}
+		members = members[:coverFirst(members, n, before, func(i int) int64 { return weight(&a.selected[i]) })]
 	}
 	parties := a.parties(len(members))
 	for k, i := range members {
@@ -311,16 +302,14 @@ func (a *assignment) previousResult(result []int32) []int32 {
 	return result
 }
 
-// targets lists the selected clusters with replicas, sorted by name.
-func (a *assignment) targets(result []int32) []api.TargetCluster {
-	out := make([]api.TargetCluster, 0, len(result))
-	for i, n := range result {
-		if n > 0 {
-			out = append(out, api.TargetCluster{Name: a.selected[i].name(), Replicas: n})
-		}
+// result is a zero replica count per selected cluster, in a.buf when there
+// is one.
+func (a *assignment) result() []int32 {
+	if a.buf == nil {
+		return make([]int32, len(a.selected))
 	}
-	sortTargets(out)
-	return out
+	a.buf.result = zeroed(a.buf.result, len(a.selected))
+	return a.buf.result
 }
 
 // splitTiers groups the indexes of the selected clusters by affinity tier,

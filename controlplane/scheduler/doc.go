@@ -117,9 +117,14 @@
 //
 // Webster ties go to the cluster with fewer seats, then by name ascending,
 // or descending when the template has a UID whose FNV-1a hash is odd. The
-// apportionment starts from rounded quotas and repairs them with a few heap
-// moves, so its cost and allocations depend on the number of clusters only,
-// never on the number of replicas.
+// apportionment bounds the priority of the last seat from the vote total,
+// the seat count and the number of clusters, keeps the seats above the
+// bound, and ranks the fewer than 2n+2 seats near it by selection, so its
+// cost and allocations are linear in the number of clusters and never
+// depend on the number of replicas. Aggregated takes the fewest clusters
+// that cover the replicas by a weighted selection, without sorting them
+// all; the result is ordered by name through the Snapshot's name ranks;
+// Result.Reasons is built into a map only when read.
 //
 // Available replicas are estimated from status.resourceSummary as Karmada's
 // general estimator does: allocatable − allocated − allocating per requested

@@ -19,6 +19,8 @@ type nameRanks struct {
 	// clusters share a name, which the comparison sort leaves to chance
 	// and the ranks could not reproduce.
 	rank []int32
+	// order is the clusters' indices in name order; nil with rank.
+	order []int32
 	// bits is how many bits a rank needs.
 	bits int
 }
@@ -39,7 +41,7 @@ func (s *Snapshot) ranks() ([]int32, int) {
 			}
 			rank[i] = int32(r) // #nosec G115 -- as above.
 		}
-		s.names.rank, s.names.bits = rank, bits.Len(uint(len(order)))
+		s.names.rank, s.names.order, s.names.bits = rank, order, bits.Len(uint(len(order)))
 	})
 	return s.names.rank, s.names.bits
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
@@ -200,28 +199,76 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	// is then dropped (removeZeroReplicasCluster), whatever the strategy,
 	// Duplicated included. Its default --enable-empty-workload-propagation
 	// =false does not add them back.
-	var out []api.TargetCluster
+	var counts []int32
 	switch {
 	case b.Replicas == 0 && HasRequirements(b.ReplicaRequirements):
 		// A workload scaled to zero: no cluster.
+		counts = zeroed(s.buf.result, len(selected))
+		s.buf.result = counts
 	case b.Replicas == 0:
-		out = make([]api.TargetCluster, len(selected))
-		for i := range selected {
-			out[i] = api.TargetCluster{Name: selected[i].name()}
-		}
+		// Every selected cluster, with no replicas.
 	default:
 		a := &assignment{binding: b, snap: s.snap, strategy: s.strategy, selected: selected, order: s.order, buf: s.buf}
-		out, err = strategies[s.strategy](a)
+		counts, err = strategies[s.strategy](a)
 		if err != nil {
 			return Result{}, s.fitError(StageAssign, affinityName, err, cands, rejected, estimate)
 		}
-		if s.strategy != strategyDuplicated {
-			out = withoutEmpty(out)
+	}
+	out := s.targets(selected, counts)
+	s.buf.left = s.leftOut(cands, selected, counts, len(out))
+	why := make([]rejection, 0, len(rejected)+len(s.buf.left))
+	why = append(append(why, rejected...), s.buf.left...)
+	return Result{Clusters: out, AffinityName: affinityName, Reasons: Reasons{list: why}}, nil
+}
+
+// targets lists the selected clusters, with their replicas when counts
+// (by position in selected) is set, leaving out those with none, sorted by
+// name. Over a Snapshot with unique names the order comes from the names'
+// ranks in linear time; otherwise by comparing names.
+func (s *run) targets(selected []candidate, counts []int32) []api.TargetCluster {
+	n := 0
+	for i := range selected {
+		if counts == nil || counts[i] > 0 {
+			n++
 		}
 	}
-	sortTargets(out)
-	s.buf.left = leftOut(s.buf.left[:0], cands, selected, out)
-	return Result{Clusters: out, AffinityName: affinityName, Reasons: reasonMap(rejected, s.buf.left)}, nil
+	if n == 0 {
+		return nil
+	}
+	out := make([]api.TargetCluster, 0, n)
+	target := func(i int) api.TargetCluster {
+		if counts == nil {
+			return api.TargetCluster{Name: selected[i].name()}
+		}
+		return api.TargetCluster{Name: selected[i].name(), Replicas: counts[i]}
+	}
+	var rank []int32
+	if s.snap != nil {
+		rank, _ = s.snap.ranks()
+	}
+	if rank == nil {
+		for i := range selected {
+			if counts == nil || counts[i] > 0 {
+				out = append(out, target(i))
+			}
+		}
+		sortTargets(out)
+		return out
+	}
+	// at[r] is 1 + the position in selected of the cluster ranked r.
+	at := zeroed(s.buf.at, len(rank))
+	s.buf.at = at
+	for i := range selected {
+		if counts == nil || counts[i] > 0 {
+			at[rank[selected[i].index]] = int32(i + 1) // #nosec G115 -- fewer selected than clusters.
+		}
+	}
+	for _, i := range at {
+		if i > 0 {
+			out = append(out, target(int(i-1)))
+		}
+	}
+	return out
 }
 
 // sortCandidates orders the candidates by preference, by radix on the
@@ -243,7 +290,8 @@ type rejection struct {
 	name, why string
 }
 
-// reasonMap turns rejections into Result.Reasons; nil when there are none.
+// reasonMap turns rejections into a map by cluster name; nil when there
+// are none.
 func reasonMap(lists ...[]rejection) map[string]string {
 	n := 0
 	for _, l := range lists {
@@ -261,34 +309,36 @@ func reasonMap(lists ...[]rejection) map[string]string {
 	return m
 }
 
-// leftOut appends to rejected an explanation for every feasible cluster
-// that is not in the result.
-func leftOut(rejected []rejection, cands, selected []candidate, out []api.TargetCluster) []rejection {
-	if len(out) == len(cands) {
-		return rejected
+// leftOut explains, in the decision's scratch, every feasible cluster that
+// is not among the placed clusters: the selected ones given replicas by
+// counts (by position in selected; all of them when counts is nil), placed
+// of them. It marks clusters by their index, in linear time.
+func (s *run) leftOut(cands, selected []candidate, counts []int32, placed int) []rejection {
+	left := s.buf.left[:0]
+	if placed == len(cands) {
+		return left
 	}
-	var picked map[string]bool
-	if len(selected) < len(cands) {
-		picked = make(map[string]bool, len(selected))
-		for i := range selected {
-			picked[selected[i].name()] = true
+	const isPicked, isPlaced = 1, 2
+	marks := zeroed(s.buf.marks, len(s.clusters))
+	s.buf.marks = marks
+	for i := range selected {
+		m := uint8(isPicked)
+		if counts == nil || counts[i] > 0 {
+			m |= isPlaced
 		}
+		marks[selected[i].index] = m
 	}
-	rejected = slices.Grow(rejected, len(cands)-len(out))
+	left = slices.Grow(left, len(cands)-placed)
 	for i := range cands {
-		name := cands[i].name()
-		if _, found := slices.BinarySearchFunc(out, name, func(tc api.TargetCluster, n string) int {
-			return strings.Compare(tc.Name, n)
-		}); found {
-			continue
+		switch marks[cands[i].index] {
+		case isPicked | isPlaced:
+		case isPicked:
+			left = append(left, rejection{cands[i].name(), "assigned no replicas"})
+		default:
+			left = append(left, rejection{cands[i].name(), "not selected by the spread constraints"})
 		}
-		why := "assigned no replicas"
-		if picked != nil && !picked[name] {
-			why = "not selected by the spread constraints"
-		}
-		rejected = append(rejected, rejection{name, why})
 	}
-	return rejected
+	return left
 }
 
 // runFilters applies the filters in order and returns the first rejection.
@@ -326,14 +376,4 @@ func (s *run) fitError(stage Stage, affinityName string, err error, cands []cand
 	}
 	return &FitError{Stage: stage, AffinityName: affinityName, NumAllClusters: len(s.clusters),
 		Message: err.Error(), Reasons: reasonMap(rejected, feasible)}
-}
-
-func withoutEmpty(in []api.TargetCluster) []api.TargetCluster {
-	out := in[:0]
-	for _, tc := range in {
-		if tc.Replicas > 0 {
-			out = append(out, tc)
-		}
-	}
-	return out
 }

@@ -80,7 +80,7 @@ func TestSnapshotConcurrentSchedules(t *testing.T) {
 						t.Errorf("goroutine %d: error %v, want %s", g, err, w.err)
 						return
 					}
-					if diff := cmp.Diff(w.res, res); diff != "" {
+					if diff := cmp.Diff(viewOf(w.res), viewOf(res)); diff != "" {
 						t.Errorf("goroutine %d: result differs from a lone decision (-want +got):\n%s", g, diff)
 						return
 					}

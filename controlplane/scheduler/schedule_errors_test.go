@@ -60,10 +60,10 @@ func TestScheduleFilters(t *testing.T) {
 	cases := []struct {
 		name    string
 		binding scheduler.Binding
-		want    scheduler.Result
+		want    resultView
 	}{
 		{"every filter", workload(1, placement(policy().Spread(api.SpreadByFieldRegion, 2, 3).Spread(api.SpreadByFieldCluster, 1, 5))),
-			scheduler.Result{
+			resultView{
 				Clusters: []api.TargetCluster{tc("a", 1), tc("d", 1)},
 				Reasons: map[string]string{
 					"b": "untolerated taint dedicated=gpu:NoSchedule",
@@ -73,7 +73,7 @@ func TestScheduleFilters(t *testing.T) {
 			}},
 		{"previous placement passes NoSchedule and a partial API list, not NoExecute",
 			workload(1, api.Placement{}, tc("b", 1), tc("c", 1), tc("e", 1)),
-			scheduler.Result{
+			resultView{
 				Clusters: []api.TargetCluster{tc("a", 1), tc("b", 1), tc("d", 1), tc("e", 1)},
 				Reasons:  map[string]string{"c": "untolerated taint down:NoExecute"},
 			}},
@@ -84,7 +84,7 @@ func TestScheduleFilters(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Schedule: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, res); diff != "" {
+			if diff := cmp.Diff(tt.want, viewOf(res)); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
@@ -185,7 +185,7 @@ func TestScheduleIsDeterministic(t *testing.T) {
 		if err1 != nil || err2 != nil {
 			t.Fatalf("Schedule: %v / %v", err1, err2)
 		}
-		if diff := cmp.Diff(first, second); diff != "" {
+		if diff := cmp.Diff(viewOf(first), viewOf(second)); diff != "" {
 			t.Errorf("snapshot order changed the result (-first +second):\n%s", diff)
 		}
 	}

@@ -183,14 +183,14 @@ func TestScheduleSpreadByCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Schedule 120: %v", err)
 	}
-	want := scheduler.Result{
+	want := resultView{
 		Clusters: []api.TargetCluster{tc("member3", 73), tc("member4", 47)},
 		Reasons: map[string]string{
 			"member1": "not selected by the spread constraints",
 			"member2": "not selected by the spread constraints",
 		},
 	}
-	if diff := cmp.Diff(want, res); diff != "" {
+	if diff := cmp.Diff(want, viewOf(res)); diff != "" {
 		t.Errorf("120 replicas (-want +got):\n%s", diff)
 	}
 
@@ -225,14 +225,25 @@ func TestScheduleSpreadByRegion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Schedule: %v", err)
 	}
-	want := scheduler.Result{
+	want := resultView{
 		Clusters: []api.TargetCluster{tc("eu-1", 1), tc("us-1", 1)},
 		Reasons: map[string]string{
 			"nowhere": "cluster has no region to spread by",
 			"us-2":    "not selected by the spread constraints",
 		},
 	}
-	if diff := cmp.Diff(want, res); diff != "" {
+	if diff := cmp.Diff(want, viewOf(res)); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
+}
+
+// resultView is a Result with its reasons as a map, for comparing.
+type resultView struct {
+	Clusters     []api.TargetCluster
+	AffinityName string
+	Reasons      map[string]string
+}
+
+func viewOf(r scheduler.Result) resultView {
+	return resultView{Clusters: r.Clusters, AffinityName: r.AffinityName, Reasons: r.Reasons.Map()}
 }

@@ -39,7 +39,10 @@ type scratch struct {
 	order   []int
 	result  []int32
 	votes   []uint64
-	heaps   [2]indexHeap
+	slots   []slot
+
+	// marks flags, per cluster of the Snapshot, what leftOut needs.
+	marks []uint8
 
 	// taintWhy and apiWhy remember the rejection reasons of this decision,
 	// so that clusters rejected for the same taint or the same missing API

@@ -124,7 +124,7 @@ func sameDecision(t *testing.T, label string, clusters []*api.Cluster, snapshot 
 	if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
 		t.Fatalf("%s: Snapshot.Schedule error\n%v\nSchedule error\n%v", label, gotErr, wantErr)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(viewOf(want), viewOf(got)); diff != "" {
 		t.Fatalf("%s: Snapshot.Schedule differs from Schedule (-Schedule +Snapshot):\n%s", label, diff)
 	}
 }

@@ -92,8 +92,23 @@ type Result struct {
 
 	// Reasons says, for every cluster of the snapshot that is not in
 	// Clusters, why not.
-	Reasons map[string]string
+	Reasons Reasons
 }
+
+// Reasons says why clusters were left out of a decision. It keeps the
+// decision's list and builds a lookup by name only when asked: a control
+// plane deciding for thousands of templates over thousands of clusters
+// reads none of them, and filling a map per decision cost more than the
+// division itself at 5,000 clusters (issue 23).
+type Reasons struct {
+	list []rejection
+}
+
+// Len is how many clusters have a reason.
+func (r Reasons) Len() int { return len(r.list) }
+
+// Map returns the reasons by cluster name; nil when there are none.
+func (r Reasons) Map() map[string]string { return reasonMap(r.list) }
 
 // Stage names where in the pipeline a FitError arose.
 type Stage string

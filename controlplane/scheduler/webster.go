@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/bits"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -46,11 +47,14 @@ func tieOrderFor(uid types.UID) tieOrder {
 //
 // The outcome is exactly that of handing out seats one at a time to the party
 // with the highest votes/(2*seats+1), ties going to the party with fewer
-// seats and then by name in the given order. It is computed without one step
-// per seat: every party starts from its rounded quota, the sum is brought to
-// the target with a few heap moves, and seats are then exchanged while some
-// party's next seat outranks another party's last one. The work depends on
-// the number of parties only, never on the number of seats.
+// seats and then by name in the given order. Seen whole, seat k (0-based) of
+// party i is a slot of priority votes[i]/(2k+1), and the seats go to the
+// best slots in slotBefore's order. The priority of the last seat handed out
+// lies between total/(2*seats+n) and total/(2*seats-n) for n parties with
+// votes, so every slot above the upper bound is held, every slot below the
+// lower one is not, and the fewer than 2n+2 slots in between are ranked by
+// selection. The work is linear in the number of parties and never depends
+// on the number of seats.
 //
 // Parties without votes get no seats. If no party has votes, nobody gets any.
 //
@@ -67,38 +71,124 @@ func (w *scratch) apportion(parties []party, seats int32, order tieOrder) {
 	if total == 0 {
 		return
 	}
-	a := apportionment{parties: parties, votes: votes, order: order}
-
-	var sum int64
-	for i := range parties {
-		if votes[i] == 0 {
+	n := uint64(0)
+	for _, v := range votes {
+		if v > 0 {
+			n++
+		}
+	}
+	lo := 2*uint64(seats) + n // threshold total/lo: slots below it are out
+	hi := uint64(0)           // threshold total/hi: slots above it are held
+	if 2*uint64(seats) > n {
+		hi = 2*uint64(seats) - n
+	}
+	window := reuse(w.slots, int(2*n)+2)
+	held := int64(0)
+	for i, v := range votes {
+		if v == 0 {
 			continue
 		}
-		s := roundedQuota(uint64(seats), votes[i], total)
-		parties[i].seats = int32(s) // #nosec G115 -- bounded by seats.
-		sum += int64(s)
+		sure := int64(0)
+		if hi > 0 {
+			sure = slotsAbove(v, hi, total)
+		}
+		upto := min(slotsAtLeast(v, lo, total), int64(seats))
+		parties[i].seats = int32(sure) // #nosec G115 -- at most seats.
+		held += sure
+		for k := sure; k < upto; k++ {
+			window = append(window, slot{party: int32(i), seat: int32(k)}) // #nosec G115 -- bounded by the party count and seats.
+		}
 	}
+	w.slots = window
+	a := apportionment{parties: parties, votes: votes, order: order}
+	need := max(0, min(int(int64(seats)-held), len(window)))
+	selectBest(window, need, a.before)
+	for _, s := range window[:need] {
+		parties[s.party].seats++
+	}
+}
 
-	next := a.newHeap(&w.heaps[0], a.nextBefore)
-	last := a.newHeap(&w.heaps[1], a.lastAfter)
-	for ; sum < int64(seats); sum++ {
-		a.move(next.top(), -1, next, last)
+// slot is seat number seat (0-based) of a party.
+type slot struct {
+	party, seat int32
+}
+
+// slotsAtLeast counts the slots of a party with votes v whose priority
+// v/(2k+1) is at least total/d: the odd m with m*total <= v*d.
+func slotsAtLeast(v, d, total uint64) int64 {
+	q, _ := quotient(v, d, total)
+	return int64((q + 1) / 2) // #nosec G115 -- q <= d < 2^34.
+}
+
+// slotsAbove counts the slots whose priority is above total/d: the odd m
+// with m*total < v*d.
+func slotsAbove(v, d, total uint64) int64 {
+	q, r := quotient(v, d, total)
+	if r == 0 {
+		return int64(q / 2) // #nosec G115 -- q <= d < 2^34.
 	}
-	for ; sum > int64(seats); sum-- {
-		a.move(-1, last.top(), next, last)
-	}
-	// Exchange while the best unheld seat outranks the worst held one. Each
-	// exchange strictly improves the held set, so the loop ends.
-	for {
-		i, j := next.top(), last.top()
-		if i < 0 || j < 0 || parties[j].seats == 0 || i == j {
+	return int64((q + 1) / 2) // #nosec G115 -- q <= d < 2^34.
+}
+
+// quotient is v*d/total and its remainder, in 128 bits; v <= total keeps
+// the quotient below d.
+func quotient(v, d, total uint64) (q, r uint64) {
+	hi, lo := bits.Mul64(v, d)
+	return bits.Div64(hi, lo, total)
+}
+
+// selectBest reorders slots so that its first k are the k best by before, a
+// strict total order: a quickselect with median-of-three pivots that sorts
+// what is left when partitioning stops shrinking the range fast enough.
+func selectBest(slots []slot, k int, before func(x, y slot) bool) {
+	l, r := 0, len(slots)
+	for budget := 2 * bits.Len(uint(len(slots))); r-l > 12 && k > l && k < r; budget-- {
+		if budget == 0 {
+			break
+		}
+		p := partition(slots[l:r], before) + l
+		switch {
+		case p < k:
+			l = p + 1
+		case p > k:
+			r = p
+		default:
 			return
 		}
-		if !a.slotBefore(i, parties[i].seats, j, parties[j].seats-1) {
-			return
-		}
-		a.move(i, j, next, last)
 	}
+	if k > l && k < r {
+		slices.SortFunc(slots[l:r], func(x, y slot) int {
+			if before(x, y) {
+				return -1
+			}
+			return 1
+		})
+	}
+}
+
+// partition moves a median-of-three pivot to its place in s, better items
+// before it and worse after, and returns its index.
+func partition[T any](s []T, before func(x, y T) bool) int {
+	m, last := len(s)/2, len(s)-1
+	if before(s[m], s[0]) {
+		s[m], s[0] = s[0], s[m]
+	}
+	if before(s[last], s[0]) {
+		s[last], s[0] = s[0], s[last]
+	}
+	if before(s[last], s[m]) {
+		s[last], s[m] = s[m], s[last]
+	}
+	s[m], s[last] = s[last], s[m] // the median is the pivot, at the end
+	p := 0
+	for i := range last {
+		if before(s[i], s[last]) {
+			s[i], s[p] = s[p], s[i]
+			p++
+		}
+	}
+	s[p], s[last] = s[last], s[p]
+	return p
 }
 
 // scaledVotes returns the votes as unsigned integers in votes (as long as
@@ -128,17 +218,7 @@ func scaledVotes(parties []party, votes []uint64) ([]uint64, uint64) {
 	}
 }
 
-// roundedQuota is seats*votes/total rounded half up, computed in 128 bits.
-func roundedQuota(seats, votes, total uint64) uint64 {
-	hi, lo := bits.Mul64(seats, votes)
-	q, r := bits.Div64(hi, lo, total) // q <= seats, so hi < total.
-	if r >= total-r {
-		q++
-	}
-	return q
-}
-
-// apportionment holds the state shared by the heap orderings.
+// apportionment holds what slot comparisons read.
 type apportionment struct {
 	parties []party
 	votes   []uint64
@@ -160,126 +240,18 @@ func (a *apportionment) slotBefore(i int, ki int32, j int, kj int32) bool {
 	if ki != kj {
 		return ki < kj
 	}
-	if a.order == namesDescending {
-		return a.parties[i].name > a.parties[j].name
+	if ni, nj := a.parties[i].name, a.parties[j].name; ni != nj {
+		return (ni > nj) == (a.order == namesDescending)
 	}
-	return a.parties[i].name < a.parties[j].name
+	return i < j
 }
 
-// nextBefore orders parties by their next seat, best first.
-func (a *apportionment) nextBefore(i, j int) bool {
-	return a.slotBefore(i, a.parties[i].seats, j, a.parties[j].seats)
-}
-
-// lastAfter orders parties by their last held seat, worst first. Parties
-// holding no seat sink to the bottom.
-func (a *apportionment) lastAfter(i, j int) bool {
-	si, sj := a.parties[i].seats, a.parties[j].seats
-	if si == 0 || sj == 0 {
-		return si != 0 && sj == 0
+// before orders two slots, best first.
+func (a *apportionment) before(x, y slot) bool {
+	if x.party == y.party {
+		return x.seat < y.seat
 	}
-	return a.slotBefore(j, sj-1, i, si-1)
-}
-
-// move gives one seat to party add and takes one from party take; either may
-// be -1. Both heaps are repaired.
-func (a *apportionment) move(add, take int, next, last *indexHeap) {
-	if add >= 0 {
-		a.parties[add].seats++
-		next.fix(add)
-		last.fix(add)
-	}
-	if take >= 0 {
-		a.parties[take].seats--
-		next.fix(take)
-		last.fix(take)
-	}
-}
-
-// newHeap builds, in h and its slices, an indexed heap over the parties
-// that have votes.
-func (a *apportionment) newHeap(h *indexHeap, before func(i, j int) bool) *indexHeap {
-	h.before = before
-	h.pos = reuse(h.pos, len(a.parties))[:len(a.parties)]
-	h.items = reuse(h.items, len(a.parties))
-	for i := range a.parties {
-		if a.votes[i] == 0 {
-			h.pos[i] = -1
-			continue
-		}
-		h.pos[i] = int32(len(h.items)) // #nosec G115 -- party count fits.
-		h.items = append(h.items, int32(i))
-	}
-	for k := len(h.items)/2 - 1; k >= 0; k-- {
-		h.down(k)
-	}
-	return h
-}
-
-// indexHeap is a binary heap of party indices that can re-sort one party in
-// place after its key changed.
-type indexHeap struct {
-	items  []int32
-	pos    []int32
-	before func(i, j int) bool
-}
-
-func (h *indexHeap) top() int {
-	if len(h.items) == 0 {
-		return -1
-	}
-	return int(h.items[0])
-}
-
-func (h *indexHeap) fix(party int) {
-	k := int(h.pos[party])
-	if k < 0 {
-		return
-	}
-	if !h.down(k) {
-		h.up(k)
-	}
-}
-
-func (h *indexHeap) less(a, b int) bool {
-	return h.before(int(h.items[a]), int(h.items[b]))
-}
-
-func (h *indexHeap) swap(a, b int) {
-	h.items[a], h.items[b] = h.items[b], h.items[a]
-	h.pos[h.items[a]] = int32(a) // #nosec G115 -- heap size fits.
-	h.pos[h.items[b]] = int32(b) // #nosec G115 -- heap size fits.
-}
-
-func (h *indexHeap) up(k int) {
-	for k > 0 {
-		p := (k - 1) / 2
-		if !h.less(k, p) {
-			return
-		}
-		h.swap(k, p)
-		k = p
-	}
-}
-
-func (h *indexHeap) down(k int) bool {
-	start, n := k, len(h.items)
-	for {
-		l := 2*k + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && h.less(r, l) {
-			c = r
-		}
-		if !h.less(c, k) {
-			break
-		}
-		h.swap(k, c)
-		k = c
-	}
-	return k > start
+	return a.slotBefore(int(x.party), x.seat, int(y.party), y.seat)
 }
 
 // clampInt32 bounds v to the int32 range.
@@ -291,4 +263,43 @@ func clampInt32(v int64) int32 {
 		return math.MinInt32
 	}
 	return int32(v)
+}
+
+// coverFirst reorders items so that the first k of them, for the smallest
+// k returned, are the k best by before (a strict total order) and their
+// weights sum to at least n; all of them when the whole sum is short. The
+// rest follow in no particular order. It is a quickselect that keeps the
+// better side while it alone covers what is still wanted, and otherwise
+// takes that side whole and goes on in the worse side: linear on average,
+// where sorting everything to take a prefix is not (issue 23).
+func coverFirst(items []int, n int64, before func(i, j int) bool, weight func(int) int64) int {
+	l, r := 0, len(items)
+	for budget := 2 * bits.Len(uint(len(items))); r-l > 12 && budget > 0; budget-- {
+		p := l + partition(items[l:r], before)
+		var better int64
+		for _, i := range items[l:p] {
+			better += weight(i)
+		}
+		switch {
+		case better >= n:
+			r = p
+		case better+weight(items[p]) >= n:
+			return p + 1
+		default:
+			n -= better + weight(items[p])
+			l = p + 1
+		}
+	}
+	slices.SortFunc(items[l:r], func(i, j int) int {
+		if before(i, j) {
+			return -1
+		}
+		return 1
+	})
+	for k := l; k < r; k++ {
+		if n -= weight(items[k]); n <= 0 {
+			return k + 1
+		}
+	}
+	return r
 }

@@ -1,11 +1,13 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -103,7 +105,7 @@ func TestApportion(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := seatsByName(tc.names, tc.votes, tc.seats, tc.order)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := gocmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("apportion (-want +got):\n%s", diff)
 			}
 		})
@@ -134,9 +136,48 @@ func TestApportionMatchesSequential(t *testing.T) {
 		order := tieOrder(next(2) == 1)
 		want := sequentialWebster(names, votes, seats, order)
 		got := seatsByName(names, votes, seats, order)
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := gocmp.Diff(want, got); diff != "" {
 			t.Fatalf("round %d votes %v seats %d order %v (-sequential +apportion):\n%s",
 				round, votes, seats, order, diff)
+		}
+	}
+}
+
+// TestApportionMatchesSequentialAtScale compares the two with hundreds of
+// parties, where the slots between the bounds are ranked by selection rather
+// than by a final sort, with quotas far below one seat (most parties get
+// none), near one, and far above.
+func TestApportionMatchesSequentialAtScale(t *testing.T) {
+	state := uint64(7)
+	next := func(n int) int {
+		state = state*6364136223846793005 + 1442695040888963407
+		return int((state >> 33) % uint64(n))
+	}
+	for round := 0; round < 120; round++ {
+		n := 20 + next(400)
+		names := make([]string, n)
+		votes := make([]int64, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("member-%04d", next(10000))
+			switch next(3) {
+			case 0:
+				votes[i] = int64(next(5)) // ties and parties without votes
+			case 1:
+				votes[i] = int64(next(100))
+			default:
+				votes[i] = int64(next(1_000_000))
+			}
+			if round%2 == 0 {
+				votes[i] = int64(next(6)) // ties at the last seat, at every size
+			}
+		}
+		seats := []int32{int32(1 + next(n/4+1)), int32(n + next(n)), int32(10 * n)}[round/2%3]
+		order := tieOrder(next(2) == 1)
+		want := sequentialWebster(names, votes, seats, order)
+		got := seatsByName(names, votes, seats, order)
+		if diff := gocmp.Diff(want, got); diff != "" {
+			t.Fatalf("round %d: %d parties, seats %d, order %v (-sequential +apportion):\n%s",
+				round, n, seats, order, diff)
 		}
 	}
 }
@@ -209,5 +250,61 @@ func TestApportionCostIgnoresReplicas(t *testing.T) {
 	}
 	if sum != 1_000_000_000 {
 		t.Errorf("seats handed out = %d, want a billion", sum)
+	}
+}
+
+// TestCoverFirstMatchesSortedPrefix compares coverFirst with sorting every
+// item and taking the shortest prefix whose weights reach n, over many
+// sizes, weights with ties and zeros, and wants.
+func TestCoverFirstMatchesSortedPrefix(t *testing.T) {
+	state := uint64(3)
+	next := func(n int) int {
+		state = state*6364136223846793005 + 1442695040888963407
+		return int((state >> 33) % uint64(n))
+	}
+	for round := 0; round < 2000; round++ {
+		size := 1 + next(300)
+		weights := make([]int64, size)
+		var total int64
+		for i := range weights {
+			weights[i] = int64(next(4)) * int64(1+next(3)) // zeros and ties
+			if next(4) == 0 {
+				weights[i] = int64(next(1000))
+			}
+			total += weights[i]
+		}
+		n := 1 + int64(next(int(total)+10)) // sometimes more than the total
+		before := func(i, j int) bool {
+			if weights[i] != weights[j] {
+				return weights[i] > weights[j]
+			}
+			return i < j
+		}
+		weight := func(i int) int64 { return weights[i] }
+		sorted := make([]int, size)
+		for i := range sorted {
+			sorted[i] = i
+		}
+		slices.SortStableFunc(sorted, func(i, j int) int { return cmp.Compare(weights[j], weights[i]) })
+		want := len(sorted)
+		var sum int64
+		for k, i := range sorted {
+			if sum += weights[i]; sum >= n {
+				want = k + 1
+				break
+			}
+		}
+		items := make([]int, size)
+		for i := range items {
+			items[i] = i
+		}
+		k := coverFirst(items, n, before, weight)
+		got := slices.Clone(items[:k])
+		slices.Sort(got)
+		wantSet := slices.Clone(sorted[:want])
+		slices.Sort(wantSet)
+		if !slices.Equal(got, wantSet) {
+			t.Fatalf("round %d: %d items, n %d: first %d are %v, want %v", round, size, n, k, got, wantSet)
+		}
 	}
 }
