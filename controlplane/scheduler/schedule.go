@@ -223,8 +223,8 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 
 // targets lists the selected clusters, with their replicas when counts
 // (by position in selected) is set, leaving out those with none, sorted by
-// name. Over a Snapshot with unique names the order comes from the names'
-// ranks in linear time; otherwise by comparing names.
+// name. Over a Snapshot with unique names a long result is ordered by the
+// names' ranks in linear time; otherwise by comparing names.
 func (s *run) targets(selected []candidate, counts []int32) []api.TargetCluster {
 	n := 0
 	for i := range selected {
@@ -242,8 +242,10 @@ func (s *run) targets(selected []candidate, counts []int32) []api.TargetCluster 
 		}
 		return api.TargetCluster{Name: selected[i].name(), Replicas: counts[i]}
 	}
+	// The ranks are computed once per Snapshot; a short result is sorted
+	// as cheaply by its names.
 	var rank []int32
-	if s.snap != nil {
+	if s.snap != nil && n*8 >= len(s.clusters) {
 		rank, _ = s.snap.ranks()
 	}
 	if rank == nil {
