@@ -57,7 +57,25 @@ type bindingReconciler struct {
 	events recorder
 }
 
+// indexWorksByBinding is the host cache's field index of Works by their
+// binding's permanent ID (the LabelBindingPermanentID label): a binding's
+// Works are read through it, where a label selector looked at every Work
+// of the fleet on every pass over a binding (issue 20).
+const indexWorksByBinding = "flotilla.io/binding-permanent-id"
+
 func (b *bindingReconciler) setup(mgr ctrl.Manager, templates <-chan event.GenericEvent) error {
+	ctx := context.Background()
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &workv1.Work{}, indexWorksByBinding, func(obj client.Object) []string {
+		if id := obj.GetLabels()[LabelBindingPermanentID]; id != "" {
+			return []string{id}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("index works by binding: %w", err)
+	}
+	if err := hoststore.RegisterIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	bld := newBindingController(mgr, "binding").
 		// The plain queue: controller-runtime v0.23's priority queue can
 		// deadlock on shutdown with more than one worker
@@ -214,7 +232,7 @@ func evicting(rb *workv1.ResourceBinding, cluster string) bool {
 // holds one of the desired names.
 func (b *bindingReconciler) works(ctx context.Context, rb *workv1.ResourceBinding, desired map[string]*workv1.Work) ([]workv1.Work, error) {
 	var list workv1.WorkList
-	if err := b.client.List(ctx, &list, client.MatchingLabels{LabelBindingPermanentID: string(rb.UID)}); err != nil {
+	if err := b.client.List(ctx, &list, client.MatchingFields{indexWorksByBinding: string(rb.UID)}); err != nil {
 		return nil, fmt.Errorf("list works of binding %s: %w", client.ObjectKeyFromObject(rb), err)
 	}
 	out := list.Items
@@ -303,7 +321,7 @@ func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBindi
 	checked := rb.DeepCopy()
 	checked.Spec.Clusters = t.clusters
 	checked.Spec.Placement = &api.Placement{ReplicaScheduling: &api.ReplicaSchedulingStrategy{ReplicaSchedulingType: t.scheduling}}
-	return hoststore.RenderBinding(ctx, b.client, checked, tmpl, b.opts.Fleet)
+	return hoststore.RenderBinding(ctx, hoststore.Indexed(b.client), checked, tmpl, b.opts.Fleet)
 }
 
 // remove deletes the binding's Works and lets the binding go once they are
@@ -314,7 +332,7 @@ func (b *bindingReconciler) remove(ctx context.Context, rb *workv1.ResourceBindi
 		return reconcile.Result{}, nil
 	}
 	var list workv1.WorkList
-	if err := b.client.List(ctx, &list, client.MatchingLabels{LabelBindingPermanentID: string(rb.UID)}); err != nil {
+	if err := b.client.List(ctx, &list, client.MatchingFields{indexWorksByBinding: string(rb.UID)}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list works of binding %s: %w", client.ObjectKeyFromObject(rb), err)
 	}
 	left := 0

@@ -103,8 +103,9 @@ func ScaleTarget(hpa client.Object) (client.ObjectKey, bool) {
 // A custom kind is marked when a customization scripts its retention (an
 // Argo Rollout scaled by an HPA); its script decides what the label means.
 //
-// It reads the namespace's bindings, not its HPAs, so a control plane that
-// propagates no HPA makes no HPA reads.
+// It reads the namespace's HPA bindings (through the index of an Indexed
+// reader; other readers list every binding of the namespace), not its
+// HPAs, so a control plane that propagates no HPA makes no HPA reads.
 func markScaleTarget(ctx context.Context, c client.Reader, in *interpret.Interpreter, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	scalable := interpret.Of(tmpl).ReplicaField == "replicas" || in.RetentionCustomized(tmpl)
 	if !scalable || interpret.RetainsReplicas(tmpl) {
@@ -116,8 +117,12 @@ func markScaleTarget(ctx context.Context, c client.Reader, in *interpret.Interpr
 	// render quadratic in the bindings of a namespace: at 2,000 a
 	// namespace it was a quarter of the control plane's heap during a
 	// cold start (issue 20). A reader that is not a cache ignores the option.
+	opts := []client.ListOption{client.InNamespace(rb.Namespace), client.UnsafeDisableDeepCopy}
+	if _, ok := c.(indexedReader); ok {
+		opts = append(opts, client.MatchingFields{IndexBindingsByKind: interpret.HorizontalPodAutoscalerKind.String()})
+	}
 	var list workv1.ResourceBindingList
-	if err := c.List(ctx, &list, client.InNamespace(rb.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+	if err := c.List(ctx, &list, opts...); err != nil {
 		return nil, fmt.Errorf("list the bindings of namespace %s: %w", rb.Namespace, err)
 	}
 	self := client.ObjectKeyFromObject(rb)

@@ -140,19 +140,25 @@ func inPod() bool {
 	return os.Getenv("KUBERNETES_SERVICE_HOST") != "" && os.Getenv("KUBERNETES_SERVICE_PORT") != ""
 }
 
-// cacheOptions keeps the manager's Secrets to the namespaces the options
-// allow, so that the informer behind a credentials read lists only
-// flotilla-system when Secrets are not propagated.
+// cacheOptions are the host cache's options: managedFields are dropped
+// from every cached object (nothing in the control plane reads them from
+// the host: the fields a member owns are read from the member), which at
+// 10,000 templates held as unstructured maps was a large share of the
+// heap (issue 20); and the manager's Secrets are kept to the namespaces
+// the options allow, so that the informer behind a credentials read lists
+// only flotilla-system when Secrets are not propagated.
 func cacheOptions(o controller.Options) cache.Options {
+	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 	namespaces := o.SecretCacheNamespaces()
 	if len(namespaces) == 0 {
-		return cache.Options{}
+		return opts
 	}
 	only := map[string]cache.Config{}
 	for _, ns := range namespaces {
 		only[ns] = cache.Config{}
 	}
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Namespaces: only}}}
+	opts.ByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: {Namespaces: only}}
+	return opts
 }
 
 type controlplaneConfig struct {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -52,6 +53,10 @@ func StartManager(t testing.TB, cfg *rest.Config, opts ctrl.Options, setup ...fu
 		opts.HealthProbeBindAddress = "0"
 	}
 	opts.Controller.SkipNameValidation = ptr.To(true)
+	if opts.Cache.DefaultTransform == nil {
+		// As the controlplane command's cache does.
+		opts.Cache.DefaultTransform = cache.TransformStripManagedFields()
+	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
