@@ -34,8 +34,8 @@ var notWorkers = []goleak.Option{
 
 // TestSchedulerWorkersStop stops a control plane whose scheduler has
 // several workers while its priority queue is busy (hundreds of bindings
-// being scheduled, every one requeued each second by the 1 s resync), three
-// times, and requires the manager to stop without error and every goroutine
+// waiting to be scheduled: each start queues all 600 again), three times,
+// and requires the manager to stop without error and every goroutine
 // it started to end. controller-runtime v0.23's priority queue deadlocks
 // here (kubernetes-sigs/controller-runtime#3538): a worker that leaves on
 // shutdown leaves the queue's sender blocked with the queue's lock held, so
