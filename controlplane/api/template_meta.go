@@ -1,7 +1,7 @@
 package api
 
 import (
-	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -18,7 +18,7 @@ func ValidateTemplateMeta(tmpl *unstructured.Unstructured) field.ErrorList {
 	if len(name) > validation.DNS1123SubdomainMaxLength {
 		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), "", validation.DNS1123SubdomainMaxLength))
 	}
-	for _, msg := range path.IsValidPathSegmentName(name) {
+	for _, msg := range content.IsPathSegmentName(name) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 	}
 	if ns := tmpl.GetNamespace(); ns != "" {

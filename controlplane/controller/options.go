@@ -42,6 +42,9 @@ const (
 	// DefaultBindingWorkers is how many bindings the binding controller
 	// handles at once (Karmada's --concurrent-resourcebinding-syncs).
 	DefaultBindingWorkers = 5
+	// DefaultSchedulerWorkers is how many bindings the continuous scheduler
+	// schedules at once (Karmada's scheduler has one worker).
+	DefaultSchedulerWorkers = 5
 )
 
 // DefaultReservedNamespaces are the host namespaces whose objects are never
@@ -191,6 +194,9 @@ type Options struct {
 	// TemplateWorkers and BindingWorkers are how many templates each
 	// detector, and bindings the binding controller, handle at once.
 	TemplateWorkers, BindingWorkers int
+	// SchedulerWorkers is how many bindings the continuous scheduler
+	// schedules at once, taken from its priority queue in priority order.
+	SchedulerWorkers int
 	// ReservedNamespaces are the host namespaces whose objects are never
 	// templates, so they never reach a member: a name, or a prefix ending
 	// in "*". The execution namespaces are reserved in any case.
@@ -307,5 +313,6 @@ func (o Options) withDefaults() Options {
 	count(&o.MemberWorkers, max(1, o.WorkWorkers/2))
 	count(&o.TemplateWorkers, DefaultTemplateWorkers)
 	count(&o.BindingWorkers, DefaultBindingWorkers)
+	count(&o.SchedulerWorkers, DefaultSchedulerWorkers)
 	return o
 }

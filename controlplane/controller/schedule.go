@@ -11,9 +11,11 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -46,8 +48,13 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 	}
 	s.client = c
 	// Bindings of both kinds are queued by their schedule priority
-	// (schedule_priority.go).
+	// (schedule_priority.go). Several workers take them from the priority
+	// queue: controller-runtime v0.25 no longer deadlocks it on shutdown with
+	// more than one (kubernetes-sigs/controller-runtime#3538). A binding is
+	// never handed to two workers at once, and the fleet view and its
+	// Snapshot are safe for concurrent use.
 	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
+		WithOptions(controller.Options{MaxConcurrentReconciles: s.opts.SchedulerWorkers, UsePriorityQueue: ptr.To(true)}).
 		Watches(&workv1.ResourceBinding{}, bindingsByPriority()).
 		Watches(&workv1.ClusterResourceBinding{}, bindingsByPriority()).
 		Watches(&clusterv1.Cluster{}, affectedBindingsByPriority(s.client), builder.WithPredicates(clusterSchedulingChanged)).

@@ -1,7 +1,6 @@
 package execution
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 
@@ -40,7 +39,7 @@ func ManagedView(live *unstructured.Unstructured, fieldManager string, desired *
 			continue
 		}
 		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+		if err := set.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
 			return nil, fmt.Errorf("decode the managed fields of %q: %w", entry.Manager, err)
 		}
 		hints = hints.Union(set)

@@ -1,7 +1,6 @@
 package execution
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -80,7 +79,7 @@ func appliedFields(live *unstructured.Unstructured, manager string) (*fieldpath.
 			continue
 		}
 		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+		if err := set.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
 			return nil, fmt.Errorf("decode the managed fields of %q: %w", entry.Manager, err)
 		}
 		owned = owned.Union(set)

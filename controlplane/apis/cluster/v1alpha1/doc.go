@@ -8,7 +8,8 @@ package v1alpha1
 
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/scheme"
 )
 
 var (

@@ -15,7 +15,8 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/scheme"
 )
 
 // Group and version of the provider's API.
