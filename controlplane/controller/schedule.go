@@ -57,7 +57,7 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: s.opts.SchedulerWorkers, UsePriorityQueue: ptr.To(true)}).
 		Watches(&workv1.ResourceBinding{}, bindingsByPriority()).
 		Watches(&workv1.ClusterResourceBinding{}, bindingsByPriority()).
-		Watches(&clusterv1.Cluster{}, affectedBindingsByPriority(s.client), builder.WithPredicates(clusterSchedulingChanged)).
+		Watches(&clusterv1.Cluster{}, affectedBindingsByPriority(s.client), builder.WithPredicates(s.fleet.track(clusterSchedulingChanged))).
 		Complete(s)
 }
 
