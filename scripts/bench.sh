@@ -237,6 +237,16 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
   go build -o "$bench_bin" .
   # metric NAME FILE: the value printed before NAME on the benchmark line.
   metric() { awk -v m="$1" '$1 ~ /^Benchmark/ { for (i = 3; i <= NF; i++) if ($i == m) v = $(i-1) } END { print (v == "") ? "?" : v }' "$2"; }
+  # bench_run FILE PKG NAME [VAR=value ...]: runs the Go benchmark NAME of PKG once, with the environment given,
+  # into FILE; when it fails it shows the end of FILE, marks the run failed and returns 1.
+  bench_run() {
+    local file=$1 pkg=$2 name=$3
+    shift 3
+    env "$@" go test -run '^$' -bench "^$name\$" -benchtime=1x -count=1 -timeout 120m "$pkg" >"$file" 2>&1 && return 0
+    echo "bench: $name failed:" >&2; tail -30 "$file" >&2
+    status=1
+    return 1
+  }
 
   echo "== bench: continuous full resync ($scale_clusters clusters x $scale_templates templates)" >&2
   scale="$work/scale.txt"
@@ -277,9 +287,9 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
     status_nodes=${status_size%x*} status_pods=${status_size#*x}
     echo "== bench: member status loop ($status_nodes nodes x $status_pods pods, $status_rounds round(s))" >&2
     memstat="$work/member-status.txt"
-    if FLOTILLA_BENCH_STATUS_KWOK=${BENCH_STATUS_KWOK:-1} FLOTILLA_BENCH_STATUS_NODES=$status_nodes FLOTILLA_BENCH_STATUS_PODS=$status_pods FLOTILLA_BENCH_STATUS_ROUNDS=$status_rounds \
-      FLOTILLA_BENCH_STATUS_WINDOW=1m go test -run '^$' -bench '^BenchmarkMemberStatusScale$' -benchtime=1x -count=1 -timeout 90m \
-      ./controlplane/member/ >"$memstat" 2>&1; then
+    if bench_run "$memstat" ./controlplane/member/ BenchmarkMemberStatusScale FLOTILLA_BENCH_STATUS_KWOK="${BENCH_STATUS_KWOK:-1}" \
+      FLOTILLA_BENCH_STATUS_NODES="$status_nodes" FLOTILLA_BENCH_STATUS_PODS="$status_pods" FLOTILLA_BENCH_STATUS_ROUNDS="$status_rounds" \
+      FLOTILLA_BENCH_STATUS_WINDOW=1m; then
       m() { printf '%.2f' "$(metric "$1" "$memstat")"; }
       row "member status loop: member kube-apiserver CPU per minute (probe every 10 s)" "1 member, $status_nodes nodes × $status_pods pods" \
         "watch $(m watch-apiserver-cpu-s/min) s (list every probe: $(m list-apiserver-cpu-s/min); idle: $(m idle-apiserver-cpu-s/min))" \
@@ -291,26 +301,21 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
         "—"
       notes+=("- member status loop: one Full member (kwok nodes, pods bound round robin and Running), CollectStatus every 10 s with a 5 s timeout for 1 min per mode, modes in turns: idle (no loop), list (a cache without Watch: the code path before informers, discovery and paged lists every probe), watch (the control plane's cache: informers started before the window, discovery kept). apiserver CPU is utime + stime from /proc; flotilla CPU is the benchmark process's rusage, allocated is Go's TotalAlloc, heap kept is the live heap after GC minus before the mode. Medians over $status_rounds round(s); see bench/results-member-status.md.")
     else
-      echo "bench: member status benchmark failed:" >&2; tail -30 "$memstat" >&2
       row "member status loop" "1 member, $status_nodes nodes × $status_pods pods" "failed" "failed" "—"
-      status=1
     fi
   fi
 
   if [ -z "${BENCH_SKIP_WORKPUT:-}" ]; then
     echo "== bench: Work throughput ($workput_members members x $workput_templates templates)" >&2
     wp="$work/workput.txt"
-    if FLOTILLA_BENCH_BINARY="$bench_bin" FLOTILLA_BENCH_WORKPUT_MEMBERS=$workput_members FLOTILLA_BENCH_WORKPUT_TEMPLATES=$workput_templates \
-      go test -run '^$' -bench '^BenchmarkWorkThroughput$' -benchtime=1x -count=1 -timeout 90m \
-      ./controlplane/controller/ >"$wp" 2>&1; then
+    if bench_run "$wp" ./controlplane/controller/ BenchmarkWorkThroughput FLOTILLA_BENCH_BINARY="$bench_bin" \
+      FLOTILLA_BENCH_WORKPUT_MEMBERS="$workput_members" FLOTILLA_BENCH_WORKPUT_TEMPLATES="$workput_templates"; then
       p50=$(metric update-p50-s "$wp") p99=$(metric update-p99-s "$wp") total=$(metric update-total-s "$wp") initial=$(metric initial-s "$wp")
       row "continuous Work throughput: template change → member updated, per (template, member)" "$workput_members members × $workput_templates templates" \
         "$(printf '%.1f' "$p50") s (p50)" "$(printf '%.1f' "$p99") s (p99; all updated after $(printf '%.1f' "$total") s)" "— (issue 20 asks for the figures)"
       notes+=("- continuous Work throughput: a host and $workput_members apiserver-only members, $workput_templates ConfigMaps Duplicated to every member by one PropagationPolicy ($((workput_members * workput_templates)) Works), the \`controlplane\` process with default flags. An informer per member records when each ConfigMap first shows each value. After every member holds every ConfigMap (first propagation: $(printf '%.1f' "$initial") s from the process start), the harness changes every template; a pair's latency is from just before its template's update until the member shows the new value. Analysis: bench/results-workput.md.")
     else
-      echo "bench: Work throughput benchmark failed:" >&2; tail -30 "$wp" >&2
       row "continuous Work throughput" "$workput_members members × $workput_templates templates" "failed" "failed" "—"
-      status=1
     fi
   fi
 fi
@@ -321,11 +326,7 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ] && [ -z "${BENCH_SKIP_RESTART:-}" ]; then
   # restart_bench NAME: runs BenchmarkContinuousNAME into $work/NAME.txt.
   restart_bench() {
     echo "== bench: continuous $1 ($scale_clusters clusters x $scale_templates templates)" >&2
-    env "${restart_env[@]}" go test -run '^$' -bench "^BenchmarkContinuous$1\$" -benchtime=1x -count=1 -timeout 120m \
-      ./controlplane/controller/ >"$work/$1.txt" 2>&1 && return 0
-    echo "bench: continuous $1 benchmark failed:" >&2; tail -30 "$work/$1.txt" >&2
-    status=1
-    return 1
+    bench_run "$work/$1.txt" ./controlplane/controller/ "BenchmarkContinuous$1" "${restart_env[@]}"
   }
   size="$scale_clusters clusters × $scale_templates templates"
   if restart_bench WarmRestart; then
