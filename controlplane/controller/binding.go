@@ -77,8 +77,9 @@ func (b *bindingReconciler) setup(mgr ctrl.Manager, templates <-chan event.Gener
 		return err
 	}
 	bld := newBindingController(mgr, "binding").
-		// The plain queue: controller-runtime v0.23's priority queue can
-		// deadlock on shutdown with more than one worker
+		// The plain queue: binding events carry no priority of their own. It
+		// was chosen when controller-runtime's priority queue (before v0.25)
+		// could deadlock on shutdown with more than one worker
 		// (kubernetes-sigs/controller-runtime#3538).
 		WithOptions(controller.Options{MaxConcurrentReconciles: b.opts.BindingWorkers, UsePriorityQueue: ptr.To(false)}).
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {

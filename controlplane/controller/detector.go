@@ -58,10 +58,11 @@ func (d *detector) controller(mgr manager.Manager, c cache.Cache, templates chan
 	d.events = mgr.GetEventRecorder("flotilla-detector")
 	name := "detector-" + strings.ToLower(d.gvk.Kind) + "." + d.gvk.Group
 	opts := controller.Options{Reconciler: d, Logger: mgr.GetLogger(), MaxConcurrentReconciles: d.opts.TemplateWorkers,
-		// controller-runtime v0.23's priority queue can deadlock on
-		// shutdown with more than one worker (kubernetes-sigs/
-		// controller-runtime#3538), and a detector stops whenever its kind
-		// does; the plain queue cannot.
+		// The plain queue: template events carry no priority of their own.
+		// It was chosen when controller-runtime's priority queue (before
+		// v0.25) could deadlock on shutdown with more than one worker
+		// (kubernetes-sigs/controller-runtime#3538), which a detector, stopped
+		// whenever its kind is, hit.
 		UsePriorityQueue: ptr.To(false),
 		// The same kind's detector is built again when its CRD returns.
 		SkipNameValidation: ptr.To(true)}
