@@ -2,6 +2,8 @@ package terraform
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -212,15 +214,29 @@ func TestFaultMemberStallsMidApply(t *testing.T) {
 	proxy := startStallProxy(t, hostPort(t, slow.env.Host))
 	slow.host = "https://" + proxy.addr()
 	const timeout = 15 * time.Second
+	// The second manifest waits behind a gate, a built-in terraform_data
+	// whose local-exec waits for a file the test writes once it has stalled
+	// m3: the stall always falls between the two manifests' writes, however
+	// fast the first one ends (a poll alone lost that race).
+	gate := filepath.Join(t.TempDir(), "stalled")
 	config := func(version string) string {
+		wait := fmt.Sprintf("[ %s = 1 ] || while [ ! -e %s ]; do sleep 0.05; done", version, gate)
 		return faultClustersHCL(ms, false) + policyHCL("first", "default", "v1", "ConfigMap", []string{"m1"}, "") + `
 resource "flotilla_propagation_policy" "second" {
   name               = "second"
   namespace          = "default"
   resource_selectors = [{ api_version = "v1", kind = "ConfigMap", name = "second" }]
 }
-` + configMapHCL("first", "first", version, "first", "") +
-			configMapHCL("second", "second", version, "second", fmt.Sprintf("timeouts {\n    update = %q\n  }\n  depends_on = [flotilla_manifest.first]", timeout.String()))
+` + fmt.Sprintf(`
+resource "terraform_data" "gate" {
+  triggers_replace = [%q]
+  depends_on       = [flotilla_manifest.first]
+  provisioner "local-exec" {
+    command = %q
+  }
+}
+`, version, wait) + configMapHCL("first", "first", version, "first", "") +
+			configMapHCL("second", "second", version, "second", fmt.Sprintf("timeouts {\n    update = %q\n  }\n  depends_on = [terraform_data.gate]", timeout.String()))
 	}
 	d.write(config("1"))
 	d.mustRun("apply", "-auto-approve", "-no-color")
@@ -235,6 +251,9 @@ resource "flotilla_propagation_policy" "second" {
 		proxy.stall()
 		stalledAt = time.Now()
 		t.Logf("stalled %s once the first manifest reached m1", slow.name)
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	err := cmd.Wait()
 	elapsed := time.Since(stalledAt)
