@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,8 +49,9 @@ type host struct {
 
 // hostConnector resolves a managed resource's provider config into a host
 // client, tracking the usage first, as crossplane-runtime asks. Host clients
-// are cached by the content of their kubeconfig, so a reconcile does not
-// rediscover the host's API.
+// are cached per provider config (hostCache), so a reconcile does not
+// rediscover the host's API; the cache is bounded and drops a config's
+// client when its credentials change or it is deleted.
 type hostConnector struct {
 	kube     client.Client
 	usage    resource.ModernTracker
@@ -58,8 +61,10 @@ type hostConnector struct {
 	// to ClusterProviderConfigs only.
 	allowExecAndFiles bool
 
+	// mu serialises building clients, so concurrent reconciles of one
+	// config build one client, not one each.
 	mu      sync.Mutex
-	clients map[[sha256.Size]byte]client.Client
+	clients *hostCache
 }
 
 func newHostConnector(kube client.Client, scheme *runtime.Scheme, injected *rest.Config, allowExecAndFiles bool) *hostConnector {
@@ -69,7 +74,7 @@ func newHostConnector(kube client.Client, scheme *runtime.Scheme, injected *rest
 		scheme:            scheme,
 		injected:          injected,
 		allowExecAndFiles: allowExecAndFiles,
-		clients:           map[[sha256.Size]byte]client.Client{},
+		clients:           newHostCache(DefaultHostCacheSize),
 	}
 }
 
@@ -83,6 +88,8 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 		return nil, errors.New(errNoConfigRef)
 	}
 	var spec v1alpha1.ProviderConfigSpec
+	key := providerConfigKey{Kind: ref.Kind, Name: ref.Name}
+	var generation int64
 	// Only a cluster-scoped ClusterProviderConfig is the administrator's:
 	// a namespaced ProviderConfig is written by the namespace's tenants.
 	admin := false
@@ -98,18 +105,18 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 		if pc.Spec.Credentials.Source == xpv2.CredentialsSourceInjectedIdentity {
 			return nil, fmt.Errorf("ProviderConfig %s/%s: %s", pc.Namespace, pc.Name, errInjectedInNS)
 		}
-		spec = pc.Spec
+		spec, key.Namespace, generation = pc.Spec, pc.Namespace, pc.Generation
 	case v1alpha1.ClusterProviderConfigKind:
 		var pc v1alpha1.ClusterProviderConfig
 		if err := c.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, &pc); err != nil {
 			return nil, fmt.Errorf("read ClusterProviderConfig %s: %w", ref.Name, err)
 		}
-		spec = pc.Spec
+		spec, generation = pc.Spec, pc.Generation
 		admin = true
 	default:
 		return nil, fmt.Errorf("%s, not %q", errUnknownPCKind, ref.Kind)
 	}
-	hc, err := c.hostClient(ctx, spec.Credentials, admin && c.allowExecAndFiles)
+	hc, err := c.hostClient(ctx, key, generation, spec.Credentials, admin && c.allowExecAndFiles)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", ref.Kind, ref.Name, err)
 	}
@@ -120,10 +127,12 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 	return &host{client: hc, fleet: fleet}, nil
 }
 
-// hostClient returns the cached client of the credentials. The kubeconfig
-// of a Secret may run exec plugins or read local files only when
-// allowExecAndFiles; it is checked before the cache is consulted.
-func (c *hostConnector) hostClient(ctx context.Context, creds v1alpha1.ProviderCredentials, allowExecAndFiles bool) (client.Client, error) {
+// hostClient returns the cached client of the provider config key, built
+// from creds. The kubeconfig of a Secret may run exec plugins or read local
+// files only when allowExecAndFiles; it is checked before the cache is
+// consulted. generation is the config's, recorded so that a later change
+// of the config drops the client (forgetChanged).
+func (c *hostConnector) hostClient(ctx context.Context, key providerConfigKey, generation int64, creds v1alpha1.ProviderCredentials, allowExecAndFiles bool) (client.Client, error) {
 	var kubeconfig []byte
 	switch creds.Source {
 	case xpv2.CredentialsSourceInjectedIdentity:
@@ -148,10 +157,11 @@ func (c *hostConnector) hostClient(ctx context.Context, creds v1alpha1.ProviderC
 	default:
 		return nil, fmt.Errorf("spec.credentials.source %q is not supported: use Secret or InjectedIdentity", creds.Source)
 	}
-	key := sha256.Sum256(append([]byte(creds.Source+"\x00"), kubeconfig...))
+	// The digest covers the source too: InjectedIdentity has no kubeconfig.
+	digest := sha256.Sum256(append([]byte(creds.Source+"\x00"), kubeconfig...))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if hc, ok := c.clients[key]; ok {
+	if hc, ok := c.clients.get(key, digest); ok {
 		return hc, nil
 	}
 	cfg := c.injected
@@ -165,10 +175,47 @@ func (c *hostConnector) hostClient(ctx context.Context, creds v1alpha1.ProviderC
 	if cfg == nil {
 		return nil, errors.New("spec.credentials.source InjectedIdentity: the provider has no identity of its own to inject")
 	}
-	hc, err := client.New(rest.CopyConfig(cfg), client.Options{Scheme: c.scheme})
+	e, err := c.newHostClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.digest, e.generation = digest, generation
+	c.clients.put(key, e)
+	return e.client, nil
+}
+
+// newHostClient builds a client of cfg with a transport of its own.
+// client-go shares transports between configs of equal TLS settings in a
+// process-wide cache that nothing here could empty, so a tenant's stream
+// of kubeconfigs with new certificates would grow it; a config with a
+// Proxy function is never put there. The proxy is client-go's default
+// (the environment's, sparing the CIDRs in NO_PROXY) unless the
+// kubeconfig names one.
+func (c *hostConnector) newHostClient(cfg *rest.Config) (*hostEntry, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Proxy == nil {
+		cfg.Proxy = utilnet.NewProxierWithNoProxyCIDR(http.ProxyFromEnvironment)
+	}
+	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to host: %w", err)
 	}
-	c.clients[key] = hc
-	return hc, nil
+	cl, err := client.New(cfg, client.Options{Scheme: c.scheme, HTTPClient: hc})
+	if err != nil {
+		return nil, fmt.Errorf("connect to host: %w", err)
+	}
+	return &hostEntry{client: cl, http: hc}, nil
+}
+
+// forgetChanged drops the client of a provider config that is gone, being
+// deleted or changed since its client was built: its provider config
+// reconciler calls it on every event of the config. A config that no
+// managed resource uses any more would otherwise keep its client until
+// the cache is full.
+func (c *hostConnector) forgetChanged(key providerConfigKey, generation int64, exists bool) {
+	if !exists {
+		c.clients.forget(key)
+		return
+	}
+	c.clients.forgetIfNot(key, generation)
 }

@@ -15,6 +15,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -22,6 +23,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
@@ -125,7 +127,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 			WithOptions(controllerOptions(o)).
 			For(pc.obj).
 			Watches(&v1alpha1.ProviderConfigUsage{}, &resource.EnqueueRequestForProviderConfig{}).
-			Complete(ratelimiter.NewReconciler(name, r, global))
+			Complete(ratelimiter.NewReconciler(name, forgetHosts(mgr.GetClient(), hosts, pc.gvk.Kind, r), global))
 		if err != nil {
 			return fmt.Errorf("set up %s controller: %w", pc.gvk.Kind, err)
 		}
@@ -151,6 +153,25 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	}
 	return setupManaged(mgr, o, global, hosts, v1alpha1.ManifestGroupVersionKind, &v1alpha1.Manifest{},
 		func(h *host) managed.TypedExternalClient[*v1alpha1.Manifest] { return &manifestClient{host: h} })
+}
+
+// forgetHosts runs before a provider config's reconciler: it drops the
+// config's host client when the config is gone, being deleted or changed
+// (hostConnector.forgetChanged), then runs next.
+func forgetHosts(kube client.Reader, hosts *hostConnector, kind string, next reconcile.Reconciler) reconcile.Reconciler {
+	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		var pc client.Object = &v1alpha1.ClusterProviderConfig{}
+		if kind == v1alpha1.ProviderConfigKind {
+			pc = &v1alpha1.ProviderConfig{}
+		}
+		err := kube.Get(ctx, req.NamespacedName, pc)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("read %s %s: %w", kind, req.NamespacedName, err)
+		}
+		gone := err != nil || !pc.GetDeletionTimestamp().IsZero()
+		hosts.forgetChanged(providerConfigKey{Kind: kind, Namespace: req.Namespace, Name: req.Name}, pc.GetGeneration(), !gone)
+		return next.Reconcile(ctx, req)
+	})
 }
 
 // setupManaged registers the managed resource reconciler of one kind.
