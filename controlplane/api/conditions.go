@@ -143,4 +143,8 @@ const (
 	// ReasonPriorityClassNotFound is the template event of a template whose
 	// claiming policy's schedulePriority names no PriorityClass.
 	ReasonPriorityClassNotFound = "PriorityClassNotFound"
+	// ReasonPolicyInvalid is the event of a policy that fails validation
+	// (written while no admission webhook ran), and of a template that
+	// policy holds at its last valid placement or rendering.
+	ReasonPolicyInvalid = "PolicyInvalid"
 )

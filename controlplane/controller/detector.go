@@ -215,9 +215,16 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		existing = nil
 	}
 	prev := recordedClaim(existing)
-	claim, ok, err := d.claim(ctx, tmpl, prev)
+	claim, ok, invalid, err := d.claim(ctx, tmpl, prev)
 	if err != nil {
 		return reconcile.Result{}, err
+	}
+	if invalid != nil {
+		// The policy that claims the template became invalid: its binding
+		// stays as last written until the policy is fixed (its watch
+		// brings the template back) or deleted.
+		d.waiting(ctx, tmpl, api.ReasonPolicyInvalid, invalid.Error()+": the binding keeps its last valid placement until the policy is fixed")
+		return reconcile.Result{}, nil
 	}
 	if !ok {
 		return reconcile.Result{}, d.dropBinding(ctx, key, req.Name)
@@ -310,13 +317,19 @@ const reasonInterpretFailed = "InterpretFailed"
 // template changes.
 const AnnotationTemplateSpecHash = "propagationpolicy.flotilla.io/template-spec-hash"
 
-func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (policy.Claim, bool, error) {
-	pp, cpp, err := hoststore.PropagationPolicies(ctx, d.client, tmpl.GetNamespace())
+// claim resolves the claim of tmpl over the valid policies; an invalid
+// policy claims nothing. When prev, the claim its binding records, names
+// a policy that is now invalid, that policy is returned instead.
+func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (policy.Claim, bool, *hoststore.InvalidPolicy, error) {
+	pp, cpp, invalid, err := hoststore.PropagationPolicies(ctx, d.client, tmpl.GetNamespace())
 	if err != nil {
-		return policy.Claim{}, false, err
+		return policy.Claim{}, false, nil, err
+	}
+	if p := hoststore.Claimed(invalid, tmpl.GetNamespace(), prev); p != nil {
+		return policy.Claim{}, false, p, nil
 	}
 	claim, ok := policy.ResolveClaim(tmpl, prev, pp, cpp)
-	return claim, ok, nil
+	return claim, ok, nil, nil
 }
 
 // recordedClaim is the claim a detector's binding records; nil for no

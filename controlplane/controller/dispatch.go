@@ -106,11 +106,18 @@ func workDispatchingCondition(w *workv1.Work, now time.Time) {
 // when nothing is missing. It also returns the resolved schedule priority.
 func (d *detector) waitFor(ctx context.Context, tmpl *unstructured.Unstructured, claim policy.Claim) (*api.BindingSchedulePriority, string, string, error) {
 	if len(claim.Spec.DependentOverrides) > 0 {
-		ops, cops, err := hoststore.OverridePolicies(ctx, d.client, tmpl.GetNamespace())
+		ops, cops, invalid, err := hoststore.OverridePolicies(ctx, d.client, tmpl.GetNamespace())
 		if err != nil {
 			return nil, "", "", err
 		}
+		// An invalid override policy is as good as missing: the binding
+		// would be rendered without it.
 		if missing := policy.MissingDependentOverrides(claim, ops, cops); len(missing) > 0 {
+			for _, p := range invalid {
+				if slices.Contains(missing, p.Name) {
+					return nil, api.ReasonPolicyInvalid, fmt.Sprintf("%s %s waits for %s (spec.dependentOverrides): %s", claim.Kind, policyName(claim), p.Ref(), p.Error()), nil
+				}
+			}
 			kind := api.KindOverridePolicy
 			if claim.Kind == api.KindClusterPropagationPolicy {
 				kind = api.KindClusterOverridePolicy

@@ -151,7 +151,7 @@ func (s *namespaceSync) Reconcile(ctx context.Context, req reconcile.Request) (r
 	if err := s.client.List(ctx, &clusters); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list clusters: %w", err)
 	}
-	_, cops, err := hoststore.OverridePolicies(ctx, s.client, "")
+	_, cops, invalid, err := hoststore.OverridePolicies(ctx, s.client, "")
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -162,6 +162,12 @@ func (s *namespaceSync) Reconcile(ctx context.Context, req reconcile.Request) (r
 	tmpl, err := namespaceTemplate(&ns)
 	if err != nil {
 		return reconcile.Result{}, err
+	}
+	if p := hoststore.HeldBy(invalid, tmpl); p != nil {
+		// Its Works stay as last written; the policy's watch brings the
+		// namespace back once it is fixed.
+		ctrl.LoggerFrom(ctx).Info("namespace not synced", "namespace", ns.Name, "reason", p.Error())
+		return reconcile.Result{}, nil
 	}
 	overrides := policy.MatchOverrides(tmpl, nil, cops)
 	var errs []error

@@ -111,6 +111,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&schedulerReconciler{client: c, opts: opts, now: now, events: rec("scheduler")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
+	if err := setupPolicyValidation(mgr, rec("policy-validation")); err != nil {
+		return err
+	}
 	if err := (&applicationFailoverReconciler{client: c, now: now, events: rec("application-failover")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up application failover controller: %w", err)
 	}

@@ -215,9 +215,13 @@ func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 		return trustAttached(ctx, c, rb, opts)
 	}
 	prev := recordedClaim(rb)
-	claim, err := claimOf(ctx, c, tmpl, prev)
+	claim, invalid, err := claimOf(ctx, c, tmpl, prev)
 	if err != nil {
 		return nil, err
+	}
+	if invalid != nil {
+		// Refused, not pending: the Works stay as last rendered.
+		return nil, refuseBinding(rb, field.Invalid(field.NewPath("metadata", "labels").Key(hoststore.LabelPolicy), prev.String(), invalid.Error()))
 	}
 	if claim == nil {
 		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "resource"), api.TemplateRefOf(tmpl).String(), "no propagation policy claims the template"))
@@ -267,17 +271,21 @@ func heldLazily(rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, cla
 }
 
 // claimOf returns the policy that claims tmpl now, given the claim prev a
-// binding records (claims are sticky), nil when none does.
-func claimOf(ctx context.Context, c client.Reader, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (*policy.Claim, error) {
-	pp, cpp, err := hoststore.PropagationPolicies(ctx, c, tmpl.GetNamespace())
+// binding records (claims are sticky), nil when none does; or the policy
+// prev names when it is now invalid.
+func claimOf(ctx context.Context, c client.Reader, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (*policy.Claim, *hoststore.InvalidPolicy, error) {
+	pp, cpp, invalid, err := hoststore.PropagationPolicies(ctx, c, tmpl.GetNamespace())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if p := hoststore.Claimed(invalid, tmpl.GetNamespace(), prev); p != nil {
+		return nil, p, nil
 	}
 	claim, ok := policy.ResolveClaim(tmpl, prev, pp, cpp)
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return &claim, nil
+	return &claim, nil, nil
 }
 
 // EffectiveConflictResolution is the conflict resolution a claim gives its

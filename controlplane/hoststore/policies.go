@@ -3,60 +3,168 @@ package hoststore
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
-// PropagationPolicies lists the host's propagation policies that may claim a
-// template in namespace, in the engine's form. A cluster-scoped template
-// (namespace "") is claimed by ClusterPropagationPolicies only: no
-// namespaced policy is listed for it, so no tenant's policy ever reaches it.
-func PropagationPolicies(ctx context.Context, c client.Reader, namespace string) ([]api.PropagationPolicy, []api.ClusterPropagationPolicy, error) {
+// InvalidPolicy is a policy of the host that fails the validation the
+// admission webhook runs (policyv1's Validate methods): it was written
+// while no webhook ran. It claims and overrides nothing; what it held
+// stays as it was last rendered (Holds).
+type InvalidPolicy struct {
+	// Kind is the policy's kind (api.KindPropagationPolicy, …).
+	Kind string
+	// Namespace is "" for a cluster-wide policy.
+	Namespace string
+	// Name of the policy.
+	Name string
+	// Selectors are the policy's resource selectors, as written.
+	Selectors []api.ResourceSelector
+	// Errs name each invalid field.
+	Errs field.ErrorList
+}
+
+// Ref is how the policy is named in messages: "Kind namespace/name".
+func (p InvalidPolicy) Ref() string {
+	if p.Namespace == "" {
+		return p.Kind + " " + p.Name
+	}
+	return p.Kind + " " + p.Namespace + "/" + p.Name
+}
+
+// Error says the policy is refused and why, field by field.
+func (p InvalidPolicy) Error() string {
+	msgs := make([]string, len(p.Errs))
+	for i, e := range p.Errs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Sprintf("%s is invalid and is not acted on: %s", p.Ref(), strings.Join(msgs, "; "))
+}
+
+// Holds reports whether an invalid override policy may apply to tmpl, so
+// that rendering tmpl without it would drop overrides it applied while it
+// was valid: it selects tmpl, or its resource selectors are themselves
+// invalid (they cannot tell), or it has none (it selects everything).
+func (p InvalidPolicy) Holds(tmpl *unstructured.Unstructured) bool {
+	if len(p.Selectors) == 0 || policy.SelectorsSpecificity(p.Selectors, tmpl) != policy.NoMatch {
+		return true
+	}
+	for _, e := range p.Errs {
+		if strings.HasPrefix(e.Field, "spec.resourceSelectors") {
+			return true
+		}
+	}
+	return false
+}
+
+// Claimed returns the invalid propagation policy named by prev, the claim
+// a template's binding records; nil when prev names no invalid policy.
+// A template whose policy became invalid keeps its binding as it is: the
+// last valid placement stays, as it would have had the webhook refused
+// the edit, instead of being claimed by another policy or deleted from
+// every member.
+func Claimed(invalid []InvalidPolicy, namespace string, prev *policy.ClaimRef) *InvalidPolicy {
+	if prev == nil {
+		return nil
+	}
+	for i := range invalid {
+		p := &invalid[i]
+		if p.Kind == prev.Kind && p.Name == prev.Name && (p.Kind == api.KindClusterPropagationPolicy || p.Namespace == namespace) {
+			return p
+		}
+	}
+	return nil
+}
+
+// HeldBy returns the first invalid override policy that Holds tmpl, nil
+// when none does.
+func HeldBy(invalid []InvalidPolicy, tmpl *unstructured.Unstructured) *InvalidPolicy {
+	for i := range invalid {
+		if invalid[i].Holds(tmpl) {
+			return &invalid[i]
+		}
+	}
+	return nil
+}
+
+// PropagationPolicies lists the host's valid propagation policies that may
+// claim a template in namespace, in the engine's form, and the invalid
+// ones apart. A cluster-scoped template (namespace "") is claimed by
+// ClusterPropagationPolicies only: no namespaced policy is listed for it,
+// so no tenant's policy ever reaches it.
+func PropagationPolicies(ctx context.Context, c client.Reader, namespace string) ([]api.PropagationPolicy, []api.ClusterPropagationPolicy, []InvalidPolicy, error) {
 	var pps policyv1.PropagationPolicyList
 	if namespace != "" {
 		if err := c.List(ctx, &pps, client.InNamespace(namespace)); err != nil {
-			return nil, nil, fmt.Errorf("list propagation policies: %w", err)
+			return nil, nil, nil, fmt.Errorf("list propagation policies: %w", err)
 		}
 	}
 	var cpps policyv1.ClusterPropagationPolicyList
 	if err := c.List(ctx, &cpps); err != nil {
-		return nil, nil, fmt.Errorf("list cluster propagation policies: %w", err)
+		return nil, nil, nil, fmt.Errorf("list cluster propagation policies: %w", err)
 	}
-	pp := make([]api.PropagationPolicy, len(pps.Items))
-	for i, p := range pps.Items {
-		pp[i] = api.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+	var invalid []InvalidPolicy
+	pp := make([]api.PropagationPolicy, 0, len(pps.Items))
+	for i := range pps.Items {
+		p := &pps.Items[i]
+		if errs := p.Validate(); len(errs) > 0 {
+			invalid = append(invalid, InvalidPolicy{Kind: api.KindPropagationPolicy, Namespace: p.Namespace, Name: p.Name, Selectors: p.Spec.ResourceSelectors, Errs: errs})
+			continue
+		}
+		pp = append(pp, api.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
 	}
-	cpp := make([]api.ClusterPropagationPolicy, len(cpps.Items))
-	for i, p := range cpps.Items {
-		cpp[i] = api.ClusterPropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+	cpp := make([]api.ClusterPropagationPolicy, 0, len(cpps.Items))
+	for i := range cpps.Items {
+		p := &cpps.Items[i]
+		if errs := p.Validate(); len(errs) > 0 {
+			invalid = append(invalid, InvalidPolicy{Kind: api.KindClusterPropagationPolicy, Name: p.Name, Selectors: p.Spec.ResourceSelectors, Errs: errs})
+			continue
+		}
+		cpp = append(cpp, api.ClusterPropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
 	}
-	return pp, cpp, nil
+	return pp, cpp, invalid, nil
 }
 
-// OverridePolicies lists the host's override policies that may apply to a
-// template in namespace, in the engine's form; only ClusterOverridePolicies
-// for a cluster-scoped template (namespace "").
-func OverridePolicies(ctx context.Context, c client.Reader, namespace string) ([]api.OverridePolicy, []api.ClusterOverridePolicy, error) {
+// OverridePolicies lists the host's valid override policies that may apply
+// to a template in namespace, in the engine's form, and the invalid ones
+// apart; only ClusterOverridePolicies for a cluster-scoped template
+// (namespace ""). A caller renders nothing an invalid one Holds.
+func OverridePolicies(ctx context.Context, c client.Reader, namespace string) ([]api.OverridePolicy, []api.ClusterOverridePolicy, []InvalidPolicy, error) {
 	var ops policyv1.OverridePolicyList
 	if namespace != "" {
 		if err := c.List(ctx, &ops, client.InNamespace(namespace)); err != nil {
-			return nil, nil, fmt.Errorf("list override policies: %w", err)
+			return nil, nil, nil, fmt.Errorf("list override policies: %w", err)
 		}
 	}
 	var cops policyv1.ClusterOverridePolicyList
 	if err := c.List(ctx, &cops); err != nil {
-		return nil, nil, fmt.Errorf("list cluster override policies: %w", err)
+		return nil, nil, nil, fmt.Errorf("list cluster override policies: %w", err)
 	}
-	op := make([]api.OverridePolicy, len(ops.Items))
-	for i, p := range ops.Items {
-		op[i] = api.OverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+	var invalid []InvalidPolicy
+	op := make([]api.OverridePolicy, 0, len(ops.Items))
+	for i := range ops.Items {
+		p := &ops.Items[i]
+		if errs := p.Validate(); len(errs) > 0 {
+			invalid = append(invalid, InvalidPolicy{Kind: api.KindOverridePolicy, Namespace: p.Namespace, Name: p.Name, Selectors: p.Spec.ResourceSelectors, Errs: errs})
+			continue
+		}
+		op = append(op, api.OverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
 	}
-	cop := make([]api.ClusterOverridePolicy, len(cops.Items))
-	for i, p := range cops.Items {
-		cop[i] = api.ClusterOverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+	cop := make([]api.ClusterOverridePolicy, 0, len(cops.Items))
+	for i := range cops.Items {
+		p := &cops.Items[i]
+		if errs := p.Validate(); len(errs) > 0 {
+			invalid = append(invalid, InvalidPolicy{Kind: api.KindClusterOverridePolicy, Name: p.Name, Selectors: p.Spec.ResourceSelectors, Errs: errs})
+			continue
+		}
+		cop = append(cop, api.ClusterOverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
 	}
-	return op, cop, nil
+	return op, cop, invalid, nil
 }

@@ -22,14 +22,20 @@ import (
 // writes it into Works; fleet is the control plane's fleet name. A workload
 // that a propagated HPA scales is rendered with the retain-replicas label
 // (markScaleTarget). The rendering itself is plan.RenderBinding, the
-// synchronous driver's; this reads its inputs from the host.
+// synchronous driver's; this reads its inputs from the host. An invalid
+// override policy that Holds tmpl fails the rendering (with the
+// InvalidPolicy as the error): rendered without it, tmpl would lose the
+// overrides it had while valid, so its Works stay as last rendered.
 func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
 	if len(rb.Spec.Clusters) == 0 {
 		return nil, nil
 	}
-	op, cop, err := OverridePolicies(ctx, c, tmpl.GetNamespace())
+	op, cop, invalid, err := OverridePolicies(ctx, c, tmpl.GetNamespace())
 	if err != nil {
 		return nil, err
+	}
+	if p := HeldBy(invalid, tmpl); p != nil {
+		return nil, *p
 	}
 	in, err := LoadInterpreter(ctx, c)
 	if err != nil {

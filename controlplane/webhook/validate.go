@@ -86,29 +86,20 @@ func Register(srv Server, scheme *runtime.Scheme, opts Options) {
 	srv.Register(PathPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.PropagationPolicy]{
 		gk:   policyv1.GroupVersion.WithKind("PropagationPolicy").GroupKind(),
 		name: func(p *policyv1.PropagationPolicy) string { return p.Name },
-		validate: func(p *policyv1.PropagationPolicy) field.ErrorList {
-			e := api.PropagationPolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
-			api.DefaultPropagationPolicy(&e)
-			return api.ValidatePropagationPolicy(&e)
-		},
+		// The controllers run the same check (hoststore).
+		validate: (*policyv1.PropagationPolicy).Validate,
 	}))
 	srv.Register(PathClusterPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterPropagationPolicy]{
 		gk:   policyv1.GroupVersion.WithKind("ClusterPropagationPolicy").GroupKind(),
 		name: func(p *policyv1.ClusterPropagationPolicy) string { return p.Name },
-		validate: func(p *policyv1.ClusterPropagationPolicy) field.ErrorList {
-			e := api.ClusterPropagationPolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
-			api.DefaultClusterPropagationPolicy(&e)
-			return api.ValidateClusterPropagationPolicy(&e)
-		},
+		// The controllers run the same check (hoststore).
+		validate: (*policyv1.ClusterPropagationPolicy).Validate,
 	}))
 	srv.Register(PathOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.OverridePolicy]{
 		gk:   policyv1.GroupVersion.WithKind("OverridePolicy").GroupKind(),
 		name: func(p *policyv1.OverridePolicy) string { return p.Name },
-		validate: func(p *policyv1.OverridePolicy) field.ErrorList {
-			e := api.OverridePolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
-			api.DefaultOverridePolicy(&e)
-			return api.ValidateOverridePolicy(&e)
-		},
+		// The controllers run the same check (hoststore).
+		validate: (*policyv1.OverridePolicy).Validate,
 	}))
 	srv.Register(PathResourceInterpreterCustomization, admission.WithValidator(scheme, validator[*configv1.ResourceInterpreterCustomization]{
 		gk:   configv1.GroupVersion.WithKind(api.KindResourceInterpreterCustomization).GroupKind(),
@@ -121,10 +112,7 @@ func Register(srv Server, scheme *runtime.Scheme, opts Options) {
 	srv.Register(PathClusterOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterOverridePolicy]{
 		gk:   policyv1.GroupVersion.WithKind("ClusterOverridePolicy").GroupKind(),
 		name: func(p *policyv1.ClusterOverridePolicy) string { return p.Name },
-		validate: func(p *policyv1.ClusterOverridePolicy) field.ErrorList {
-			e := api.ClusterOverridePolicy{ObjectMeta: *p.ObjectMeta.DeepCopy(), Spec: *p.Spec.DeepCopy()}
-			api.DefaultClusterOverridePolicy(&e)
-			return api.ValidateClusterOverridePolicy(&e)
-		},
+		// The controllers run the same check (hoststore).
+		validate: (*policyv1.ClusterOverridePolicy).Validate,
 	}))
 }

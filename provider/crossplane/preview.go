@@ -20,34 +20,40 @@ import (
 // and policies). The template has no UID yet, so a Divided tie between
 // equally weighted clusters may break the other way once it is created.
 func (m *manifestClient) preview(ctx context.Context, tmpl *unstructured.Unstructured) (v1alpha1.ManifestObservation, error) {
-	fleet, err := m.fleet(ctx, tmpl.GetNamespace())
+	fleet, invalid, err := m.fleet(ctx, tmpl.GetNamespace())
 	if err != nil {
 		return v1alpha1.ManifestObservation{}, err
+	}
+	// The control plane would not render the template either.
+	if p := hoststore.HeldBy(invalid, tmpl); p != nil {
+		return v1alpha1.ManifestObservation{Preview: true, Message: p.Error()}, nil
 	}
 	results := plan.Plan(fleet, []*unstructured.Unstructured{tmpl})
 	return previewObservation(results[0]), nil
 }
 
-// fleet is the host's snapshot for a template in namespace.
-func (m *manifestClient) fleet(ctx context.Context, namespace string) (plan.Fleet, error) {
+// fleet is the host's snapshot for a template in namespace, with its
+// valid policies only, as the control plane acts on them; and the invalid
+// override policies, which hold what they may apply to.
+func (m *manifestClient) fleet(ctx context.Context, namespace string) (plan.Fleet, []hoststore.InvalidPolicy, error) {
 	c := m.host.client
 	var clusters clusterv1.ClusterList
 	if err := c.List(ctx, &clusters); err != nil {
-		return plan.Fleet{}, fmt.Errorf("list clusters in the host: %w", err)
+		return plan.Fleet{}, nil, fmt.Errorf("list clusters in the host: %w", err)
 	}
-	pps, cpps, err := hoststore.PropagationPolicies(ctx, c, namespace)
+	pps, cpps, _, err := hoststore.PropagationPolicies(ctx, c, namespace)
 	if err != nil {
-		return plan.Fleet{}, fmt.Errorf("read the host: %w", err)
+		return plan.Fleet{}, nil, fmt.Errorf("read the host: %w", err)
 	}
-	ops, cops, err := hoststore.OverridePolicies(ctx, c, namespace)
+	ops, cops, invalid, err := hoststore.OverridePolicies(ctx, c, namespace)
 	if err != nil {
-		return plan.Fleet{}, fmt.Errorf("read the host: %w", err)
+		return plan.Fleet{}, nil, fmt.Errorf("read the host: %w", err)
 	}
 	f := plan.Fleet{Name: m.host.fleet, PropagationPolicies: pps, ClusterPropagationPolicies: cpps, OverridePolicies: ops, ClusterOverridePolicies: cops}
 	for i := range clusters.Items {
 		f.Clusters = append(f.Clusters, clusters.Items[i].Engine())
 	}
-	return f, nil
+	return f, invalid, nil
 }
 
 // previewObservation maps one plan result onto status.atProvider.
