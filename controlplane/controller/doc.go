@@ -70,7 +70,11 @@
 //     a namespace the member had before is neither taken over nor
 //     deleted. A deleted host namespace has its Works deleted;
 //   - orphan collector: deletes a ResourceBinding whose template is gone,
-//     which covers a template deleted while no control plane ran.
+//     which covers a template deleted while no control plane ran;
+//   - policy validation: a policy that fails the webhook's validation
+//     (stored while no webhook ran) gets a Warning Event PolicyInvalid
+//     naming each field. The readers above get valid policies only
+//     (hoststore), and hold what an invalid one claimed or may override.
 //
 // Decisions are made by the pure engine packages; this package only reads,
 // calls and writes. It must not import provider/.
