@@ -223,7 +223,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		// The policy that claims the template became invalid: its binding
 		// stays as last written until the policy is fixed (its watch
 		// brings the template back) or deleted.
-		d.waiting(ctx, tmpl, api.ReasonPolicyInvalid, invalid.Error()+": the binding keeps its last valid placement until the policy is fixed")
+		d.waiting(ctx, tmpl, api.ReasonPolicyInvalid, invalid.Message()+": the binding keeps its last valid placement until the policy is fixed")
 		return reconcile.Result{}, nil
 	}
 	if !ok {

@@ -115,7 +115,7 @@ func (d *detector) waitFor(ctx context.Context, tmpl *unstructured.Unstructured,
 		if missing := policy.MissingDependentOverrides(claim, ops, cops); len(missing) > 0 {
 			for _, p := range invalid {
 				if slices.Contains(missing, p.Name) {
-					return nil, api.ReasonPolicyInvalid, fmt.Sprintf("%s %s waits for %s (spec.dependentOverrides): %s", claim.Kind, policyName(claim), p.Ref(), p.Error()), nil
+					return nil, api.ReasonPolicyInvalid, fmt.Sprintf("%s %s waits for %s (spec.dependentOverrides): %s", claim.Kind, policyName(claim), p.Ref(), p.Message()), nil
 				}
 			}
 			kind := api.KindOverridePolicy

@@ -166,7 +166,7 @@ func (s *namespaceSync) Reconcile(ctx context.Context, req reconcile.Request) (r
 	if p := hoststore.HeldBy(invalid, tmpl); p != nil {
 		// Its Works stay as last written; the policy's watch brings the
 		// namespace back once it is fixed.
-		ctrl.LoggerFrom(ctx).Info("namespace not synced", "namespace", ns.Name, "reason", p.Error())
+		ctrl.LoggerFrom(ctx).Info("namespace not synced", "namespace", ns.Name, "reason", p.Message())
 		return reconcile.Result{}, nil
 	}
 	overrides := policy.MatchOverrides(tmpl, nil, cops)

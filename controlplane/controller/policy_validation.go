@@ -61,7 +61,7 @@ func (v *policyValidation[P]) Reconcile(ctx context.Context, req reconcile.Reque
 		return reconcile.Result{}, nil
 	}
 	invalid := hoststore.InvalidPolicy{Kind: v.kind, Namespace: p.GetNamespace(), Name: p.GetName(), Errs: errs}
-	note := invalid.Error() + ": it claims and overrides no template, and templates it claimed or overrode keep their last valid placement and rendering until it is fixed"
+	note := invalid.Message() + ": it claims and overrides no template, and templates it claimed or overrode keep their last valid placement and rendering until it is fixed"
 	ctrl.LoggerFrom(ctx).Info("policy refused", "policy", invalid.Ref(), "reason", note)
 	v.events.object(p, corev1.EventTypeWarning, api.ReasonPolicyInvalid, "Validate", note)
 	return reconcile.Result{RequeueAfter: invalidPolicyRecheck}, nil

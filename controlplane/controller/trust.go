@@ -221,7 +221,7 @@ func trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 	}
 	if invalid != nil {
 		// Refused, not pending: the Works stay as last rendered.
-		return nil, refuseBinding(rb, field.Invalid(field.NewPath("metadata", "labels").Key(hoststore.LabelPolicy), prev.String(), invalid.Error()))
+		return nil, refuseBinding(rb, field.Invalid(field.NewPath("metadata", "labels").Key(hoststore.LabelPolicy), prev.String(), invalid.Message()))
 	}
 	if claim == nil {
 		return nil, refuseBinding(rb, field.Invalid(field.NewPath("spec", "resource"), api.TemplateRefOf(tmpl).String(), "no propagation policy claims the template"))

@@ -41,8 +41,8 @@ func (p InvalidPolicy) Ref() string {
 	return p.Kind + " " + p.Namespace + "/" + p.Name
 }
 
-// Error says the policy is refused and why, field by field.
-func (p InvalidPolicy) Error() string {
+// Message says the policy is refused and why, field by field.
+func (p InvalidPolicy) Message() string {
 	msgs := make([]string, len(p.Errs))
 	for i, e := range p.Errs {
 		msgs[i] = e.Error()

@@ -2,6 +2,7 @@ package hoststore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,8 +24,8 @@ import (
 // that a propagated HPA scales is rendered with the retain-replicas label
 // (markScaleTarget). The rendering itself is plan.RenderBinding, the
 // synchronous driver's; this reads its inputs from the host. An invalid
-// override policy that Holds tmpl fails the rendering (with the
-// InvalidPolicy as the error): rendered without it, tmpl would lose the
+// override policy that Holds tmpl fails the rendering (with its Message
+// as the error): rendered without it, tmpl would lose the
 // overrides it had while valid, so its Works stay as last rendered.
 func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
 	if len(rb.Spec.Clusters) == 0 {
@@ -35,7 +36,7 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		return nil, err
 	}
 	if p := HeldBy(invalid, tmpl); p != nil {
-		return nil, *p
+		return nil, errors.New(p.Message())
 	}
 	in, err := LoadInterpreter(ctx, c)
 	if err != nil {

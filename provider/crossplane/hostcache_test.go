@@ -1,14 +1,13 @@
 package crossplane
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"slices"
 	"sync/atomic"
 	"testing"
-
-	"cmp"
 
 	gocmp "github.com/google/go-cmp/cmp"
 )

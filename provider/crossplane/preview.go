@@ -26,7 +26,7 @@ func (m *manifestClient) preview(ctx context.Context, tmpl *unstructured.Unstruc
 	}
 	// The control plane would not render the template either.
 	if p := hoststore.HeldBy(invalid, tmpl); p != nil {
-		return v1alpha1.ManifestObservation{Preview: true, Message: p.Error()}, nil
+		return v1alpha1.ManifestObservation{Preview: true, Message: p.Message()}, nil
 	}
 	results := plan.Plan(fleet, []*unstructured.Unstructured{tmpl})
 	return previewObservation(results[0]), nil
