@@ -61,6 +61,9 @@ func TestHostClientsBounded(t *testing.T) {
 		mr := &v1alpha1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant", Name: name}}
 		mr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: name}
 		testkit.MustCreate(t, kube, mr)
+		// The usage tracker names the resource by its kind in an owner
+		// reference; a typed create leaves it empty.
+		mr.SetGroupVersionKind(v1alpha1.OverridePolicyGroupVersionKind)
 		mrs[i] = mr
 	}
 	for i, mr := range mrs {
