@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// testKey is a resource's HMAC key in these tests.
+var testKey = []byte("0123456789abcdef0123456789abcdef")
+
 func secretObject(kind, apiVersion string, data, stringData map[string]any) map[string]any {
 	obj := map[string]any{
 		"apiVersion": apiVersion, "kind": kind,
@@ -46,7 +49,7 @@ func TestSensitiveRedact(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := json.Marshal(tc.obj)
-			out := kinds.redact(tc.obj)
+			out := kinds.redact(tc.obj, testKey)
 			after, _ := json.Marshal(tc.obj)
 			if string(before) != string(after) {
 				t.Fatalf("redact modified its input:\n%s\n%s", before, after)
@@ -56,7 +59,7 @@ func TestSensitiveRedact(t *testing.T) {
 			if leaked == tc.sensitive {
 				t.Fatalf("sensitive=%v but the value shows=%v: %s", tc.sensitive, leaked, shown)
 			}
-			if tc.sensitive && !strings.Contains(string(shown), `"(sensitive value sha256:`) {
+			if tc.sensitive && !strings.Contains(string(shown), `"(sensitive value hmac:`) {
 				t.Errorf("no hash shown: %s", shown)
 			}
 			if out["type"] != "Opaque" || out["metadata"].(map[string]any)["name"] != "db" {
@@ -64,9 +67,9 @@ func TestSensitiveRedact(t *testing.T) {
 			}
 		})
 	}
-	a := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": b64, "user": "YWRtaW4="}, nil))
-	b := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": b64, "user": "YWRtaW4="}, nil))
-	c := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": "b3RoZXI=", "user": "YWRtaW4="}, nil))
+	a := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": b64, "user": "YWRtaW4="}, nil), testKey)
+	b := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": b64, "user": "YWRtaW4="}, nil), testKey)
+	c := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": "b3RoZXI=", "user": "YWRtaW4="}, nil), testKey)
 	da, db, dc := a["data"].(map[string]any), b["data"].(map[string]any), c["data"].(map[string]any)
 	if da["password"] != db["password"] || da["user"] != db["user"] {
 		t.Errorf("equal values hash differently: %v %v", da, db)
@@ -99,12 +102,12 @@ func TestWithStringData(t *testing.T) {
 	managed := secretObject("Secret", "v1", map[string]any{"user": "YWRtaW4="}, nil)
 	live := secretObject("Secret", "v1", map[string]any{"user": "YWRtaW4=", "token": base64.StdEncoding.EncodeToString([]byte("tok"))}, nil)
 	kinds := sensitiveKinds{defaultSensitiveKind: true}
-	shown := kinds.redact(desired)
-	if got := kinds.redact(withStringData(shown, managed, live)); !equalJSON(got, shown) {
+	shown := kinds.redact(desired, testKey)
+	if got := kinds.redact(withStringData(shown, managed, live), testKey); !equalJSON(got, shown) {
 		t.Errorf("an unchanged Secret shows drift:\n got %v\nwant %v", got, shown)
 	}
 	live["data"].(map[string]any)["token"] = base64.StdEncoding.EncodeToString([]byte("changed"))
-	if got := kinds.redact(withStringData(shown, managed, live)); equalJSON(got, shown) {
+	if got := kinds.redact(withStringData(shown, managed, live), testKey); equalJSON(got, shown) {
 		t.Error("a changed stringData value shows no drift")
 	}
 	if _, ok := managed["stringData"]; ok {
