@@ -117,9 +117,11 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			},
 			"sensitive_kinds": schema.ListAttribute{
 				MarkdownDescription: "Kinds, besides `Secret`, whose `data`, `stringData` and `binaryData` values `flotilla_manifest` and " +
-					"`flotilla_placement` show as hashes in `rendered` and `dependencies_rendered`, as `KIND` or kubectl's `KIND.GROUP` " +
-					"(e.g. `SealedSecret.bitnami.com`). Secrets are always hashed. Each value is shown as `(sensitive value sha256:…)`, " +
-					"a salted hash that changes when the value does, so a plan still shows which key changed.",
+					"`flotilla_placement` hide in `rendered` and `dependencies_rendered`, as `KIND` or kubectl's `KIND.GROUP` " +
+					"(e.g. `SealedSecret.bitnami.com`). Secrets are always hidden. `flotilla_manifest` shows each value as " +
+					"`(sensitive value hmac:…)`, an HMAC-SHA256 under a random key kept in the resource's private state, which changes " +
+					"when the value does, so a plan still shows which key changed while nothing in it can be tested against a guess; " +
+					"`flotilla_placement` shows `(sensitive value)`.",
 				ElementType: types.StringType,
 				Optional:    true,
 			},
