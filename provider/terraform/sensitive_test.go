@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // testKey is a resource's HMAC key in these tests.
@@ -123,4 +127,44 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// TestSecretPINNotGuessable is issue 31's item 4 on the pure function: the
+// attack recovers a PIN from a plain salted hash and from the plain
+// rendered hash (so it can fail), and recovers nothing from what redact
+// shows, with a key or without one.
+func TestSecretPINNotGuessable(t *testing.T) {
+	const pin = "4821"
+	obj := pinSecret(t, pin)
+	kinds := sensitiveKinds{defaultSensitiveKind: true}
+
+	plain := runtime.DeepCopyJSON(obj)
+	plain["data"] = map[string]any{"pin": plainSaltedHash("Secret/shop/db", "data", "pin", base64.StdEncoding.EncodeToString([]byte(pin)))}
+	delete(plain["metadata"].(map[string]any), "annotations")
+	if got, ok := guessPIN(plain, "pin"); !ok || got != pin {
+		t.Fatalf("the attack does not recover the PIN from a plain salted hash (got %q): it could not fail", got)
+	}
+	annotated := runtime.DeepCopyJSON(obj)
+	annotated["data"] = map[string]any{"pin": sensitiveShown}
+	if got, ok := guessPIN(annotated, "pin"); !ok || got != pin {
+		t.Fatalf("the attack does not recover the PIN from the rendered hash (got %q): it could not fail", got)
+	}
+
+	for name, key := range map[string][]byte{"keyed": testKey, "no key": nil} {
+		shown := kinds.redact(obj, key)
+		if got, ok := guessPIN(shown, "pin"); ok {
+			t.Errorf("%s: the PIN %s was recovered from %v", name, got, shown)
+		}
+		b, _ := json.Marshal(shown)
+		if strings.Contains(string(b), obj["metadata"].(map[string]any)["annotations"].(map[string]any)[render.AnnotationRenderedHash].(string)) {
+			t.Errorf("%s: the plain rendered hash is shown: %s", name, b)
+		}
+	}
+	other := kinds.redact(pinSecret(t, "9999"), testKey)
+	if kinds.redact(obj, testKey)["data"].(map[string]any)["pin"] == other["data"].(map[string]any)["pin"] {
+		t.Error("two PINs show the same tag: a change would not show")
+	}
+	if kinds.redact(obj, testKey)["data"].(map[string]any)["pin"] == kinds.redact(obj, []byte("another key of thirty-two bytes!"))["data"].(map[string]any)["pin"] {
+		t.Error("two keys tag a value alike: the tag does not depend on the key")
+	}
 }
