@@ -168,11 +168,17 @@ func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refus
 			diags.AddAttributeWarning(at, o.Object.String()+" in cluster "+o.Cluster+" is no longer flotilla's",
 				"Its ownership labels were removed or changed; the next apply takes it back only if the policy's conflict_resolution is Overwrite.")
 			observed[o.Cluster] = map[string]any{}
-		case render.Equivalent(desired, r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)), key)):
-			observed[o.Cluster] = desired
-			items = append(items, observeWith(in.fleet.Interpreter, o.Cluster, o.Live))
 		default:
-			observed[o.Cluster] = r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)), key)
+			shown := r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)), key)
+			retagged := r.data.SensitiveKinds.withTagsOf(desired, shown)
+			switch {
+			case render.Equivalent(desired, shown):
+				observed[o.Cluster] = desired
+			case render.Equivalent(retagged, shown):
+				observed[o.Cluster] = retagged
+			default:
+				observed[o.Cluster] = shown
+			}
 			items = append(items, observeWith(in.fleet.Interpreter, o.Cluster, o.Live))
 		}
 	}

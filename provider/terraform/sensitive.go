@@ -122,6 +122,37 @@ func (s sensitiveKinds) redactAll(objects map[string]map[string]any, key []byte)
 	return out
 }
 
+// withTagsOf is recorded, a sensitive object as state shows it, with its
+// tagged values and rendered-hash annotation taken from shown, the live
+// object as refresh shows it now. A state whose values are untagged (the
+// create's plan) or tagged another way (an earlier version) then takes
+// the tags without taking the live object's formatting of other fields
+// (a quantity as the apiserver writes it), which the plan would show as a
+// change. The tags say nothing yet about drift: the next plan compares them
+// with the configuration's. recorded is not modified.
+func (s sensitiveKinds) withTagsOf(recorded, shown map[string]any) map[string]any {
+	if recorded == nil || shown == nil || !s.has(recorded) {
+		return recorded
+	}
+	out := maps.Clone(recorded)
+	for _, field := range sensitiveFields {
+		if v, ok := shown[field]; ok {
+			out[field] = v
+		}
+	}
+	meta, _ := recorded["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	shownMeta, _ := shown["metadata"].(map[string]any)
+	shownAnnotations, _ := shownMeta["annotations"].(map[string]any)
+	if hash, ok := shownAnnotations[render.AnnotationRenderedHash]; ok && annotations != nil {
+		m, a := maps.Clone(meta), maps.Clone(annotations)
+		a[render.AnnotationRenderedHash] = hash
+		m["annotations"] = a
+		out["metadata"] = m
+	}
+	return out
+}
+
 // shownRenderedHash is what the rendered-hash annotation of a sensitive
 // object is shown as. The hash covers the data values, so shown as it is
 // it would be as guessable as a plain hash of each.

@@ -168,3 +168,24 @@ func TestSecretPINNotGuessable(t *testing.T) {
 		t.Error("two keys tag a value alike: the tag does not depend on the key")
 	}
 }
+
+// TestWithTagsOf: a recorded Secret shown untagged (the create's plan) or
+// with an earlier version's hashes takes the live tags and annotation and
+// keeps its own other fields; other kinds are left alone.
+func TestWithTagsOf(t *testing.T) {
+	kinds := sensitiveKinds{defaultSensitiveKind: true}
+	live := kinds.redact(pinSecret(t, "4821"), testKey)
+	recorded := kinds.redact(pinSecret(t, "4821"), nil)
+	recorded["type"] = "Opaque"
+	got := kinds.withTagsOf(recorded, live)
+	if !equalJSON(got, live) {
+		t.Errorf("the untagged record did not take the tags:\n got %v\nwant %v", got, live)
+	}
+	if recorded["data"].(map[string]any)["pin"] != sensitiveShown {
+		t.Error("withTagsOf modified the record")
+	}
+	cm := secretObject("ConfigMap", "v1", map[string]any{"pin": "x"}, nil)
+	if got := kinds.withTagsOf(cm, live); !equalJSON(got, cm) {
+		t.Error("a ConfigMap took tags")
+	}
+}
