@@ -126,9 +126,10 @@ func shownRendered(t *testing.T, doc string) map[string]any {
 		}
 	}
 	rendered, _ := values["rendered"].(map[string]any)
-	east, ok := rendered["east"].(map[string]any)
-	if !ok {
-		t.Fatalf("no rendered object for east in: %.2000s", doc)
+	encoded, ok := rendered["east"].(string)
+	var east map[string]any
+	if !ok || json.Unmarshal([]byte(encoded), &east) != nil {
+		t.Fatalf("no rendered object for east in: %.300s", rendered)
 	}
 	return east
 }
@@ -228,9 +229,15 @@ func TestAccSecretPINNotGuessable(t *testing.T) {
 	}
 	editState(t, d, map[string]func(map[string]any){
 		"flotilla_manifest": func(a map[string]any) {
-			east := a["rendered"].(map[string]any)["value"].(map[string]any)["east"].(map[string]any)
+			rendered := a["rendered"].(map[string]any)
+			var east map[string]any
+			if err := json.Unmarshal([]byte(rendered["east"].(string)), &east); err != nil {
+				t.Fatal(err)
+			}
 			east["data"] = map[string]any{"pin": plainSaltedHash("Secret/default/pin", "data", "pin", base64.StdEncoding.EncodeToString([]byte(pin2)))}
 			east["metadata"].(map[string]any)["annotations"].(map[string]any)[render.AnnotationRenderedHash] = live.Annotations[render.AnnotationRenderedHash]
+			b, _ := json.Marshal(east)
+			rendered["east"] = string(b)
 		},
 	})
 	dropPrivateKey(t, d, "sensitive")
