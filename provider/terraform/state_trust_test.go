@@ -226,7 +226,14 @@ func (a *attacker) record(hit string, r *http.Request) {
 	}
 }
 
-// seen is what reached the attacker so far.
+// reset forgets what reached the attacker, so each case counts its own.
+func (a *attacker) reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.hits, a.tokens = nil, nil
+}
+
+// seen is what reached the attacker since the last reset.
 func (a *attacker) seen() (hits, tokens []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -378,6 +385,7 @@ resource "flotilla_manifest" "app" {
 		{"context", map[string]any{"context": "staging"}, "context"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			evil.reset()
 			edited(t, tc.edit)
 			out, code := d.run("plan", "-refresh-only", "-no-color")
 			hits, tokens := evil.seen()
@@ -414,6 +422,7 @@ resource "flotilla_manifest" "app" {
 	// Named by the provider block, the recorded proxy is used (its CONNECT
 	// arrives, and the attacker's certificate stops the client there): the
 	// refusals above were the trust check, not a proxy the client ignores.
+	evil.reset()
 	edited(t, map[string]any{"proxy_url": evil.proxyURL})
 	d.write(config(fmt.Sprintf(`trusted_connection_overrides = [{ proxy_url = %q }]`, evil.proxyURL)))
 	_, _ = d.run("plan", "-refresh-only", "-no-color")
