@@ -21,8 +21,14 @@ type Planned struct {
 	Template *unstructured.Unstructured
 	// Placement is the planned cluster → replicas.
 	Placement []api.TargetCluster
-	// Hashes is the planned render.AnnotationRenderedHash per cluster.
+	// Hashes is the planned render.AnnotationRenderedHash per cluster, as
+	// the plan showed it.
 	Hashes map[string]string
+	// Shown, when set, is how the plan showed a rendered hash: a front end
+	// that must not show a plain hash of a Secret (it would let a reader
+	// guess the values offline) shows a keyed one, and the fresh rendering
+	// is compared through the same function.
+	Shown func(hash string) string
 	// Applied lists the clusters where an earlier apply may have left the
 	// template's object. Those no longer placed are pruned.
 	Applied []string
@@ -140,7 +146,15 @@ func compare(p Planned, r plan.Result) error {
 		}
 	}
 	for _, name := range sortedKeys(p.Hashes) {
-		if w, ok := r.Works[name]; ok && w.Hash != p.Hashes[name] {
+		w, ok := r.Works[name]
+		if !ok {
+			continue
+		}
+		got := w.Hash
+		if p.Shown != nil {
+			got = p.Shown(got)
+		}
+		if got != p.Hashes[name] {
 			stale.Differences = append(stale.Differences, fmt.Sprintf("the object for cluster %s renders differently than planned", name))
 		}
 	}

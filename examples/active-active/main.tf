@@ -5,6 +5,9 @@
 provider "flotilla" {
   # Written into the ownership labels of everything flotilla applies.
   fleet = "active-active"
+  # Refresh and destroy reach the clusters through the connections recorded in state; a recorded
+  # context beside the kubeconfig file is used only if named here (an edited state cannot pick another).
+  trusted_connection_overrides = [{ context = var.east_context }, { context = var.west_context }]
 }
 
 resource "flotilla_cluster" "east" {

@@ -7,6 +7,9 @@
 
 provider "flotilla" {
   fleet = "remote-dr"
+  # Refresh and destroy reach the clusters through the connections recorded in state; a recorded
+  # context beside the kubeconfig file is used only if named here (an edited state cannot pick another).
+  trusted_connection_overrides = [{ context = var.primary_context }, { context = var.dr_context }]
 }
 
 resource "flotilla_cluster" "primary" {

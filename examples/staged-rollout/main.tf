@@ -7,6 +7,9 @@
 
 provider "flotilla" {
   fleet = "staged-rollout"
+  # Refresh and destroy reach the clusters through the connections recorded in state; a recorded
+  # context beside the kubeconfig file is used only if named here (an edited state cannot pick another).
+  trusted_connection_overrides = [{ context = var.canary_context }, { context = var.eu_west_context }, { context = var.us_east_context }]
 }
 
 resource "flotilla_cluster" "canary" {

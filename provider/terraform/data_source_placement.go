@@ -88,7 +88,7 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Computed:            true,
 			},
 			"rendered": schema.DynamicAttribute{
-				MarkdownDescription: "Cluster → the object that cluster would receive; a Secret's data values (and those of the provider's `sensitive_kinds`) are hashed, as in `flotilla_manifest`'s `rendered`.",
+				MarkdownDescription: "Cluster → the object that cluster would receive; a Secret's data values (and those of the provider's `sensitive_kinds`) are shown as `(sensitive value)`: a data source has no private state to keep a key for `flotilla_manifest`'s tags in.",
 				Computed:            true,
 			},
 			"policy": schema.StringAttribute{

@@ -35,6 +35,11 @@ func providerHCL(fleet, extra string) string {
 	return fmt.Sprintf("provider \"flotilla\" {\n  fleet = %q\n  %s\n}\n", fleet, extra)
 }
 
+// trustedContextsHCL is the provider attribute that lets refresh and
+// destroy use a recorded kubeconfig context beside a kubeconfig file (see
+// trust_overrides.go), for the testenv's default cluster names.
+const trustedContextsHCL = `trusted_connection_overrides = [{ context = "member1" }, { context = "member2" }, { context = "member3" }, { context = "member4" }]`
+
 // tokenClusterHCL declares flotilla_cluster name that reaches host with a
 // bearer token and a CA, with extra attributes (may be empty).
 func tokenClusterHCL(name, host, token string, ca []byte, extra string) string {

@@ -99,7 +99,14 @@ func (r *manifestResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	timeout, d := t.Create(ctx, r.data.RolloutTimeout)
 	resp.Diagnostics.Append(d...)
-	r.apply(ctx, m, manifestPrivate{}, timeout, req.Plan.Raw, &resp.State, resp.Private, &resp.Diagnostics)
+	// The plan had no key to tag sensitive values with (sensitive.go); the
+	// resource's own starts here, and the next refresh records the tags.
+	_, d = newSensitiveKey(ctx, resp.Private)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, m, manifestPrivate{}, nil, timeout, req.Plan.Raw, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // Update applies the new plan as Create does, and removes the object from the clusters the plan
@@ -109,6 +116,14 @@ func (r *manifestResource) Update(ctx context.Context, req resource.UpdateReques
 	resp.Diagnostics.Append(d...)
 	prior, d := readPrivate(ctx, req.Private)
 	resp.Diagnostics.Append(d...)
+	// req.Private is the planned private state: the key the plan tagged
+	// with, if it had one; otherwise one starts here, as in Create.
+	key, d := readSensitiveKey(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	if key == nil {
+		_, d = newSensitiveKey(ctx, resp.Private)
+		resp.Diagnostics.Append(d...)
+	}
 	t, d := timeoutsOf(ctx, req.Plan)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
@@ -128,7 +143,7 @@ func (r *manifestResource) Update(ctx context.Context, req resource.UpdateReques
 		resp.Diagnostics.AddAttributeError(path.Root(attrConnections), "Cannot read the recorded connections", err.Error())
 		return
 	}
-	r.apply(ctx, m, prior, timeout, req.Plan.Raw, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, m, prior, key, timeout, req.Plan.Raw, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // timeoutsOf reads the timeouts block of a plan or state, alone.
@@ -144,13 +159,13 @@ func timeoutsOf(ctx context.Context, from interface {
 // waits for the rollout. State is the plan with what apply learnt set, and
 // it is written even when something failed, so nothing applied is
 // forgotten; the clusters that failed keep showing a pending change.
-func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior manifestPrivate, timeout time.Duration, plan tftypes.Value, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior manifestPrivate, key []byte, timeout time.Duration, plan tftypes.Value, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
 	in := m.in
 	diags.Append(unsettledScope(in)...)
 	if diags.HasError() {
 		return
 	}
-	planned, err := plannedFrom(in, m.planned, prior)
+	planned, err := plannedFrom(in, m.planned, prior, r.data.SensitiveKinds, key)
 	if err != nil {
 		diags.AddError("Cannot read the plan", err.Error())
 		return
@@ -270,9 +285,15 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 
 // plannedFrom reads what the plan showed: the placement and rendered
 // hashes of the template and of each dependency, and where earlier applies
-// left them.
-func plannedFrom(in manifestInputs, p manifestRecord, prior manifestPrivate) ([]engine.Planned, error) {
-	main := engine.Planned{Template: in.template, Applied: prior.Applied, AffinityTerm: p.affinityTerm, Suspended: p.suspended}
+// left them. A sensitive kind's hashes were shown keyed with key.
+func plannedFrom(in manifestInputs, p manifestRecord, prior manifestPrivate, sensitive sensitiveKinds, key []byte) ([]engine.Planned, error) {
+	shown := func(tmpl *unstructured.Unstructured) func(string) string {
+		if !sensitive.has(tmpl.Object) {
+			return nil
+		}
+		return func(hash string) string { return shownRenderedHash(key, hash) }
+	}
+	main := engine.Planned{Template: in.template, Applied: prior.Applied, AffinityTerm: p.affinityTerm, Suspended: p.suspended, Shown: shown(in.template)}
 	for _, name := range sortedKeys(p.placement) {
 		main.Placement = append(main.Placement, api.TargetCluster{Name: name, Replicas: int32(p.placement[name])})
 	}
@@ -290,7 +311,7 @@ func plannedFrom(in manifestInputs, p manifestRecord, prior manifestPrivate) ([]
 		return nil, fmt.Errorf("dependencies_rendered has %d entries for %d dependencies", len(deps), len(in.dependencies))
 	}
 	for i, dep := range in.dependencies {
-		p := engine.Planned{Template: dep, Hashes: hashesOf(deps[i]), Applied: prior.Dependencies[api.TemplateRefOf(dep).String()]}
+		p := engine.Planned{Template: dep, Hashes: hashesOf(deps[i]), Applied: prior.Dependencies[api.TemplateRefOf(dep).String()], Shown: shown(dep)}
 		for _, cluster := range sortedKeys(deps[i]) {
 			p.Placement = append(p.Placement, api.TargetCluster{Name: cluster})
 		}

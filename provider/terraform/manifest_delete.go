@@ -33,7 +33,7 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 		// provider block trusts the connection finds every object still there.
 		resp.Diagnostics.AddAttributeError(path.Root("connections"), "Cannot remove "+api.TemplateRefOf(in.template).String()+": a recorded connection is not trusted",
 			refusedSummary(refused)+"\n\nNothing was deleted and the resource stays in state. If the state is yours, add the plugin to the provider "+
-				"block's trusted_exec and run destroy again.")
+				"block's trusted_exec, or the overrides to its trusted_connection_overrides, and run destroy again.")
 		return
 	}
 	clusters := map[string]bool{}

@@ -138,7 +138,7 @@ func stringMapFromRaw(ctx context.Context, v tftypes.Value) (types.Map, diag.Dia
 // apply would have left it. A member that does not hold the object (or
 // holds one this fleet does not own) is left out; one that cannot be read
 // fails the import, as a partial state would show a plan that does not hold.
-func (r *manifestResource) readImported(ctx context.Context, in manifestInputs, members []engine.Member, resp *resource.ReadResponse) {
+func (r *manifestResource) readImported(ctx context.Context, in manifestInputs, members []engine.Member, key []byte, resp *resource.ReadResponse) {
 	identity := map[string]*unstructured.Unstructured{}
 	for _, m := range members {
 		identity[m.Cluster.Name] = in.template
@@ -160,7 +160,7 @@ func (r *manifestResource) readImported(ctx context.Context, in manifestInputs, 
 					"the next apply takes it over only if the claiming policy's conflict_resolution is Overwrite.")
 			continue
 		}
-		found[o.Cluster] = r.data.SensitiveKinds.redact(o.Managed.Object)
+		found[o.Cluster] = r.data.SensitiveKinds.redact(o.Managed.Object, key)
 		replicas, _, err := interpret.GetReplicas(o.Managed)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root(attrPlacement), "Cannot import "+o.Object.String()+" from cluster "+o.Cluster, err.Error())

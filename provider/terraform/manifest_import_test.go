@@ -37,7 +37,7 @@ func startImportFleet(t *testing.T) *importFleet {
 // importBlock adds an import block with that ID.
 func (f *importFleet) config(version, importBlock string) string {
 	var b strings.Builder
-	b.WriteString(requiredProvidersHCL + providerHCL(faultFleet, ""))
+	b.WriteString(requiredProvidersHCL + providerHCL(faultFleet, trustedContextsHCL))
 	var refs []string
 	for i, m := range f.members {
 		fmt.Fprintf(&b, "resource \"flotilla_cluster\" %q {\n  name = %q\n  kubeconfig = { path = %q, context = %q }\n}\n", m.name, m.name, f.kubeconfig, f.contexts[i])

@@ -282,11 +282,12 @@ func flattenPlacement(r plan.Result) types.Map {
 }
 
 // renderedJSON is the placement data source's rendered attribute as JSON:
-// an object keyed by cluster, a sensitive kind's data hashed.
+// an object keyed by cluster, a sensitive kind's data shown as
+// sensitiveShown (a data source has no private state to keep a key in).
 func renderedJSON(works map[string]render.Work, sensitive sensitiveKinds) map[string]any {
 	obj := make(map[string]any, len(works))
 	for cluster, w := range works {
-		obj[cluster] = sensitive.redact(w.Object.Object)
+		obj[cluster] = sensitive.redact(w.Object.Object, nil)
 	}
 	return obj
 }

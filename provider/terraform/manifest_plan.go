@@ -51,7 +51,13 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("manifest"))
 	}
 	if m.in.known {
-		r.planPlacement(ctx, m, req.Private, set, &resp.Diagnostics)
+		// The key comes from the refreshed private state only: a key made
+		// here would differ from the one Terraform's final plan, at apply,
+		// makes. Without one (a create, or -refresh=false over a state
+		// written before keys) sensitive values show untagged.
+		key, d := readSensitiveKey(ctx, req.Private)
+		resp.Diagnostics.Append(d...)
+		r.planPlacement(ctx, m, req.Private, key, set, &resp.Diagnostics)
 	} else {
 		planUnknown(m, set)
 	}
@@ -102,7 +108,7 @@ func planUnknown(m manifestRequest, set map[string]tftypes.Value) {
 
 // planPlacement plans the template and its dependencies with the engine and
 // shows the result.
-func (r *manifestResource) planPlacement(ctx context.Context, m manifestRequest, private privateGetter, set map[string]tftypes.Value, diags *diag.Diagnostics) {
+func (r *manifestResource) planPlacement(ctx context.Context, m manifestRequest, private privateGetter, key []byte, set map[string]tftypes.Value, diags *diag.Diagnostics) {
 	// Plan from the member status the refresh recorded, so that Terraform's
 	// second plan, just before apply, comes out the same (manifest_facts.go).
 	prior, d := readPrivate(ctx, private)
@@ -114,12 +120,12 @@ func (r *manifestResource) planPlacement(ctx context.Context, m manifestRequest,
 		diags.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",
 			fmt.Sprintf("Planned as unreachable (tainted %s:NoExecute), so replicas move away from it: %v", api.TaintClusterUnreachable, unreachable[name]))
 	}
-	where, d := showResult(results[0], r.data.SensitiveKinds, set)
+	where, d := showResult(results[0], r.data.SensitiveKinds, key, set)
 	diags.Append(d...)
 	if diags.HasError() {
 		return
 	}
-	diags.Append(showDependencies(results[1:], !m.planned.dependencies.IsNull(), r.data.SensitiveKinds, set, where)...)
+	diags.Append(showDependencies(results[1:], !m.planned.dependencies.IsNull(), r.data.SensitiveKinds, key, set, where)...)
 	if diags.HasError() {
 		return
 	}
@@ -150,7 +156,7 @@ func previousOf(m manifestRequest) engine.Previous {
 // showResult sets what the template's plan shows: policy, affinity_term,
 // placement, suspended_clusters and rendered. where lists the clusters it
 // goes to.
-func showResult(res plan.Result, sensitive sensitiveKinds, set map[string]tftypes.Value) (where map[string]bool, diags diag.Diagnostics) {
+func showResult(res plan.Result, sensitive sensitiveKinds, key []byte, set map[string]tftypes.Value) (where map[string]bool, diags diag.Diagnostics) {
 	if res.Err != nil {
 		diags.AddAttributeError(path.Root("manifest"), "Cannot place "+res.Template.Describe(), res.Err.Error())
 		return nil, diags
@@ -170,7 +176,7 @@ func showResult(res plan.Result, sensitive sensitiveKinds, set map[string]tftype
 	set[attrSuspendedClusters] = suspendedValue(res.Suspended)
 	set[attrStages] = stagesValue(res.Stages)
 	var err error
-	if set[attrRendered], err = renderedValue(sensitive.redactAll(worksObjects(res.Works))); err != nil {
+	if set[attrRendered], err = renderedValue(sensitive.redactAll(worksObjects(res.Works), key)); err != nil {
 		diags.AddAttributeError(path.Root("manifest"), "Cannot show the rendered objects", err.Error())
 		return nil, diags
 	}
@@ -184,7 +190,7 @@ func showResult(res plan.Result, sensitive sensitiveKinds, set map[string]tftype
 // showDependencies sets dependencies_rendered from the dependencies'
 // plans, null when the dependencies attribute is (listed is false), and
 // adds the clusters they go to to where.
-func showDependencies(results []plan.Result, listed bool, sensitive sensitiveKinds, set map[string]tftypes.Value, where map[string]bool) diag.Diagnostics {
+func showDependencies(results []plan.Result, listed bool, sensitive sensitiveKinds, key []byte, set map[string]tftypes.Value, where map[string]bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	set[attrDependenciesRendered] = tftypes.NewValue(dependenciesRenderedType, nil)
 	if !listed {
@@ -200,7 +206,7 @@ func showDependencies(results []plan.Result, listed bool, sensitive sensitiveKin
 			diags.AddAttributeWarning(at, dep.Template.Describe()+" goes to no cluster",
 				"No propagation policy claims it, and it follows the workload only when the workload's pod template refers to it and the claiming policy has propagate_deps = true.")
 		}
-		works = append(works, sensitive.redactAll(worksObjects(dep.Works)))
+		works = append(works, sensitive.redactAll(worksObjects(dep.Works), key))
 		for cluster := range dep.Works {
 			where[cluster] = true
 		}

@@ -134,7 +134,7 @@ func TestShowResult(t *testing.T) {
 		Stages:    []policy.Stage{{Name: "canary", Clusters: []string{"east"}}},
 	}
 	set := map[string]tftypes.Value{}
-	where, diags := showResult(placed, nil, set)
+	where, diags := showResult(placed, nil, nil, set)
 	if diags.HasError() {
 		t.Fatalf("showResult: %v", diags)
 	}
@@ -157,13 +157,13 @@ func TestShowResult(t *testing.T) {
 
 	unclaimed := plan.Result{Template: webRef}
 	set = map[string]tftypes.Value{}
-	if _, diags := showResult(unclaimed, nil, set); diags.HasError() || diags.WarningsCount() != 1 || !set[attrPolicy].IsNull() || !set[attrAffinityTerm].IsNull() {
+	if _, diags := showResult(unclaimed, nil, nil, set); diags.HasError() || diags.WarningsCount() != 1 || !set[attrPolicy].IsNull() || !set[attrAffinityTerm].IsNull() {
 		t.Errorf("unclaimed: diags %v, policy %v, affinity_term %v; want one warning and both null", diags, set[attrPolicy], set[attrAffinityTerm])
 	}
 
 	set = map[string]tftypes.Value{}
 	failed := plan.Result{Template: webRef, Err: errors.New("no cluster fits")}
-	if _, diags := showResult(failed, nil, set); !diags.HasError() || len(set) != 0 {
+	if _, diags := showResult(failed, nil, nil, set); !diags.HasError() || len(set) != 0 {
 		t.Errorf("a plan error: diags %v, set %v; want an error and nothing set", diags, set)
 	}
 }

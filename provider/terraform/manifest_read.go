@@ -37,6 +37,11 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	prior, d := readPrivate(ctx, req.Private)
 	resp.Diagnostics.Append(d...)
+	// A state without a key (just created, or written before values were
+	// tagged with one) gets one here, and the objects read back record
+	// their tags: the plan that follows shows no change for it.
+	key, d := sensitiveKeyOrNew(ctx, req.Private, resp.Private)
+	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -50,7 +55,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		}
 	}
 	if prior.Importing {
-		r.readImported(ctx, in, in.fleet.Members, resp)
+		r.readImported(ctx, in, in.fleet.Members, key, resp)
 		return
 	}
 	objects, err := renderedFromRaw(m.recorded.rendered, "rendered")
@@ -66,7 +71,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	addPendingPrunes(objects, in.template, prior.Applied)
 	objects, held := withoutSuspended(objects, m.recorded.suspended)
 	set := map[string]tftypes.Value{}
-	observed, items := r.observe(ctx, in, refused, objects, path.Root("rendered"), &resp.Diagnostics)
+	observed, items := r.observe(ctx, in, refused, objects, key, path.Root("rendered"), &resp.Diagnostics)
 	for cluster, obj := range held {
 		observed[cluster] = obj
 	}
@@ -95,7 +100,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 			if i < len(in.dependencies) && objects != nil {
 				addPendingPrunes(objects, in.dependencies[i], prior.Dependencies[api.TemplateRefOf(in.dependencies[i]).String()])
 			}
-			list[i], _ = r.observe(ctx, in, refused, objects, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
+			list[i], _ = r.observe(ctx, in, refused, objects, key, path.Root("dependencies_rendered").AtListIndex(i), &resp.Diagnostics)
 		}
 		if v, err := renderedListValue(list); err == nil && !v.Equal(m.recorded.dependenciesRendered) {
 			set[attrDependenciesRendered] = v
@@ -133,8 +138,8 @@ func (r *manifestResource) recordedInputs(m manifestRequest, diags *diag.Diagnos
 // observe reads objects back from their clusters and returns, per cluster,
 // what to record (see Read) and the health of each object found. Clusters
 // whose recorded connection is refused keep their last known value. What
-// is recorded has a sensitive kind's data hashed, as the plan does.
-func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refused map[string]error, objects map[string]*unstructured.Unstructured, at path.Path, diags *diag.Diagnostics) (map[string]map[string]any, []health.ClusterStatus) {
+// is recorded has a sensitive kind's data tagged under key, as the plan does.
+func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refused map[string]error, objects map[string]*unstructured.Unstructured, key []byte, at path.Path, diags *diag.Diagnostics) (map[string]map[string]any, []health.ClusterStatus) {
 	observed := map[string]map[string]any{}
 	var items []health.ClusterStatus
 	reachable := make(map[string]*unstructured.Unstructured, len(objects))
@@ -163,11 +168,17 @@ func (r *manifestResource) observe(ctx context.Context, in manifestInputs, refus
 			diags.AddAttributeWarning(at, o.Object.String()+" in cluster "+o.Cluster+" is no longer flotilla's",
 				"Its ownership labels were removed or changed; the next apply takes it back only if the policy's conflict_resolution is Overwrite.")
 			observed[o.Cluster] = map[string]any{}
-		case render.Equivalent(desired, r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)))):
-			observed[o.Cluster] = desired
-			items = append(items, observeWith(in.fleet.Interpreter, o.Cluster, o.Live))
 		default:
-			observed[o.Cluster] = r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)))
+			shown := r.data.SensitiveKinds.redact(withStringData(desired, asDeclared(objects[o.Cluster], o), liveObject(o.Live)), key)
+			retagged := r.data.SensitiveKinds.withTagsOf(desired, shown)
+			switch {
+			case render.Equivalent(desired, shown):
+				observed[o.Cluster] = desired
+			case render.Equivalent(retagged, shown):
+				observed[o.Cluster] = retagged
+			default:
+				observed[o.Cluster] = shown
+			}
 			items = append(items, observeWith(in.fleet.Interpreter, o.Cluster, o.Live))
 		}
 	}

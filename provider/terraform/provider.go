@@ -67,6 +67,7 @@ type providerModel struct {
 	DefaultTimeout   types.String `tfsdk:"default_timeout"`
 	SensitiveKinds   types.List   `tfsdk:"sensitive_kinds"`
 	TrustedExec      types.List   `tfsdk:"trusted_exec"`
+	TrustedOverrides types.List   `tfsdk:"trusted_connection_overrides"`
 }
 
 var (
@@ -116,9 +117,11 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			},
 			"sensitive_kinds": schema.ListAttribute{
 				MarkdownDescription: "Kinds, besides `Secret`, whose `data`, `stringData` and `binaryData` values `flotilla_manifest` and " +
-					"`flotilla_placement` show as hashes in `rendered` and `dependencies_rendered`, as `KIND` or kubectl's `KIND.GROUP` " +
-					"(e.g. `SealedSecret.bitnami.com`). Secrets are always hashed. Each value is shown as `(sensitive value sha256:…)`, " +
-					"a salted hash that changes when the value does, so a plan still shows which key changed.",
+					"`flotilla_placement` hide in `rendered` and `dependencies_rendered`, as `KIND` or kubectl's `KIND.GROUP` " +
+					"(e.g. `SealedSecret.bitnami.com`). Secrets are always hidden. `flotilla_manifest` shows each value as " +
+					"`(sensitive value hmac:…)`, an HMAC-SHA256 under a random key kept in the resource's private state, which changes " +
+					"when the value does, so a plan still shows which key changed while nothing in it can be tested against a guess; " +
+					"`flotilla_placement` shows `(sensitive value)`.",
 				ElementType: types.StringType,
 				Optional:    true,
 			},
@@ -135,9 +138,30 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				Optional: true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"command": schema.StringAttribute{MarkdownDescription: "The executable, exactly as the connection names it.", Required: true},
-					"args":    schema.ListAttribute{MarkdownDescription: "Its arguments, exactly as the connection lists them.", ElementType: types.StringType, Optional: true},
+					// Plugin arguments often carry a token or an account name.
+					"args": schema.ListAttribute{MarkdownDescription: "Its arguments, exactly as the connection lists them. Sensitive.",
+						ElementType: types.StringType, Optional: true, Sensitive: true},
 					"env": schema.MapAttribute{MarkdownDescription: "The environment variables the connection adds, exactly. Sensitive.",
 						ElementType: types.StringType, Optional: true, Sensitive: true},
+				}},
+			},
+			"trusted_connection_overrides": schema.ListNestedAttribute{
+				MarkdownDescription: "Connection overrides that a connection recorded in state may carry when its credentials " +
+					"are not in the state: a kubeconfig file (`kubeconfig.path`), an `exec` plugin, or an inline kubeconfig " +
+					"whose user runs one. Whoever can edit the state could keep the operator's kubeconfig path and add a " +
+					"`proxy_url` of theirs with `insecure`, a `tls_server_name`, or another `context`, and the next refresh " +
+					"or destroy would send them the operator's token. So such a connection that records any of `context`, " +
+					"`proxy_url`, `insecure` or `tls_server_name` is used only if an entry here has exactly the same four " +
+					"(unset ones unset); otherwise refresh keeps the last known state with a warning and destroy fails with " +
+					"an error naming the attributes and the cluster, contacting nothing. Plan and apply use the " +
+					"configuration's connections and need no entry, and neither does a connection whose credentials are in " +
+					"the state (`host` with `token` or a client certificate).",
+				Optional: true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"context":         schema.StringAttribute{MarkdownDescription: "The kubeconfig context, exactly as the connection names it.", Optional: true},
+					"proxy_url":       schema.StringAttribute{MarkdownDescription: "The proxy, exactly as the connection names it. Sensitive.", Optional: true, Sensitive: true},
+					"insecure":        schema.BoolAttribute{MarkdownDescription: "Whether the connection skips the server certificate check.", Optional: true},
+					"tls_server_name": schema.StringAttribute{MarkdownDescription: "The server name the certificate is checked against, exactly.", Optional: true},
 				}},
 			},
 		},
@@ -186,6 +210,9 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	cfg.Trusted, err = trustedFromConfig(ctx, m.TrustedExec)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("trusted_exec"), "Invalid trusted connections", err.Error())
+	}
+	if cfg.Trusted.overrides, err = trustedOverridesFromConfig(ctx, m.TrustedOverrides); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("trusted_connection_overrides"), "Invalid trusted connection overrides", err.Error())
 	}
 	if resp.Diagnostics.HasError() {
 		return

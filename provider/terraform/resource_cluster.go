@@ -278,7 +278,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if err := r.data.Trusted.check(d.conn); err != nil {
 		resp.Diagnostics.AddAttributeError(d.connectionPath(), fmt.Sprintf("Cannot unregister cluster %s", d.name), fmt.Sprintf(
 			"%v\n\nNothing was changed and the resource stays in state. If the state is yours, add the plugin to the provider "+
-				"block's trusted_exec and run destroy again; or remove it with "+
+				"block's trusted_exec, or the overrides to its trusted_connection_overrides, and run destroy again; or remove it with "+
 				"terraform state rm and delete the membership marker (ConfigMap %s/%s) in the cluster yourself.",
 			err, member.MembershipNamespace, member.MembershipName))
 		return

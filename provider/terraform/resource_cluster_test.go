@@ -26,7 +26,7 @@ const east = "flotilla_cluster.east"
 // clusterConfig is a configuration with the provider in fleet "prod" and
 // the given resource blocks.
 func clusterConfig(blocks ...string) string {
-	cfg := `provider "flotilla" { fleet = "prod" }` + "\n"
+	cfg := "provider \"flotilla\" {\n  fleet = \"prod\"\n  " + trustedContextsHCL + "\n}\n"
 	for _, b := range blocks {
 		cfg += b + "\n"
 	}

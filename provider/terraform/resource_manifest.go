@@ -62,7 +62,7 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"It needs `apiVersion`, `kind` and `metadata.name`; a namespaced object without `metadata.namespace` goes to `default`. " +
 					"Changing its kind, namespace or name replaces the resource. " +
 					"Sensitive: a manifest may hold a Secret, and Terraform cannot mark one object sensitive and another not, so the plan shows a change " +
-					"of the manifest as a per-field diff of `rendered` instead, with the values of a Secret's data (and of the provider's `sensitive_kinds`) hashed.",
+					"of the manifest as a per-field diff of `rendered` instead, with the values of a Secret's data (and of the provider's `sensitive_kinds`) shown as keyed tags.",
 				Required:  true,
 				Sensitive: true,
 			},
@@ -155,12 +155,15 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"the plan shows a change as a per-field diff (`jsonencode({ ~ spec = { ~ replicas = 1 -> 2 } })`), and `jsondecode(rendered[\"east\"])` reads it. " +
 					"After a refresh it holds what runs in each member for the fields flotilla manages, so drift shows in the next plan. " +
 					"The values of a Secret's `data` and `stringData` (and of the kinds the provider's `sensitive_kinds` lists) are shown as " +
-					"`(sensitive value sha256:…)`, a salted hash per key: a changed key shows as a changed hash, and no value reaches the plan or the state here.",
+					"`(sensitive value hmac:…)`, an HMAC-SHA256 per key under a random key of this resource's own, kept in its private state (which " +
+					"Terraform never shows): a changed key shows as a changed tag, and nothing here lets a reader of the plan test a guess of a value offline. " +
+					"The plan that creates the resource has no key yet and shows each such value as `(sensitive value)`; the refresh after the create records the tags. " +
+					"The `flotilla.io/rendered-hash` annotation of such an object is keyed the same way.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},
 			"dependencies_rendered": schema.ListAttribute{
-				MarkdownDescription: "For each element of `dependencies`, in order: cluster → the exact object applied there, as JSON, a Secret's data hashed as in `rendered`.",
+				MarkdownDescription: "For each element of `dependencies`, in order: cluster → the exact object applied there, as JSON, a Secret's data tagged as in `rendered`.",
 				ElementType:         types.MapType{ElemType: types.StringType},
 				Computed:            true,
 			},

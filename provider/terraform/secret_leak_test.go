@@ -59,8 +59,8 @@ func TestAccManifestSecretStaysOut(t *testing.T) {
 
 	out := d.mustRun("plan", "-no-color", "-out=first.tfplan")
 	assertNoSecret(t, "the human plan", out, secretForms(password1, token))
-	if !strings.Contains(out, "(sensitive value sha256:") {
-		t.Fatalf("the plan shows no hashed value in rendered:\n%s", out)
+	if !strings.Contains(out, sensitiveShown) {
+		t.Fatalf("the create's plan shows no sensitive value in rendered:\n%s", out)
 	}
 	assertNoSecretInJSON(t, "show -json of the plan", d.mustRun("show", "-json", "first.tfplan"), secretForms(password1, token))
 	d.mustRun("apply", "-auto-approve", "-no-color", "first.tfplan")
@@ -87,20 +87,19 @@ func TestAccManifestSecretStaysOut(t *testing.T) {
 	d.write(secretConfig(c, password2, token))
 	out = d.mustRun("plan", "-no-color", "-out=second.tfplan")
 	assertNoSecret(t, "the human plan of the change", out, secretForms(password1, password2, token))
-	salt := "Secret/default/db"
-	before := sensitiveHash(salt, "data", "password", base64.StdEncoding.EncodeToString([]byte(password1)))
-	after := sensitiveHash(salt, "data", "password", base64.StdEncoding.EncodeToString([]byte(password2)))
+	// The tags are keyed with the resource's own key, which the test does
+	// not know either: the line shows one tag giving way to another.
 	changed := false
 	for line := range strings.Lines(out) {
-		if strings.Contains(line, "password") && strings.Contains(line, before) && strings.Contains(line, after) && strings.Contains(line, "->") {
+		if strings.Contains(line, "password") && strings.Count(line, "(sensitive value hmac:") == 2 && strings.Contains(line, "->") {
 			changed = true
 		}
-		if strings.Contains(line, "token") && strings.Contains(line, "->") && strings.Contains(line, "sensitive value sha256") {
+		if strings.Contains(line, "token") && strings.Contains(line, "->") && strings.Contains(line, "sensitive value") {
 			t.Errorf("the unchanged token shows as changed: %s", line)
 		}
 	}
 	if !changed {
-		t.Fatalf("the plan does not show password changing from %s to %s:\n%s", before, after, out)
+		t.Fatalf("the plan does not show password changing from one tag to another:\n%s", out)
 	}
 	assertNoSecretInJSON(t, "show -json of the changed plan", d.mustRun("show", "-json", "second.tfplan"), secretForms(password1, password2, token))
 	d.mustRun("apply", "-auto-approve", "-no-color", "second.tfplan")
@@ -224,7 +223,7 @@ func assertComputedClean(t *testing.T, d *tfDriver, forms []string) {
 			for _, attr := range []string{"rendered", "dependencies_rendered", "status", "placement", "id"} {
 				assertNoSecret(t, "state attribute "+attr, string(in.Attributes[attr]), forms)
 			}
-			if !strings.Contains(string(in.Attributes["rendered"]), "sensitive value sha256") {
+			if !strings.Contains(string(in.Attributes["rendered"]), "(sensitive value") {
 				t.Errorf("rendered in state holds no hashed value: %s", in.Attributes["rendered"])
 			}
 		}

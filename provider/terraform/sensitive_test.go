@@ -5,7 +5,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
+
+// testKey is a resource's HMAC key in these tests.
+var testKey = []byte("0123456789abcdef0123456789abcdef")
 
 func secretObject(kind, apiVersion string, data, stringData map[string]any) map[string]any {
 	obj := map[string]any{
@@ -46,7 +53,7 @@ func TestSensitiveRedact(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := json.Marshal(tc.obj)
-			out := kinds.redact(tc.obj)
+			out := kinds.redact(tc.obj, testKey)
 			after, _ := json.Marshal(tc.obj)
 			if string(before) != string(after) {
 				t.Fatalf("redact modified its input:\n%s\n%s", before, after)
@@ -56,7 +63,7 @@ func TestSensitiveRedact(t *testing.T) {
 			if leaked == tc.sensitive {
 				t.Fatalf("sensitive=%v but the value shows=%v: %s", tc.sensitive, leaked, shown)
 			}
-			if tc.sensitive && !strings.Contains(string(shown), `"(sensitive value sha256:`) {
+			if tc.sensitive && !strings.Contains(string(shown), `"(sensitive value hmac:`) {
 				t.Errorf("no hash shown: %s", shown)
 			}
 			if out["type"] != "Opaque" || out["metadata"].(map[string]any)["name"] != "db" {
@@ -64,9 +71,9 @@ func TestSensitiveRedact(t *testing.T) {
 			}
 		})
 	}
-	a := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": b64, "user": "YWRtaW4="}, nil))
-	b := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": b64, "user": "YWRtaW4="}, nil))
-	c := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": "b3RoZXI=", "user": "YWRtaW4="}, nil))
+	a := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": b64, "user": "YWRtaW4="}, nil), testKey)
+	b := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": b64, "user": "YWRtaW4="}, nil), testKey)
+	c := kinds.redact(secretObject("Secret", "v1", map[string]any{"password": "b3RoZXI=", "user": "YWRtaW4="}, nil), testKey)
 	da, db, dc := a["data"].(map[string]any), b["data"].(map[string]any), c["data"].(map[string]any)
 	if da["password"] != db["password"] || da["user"] != db["user"] {
 		t.Errorf("equal values hash differently: %v %v", da, db)
@@ -99,12 +106,12 @@ func TestWithStringData(t *testing.T) {
 	managed := secretObject("Secret", "v1", map[string]any{"user": "YWRtaW4="}, nil)
 	live := secretObject("Secret", "v1", map[string]any{"user": "YWRtaW4=", "token": base64.StdEncoding.EncodeToString([]byte("tok"))}, nil)
 	kinds := sensitiveKinds{defaultSensitiveKind: true}
-	shown := kinds.redact(desired)
-	if got := kinds.redact(withStringData(shown, managed, live)); !equalJSON(got, shown) {
+	shown := kinds.redact(desired, testKey)
+	if got := kinds.redact(withStringData(shown, managed, live), testKey); !equalJSON(got, shown) {
 		t.Errorf("an unchanged Secret shows drift:\n got %v\nwant %v", got, shown)
 	}
 	live["data"].(map[string]any)["token"] = base64.StdEncoding.EncodeToString([]byte("changed"))
-	if got := kinds.redact(withStringData(shown, managed, live)); equalJSON(got, shown) {
+	if got := kinds.redact(withStringData(shown, managed, live), testKey); equalJSON(got, shown) {
 		t.Error("a changed stringData value shows no drift")
 	}
 	if _, ok := managed["stringData"]; ok {
@@ -120,4 +127,65 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// TestSecretPINNotGuessable is issue 31's item 4 on the pure function: the
+// attack recovers a PIN from a plain salted hash and from the plain
+// rendered hash (so it can fail), and recovers nothing from what redact
+// shows, with a key or without one.
+func TestSecretPINNotGuessable(t *testing.T) {
+	const pin = "4821"
+	obj := pinSecret(t, pin)
+	kinds := sensitiveKinds{defaultSensitiveKind: true}
+
+	plain := runtime.DeepCopyJSON(obj)
+	plain["data"] = map[string]any{"pin": plainSaltedHash("Secret/shop/db", "data", "pin", base64.StdEncoding.EncodeToString([]byte(pin)))}
+	delete(plain["metadata"].(map[string]any), "annotations")
+	if got, ok := guessPIN(plain, "pin"); !ok || got != pin {
+		t.Fatalf("the attack does not recover the PIN from a plain salted hash (got %q): it could not fail", got)
+	}
+	annotated := runtime.DeepCopyJSON(obj)
+	annotated["data"] = map[string]any{"pin": sensitiveShown}
+	if got, ok := guessPIN(annotated, "pin"); !ok || got != pin {
+		t.Fatalf("the attack does not recover the PIN from the rendered hash (got %q): it could not fail", got)
+	}
+
+	for name, key := range map[string][]byte{"keyed": testKey, "no key": nil} {
+		shown := kinds.redact(obj, key)
+		if got, ok := guessPIN(shown, "pin"); ok {
+			t.Errorf("%s: the PIN %s was recovered from %v", name, got, shown)
+		}
+		b, _ := json.Marshal(shown)
+		if strings.Contains(string(b), obj["metadata"].(map[string]any)["annotations"].(map[string]any)[render.AnnotationRenderedHash].(string)) {
+			t.Errorf("%s: the plain rendered hash is shown: %s", name, b)
+		}
+	}
+	other := kinds.redact(pinSecret(t, "9999"), testKey)
+	if kinds.redact(obj, testKey)["data"].(map[string]any)["pin"] == other["data"].(map[string]any)["pin"] {
+		t.Error("two PINs show the same tag: a change would not show")
+	}
+	if kinds.redact(obj, testKey)["data"].(map[string]any)["pin"] == kinds.redact(obj, []byte("another key of thirty-two bytes!"))["data"].(map[string]any)["pin"] {
+		t.Error("two keys tag a value alike: the tag does not depend on the key")
+	}
+}
+
+// TestWithTagsOf: a recorded Secret shown untagged (the create's plan) or
+// with an earlier version's hashes takes the live tags and annotation and
+// keeps its own other fields; other kinds are left alone.
+func TestWithTagsOf(t *testing.T) {
+	kinds := sensitiveKinds{defaultSensitiveKind: true}
+	live := kinds.redact(pinSecret(t, "4821"), testKey)
+	recorded := kinds.redact(pinSecret(t, "4821"), nil)
+	recorded["type"] = "Opaque"
+	got := kinds.withTagsOf(recorded, live)
+	if !equalJSON(got, live) {
+		t.Errorf("the untagged record did not take the tags:\n got %v\nwant %v", got, live)
+	}
+	if recorded["data"].(map[string]any)["pin"] != sensitiveShown {
+		t.Error("withTagsOf modified the record")
+	}
+	cm := secretObject("ConfigMap", "v1", map[string]any{"pin": "x"}, nil)
+	if got := kinds.withTagsOf(cm, live); !equalJSON(got, cm) {
+		t.Error("a ConfigMap took tags")
+	}
 }

@@ -27,11 +27,15 @@ import (
 // trusts exactly that plugin, or the configuration at hand names the same
 // one. A recorded kubeconfig path needs no trust: the file and the plugins
 // it names are the machine owner's own configuration, and its credentials
-// go only to the servers it names.
+// go only to the servers it names, unless the state adds overrides that
+// send them elsewhere (see trust_overrides.go).
 
 // trustedConnections is what the provider block trusts recorded connections to run.
 type trustedConnections struct {
 	exec []member.ExecConfig
+	// overrides are the connection overrides a recorded connection whose
+	// credentials are not in the state may carry (trust_overrides.go).
+	overrides []connectionOverrides
 }
 
 // trustedExecModel is one trusted_exec entry.
@@ -65,9 +69,12 @@ func trustedFromConfig(ctx context.Context, execList types.List) (trustedConnect
 }
 
 // withConnection is t also trusting the plugins c, a connection the
-// configuration names, runs.
+// configuration names, runs, and the overrides it sets.
 func (t trustedConnections) withConnection(c member.Connection) trustedConnections {
-	out := trustedConnections{exec: slices.Clone(t.exec)}
+	out := trustedConnections{exec: slices.Clone(t.exec), overrides: slices.Clone(t.overrides)}
+	if o := overridesOf(c); o != (connectionOverrides{}) {
+		out.overrides = append(out.overrides, o)
+	}
 	if c.Exec != nil {
 		out.exec = append(out.exec, *c.Exec)
 	}
@@ -91,14 +98,16 @@ func (t trustedConnections) check(c member.Connection) error {
 			return err
 		}
 	}
-	if len(c.Kubeconfig) == 0 {
-		return nil
+	if len(c.Kubeconfig) > 0 {
+		cfg, err := clientcmd.Load(c.Kubeconfig)
+		if err != nil {
+			return fmt.Errorf("the recorded inline kubeconfig is not valid")
+		}
+		if err := t.checkKubeconfig(cfg); err != nil {
+			return err
+		}
 	}
-	cfg, err := clientcmd.Load(c.Kubeconfig)
-	if err != nil {
-		return fmt.Errorf("the recorded inline kubeconfig is not valid")
-	}
-	return t.checkKubeconfig(cfg)
+	return t.checkOverrides(c)
 }
 
 // checkKubeconfig refuses an inline kubeconfig whose users run plugins or

@@ -51,7 +51,8 @@ func TestTrustedConnections(t *testing.T) {
 		{"other command", withExec(member.ExecConfig{Command: "/tmp/x"}), `credential plugin "/tmp/x"`},
 		{"other args", withExec(otherArgs), `credential plugin "aws" (4 arguments`},
 		{"other env", withExec(otherEnv), `env [AWS_PROFILE]`},
-		{"kubeconfig file", member.Connection{KubeconfigPath: "~/.kube/config", Context: "prod"}, ""},
+		{"kubeconfig file", member.Connection{KubeconfigPath: "~/.kube/config"}, ""},
+		{"kubeconfig file, other context", member.Connection{KubeconfigPath: "~/.kube/config", Context: "prod"}, `kubeconfig file with context set`},
 		{"inline token", member.Connection{Kubeconfig: inlineKubeconfig(t, &clientcmdapi.AuthInfo{Token: "t"}, nil)}, ""},
 		{"inline trusted exec", member.Connection{Kubeconfig: inlineKubeconfig(t, &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
 			Command: "aws", Args: aws.Args, Env: []clientcmdapi.ExecEnvVar{{Name: "AWS_PROFILE", Value: "prod"}}, APIVersion: member.ExecAPIVersionV1}}, nil)}, ""},
@@ -84,5 +85,64 @@ func TestTrustedConnections(t *testing.T) {
 	}
 	if err := (trustedConnections{}).withConnection(withExec(aws)).check(withExec(otherArgs)); err == nil {
 		t.Error("the configured exec trusts other arguments")
+	}
+}
+
+// TestTrustedConnectionOverrides is issue 31's item 3 on the pure check: a
+// recorded connection whose credentials come from outside the state (a
+// kubeconfig file, a trusted plugin) is refused with any override the
+// provider block or the configuration does not name exactly, the refusal
+// naming the attributes but no value; one whose credentials are in the
+// state, or that records no override, needs nothing.
+func TestTrustedConnectionOverrides(t *testing.T) {
+	aws := member.ExecConfig{Command: "aws", Args: []string{"eks", "get-token"}}
+	const path, proxy = "~/.kube/config", "http://u:x-secret-pw@10.9.9.9:3128"
+	file := func(o connectionOverrides) member.Connection {
+		return member.Connection{KubeconfigPath: path, Context: o.Context, ProxyURL: o.ProxyURL, Insecure: o.Insecure, TLSServerName: o.TLSServerName}
+	}
+	named := connectionOverrides{Context: "east", ProxyURL: "http://proxy.corp:3128"}
+	trust := trustedConnections{exec: []member.ExecConfig{aws}, overrides: []connectionOverrides{named}}
+	for _, tc := range []struct {
+		name string
+		conn member.Connection
+		want string // "" = trusted
+	}{
+		{"path alone", file(connectionOverrides{}), ""},
+		{"proxy", file(connectionOverrides{ProxyURL: proxy}), "kubeconfig file with proxy_url set"},
+		{"proxy and insecure", file(connectionOverrides{ProxyURL: proxy, Insecure: true}), "with proxy_url, insecure set"},
+		{"insecure", file(connectionOverrides{Insecure: true}), "with insecure set"},
+		{"tls server name", file(connectionOverrides{TLSServerName: "evil.example"}), "with tls_server_name set"},
+		{"context", file(connectionOverrides{Context: "prod"}), "with context set"},
+		{"named exactly", file(named), ""},
+		{"named, plus insecure", file(connectionOverrides{Context: "east", ProxyURL: "http://proxy.corp:3128", Insecure: true}), "with context, proxy_url, insecure set"},
+		{"named context, other proxy", file(connectionOverrides{Context: "east", ProxyURL: proxy}), "with context, proxy_url set"},
+		{"trusted plugin through a proxy", member.Connection{Host: "https://10.0.0.1", Exec: &aws, ProxyURL: proxy, Insecure: true},
+			`credentials of the credential plugin "aws" with proxy_url, insecure set`},
+		{"inline plugin through a proxy", member.Connection{ProxyURL: proxy, Kubeconfig: inlineKubeconfig(t, &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
+			Command: "aws", Args: aws.Args, APIVersion: member.ExecAPIVersionV1}}, nil)}, `credential plugin "aws" with proxy_url set`},
+		{"token through a proxy", member.Connection{Host: "https://10.0.0.1", Token: "t", ProxyURL: proxy, Insecure: true}, ""},
+		{"inline token through a proxy", member.Connection{ProxyURL: proxy, Context: "x", Kubeconfig: inlineKubeconfig(t, &clientcmdapi.AuthInfo{Token: "t"}, nil)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := trust.check(tc.conn)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && err == nil:
+				t.Fatal("trusted")
+			case err != nil && !strings.Contains(err.Error(), tc.want):
+				t.Fatalf("error %q does not say %q", err, tc.want)
+			case err != nil && (strings.Contains(err.Error(), "x-secret") || strings.Contains(err.Error(), "10.9.9.9")):
+				t.Fatalf("error quotes a value: %v", err)
+			}
+		})
+	}
+	// The configuration at hand vouches for its own overrides, and only those.
+	configured := file(connectionOverrides{Context: "west", Insecure: true})
+	if err := (trustedConnections{}).withConnection(configured).check(configured); err != nil {
+		t.Errorf("the configured overrides are refused: %v", err)
+	}
+	if err := (trustedConnections{}).withConnection(configured).check(file(connectionOverrides{Context: "west", Insecure: true, ProxyURL: proxy})); err == nil {
+		t.Error("the configured overrides trust an added proxy")
 	}
 }
