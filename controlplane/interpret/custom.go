@@ -84,18 +84,18 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 		sorted[i] = &customizations[i]
 	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	var errs []string
-	refuse := func(gvk schema.GroupVersionKind, msg string) {
-		errs = append(errs, msg)
+	var errs []error
+	refuse := func(gvk schema.GroupVersionKind, err error) {
+		errs = append(errs, err)
 		if in.broken[gvk] == nil {
-			in.broken[gvk] = errors.New(msg)
+			in.broken[gvk] = err
 		}
 	}
 	for _, ric := range sorted {
 		name := fmt.Sprintf("%q", ric.Name)
 		gvk := schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
 		if fe := api.ValidateResourceInterpreterCustomization(ric); len(fe) > 0 {
-			refuse(gvk, fmt.Sprintf("resource interpreter customization %s: %v", name, fe.ToAggregate()))
+			refuse(gvk, fmt.Errorf("resource interpreter customization %s: %w", name, fe.ToAggregate()))
 			continue
 		}
 		for _, op := range operations() {
@@ -105,12 +105,12 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 			}
 			s := &script{customization: name, op: op, source: rule.LuaScript}
 			if prev := in.scripts[gvk][op.field]; prev != nil {
-				refuse(gvk, fmt.Sprintf("resource interpreter customization %s: spec.customizations.%s: %s %s already has one, from customization %s",
+				refuse(gvk, fmt.Errorf("resource interpreter customization %s: spec.customizations.%s: %s %s already has one, from customization %s",
 					name, op.field, gvk.GroupVersion(), gvk.Kind, prev.customization))
 				continue
 			}
 			if err := check(s); err != nil {
-				refuse(gvk, err.Error())
+				refuse(gvk, err)
 				continue
 			}
 			if in.scripts[gvk] == nil {
@@ -120,7 +120,9 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 		}
 	}
 	if len(errs) > 0 {
-		return in, fmt.Errorf("%s", strings.Join(errs, "; "))
+		// One message, and every refusal still in the chain
+		// (IsBudgetExceeded).
+		return in, fmt.Errorf(strings.TrimSuffix(strings.Repeat("%w; ", len(errs)), "; "), anys(errs)...)
 	}
 	return in, nil
 }
@@ -170,4 +172,12 @@ func Validate(ric *api.ResourceInterpreterCustomization) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+func anys(errs []error) []any {
+	out := make([]any, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return out
 }

@@ -63,9 +63,6 @@ func (e *scriptError) Error() string {
 
 func (e *scriptError) Unwrap() error { return e.err }
 
-// errBudget is what a script that ran out of instructions or memory wraps.
-var errBudget = errors.New("budget exhausted")
-
 // budget is the context the VM polls before every instruction: it counts
 // instructions and the bytes of the strings the script makes, and reports
 // itself done once either runs out. Nothing in it reads the clock.
@@ -200,7 +197,9 @@ func guardStringLibrary(L *lua.LState) {
 		fn := L.GetField(str, name)
 		L.SetField(str, name, L.NewFunction(func(L *lua.LState) int {
 			if n, over := check(L); over {
-				L.RaiseError("%v: string.%s could make %d bytes, more than %d", errBudget, name, n, MemoryBudget)
+				b := L.Context().(*budget)
+				b.err = fmt.Errorf("%w: string.%s could make %d bytes, more than %d", errBudget, name, n, MemoryBudget)
+				L.RaiseError("%v", b.err)
 			}
 			return callThrough(L, fn)
 		}))
@@ -259,7 +258,7 @@ func requireKube(L *lua.LState) int {
 // "<operation>:<line>:", and returns its global function fn.
 func load(L *lua.LState, customization, operation, script, fn string) (*lua.LFunction, error) {
 	fail := func(err error) (*lua.LFunction, error) {
-		return nil, &scriptError{customization: customization, operation: operation, err: cleanLuaError(err)}
+		return nil, &scriptError{customization: customization, operation: operation, err: cleanLuaError(L, err)}
 	}
 	chunk, err := L.Load(strings.NewReader(script), operation)
 	if err != nil {
@@ -281,12 +280,12 @@ func load(L *lua.LState, customization, operation, script, fn string) (*lua.LFun
 // float64, string, bool or nil). An empty Lua table comes back as an empty
 // map (fixEmpty tells it from an empty array).
 func run(customization, operation, script, fn string, nRet int, args ...any) ([]any, error) {
-	fail := func(err error) ([]any, error) {
-		return nil, &scriptError{customization: customization, operation: operation, err: cleanLuaError(err)}
-	}
 	L, err := newState()
 	if err != nil {
-		return fail(err)
+		return nil, &scriptError{customization: customization, operation: operation, err: err}
+	}
+	fail := func(err error) ([]any, error) {
+		return nil, &scriptError{customization: customization, operation: operation, err: cleanLuaError(L, err)}
 	}
 	defer L.Close()
 	f, err := load(L, customization, operation, script, fn)
@@ -316,15 +315,21 @@ func run(customization, operation, script, fn string, nRet int, args ...any) ([]
 }
 
 // cleanLuaError keeps the message of a Lua error, whose first line already
-// says "<operation>:<line>:", without gopher-lua's stack traceback.
-func cleanLuaError(err error) error {
+// says "<operation>:<line>:", without gopher-lua's stack traceback. When
+// L's budget ran out, the error is one (IsBudgetExceeded), whatever the
+// script did with the first error a budget raised (pcall catches it; the
+// next instruction raises it again).
+func cleanLuaError(L *lua.LState, err error) error {
 	var apiErr *lua.ApiError
 	if errors.As(err, &apiErr) {
 		msg := apiErr.Object.String()
 		if i := strings.Index(msg, "\nstack traceback:"); i >= 0 {
 			msg = msg[:i]
 		}
-		return errors.New(msg)
+		err = errors.New(msg)
+	}
+	if b, ok := L.Context().(*budget); ok && b.err != nil {
+		return &exhausted{msg: err.Error()}
 	}
 	return err
 }
