@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
+	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -36,17 +38,47 @@ func operations() []operation {
 	return []operation{opRetain, opReplicas, opRevise, opReflect, opAggregate, opHealth, opDeps}
 }
 
-// script is one customized operation of one kind.
+// script is one customized operation of one kind, compiled once.
 type script struct {
 	// customization is the name of the ResourceInterpreterCustomization.
 	customization string
 	op            operation
-	source        string
+	proto         *lua.FunctionProto
+	// timeout is the wall-clock deadline of one call.
+	timeout time.Duration
 }
 
-// call runs the script's function with args.
+// call runs the script's function with args, in a fresh state.
 func (s *script) call(nRet int, args ...any) ([]any, error) {
-	return run(s.customization, s.op.field, s.source, s.op.fn, nRet, args...)
+	return run(s, s.timeout, nRet, args...)
+}
+
+// newScript compiles one operation's script.
+func newScript(customization string, op operation, source string, timeout time.Duration) (*script, error) {
+	proto, err := compile(op.field, source)
+	if err != nil {
+		return nil, &scriptError{customization: customization, operation: op.field, err: err}
+	}
+	return &script{customization: customization, op: op, proto: proto, timeout: timeout}, nil
+}
+
+// Option changes how New's Interpreter runs customizations.
+type Option func(*options)
+
+type options struct {
+	timeout time.Duration
+}
+
+// WithCallTimeout sets the wall-clock deadline of one call of a
+// customization's script (DefaultCallTimeout unless set; zero or less for
+// none). It is a last resort: the counted budgets (InstructionBudget,
+// MemoryBudget, ConversionBudget) decide every ordinary outcome the same
+// way on any machine, and the deadline stops only a call that is still
+// running when they should long have, on a machine so loaded that the
+// call made no progress; such a call fails as a budget error
+// (IsBudgetExceeded).
+func WithCallTimeout(d time.Duration) Option {
+	return func(o *options) { o.timeout = d }
 }
 
 // Interpreter is the built-in table extended by Karmada
@@ -55,7 +87,8 @@ func (s *script) call(nRet int, args ...any) ([]any, error) {
 // operation stays built in, as Karmada's interpreter chain does
 // (customized, then native). The zero value and nil interpret the built-in
 // kinds only. An Interpreter is immutable and safe for concurrent use:
-// every call runs in a fresh sandboxed Lua VM.
+// each script is compiled once, by New, and every call runs the compiled
+// script in a fresh sandboxed Lua VM of its own.
 type Interpreter struct {
 	scripts map[schema.GroupVersionKind]map[string]*script
 	// broken holds, per kind, why a customization of it was refused:
@@ -77,7 +110,11 @@ type Interpreter struct {
 // with its refusal, while other kinds work: a front end that reads a whole
 // input (preview) stops at the error, a long-running one (continuous mode)
 // keeps serving the kinds that are fine.
-func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, error) {
+func New(customizations []api.ResourceInterpreterCustomization, opts ...Option) (*Interpreter, error) {
+	o := options{timeout: DefaultCallTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	in := &Interpreter{scripts: map[schema.GroupVersionKind]map[string]*script{}, broken: map[schema.GroupVersionKind]error{}}
 	sorted := make([]*api.ResourceInterpreterCustomization, len(customizations))
 	for i := range customizations {
@@ -103,13 +140,16 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 			if rule == nil {
 				continue
 			}
-			s := &script{customization: name, op: op, source: rule.LuaScript}
 			if prev := in.scripts[gvk][op.field]; prev != nil {
 				refuse(gvk, fmt.Errorf("resource interpreter customization %s: spec.customizations.%s: %s %s already has one, from customization %s",
 					name, op.field, gvk.GroupVersion(), gvk.Kind, prev.customization))
 				continue
 			}
-			if err := check(s); err != nil {
+			s, err := newScript(name, op, rule.LuaScript, o.timeout)
+			if err == nil {
+				err = s.check()
+			}
+			if err != nil {
 				refuse(gvk, err)
 				continue
 			}
@@ -127,15 +167,19 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 	return in, nil
 }
 
-// check loads a script in the sandbox and finds its function.
-func check(s *script) error {
-	L, err := newState()
+// check runs a compiled script's top level once in the sandbox and finds
+// its function: a script that fails or runs out of budget while loading
+// would fail every call.
+func (s *script) check() error {
+	L, err := newState(s.timeout)
 	if err != nil {
 		return err
 	}
 	defer L.Close()
-	_, err = load(L, s.customization, s.op.field, s.source, s.op.fn)
-	return err
+	if _, err := load(L, s.proto, s.op.fn); err != nil {
+		return &scriptError{customization: s.customization, operation: s.op.field, err: cleanLuaError(L, err)}
+	}
+	return nil
 }
 
 // lookup returns the customized operation of a kind, nil when the built-in
@@ -161,8 +205,11 @@ func Validate(ric *api.ResourceInterpreterCustomization) field.ErrorList {
 		if rule == nil {
 			continue
 		}
-		s := &script{customization: fmt.Sprintf("%q", ric.Name), op: op, source: rule.LuaScript}
-		if err := check(s); err != nil {
+		s, err := newScript(fmt.Sprintf("%q", ric.Name), op, rule.LuaScript, DefaultCallTimeout)
+		if err == nil {
+			err = s.check()
+		}
+		if err != nil {
 			var se *scriptError
 			msg := err.Error()
 			if errors.As(err, &se) {
