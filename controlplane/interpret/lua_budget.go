@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -47,8 +48,9 @@ const (
 	registryMaxSize = 64 * 1024
 	// trackedString is the smallest string MemoryBudget counts.
 	trackedString = 16
-	// clockEvery is how many steps run between two readings of the clock.
-	clockEvery = 1024
+	// clockEvery is how many steps run between two readings of the clock
+	// (one reading costs about as much as one instruction).
+	clockEvery = 256
 )
 
 // budget is the context the VM polls before every instruction: it counts
@@ -157,7 +159,9 @@ func budgetOf(L *lua.LState) *budget { return L.Context().(*budget) }
 // register of the running frame whatever makes it (a concatenation, a
 // library function), so each is seen once; one passed to or returned from
 // a function is already in the previous frame's registers and is not
-// counted again.
+// counted again. Strings are told apart by identity, not content: two
+// strings equal byte for byte were made twice, and comparing contents
+// would cost a long string's length at every instruction.
 func (b *budget) account() (made, held int) {
 	b.cur = b.cur[:0]
 	for i := 1; i <= b.L.GetTop(); i++ {
@@ -170,10 +174,15 @@ func (b *budget) account() (made, held int) {
 			continue
 		}
 		b.cur = append(b.cur, s)
-		if !slices.Contains(b.prev, s) {
+		if !slices.ContainsFunc(b.prev, func(p lua.LString) bool { return sameString(p, s) }) {
 			b.made += len(s)
 		}
 	}
 	b.prev, b.cur = b.cur, b.prev
 	return b.made, held
+}
+
+// sameString reports whether a and b are the same string in memory.
+func sameString(a, b lua.LString) bool {
+	return len(a) == len(b) && unsafe.StringData(string(a)) == unsafe.StringData(string(b))
 }

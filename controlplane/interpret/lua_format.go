@@ -53,14 +53,21 @@ func parseFormat(format string) (lits int, dirs []fmtDirective, sequential bool)
 		for ; i < len(format) && strings.IndexByte("#0+- ", format[i]) >= 0; i++ {
 			d.sharp = d.sharp || format[i] == '#'
 		}
+		// num reads a width or precision: digits, or '*' (an argument,
+		// at most fmtMaxWidth), after an argument index in brackets.
 		num := func() int {
-			n := 0
-			for ; i < len(format) && (('0' <= format[i] && format[i] <= '9') || format[i] == '[' || format[i] == ']' || format[i] == '*'); i++ {
-				if c := format[i]; '0' <= c && c <= '9' {
-					n = min(n*10+int(c-'0'), fmtMaxWidth+1)
-				} else if c == '*' {
-					n = fmtMaxWidth
+			if i < len(format) && format[i] == '[' {
+				if j := strings.IndexByte(format[i:], ']'); j >= 0 {
+					i += j + 1
 				}
+			}
+			if i < len(format) && format[i] == '*' {
+				i++
+				return fmtMaxWidth
+			}
+			n := 0
+			for ; i < len(format) && '0' <= format[i] && format[i] <= '9'; i++ {
+				n = min(n*10+int(format[i]-'0'), fmtMaxWidth+1)
 			}
 			return n
 		}
@@ -68,6 +75,11 @@ func parseFormat(format string) (lits int, dirs []fmtDirective, sequential bool)
 		if i < len(format) && format[i] == '.' {
 			i++
 			d.prec = num()
+		}
+		if i < len(format) && format[i] == '[' {
+			if j := strings.IndexByte(format[i:], ']'); j >= 0 {
+				i += j + 1
+			}
 		}
 		if i >= len(format) {
 			dirs = append(dirs, d)
