@@ -307,12 +307,14 @@ func gsubValue(L *lua.LState, m *matcher, repl lua.LValue, s, e int, add func(st
 	}
 	r := lua.LVAsString(repl)
 	for i := 0; i < len(r); i++ {
-		c := r[i]
-		if c != '%' || i+1 == len(r) {
-			add(r[i : i+1])
-			continue
+		// The text up to the next '%' goes in at once.
+		j := strings.IndexByte(r[i:], '%')
+		if j < 0 || i+j+1 == len(r) {
+			add(r[i:])
+			break
 		}
-		i++
+		add(r[i : i+j])
+		i += j + 1
 		switch d := r[i]; {
 		case d == '0':
 			add(m.src[s:e])
