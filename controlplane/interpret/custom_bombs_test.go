@@ -71,6 +71,8 @@ func TestLibraryBombs(t *testing.T) {
 		{"string.format of a big string", `string.format(string.rep("%[1]s", 5000), string.rep("x", 1000000))`, "string.format"},
 		{"table.insert far past the end", `table.insert({}, 50000000, 1)`, "table.insert"},
 		{"concatenation of many copies", "local s = string.rep(\"x\", 20000000)\n  local x = " + rep("s .. ", 150) + "s", "held at once"},
+		{"sparse array", `local keep = {}
+  for i = 1, 100 do local t = {} t[2000000] = 1 keep[i] = t end`, "bytes made"},
 		{"shared tables converted", `local t = {}
   for i = 1, 30 do t = {t, t} end
   do return 1, t end`, "values to convert"},
@@ -143,5 +145,24 @@ end`
 	err, _ = runBomb(t, "function GetReplicas(obj)\n  for i = 1, 400000 do end\n  return 1, nil\nend", interpret.WithCallTimeout(time.Nanosecond))
 	if !interpret.IsBudgetExceeded(err) || !strings.Contains(err.Error(), "deadline") {
 		t.Errorf("with a 1ns deadline: error %v, want the deadline", err)
+	}
+}
+
+// TestSparseIndex: an index past the array part is an ordinary table key
+// (gopher-lua used to fill the gap with 60 million nils in one
+// instruction, 1 GB and seconds).
+func TestSparseIndex(t *testing.T) {
+	start := time.Now()
+	err, alloc := runBomb(t, `function GetReplicas(obj)
+  local t = {}
+  t[60000000] = 1
+  if t[60000000] ~= 1 then error("t[60000000] = " .. tostring(t[60000000])) end
+  return 1, nil
+end`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > time.Second || alloc > 64<<20 {
+		t.Errorf("took %s and %d MiB", took, alloc>>20)
 	}
 }

@@ -42,4 +42,10 @@
 // It is part of the pure core: it must not import client-go,
 // controller-runtime or anything that does I/O, reads the clock or keeps
 // mutable global state. The same inputs give the same output, byte for byte.
+// Two exceptions, both about customizations' scripts: a call has a
+// wall-clock deadline (WithCallTimeout), the last resort behind the counted
+// budgets that decide every ordinary outcome, which stops only a call that
+// the machine's load kept from finishing long after the budgets would have
+// let it; and an init function sets gopher-lua's array bound, a package
+// variable of that library, once (lua_budget.go).
 package interpret

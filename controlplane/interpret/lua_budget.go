@@ -27,7 +27,9 @@ const (
 	// string of trackedString bytes or more that appears in the running
 	// frame and was not there one instruction before counts once, so
 	// strings kept in tables count when they are made. Smaller ones are
-	// bounded by the instruction budget. It also caps the strings the
+	// bounded by the instruction budget. The elements of a table of
+	// bigTable elements or more count too, elementSize bytes each, as the
+	// table gains them. It also caps the strings the
 	// running function holds in its registers at once, duplicates
 	// counted, since one concatenation joins them all. A library function
 	// that builds a string (rep, format, gsub, table.concat) checks the
@@ -48,10 +50,28 @@ const (
 	registryMaxSize = 64 * 1024
 	// trackedString is the smallest string MemoryBudget counts.
 	trackedString = 16
+	// maxArrayIndex is the largest index kept in a table's array part;
+	// larger ones go to its hash part. gopher-lua fills the gap up to an
+	// array index with nils in one instruction (t[60000000] = 1 made 1 GB
+	// and took seconds); past this bound one instruction makes 32 MiB at
+	// most. A script cannot build a sequence this long within its steps
+	// from anything an apiserver stores.
+	maxArrayIndex = 1 << 21
+	// bigTable is the array length from which a table's elements count
+	// against MemoryBudget (16 bytes each), once per table, as they
+	// appear.
+	bigTable = 1024
+	// elementSize is what one array element takes.
+	elementSize = 16
 	// clockEvery is how many steps run between two readings of the clock
 	// (one reading costs about as much as one instruction).
 	clockEvery = 256
 )
+
+// gopher-lua keeps its array bound in a package variable; the interpreter
+// is its only user in the binary, and sets it once, before any state
+// exists.
+func init() { lua.MaxArrayIndex = maxArrayIndex }
 
 // budget is the context the VM polls before every instruction: it counts
 // steps and the bytes of the strings the script makes, and reports itself
@@ -66,6 +86,9 @@ type budget struct {
 	// and at this one.
 	made      int
 	prev, cur []lua.LString
+	// tables holds the array length each table of bigTable elements or
+	// more had when last seen; their growth counts in made.
+	tables map[*lua.LTable]int
 	// deadline is when the call is stopped; zero for none. tick counts
 	// down the steps to the next reading of the clock.
 	deadline time.Time
@@ -165,7 +188,12 @@ func budgetOf(L *lua.LState) *budget { return L.Context().(*budget) }
 func (b *budget) account() (made, held int) {
 	b.cur = b.cur[:0]
 	for i := 1; i <= b.L.GetTop(); i++ {
-		s, ok := b.L.Get(i).(lua.LString)
+		v := b.L.Get(i)
+		if t, ok := v.(*lua.LTable); ok {
+			b.accountTable(t)
+			continue
+		}
+		s, ok := v.(lua.LString)
 		if !ok {
 			continue
 		}
@@ -185,4 +213,23 @@ func (b *budget) account() (made, held int) {
 // sameString reports whether a and b are the same string in memory.
 func sameString(a, b lua.LString) bool {
 	return len(a) == len(b) && unsafe.StringData(string(a)) == unsafe.StringData(string(b))
+}
+
+// accountTable counts in made the elements a big table gained since it
+// was last seen (all of them the first time). A table gains elements in a
+// register of the running frame (it is in one when an instruction sets an
+// element), so a gap filled in one instruction is seen at the next.
+// MaxN is quick unless the array ends in nils.
+func (b *budget) accountTable(t *lua.LTable) {
+	n := t.MaxN()
+	if n < bigTable {
+		return
+	}
+	if b.tables == nil {
+		b.tables = map[*lua.LTable]int{}
+	}
+	if grown := n - b.tables[t]; grown > 0 {
+		b.made += grown * elementSize
+		b.tables[t] = n
+	}
 }
