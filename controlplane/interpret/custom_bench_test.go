@@ -1,6 +1,7 @@
 package interpret_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -37,4 +38,36 @@ func BenchmarkCustomCall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestConcurrentCalls: one Interpreter serves calls from many goroutines
+// at once (each runs the compiled script in a state of its own); run
+// with -race.
+func TestConcurrentCalls(t *testing.T) {
+	in, err := interpret.New(apitest.ReadInterpreters(t, filepath.Join("..", "..", "examples", "interpreter", "openkruise-cloneset.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			var err error
+			for range 20 {
+				tmpl := obj(t, cloneSet)
+				var n int32
+				if n, _, err = in.GetReplicas(tmpl); err == nil && n != 6 {
+					err = fmt.Errorf("GetReplicas = %d, want 6", n)
+				}
+				if err != nil {
+					break
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
