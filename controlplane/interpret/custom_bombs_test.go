@@ -20,11 +20,11 @@ const (
 
 // runBomb calls a GetReplicas script, giving up after bombTime, and
 // returns the error and what the call allocated.
-func runBomb(t *testing.T, src string, opts ...interpret.Option) (error, uint64) {
+func runBomb(t *testing.T, src string, opts ...interpret.Option) (uint64, error) {
 	t.Helper()
 	in, err := interpret.New([]api.ResourceInterpreterCustomization{widgetRIC("bomb", api.CustomizationRules{ReplicaResource: lua(src)})}, opts...)
 	if err != nil {
-		return err, 0
+		return 0, err
 	}
 	w := obj(t, widget)
 	var before, after runtime.MemStats
@@ -40,7 +40,7 @@ func runBomb(t *testing.T, src string, opts ...interpret.Option) (error, uint64)
 		t.Fatalf("still running after %s", bombTime)
 	}
 	runtime.ReadMemStats(&after)
-	return err, after.TotalAlloc - before.TotalAlloc
+	return after.TotalAlloc - before.TotalAlloc, err
 }
 
 // TestLibraryBombs: each script makes one library call (or one
@@ -82,7 +82,7 @@ func TestLibraryBombs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err, alloc := runBomb(t, fmt.Sprintf("function GetReplicas(obj)\n  %s\n  return 1, nil\nend", c.body))
+			alloc, err := runBomb(t, fmt.Sprintf("function GetReplicas(obj)\n  %s\n  return 1, nil\nend", c.body))
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -106,7 +106,7 @@ func TestLibraryBombs(t *testing.T) {
 func TestQuadraticGsub(t *testing.T) {
 	for _, repl := range []string{`"bb"`, `{a = "bb"}`, `function(c) return "bb" end`} {
 		t.Run(repl, func(t *testing.T) {
-			err, alloc := runBomb(t, `function GetReplicas(obj)
+			alloc, err := runBomb(t, `function GetReplicas(obj)
   local s, n = string.gsub(string.rep("a", 200000), "a", `+repl+`)
   if #s ~= 400000 or n ~= 200000 then error("gsub gave " .. #s .. " bytes, " .. n .. " matches") end
   return 1, nil
@@ -134,7 +134,7 @@ func TestCallDeadline(t *testing.T) {
   end
 end`
 	start := time.Now()
-	err, _ := runBomb(t, slow)
+	_, err := runBomb(t, slow)
 	if !interpret.IsBudgetExceeded(err) || !strings.Contains(err.Error(), "deadline") {
 		t.Errorf("error %v, want the deadline", err)
 	}
@@ -142,9 +142,12 @@ end`
 		t.Errorf("stopped after %s, want about %s", took, interpret.DefaultCallTimeout)
 	}
 	start = time.Now()
-	err, _ = runBomb(t, "function GetReplicas(obj)\n  for i = 1, 400000 do end\n  return 1, nil\nend", interpret.WithCallTimeout(time.Nanosecond))
+	_, err = runBomb(t, "function GetReplicas(obj)\n  for i = 1, 400000 do end\n  return 1, nil\nend", interpret.WithCallTimeout(time.Nanosecond))
 	if !interpret.IsBudgetExceeded(err) || !strings.Contains(err.Error(), "deadline") {
 		t.Errorf("with a 1ns deadline: error %v, want the deadline", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("with a 1ns deadline: stopped after %s", took)
 	}
 }
 
@@ -153,7 +156,7 @@ end`
 // instruction, 1 GB and seconds).
 func TestSparseIndex(t *testing.T) {
 	start := time.Now()
-	err, alloc := runBomb(t, `function GetReplicas(obj)
+	alloc, err := runBomb(t, `function GetReplicas(obj)
   local t = {}
   t[60000000] = 1
   if t[60000000] ~= 1 then error("t[60000000] = " .. tostring(t[60000000])) end
