@@ -73,6 +73,8 @@ func TestLibraryBombs(t *testing.T) {
 		{"concatenation of many copies", "local s = string.rep(\"x\", 20000000)\n  local x = " + rep("s .. ", 150) + "s", "held at once"},
 		{"sparse array", `local keep = {}
   for i = 1, 100 do local t = {} t[2000000] = 1 keep[i] = t end`, "bytes made"},
+		{"tonumber of a long string", `local s = string.rep("x", 10000000)
+  for i = 1, 100000 do local n = tonumber(s) end`, "tonumber"},
 		{"shared tables converted", `local t = {}
   for i = 1, 30 do t = {t, t} end
   do return 1, t end`, "values to convert"},
@@ -148,6 +150,22 @@ end`
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("with a 1ns deadline: stopped after %s", took)
+	}
+}
+
+// TestLongUnpack: unpacking a long range stops at the value stack's cap
+// (the stack used to grow 32 values at a time, copying itself: a
+// gigabyte and seconds).
+func TestLongUnpack(t *testing.T) {
+	for _, body := range []string{`local x = {unpack({}, 1, 100000000)}`, `local x = {string.byte(string.rep("x", 10000000), 1, -1)}`} {
+		start := time.Now()
+		alloc, err := runBomb(t, "function GetReplicas(obj)\n  "+body+"\n  return 1, nil\nend")
+		if err == nil || !strings.Contains(err.Error(), "registry overflow") {
+			t.Errorf("%s: %v, want registry overflow", body, err)
+		}
+		if took := time.Since(start); took > 2*time.Second || alloc > 128<<20 {
+			t.Errorf("%s: took %s and %d MiB", body, took, alloc>>20)
+		}
 	}
 }
 

@@ -45,9 +45,13 @@ const (
 	DefaultCallTimeout = time.Second
 	// callStackSize bounds recursion depth.
 	callStackSize = 200
-	// registrySize and registryMaxSize bound the value stack.
-	registrySize    = 1024
-	registryMaxSize = 64 * 1024
+	// registrySize and registryMaxSize bound the value stack, which grows
+	// registryGrowStep values at a time (gopher-lua's 32 copied the
+	// stack 2,000 times on the way to its cap: a gigabyte for one
+	// unpack of a long range).
+	registrySize     = 1024
+	registryMaxSize  = 64 * 1024
+	registryGrowStep = 4096
 	// trackedString is the smallest string MemoryBudget counts.
 	trackedString = 16
 	// maxArrayIndex is the largest index kept in a table's array part;

@@ -61,6 +61,15 @@ func boundLibraries(L *lua.LState) {
 		},
 	})
 
+	// tonumber reads all of a long string: its work is charged.
+	tonumber := L.GetGlobal("tonumber")
+	L.SetGlobal("tonumber", L.NewFunction(func(L *lua.LState) int {
+		if s, ok := L.Get(1).(lua.LString); ok {
+			chargeSteps(L, "tonumber", len(s)/64)
+		}
+		return callThrough(L, tonumber)
+	}))
+
 	rng := rand.New(rand.NewPCG(0, 0))
 	L.SetFuncs(L.GetGlobal(lua.MathLibName).(*lua.LTable), map[string]lua.LGFunction{
 		"random": func(L *lua.LState) int {

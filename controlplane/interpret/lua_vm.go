@@ -55,6 +55,7 @@ func newState(timeout time.Duration) (*lua.LState, error) {
 		CallStackSize:       callStackSize,
 		RegistrySize:        registrySize,
 		RegistryMaxSize:     registryMaxSize,
+		RegistryGrowStep:    registryGrowStep,
 		IncludeGoStackTrace: false,
 	})
 	for _, lib := range []struct {
