@@ -73,10 +73,12 @@ type options struct {
 // customization's script (DefaultCallTimeout unless set; zero or less for
 // none). It is a last resort: the counted budgets (InstructionBudget,
 // MemoryBudget, ConversionBudget) decide every ordinary outcome the same
-// way on any machine, and the deadline stops only a call that is still
-// running when they should long have, on a machine so loaded that the
-// call made no progress; such a call fails as a budget error
-// (IsBudgetExceeded).
+// way on any machine (an ordinary call takes milliseconds, and a whole
+// instruction budget a fraction of a second on an idle machine), and the
+// deadline stops what they cannot count, such as instructions that each
+// compare two long strings, and calls on a machine loaded enough that
+// their steps take longer than the deadline; such a call fails as a
+// budget error (IsBudgetExceeded).
 func WithCallTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }

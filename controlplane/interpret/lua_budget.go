@@ -92,7 +92,9 @@ type budget struct {
 	prev, cur []lua.LString
 	// tables holds the array length each table of bigTable elements or
 	// more had when last seen; their growth counts in made.
-	tables map[*lua.LTable]int
+	tables    map[*lua.LTable]int
+	lastTable *lua.LTable
+	lastN     int
 	// deadline is when the call is stopped; zero for none. tick counts
 	// down the steps to the next reading of the clock.
 	deadline time.Time
@@ -226,9 +228,12 @@ func sameString(a, b lua.LString) bool {
 // MaxN is quick unless the array ends in nils.
 func (b *budget) accountTable(t *lua.LTable) {
 	n := t.MaxN()
-	if n < bigTable {
+	if n < bigTable || (t == b.lastTable && n == b.lastN) {
 		return
 	}
+	// A loop over a big table sees it at every instruction: the last one
+	// seen is remembered without a map lookup.
+	b.lastTable, b.lastN = t, n
 	if b.tables == nil {
 		b.tables = map[*lua.LTable]int{}
 	}
