@@ -30,8 +30,12 @@
 // Karmada's ResourceInterpreterCustomizations extend the table: New
 // returns an Interpreter (custom.go) whose methods (custom_ops.go) run a
 // kind's Lua scripts where it has them and the built-in rules otherwise.
-// The scripts run in a sandboxed gopher-lua VM with counted instruction
-// and memory budgets (lua_vm.go), Go values cross as JSON-shaped tables
+// The scripts, compiled once by New, run in a fresh sandboxed gopher-lua
+// VM per call (lua_vm.go) with counted step and memory budgets and a
+// deadline (lua_budget.go, budget_error.go); the library functions that
+// could do unbounded work in one call are replaced by bounded ones
+// (lua_strlib.go, lua_format.go), patterns are matched by flotilla's own
+// Lua 5.1 matcher (lua_pattern.go), Go values cross as JSON-shaped tables
 // (lua_convert.go), and Karmada's kube helper library is lua_kube.go.
 //
 // Callers (render, plan, override, health, the controllers) ask this
