@@ -110,16 +110,18 @@ func luaPodTemplate(L *lua.LState, i int, fn string) *corev1.PodTemplateSpec {
 	// The conversion is work in proportion to the table, charged to the
 	// call's steps: a script calling this in a loop on a large table runs
 	// out of instructions, not of time.
+	// The conversion's own budget is checked first: it is the one that
+	// decides, the same way on any machine.
 	conv := newConversion()
 	v, err := conv.fromLua(L.CheckTable(i), 0)
 	b := budgetOf(L)
+	if err != nil && errors.Is(err, errBudget) {
+		b.exhaust(L, "%s: the pod template: %s", fn, strings.TrimPrefix(err.Error(), errBudget.Error()+": "))
+	}
 	if cerr := b.charge(conv.values); cerr != nil {
 		b.check(L)
 	}
 	if err != nil {
-		if errors.Is(err, errBudget) {
-			b.exhaust(L, "%s: the pod template: %s", fn, strings.TrimPrefix(err.Error(), errBudget.Error()+": "))
-		}
 		L.RaiseError("%s: the pod template: %v", fn, err)
 	}
 	m, ok := v.(map[string]any)
