@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
+	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -36,17 +38,49 @@ func operations() []operation {
 	return []operation{opRetain, opReplicas, opRevise, opReflect, opAggregate, opHealth, opDeps}
 }
 
-// script is one customized operation of one kind.
+// script is one customized operation of one kind, compiled once.
 type script struct {
 	// customization is the name of the ResourceInterpreterCustomization.
 	customization string
 	op            operation
-	source        string
+	proto         *lua.FunctionProto
+	// timeout is the wall-clock deadline of one call.
+	timeout time.Duration
 }
 
-// call runs the script's function with args.
+// call runs the script's function with args, in a fresh state.
 func (s *script) call(nRet int, args ...any) ([]any, error) {
-	return run(s.customization, s.op.field, s.source, s.op.fn, nRet, args...)
+	return run(s, s.timeout, nRet, args...)
+}
+
+// newScript compiles one operation's script.
+func newScript(customization string, op operation, source string, timeout time.Duration) (*script, error) {
+	proto, err := compile(op.field, source)
+	if err != nil {
+		return nil, &scriptError{customization: customization, operation: op.field, err: err}
+	}
+	return &script{customization: customization, op: op, proto: proto, timeout: timeout}, nil
+}
+
+// Option changes how New's Interpreter runs customizations.
+type Option func(*options)
+
+type options struct {
+	timeout time.Duration
+}
+
+// WithCallTimeout sets the wall-clock deadline of one call of a
+// customization's script (DefaultCallTimeout unless set; zero or less for
+// none). It is a last resort: the counted budgets (InstructionBudget,
+// MemoryBudget, ConversionBudget) decide every ordinary outcome the same
+// way on any machine (an ordinary call takes milliseconds, and a whole
+// instruction budget a fraction of a second on an idle machine), and the
+// deadline stops what they cannot count, such as instructions that each
+// compare two long strings, and calls on a machine loaded enough that
+// their steps take longer than the deadline; such a call fails as a
+// budget error (IsBudgetExceeded).
+func WithCallTimeout(d time.Duration) Option {
+	return func(o *options) { o.timeout = d }
 }
 
 // Interpreter is the built-in table extended by Karmada
@@ -55,7 +89,8 @@ func (s *script) call(nRet int, args ...any) ([]any, error) {
 // operation stays built in, as Karmada's interpreter chain does
 // (customized, then native). The zero value and nil interpret the built-in
 // kinds only. An Interpreter is immutable and safe for concurrent use:
-// every call runs in a fresh sandboxed Lua VM.
+// each script is compiled once, by New, and every call runs the compiled
+// script in a fresh sandboxed Lua VM of its own.
 type Interpreter struct {
 	scripts map[schema.GroupVersionKind]map[string]*script
 	// broken holds, per kind, why a customization of it was refused:
@@ -77,25 +112,29 @@ type Interpreter struct {
 // with its refusal, while other kinds work: a front end that reads a whole
 // input (preview) stops at the error, a long-running one (continuous mode)
 // keeps serving the kinds that are fine.
-func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, error) {
+func New(customizations []api.ResourceInterpreterCustomization, opts ...Option) (*Interpreter, error) {
+	o := options{timeout: DefaultCallTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	in := &Interpreter{scripts: map[schema.GroupVersionKind]map[string]*script{}, broken: map[schema.GroupVersionKind]error{}}
 	sorted := make([]*api.ResourceInterpreterCustomization, len(customizations))
 	for i := range customizations {
 		sorted[i] = &customizations[i]
 	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	var errs []string
-	refuse := func(gvk schema.GroupVersionKind, msg string) {
-		errs = append(errs, msg)
+	var errs []error
+	refuse := func(gvk schema.GroupVersionKind, err error) {
+		errs = append(errs, err)
 		if in.broken[gvk] == nil {
-			in.broken[gvk] = errors.New(msg)
+			in.broken[gvk] = err
 		}
 	}
 	for _, ric := range sorted {
 		name := fmt.Sprintf("%q", ric.Name)
 		gvk := schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
 		if fe := api.ValidateResourceInterpreterCustomization(ric); len(fe) > 0 {
-			refuse(gvk, fmt.Sprintf("resource interpreter customization %s: %v", name, fe.ToAggregate()))
+			refuse(gvk, fmt.Errorf("resource interpreter customization %s: %w", name, fe.ToAggregate()))
 			continue
 		}
 		for _, op := range operations() {
@@ -103,14 +142,17 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 			if rule == nil {
 				continue
 			}
-			s := &script{customization: name, op: op, source: rule.LuaScript}
 			if prev := in.scripts[gvk][op.field]; prev != nil {
-				refuse(gvk, fmt.Sprintf("resource interpreter customization %s: spec.customizations.%s: %s %s already has one, from customization %s",
+				refuse(gvk, fmt.Errorf("resource interpreter customization %s: spec.customizations.%s: %s %s already has one, from customization %s",
 					name, op.field, gvk.GroupVersion(), gvk.Kind, prev.customization))
 				continue
 			}
-			if err := check(s); err != nil {
-				refuse(gvk, err.Error())
+			s, err := newScript(name, op, rule.LuaScript, o.timeout)
+			if err == nil {
+				err = s.check()
+			}
+			if err != nil {
+				refuse(gvk, err)
 				continue
 			}
 			if in.scripts[gvk] == nil {
@@ -120,20 +162,26 @@ func New(customizations []api.ResourceInterpreterCustomization) (*Interpreter, e
 		}
 	}
 	if len(errs) > 0 {
-		return in, fmt.Errorf("%s", strings.Join(errs, "; "))
+		// One message, and every refusal still in the chain
+		// (IsBudgetExceeded).
+		return in, fmt.Errorf(strings.TrimSuffix(strings.Repeat("%w; ", len(errs)), "; "), anys(errs)...)
 	}
 	return in, nil
 }
 
-// check loads a script in the sandbox and finds its function.
-func check(s *script) error {
-	L, err := newState()
+// check runs a compiled script's top level once in the sandbox and finds
+// its function: a script that fails or runs out of budget while loading
+// would fail every call.
+func (s *script) check() error {
+	L, err := newState(s.timeout)
 	if err != nil {
 		return err
 	}
 	defer L.Close()
-	_, err = load(L, s.customization, s.op.field, s.source, s.op.fn)
-	return err
+	if _, err := load(L, s.proto, s.op.fn); err != nil {
+		return &scriptError{customization: s.customization, operation: s.op.field, err: cleanLuaError(L, err)}
+	}
+	return nil
 }
 
 // lookup returns the customized operation of a kind, nil when the built-in
@@ -159,8 +207,11 @@ func Validate(ric *api.ResourceInterpreterCustomization) field.ErrorList {
 		if rule == nil {
 			continue
 		}
-		s := &script{customization: fmt.Sprintf("%q", ric.Name), op: op, source: rule.LuaScript}
-		if err := check(s); err != nil {
+		s, err := newScript(fmt.Sprintf("%q", ric.Name), op, rule.LuaScript, DefaultCallTimeout)
+		if err == nil {
+			err = s.check()
+		}
+		if err != nil {
 			var se *scriptError
 			msg := err.Error()
 			if errors.As(err, &se) {
@@ -170,4 +221,12 @@ func Validate(ric *api.ResourceInterpreterCustomization) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+func anys(errs []error) []any {
+	out := make([]any, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return out
 }

@@ -31,7 +31,7 @@ func exampleInterpreter(t *testing.T, files ...string) *interpret.Interpreter {
 
 // obj parses a YAML object as the apiserver and api.Decode do (whole
 // numbers are int64).
-func obj(t *testing.T, y string) *unstructured.Unstructured {
+func obj(t testing.TB, y string) *unstructured.Unstructured {
 	t.Helper()
 	data, err := yaml.YAMLToJSON([]byte(y))
 	if err != nil {

@@ -30,8 +30,12 @@
 // Karmada's ResourceInterpreterCustomizations extend the table: New
 // returns an Interpreter (custom.go) whose methods (custom_ops.go) run a
 // kind's Lua scripts where it has them and the built-in rules otherwise.
-// The scripts run in a sandboxed gopher-lua VM with counted instruction
-// and memory budgets (lua_vm.go), Go values cross as JSON-shaped tables
+// The scripts, compiled once by New, run in a fresh sandboxed gopher-lua
+// VM per call (lua_vm.go) with counted step and memory budgets and a
+// deadline (lua_budget.go, budget_error.go); the library functions that
+// could do unbounded work in one call are replaced by bounded ones
+// (lua_strlib.go, lua_format.go), patterns are matched by flotilla's own
+// Lua 5.1 matcher (lua_pattern.go), Go values cross as JSON-shaped tables
 // (lua_convert.go), and Karmada's kube helper library is lua_kube.go.
 //
 // Callers (render, plan, override, health, the controllers) ask this
@@ -42,4 +46,10 @@
 // It is part of the pure core: it must not import client-go,
 // controller-runtime or anything that does I/O, reads the clock or keeps
 // mutable global state. The same inputs give the same output, byte for byte.
+// Two exceptions, both about customizations' scripts: a call has a
+// wall-clock deadline (WithCallTimeout), the last resort behind the counted
+// budgets that decide every ordinary outcome, which stops only a call that
+// the machine's load kept from finishing long after the budgets would have
+// let it; and an init function sets gopher-lua's array bound, a package
+// variable of that library, once (lua_budget.go).
 package interpret

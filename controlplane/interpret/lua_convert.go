@@ -54,13 +54,43 @@ func toLua(L *lua.LState, v any) (lua.LValue, error) {
 	return nil, fmt.Errorf("unsupported value of type %T", v)
 }
 
+// conversion counts what fromLua converts, so a result built from shared
+// tables (t = {t, t} thirty times is a billion leaves) is refused once it
+// has cost ConversionBudget values or MemoryBudget bytes of strings,
+// rather than copied: a table reached twice is copied, and counted, twice.
+type conversion struct {
+	values, bytes int
+}
+
+func newConversion() *conversion { return &conversion{} }
+
+// count charges one value of n bytes.
+func (c *conversion) count(n int) error {
+	c.values++
+	c.bytes += n
+	switch {
+	case c.values > ConversionBudget:
+		return fmt.Errorf("%w: more than %d values to convert (tables shared many times?)", errBudget, ConversionBudget)
+	case c.bytes > MemoryBudget:
+		return fmt.Errorf("%w: more than %d bytes of strings to convert", errBudget, MemoryBudget)
+	}
+	return nil
+}
+
 // fromLua turns a script's result into a JSON-shaped Go value. A table
 // whose keys are 1..n is an array, one with string keys an object; an
 // empty table is an empty object (fixEmpty decides with a reference). A
 // whole number is int64, as the apiserver's decoder reads JSON.
-func fromLua(v lua.LValue, depth int) (any, error) {
+func (c *conversion) fromLua(v lua.LValue, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("nested more than %d levels (a table that contains itself?)", maxDepth)
+	}
+	size := 0
+	if s, ok := v.(lua.LString); ok {
+		size = len(s)
+	}
+	if err := c.count(size); err != nil {
+		return nil, err
 	}
 	switch x := v.(type) {
 	case *lua.LNilType:
@@ -79,25 +109,35 @@ func fromLua(v lua.LValue, depth int) (any, error) {
 		}
 		return f, nil
 	case *lua.LTable:
-		return tableFromLua(x, depth)
+		return c.tableFromLua(x, depth)
 	}
 	return nil, fmt.Errorf("a %s cannot be returned", v.Type())
 }
 
-func tableFromLua(t *lua.LTable, depth int) (any, error) {
+func (c *conversion) tableFromLua(t *lua.LTable, depth int) (any, error) {
 	n := t.MaxN()
 	count, strKeys := 0, 0
 	var bad lua.LValue
+	var err error
 	t.ForEach(func(k, _ lua.LValue) {
 		count++
-		switch k.(type) {
+		switch k := k.(type) {
 		case lua.LString:
 			strKeys++
+			if err == nil {
+				err = c.count(len(k))
+			}
 		case lua.LNumber:
+			if err == nil {
+				err = c.count(0)
+			}
 		default:
 			bad = k
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	if bad != nil {
 		return nil, fmt.Errorf("a table key of type %s cannot be returned", bad.Type())
 	}
@@ -107,7 +147,7 @@ func tableFromLua(t *lua.LTable, depth int) (any, error) {
 	if strKeys == 0 && n == count {
 		out := make([]any, 0, n)
 		for i := 1; i <= n; i++ {
-			e, err := fromLua(t.RawGetInt(i), depth+1)
+			e, err := c.fromLua(t.RawGetInt(i), depth+1)
 			if err != nil {
 				return nil, fmt.Errorf("[%d]: %w", i-1, err)
 			}
@@ -119,13 +159,12 @@ func tableFromLua(t *lua.LTable, depth int) (any, error) {
 		return nil, fmt.Errorf("a table mixes array and object keys")
 	}
 	out := make(map[string]any, count)
-	var err error
 	t.ForEach(func(k, v lua.LValue) {
 		if err != nil {
 			return
 		}
 		var e any
-		if e, err = fromLua(v, depth+1); err != nil {
+		if e, err = c.fromLua(v, depth+1); err != nil {
 			err = fmt.Errorf("%s: %w", k, err)
 			return
 		}

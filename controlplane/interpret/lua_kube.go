@@ -1,8 +1,10 @@
 package interpret
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
@@ -105,7 +107,20 @@ func luaQuantity(L *lua.LState, i int) resource.Quantity {
 }
 
 func luaPodTemplate(L *lua.LState, i int, fn string) *corev1.PodTemplateSpec {
-	v, err := fromLua(L.CheckTable(i), 0)
+	// The conversion is work in proportion to the table, charged to the
+	// call's steps: a script calling this in a loop on a large table runs
+	// out of instructions, not of time.
+	// The conversion's own budget is checked first: it is the one that
+	// decides, the same way on any machine.
+	conv := newConversion()
+	v, err := conv.fromLua(L.CheckTable(i), 0)
+	b := budgetOf(L)
+	if err != nil && errors.Is(err, errBudget) {
+		b.exhaust(L, "%s: the pod template: %s", fn, strings.TrimPrefix(err.Error(), errBudget.Error()+": "))
+	}
+	if cerr := b.charge(conv.values); cerr != nil {
+		b.check(L)
+	}
 	if err != nil {
 		L.RaiseError("%s: the pod template: %v", fn, err)
 	}

@@ -1,0 +1,244 @@
+package interpret
+
+import (
+	"fmt"
+	"slices"
+	"time"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Limits of one call of a customization's script. They are counted, not
+// timed, so the same script on the same object always succeeds or fails
+// the same way, on a loaded CI machine as on a laptop. The wall-clock
+// deadline (DefaultCallTimeout) is a last resort behind them, not one of
+// them.
+const (
+	// InstructionBudget is how many steps one call may take (loading the
+	// script, requiring kube and the function itself): a Lua VM
+	// instruction is one step, and a library function that does work in
+	// proportion to its arguments (pattern matching, table.concat,
+	// table.insert, table.sort) charges its steps before or while it does
+	// it. A status aggregation over a hundred members runs a few tens of
+	// thousands.
+	InstructionBudget = 2_000_000
+	// MemoryBudget caps, in bytes, the strings one call makes: every
+	// string of trackedString bytes or more that appears in the running
+	// frame and was not there one instruction before counts once, so
+	// strings kept in tables count when they are made. Smaller ones are
+	// bounded by the instruction budget. The elements of a table of
+	// bigTable elements or more count too, elementSize bytes each, as the
+	// table gains them. It also caps the strings the
+	// running function holds in its registers at once, duplicates
+	// counted, since one concatenation joins them all. A library function
+	// that builds a string (rep, format, gsub, table.concat) checks the
+	// size against what is left before it builds.
+	MemoryBudget = 32 << 20
+	// ConversionBudget caps the values (tables, entries and scalars) of a
+	// call's result, or of a table a kube helper reads, counted as they
+	// are converted to Go: a table reached twice counts twice, as it is
+	// copied twice.
+	ConversionBudget = 1 << 20
+	// DefaultCallTimeout is the wall-clock deadline of one call (see
+	// WithCallTimeout).
+	DefaultCallTimeout = time.Second
+	// callStackSize bounds recursion depth.
+	callStackSize = 200
+	// registrySize and registryMaxSize bound the value stack, which grows
+	// registryGrowStep values at a time (gopher-lua's 32 copied the
+	// stack 2,000 times on the way to its cap: a gigabyte for one
+	// unpack of a long range).
+	registrySize     = 1024
+	registryMaxSize  = 64 * 1024
+	registryGrowStep = 4096
+	// trackedString is the smallest string MemoryBudget counts.
+	trackedString = 16
+	// maxArrayIndex is the largest index kept in a table's array part;
+	// larger ones go to its hash part. gopher-lua fills the gap up to an
+	// array index with nils in one instruction (t[60000000] = 1 made 1 GB
+	// and took seconds); past this bound one instruction makes 32 MiB at
+	// most. A script cannot build a sequence this long within its steps
+	// from anything an apiserver stores.
+	maxArrayIndex = 1 << 21
+	// bigTable is the array length from which a table's elements count
+	// against MemoryBudget (16 bytes each), once per table, as they
+	// appear.
+	bigTable = 1024
+	// elementSize is what one array element takes.
+	elementSize = 16
+	// clockEvery is how many steps run between two readings of the clock
+	// (one reading costs about as much as one instruction).
+	clockEvery = 256
+)
+
+// gopher-lua keeps its array bound in a package variable; the interpreter
+// is its only user in the binary, and sets it once, before any state
+// exists.
+func init() { lua.MaxArrayIndex = maxArrayIndex }
+
+// budget is the context the VM polls before every instruction: it counts
+// steps and the bytes of the strings the script makes, and reports itself
+// done once either runs out or the deadline passed. The clock is read
+// every clockEvery steps only, and decides nothing a counted budget
+// decides first.
+type budget struct {
+	L    *lua.LState
+	left int
+	// made is the bytes of strings made so far; prev and cur are the
+	// tracked strings of the running frame at the previous instruction
+	// and at this one.
+	made      int
+	prev, cur []lua.LString
+	// tables holds the array length each table of bigTable elements or
+	// more had when last seen; their growth counts in made.
+	tables    map[*lua.LTable]int
+	lastTable *lua.LTable
+	lastN     int
+	// deadline is when the call is stopped; zero for none. tick counts
+	// down the steps to the next reading of the clock.
+	deadline time.Time
+	tick     int
+	done     chan struct{}
+	err      error
+}
+
+func newBudget(timeout time.Duration) *budget {
+	done := make(chan struct{})
+	close(done)
+	b := &budget{left: InstructionBudget, done: done, tick: clockEvery}
+	if timeout > 0 {
+		b.deadline = time.Now().Add(timeout)
+	}
+	return b
+}
+
+// Deadline reports the call's deadline.
+func (b *budget) Deadline() (time.Time, bool) { return b.deadline, !b.deadline.IsZero() }
+
+// Value carries nothing.
+func (b *budget) Value(any) any { return nil }
+
+// Err says which budget ran out.
+func (b *budget) Err() error { return b.err }
+
+// Done is polled by the VM before each instruction; a nil channel lets the
+// instruction run, the closed one stops the script.
+func (b *budget) Done() <-chan struct{} {
+	if b.charge(1) != nil {
+		return b.done
+	}
+	made, held := b.account()
+	switch {
+	case made > MemoryBudget:
+		b.err = fmt.Errorf("%w: strings of more than %d bytes made", errBudget, MemoryBudget)
+	case held > MemoryBudget:
+		b.err = fmt.Errorf("%w: strings of more than %d bytes held at once", errBudget, MemoryBudget)
+	default:
+		return nil
+	}
+	return b.done
+}
+
+// charge takes n steps from the budget and reads the clock once every
+// clockEvery steps; it returns the error once either ran out.
+func (b *budget) charge(n int) error {
+	if b.err != nil {
+		return b.err
+	}
+	b.left -= n
+	if b.left < 0 {
+		b.err = fmt.Errorf("%w: more than %d instructions", errBudget, InstructionBudget)
+		return b.err
+	}
+	if b.tick -= n; b.tick <= 0 {
+		b.tick = clockEvery
+		if !b.deadline.IsZero() && time.Now().After(b.deadline) {
+			b.err = fmt.Errorf("%w: still running after the call's deadline", errBudget)
+		}
+	}
+	return b.err
+}
+
+// room is how many bytes a string a library function builds may take.
+func (b *budget) room() int { return max(MemoryBudget-b.made, 0) }
+
+// exhaust records that a library function was refused what it needed and
+// raises the error in the script.
+func (b *budget) exhaust(L *lua.LState, format string, args ...any) {
+	if b.err == nil {
+		b.err = fmt.Errorf("%w: "+format, append([]any{errBudget}, args...)...)
+	}
+	L.RaiseError("%v", b.err)
+}
+
+// check raises the budget's error, if any, in the script.
+func (b *budget) check(L *lua.LState) {
+	if b.err != nil {
+		L.RaiseError("%v", b.err)
+	}
+}
+
+// budgetOf is the budget of the call L runs.
+func budgetOf(L *lua.LState) *budget { return L.Context().(*budget) }
+
+// account adds the strings that appeared in the running frame since the
+// previous instruction to what the call made, and returns the total and
+// the bytes of the strings the frame holds now. A new string lands in a
+// register of the running frame whatever makes it (a concatenation, a
+// library function), so each is seen once; one passed to or returned from
+// a function is already in the previous frame's registers and is not
+// counted again. Strings are told apart by identity, not content: two
+// strings equal byte for byte were made twice, and comparing contents
+// would cost a long string's length at every instruction.
+func (b *budget) account() (made, held int) {
+	b.cur = b.cur[:0]
+	for i := 1; i <= b.L.GetTop(); i++ {
+		v := b.L.Get(i)
+		if t, ok := v.(*lua.LTable); ok {
+			b.accountTable(t)
+			continue
+		}
+		s, ok := v.(lua.LString)
+		if !ok {
+			continue
+		}
+		held += len(s)
+		if len(s) < trackedString {
+			continue
+		}
+		b.cur = append(b.cur, s)
+		if !slices.ContainsFunc(b.prev, func(p lua.LString) bool { return sameString(p, s) }) {
+			b.made += len(s)
+		}
+	}
+	b.prev, b.cur = b.cur, b.prev
+	return b.made, held
+}
+
+// sameString reports whether a and b are the same string in memory.
+func sameString(a, b lua.LString) bool {
+	return len(a) == len(b) && unsafe.StringData(string(a)) == unsafe.StringData(string(b))
+}
+
+// accountTable counts in made the elements a big table gained since it
+// was last seen (all of them the first time). A table gains elements in a
+// register of the running frame (it is in one when an instruction sets an
+// element), so a gap filled in one instruction is seen at the next.
+// MaxN is quick unless the array ends in nils.
+func (b *budget) accountTable(t *lua.LTable) {
+	n := t.MaxN()
+	if n < bigTable || (t == b.lastTable && n == b.lastN) {
+		return
+	}
+	// A loop over a big table sees it at every instruction: the last one
+	// seen is remembered without a map lookup.
+	b.lastTable, b.lastN = t, n
+	if b.tables == nil {
+		b.tables = map[*lua.LTable]int{}
+	}
+	if grown := n - b.tables[t]; grown > 0 {
+		b.made += grown * elementSize
+		b.tables[t] = n
+	}
+}
