@@ -22,8 +22,9 @@ import (
 // writes it into Works; fleet is the control plane's fleet name. A workload
 // that a propagated HPA scales is rendered with the retain-replicas label
 // (markScaleTarget). The rendering itself is plan.RenderBinding, the
-// synchronous driver's; this reads its inputs from the host.
-func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
+// synchronous driver's; this reads its inputs from the host, the
+// interpreter through is (nil: loaded afresh).
+func RenderBinding(ctx context.Context, c client.Reader, is *Interpreters, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
 	if len(rb.Spec.Clusters) == 0 {
 		return nil, nil
 	}
@@ -31,7 +32,7 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 	if err != nil {
 		return nil, err
 	}
-	in, err := LoadInterpreter(ctx, c)
+	in, err := is.Load(ctx, c)
 	if err != nil {
 		return nil, err
 	}

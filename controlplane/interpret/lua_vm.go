@@ -324,7 +324,7 @@ func cleanLuaError(err error) error {
 		if i := strings.Index(msg, "\nstack traceback:"); i >= 0 {
 			msg = msg[:i]
 		}
-		return errors.New(msg)
+		return luaError(msg)
 	}
 	return err
 }

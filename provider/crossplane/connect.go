@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
@@ -43,6 +44,9 @@ const (
 type host struct {
 	client client.Client
 	fleet  string
+	// interpreters caches the host's resource interpreter, so an Observe
+	// does not run every customization's script again.
+	interpreters *hoststore.Interpreters
 }
 
 // hostConnector resolves a managed resource's provider config into a host
@@ -60,6 +64,8 @@ type hostConnector struct {
 
 	mu      sync.Mutex
 	clients map[[sha256.Size]byte]client.Client
+	// interpreters is each host client's interpreter cache.
+	interpreters map[client.Client]*hoststore.Interpreters
 }
 
 func newHostConnector(kube client.Client, scheme *runtime.Scheme, injected *rest.Config, allowExecAndFiles bool) *hostConnector {
@@ -70,6 +76,7 @@ func newHostConnector(kube client.Client, scheme *runtime.Scheme, injected *rest
 		injected:          injected,
 		allowExecAndFiles: allowExecAndFiles,
 		clients:           map[[sha256.Size]byte]client.Client{},
+		interpreters:      map[client.Client]*hoststore.Interpreters{},
 	}
 }
 
@@ -117,7 +124,14 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 	if fleet == "" {
 		fleet = v1alpha1.DefaultFleet
 	}
-	return &host{client: hc, fleet: fleet}, nil
+	c.mu.Lock()
+	is := c.interpreters[hc]
+	if is == nil {
+		is = hoststore.NewInterpreters()
+		c.interpreters[hc] = is
+	}
+	c.mu.Unlock()
+	return &host{client: hc, fleet: fleet, interpreters: is}, nil
 }
 
 // hostClient returns the cached client of the credentials. The kubeconfig
