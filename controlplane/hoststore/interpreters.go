@@ -151,7 +151,11 @@ func (is *Interpreters) Load(ctx context.Context, c client.Reader) (*interpret.I
 				strings.Join(l.names(), ", "), l.gvk.GroupVersion(), l.gvk.Kind, wait))
 		}
 	}
-	in := interpret.Merge(parts...).WithGuard(guard{is})
+	g := guard{is: is, loads: make(map[schema.GroupVersionKind]*kindLoad, len(loads))}
+	for _, l := range loads {
+		g.loads[l.gvk] = l
+	}
+	in := interpret.Merge(parts...).WithGuard(g)
 	if complete {
 		is.mu.Lock()
 		is.merged, is.mergedLoads = in, loads
@@ -247,8 +251,13 @@ func (l *kindLoad) names() []string {
 	return out
 }
 
-// guard is the Guard of the Interpreters' Interpreters.
-type guard struct{ is *Interpreters }
+// guard is the Guard of the Interpreters' Interpreters; loads are the
+// loads the guarded Interpreter was made of, so a call of a script that
+// has since changed refuses nothing.
+type guard struct {
+	is    *Interpreters
+	loads map[schema.GroupVersionKind]*kindLoad
+}
 
 // Refused returns the refusal recorded for kind, if any.
 func (g guard) Refused(kind schema.GroupVersionKind) error {
@@ -264,10 +273,10 @@ func (g guard) Refused(kind schema.GroupVersionKind) error {
 // budget since the kind's customizations changed.
 func (g guard) Exceeded(b interpret.BudgetExceeded) {
 	g.is.mu.Lock()
-	l := g.is.kinds[b.Kind]
 	v, ok := version{}, false
-	if l != nil {
+	if l, cur := g.loads[b.Kind], g.is.kinds[b.Kind]; l != nil && cur != nil {
 		v, ok = l.members[b.Customization]
+		ok = ok && cur.members[b.Customization] == v
 	}
 	if !ok || g.is.exceeded[b.Kind] != nil {
 		// A call of a customization already replaced: its successor
