@@ -113,7 +113,14 @@ func TestHostileCustomizationsDoNotStallTheFleet(t *testing.T) {
 		}
 	}
 
-	t.Log("the manager stops")
+	t.Log("the manager stops while a new hostile customization loads and the refused kind is retried")
+	testkit.MustCreate(t, hub, hostileCustomization("hostile-late", "example.io/v1", "Late",
+		api.CustomizationRules{ReplicaResource: &api.LuaScript{LuaScript: "while true do\nend\nfunction GetReplicas(obj) return 1, nil end"}}))
+	orig := svc.DeepCopy()
+	svc.Labels = map[string]string{"touched": "true"}
+	if err := hub.Patch(ctx, svc, client.MergeFrom(orig)); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	stop()
 	if took := time.Since(start); took > 10*time.Second {
