@@ -154,9 +154,10 @@ func flowTemplates(t *testing.T, f controllertest.Fleet, suffix string) flowTime
 	if err := hub.Get(t.Context(), client.ObjectKeyFromObject(d), d); err != nil {
 		t.Fatal(err)
 	}
+	orig := d.DeepCopy()
 	d.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
 	start = time.Now()
-	if err := hub.Update(t.Context(), d); err != nil {
+	if err := hub.Patch(t.Context(), d, client.MergeFrom(orig)); err != nil {
 		t.Fatal(err)
 	}
 	waitImage(t, f, cm.Name, d.Name, "nginx:1.27")
