@@ -15,9 +15,10 @@ import (
 // LoadInterpreter returns the fleet's resource interpreter: the built-in
 // table extended by the ResourceInterpreterCustomizations
 // (config.flotilla.io) in the host, read from c, loaded afresh: every
-// script's top level runs on each call. Long-running callers use an
-// Interpreters cache instead. A refused customization (a script that does not compile,
-// two for one operation) leaves its kind failing every customizable
+// script's top level runs on each call, so long-running callers use an
+// Interpreters cache instead. A refused customization (a script that does
+// not compile, two for one operation) leaves its kind failing every
+// customizable
 // operation with the refusal, which is reported where that kind is
 // worked on; other kinds are unaffected. A host without the CRD has no
 // customizations.
