@@ -24,6 +24,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
@@ -116,6 +117,10 @@ func SetupAgent(mgr ctrl.Manager, mc *member.Client, opts AgentOptions) error {
 	}
 	opts = opts.withDefaults()
 	o := opts.Options
+	// The agent's execution and status controllers share one interpreter
+	// cache, as the control plane's do; it reports nothing on the
+	// customizations, which the agent may only read.
+	o.interpreters = hoststore.NewInterpreters()
 	c, now := mgr.GetClient(), time.Now
 	a := &agent{hub: c, reader: mgr.GetAPIReader(), member: mc, opts: opts, now: now, log: mgr.GetLogger().WithName("agent").WithValues("cluster", opts.Cluster)}
 	if err := mgr.Add(a); err != nil {

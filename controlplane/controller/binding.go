@@ -322,7 +322,7 @@ func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBindi
 	checked := rb.DeepCopy()
 	checked.Spec.Clusters = t.clusters
 	checked.Spec.Placement = &api.Placement{ReplicaScheduling: &api.ReplicaSchedulingStrategy{ReplicaSchedulingType: t.scheduling}}
-	return hoststore.RenderBinding(ctx, hoststore.Indexed(b.client), checked, tmpl, b.opts.Fleet)
+	return hoststore.RenderBinding(ctx, hoststore.Indexed(b.client), b.opts.interpreters, checked, tmpl, b.opts.Fleet)
 }
 
 // remove deletes the binding's Works and lets the binding go once they are

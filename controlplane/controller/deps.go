@@ -203,7 +203,7 @@ func (d *dependenciesDistributor) dependencies(ctx context.Context, rb *workv1.R
 		// the binding.
 		return nil, err
 	}
-	in, err := hoststore.LoadInterpreter(ctx, d.client)
+	in, err := d.opts.interpreters.Load(ctx, d.client)
 	if err != nil {
 		return nil, err
 	}

@@ -245,7 +245,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if existing != nil && policy.HeldLazily(claim, prev, existing.Annotations[AnnotationTemplateSpecHash], specHash) {
 		return reconcile.Result{}, nil
 	}
-	in, err := hoststore.LoadInterpreter(ctx, d.client)
+	in, err := d.opts.interpreters.Load(ctx, d.client)
 	if err != nil {
 		return reconcile.Result{}, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
@@ -224,6 +225,9 @@ type Options struct {
 	// kinds are the template kinds the detectors run for, from discovery;
 	// Setup sets it, and the controllers' binding checks use it.
 	kinds *kindRegistry
+	// interpreters is the one interpreter cache of every controller;
+	// Setup and SetupAgent set it (nil loads afresh per call).
+	interpreters *hoststore.Interpreters
 }
 
 // Validate refuses options that cannot work together.

@@ -20,6 +20,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 )
@@ -53,6 +54,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("discovery client for the host: %w", err)
 	}
+	now := time.Now
+	// Each reconciler reports its events as its own controller.
+	rec := func(name string) recorder { return recorder{events: mgr.GetEventRecorder("flotilla-" + name)} }
 	log := mgr.GetLogger().WithName("template-kinds")
 	kinds := &kindRegistry{
 		discovery: dc, filter: opts.TemplateKinds, active: map[schema.GroupKind]servedKind{}, noSecrets: opts.CredentialSecretsOnly,
@@ -63,6 +67,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	opts.kinds = kinds
 	c := mgr.GetClient()
+	// One interpreter cache for every controller: a customization's
+	// scripts load once per generation, not once per reconcile.
+	opts.interpreters = hoststore.NewInterpreters()
+	customizations := newCustomizationStatus(c, opts.interpreters, rec("customization-status"))
 	ms := &members{
 		reader:            c,
 		cache:             member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout, RequestTimeout: opts.MemberRequestTimeout, Watch: true}),
@@ -71,9 +79,6 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		// would watch every namespace.
 		claims: &claims{host: mgr.GetAPIReader(), fleet: opts.Fleet, claimed: map[string]*member.Client{}},
 	}
-	now := time.Now
-	// Each reconciler reports its events as its own controller.
-	rec := func(name string) recorder { return recorder{events: mgr.GetEventRecorder("flotilla-" + name)} }
 	metrics.SetBindingCounter(bindingCounter(c, mgr.Elected()))
 	if err := (&clusterReconciler{client: c, members: ms, leases: mgr.GetAPIReader(), opts: opts, now: now, streaks: map[string]probeStreak{}, renewals: map[string]agentLease{}, events: rec("cluster-status")}).setup(mgr); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)
@@ -128,6 +133,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := (&workStatus{client: c, executor: exec, members: ms, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers)}).setup(mgr); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
+	}
+	if err := customizations.setup(mgr); err != nil {
+		return fmt.Errorf("set up customization status controller: %w", err)
 	}
 	return nil
 }

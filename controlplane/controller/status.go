@@ -81,7 +81,7 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 		placed[i] = tc.Name
 		items[i] = workClusterStatus(tc.Name, current[tc.Name], ref)
 	}
-	in, err := hoststore.LoadInterpreter(ctx, b.client)
+	in, err := b.opts.interpreters.Load(ctx, b.client)
 	if err != nil {
 		return reconcile.Result{}, err
 	}

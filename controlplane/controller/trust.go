@@ -336,7 +336,7 @@ func trustAttached(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		case err != nil:
 			return nil, err
 		}
-		in, err := hoststore.LoadInterpreter(ctx, c)
+		in, err := opts.interpreters.Load(ctx, c)
 		if err != nil {
 			return nil, err
 		}

@@ -24,7 +24,6 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
@@ -207,7 +206,7 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 	if err != nil {
 		return nil, nil, err
 	}
-	in, err := hoststore.LoadInterpreter(ctx, e.client)
+	in, err := e.opts.interpreters.Load(ctx, e.client)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -22,7 +22,6 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
@@ -121,7 +120,7 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 	for i, obj := range objs {
 		reqs[i] = execution.ObserveRequest{Cluster: cluster, Object: obj}
 	}
-	in, err := hoststore.LoadInterpreter(ctx, s.client)
+	in, err := s.opts.interpreters.Load(ctx, s.client)
 	if err != nil {
 		return nil, metav1.ConditionUnknown, api.ReasonWorkObserveFailed, err.Error(), err
 	}

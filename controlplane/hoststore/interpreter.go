@@ -14,10 +14,11 @@ import (
 
 // LoadInterpreter returns the fleet's resource interpreter: the built-in
 // table extended by the ResourceInterpreterCustomizations
-// (config.flotilla.io) in the host, read from c. Each reconcile loads it
-// afresh, so a changed customization counts from the next pass without
-// shared state. A refused customization (a script that does not compile,
-// two for one operation) leaves its kind failing every customizable
+// (config.flotilla.io) in the host, read from c, loaded afresh: every
+// script's top level runs on each call, so long-running callers use an
+// Interpreters cache instead. A refused customization (a script that does
+// not compile, two for one operation) leaves its kind failing every
+// customizable
 // operation with the refusal, which is reported where that kind is
 // worked on; other kinds are unaffected. A host without the CRD has no
 // customizations.

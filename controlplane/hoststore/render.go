@@ -23,11 +23,12 @@ import (
 // writes it into Works; fleet is the control plane's fleet name. A workload
 // that a propagated HPA scales is rendered with the retain-replicas label
 // (markScaleTarget). The rendering itself is plan.RenderBinding, the
-// synchronous driver's; this reads its inputs from the host. An invalid
-// override policy that Holds tmpl fails the rendering (with its Message
-// as the error): rendered without it, tmpl would lose the
-// overrides it had while valid, so its Works stay as last rendered.
-func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
+// synchronous driver's; this reads its inputs from the host, the
+// interpreter through is (nil: loaded afresh). An invalid override policy
+// that Holds tmpl fails the rendering (with its Message as the error):
+// rendered without it, tmpl would lose the overrides it had while valid,
+// so its Works stay as last rendered.
+func RenderBinding(ctx context.Context, c client.Reader, is *Interpreters, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
 	if len(rb.Spec.Clusters) == 0 {
 		return nil, nil
 	}
@@ -38,7 +39,7 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 	if p := HeldBy(invalid, tmpl); p != nil {
 		return nil, errors.New(p.Message())
 	}
-	in, err := LoadInterpreter(ctx, c)
+	in, err := is.Load(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -40,26 +40,39 @@ func operations() []operation {
 
 // script is one customized operation of one kind, compiled once.
 type script struct {
-	// customization is the name of the ResourceInterpreterCustomization.
+	// customization is the name of the ResourceInterpreterCustomization,
+	// quoted for messages; name is the name itself.
 	customization string
+	name          string
+	kind          schema.GroupVersionKind
 	op            operation
 	proto         *lua.FunctionProto
 	// timeout is the wall-clock deadline of one call.
 	timeout time.Duration
+	// guard is the Interpreter's (see lookup), told of a call that
+	// exceeds a budget.
+	guard Guard
 }
 
-// call runs the script's function with args, in a fresh state.
+// call runs the script's function with args, in a fresh state. A call
+// that runs out of a budget is reported to the guard, which may refuse the
+// kind from then on.
 func (s *script) call(nRet int, args ...any) ([]any, error) {
-	return run(s, s.timeout, nRet, args...)
+	out, err := run(s, s.timeout, nRet, args...)
+	if err != nil && s.guard != nil && IsBudgetExceeded(err) {
+		s.guard.Exceeded(BudgetExceeded{Kind: s.kind, Customization: s.name, Operation: s.op.field, Err: err})
+	}
+	return out, err
 }
 
-// newScript compiles one operation's script.
-func newScript(customization string, op operation, source string, timeout time.Duration) (*script, error) {
+// newScript compiles one operation of the customization name targeting kind.
+func newScript(name string, kind schema.GroupVersionKind, op operation, source string, timeout time.Duration) (*script, error) {
+	quoted := fmt.Sprintf("%q", name)
 	proto, err := compile(op.field, source)
 	if err != nil {
-		return nil, &scriptError{customization: customization, operation: op.field, err: err}
+		return nil, &scriptError{customization: quoted, operation: op.field, err: err}
 	}
-	return &script{customization: customization, op: op, proto: proto, timeout: timeout}, nil
+	return &script{customization: quoted, name: name, kind: kind, op: op, proto: proto, timeout: timeout}, nil
 }
 
 // Option changes how New's Interpreter runs customizations.
@@ -83,6 +96,34 @@ func WithCallTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }
 
+// BudgetExceeded is a call of a customization's script that ran out of a
+// budget.
+type BudgetExceeded struct {
+	// Kind is the kind the customization targets.
+	Kind schema.GroupVersionKind
+	// Customization is the customization's name.
+	Customization string
+	// Operation is the rule's field in spec.customizations, e.g.
+	// replicaResource.
+	Operation string
+	// Err is the call's error; it names the budget.
+	Err error
+}
+
+// Guard keeps a script that ran out of a budget from running again: an
+// Interpreter given one (WithGuard) asks it before running a kind's
+// customization and tells it of every call that exceeds a budget. It is
+// how a long-running front end makes a hostile script cost one budget
+// rather than one per call; the state lives with the caller, so the
+// Interpreter stays immutable. It must be safe for concurrent use.
+type Guard interface {
+	// Refused returns why kind's customized operations may not run, nil
+	// when they may.
+	Refused(kind schema.GroupVersionKind) error
+	// Exceeded is told of a call that ran out of a budget.
+	Exceeded(BudgetExceeded)
+}
+
 // Interpreter is the built-in table extended by Karmada
 // ResourceInterpreterCustomizations: for a kind a customization targets,
 // each operation it scripts replaces the built-in rule, and every other
@@ -98,6 +139,59 @@ type Interpreter struct {
 	// kind is never interpreted half by its customization and half by
 	// the built-in rules.
 	broken map[schema.GroupVersionKind]error
+	// guard, when set, may refuse a kind whose script exceeded a budget.
+	guard Guard
+}
+
+// WithGuard returns a copy of in whose customized operations consult g
+// first and report to it each call that runs out of a budget. nil stays
+// nil: without customizations no script runs.
+func (in *Interpreter) WithGuard(g Guard) *Interpreter {
+	if in == nil {
+		return nil
+	}
+	out := *in
+	out.guard = g
+	return &out
+}
+
+// Refusal returns why kind's customizations were refused when they were
+// loaded (see New), nil when they were not.
+func (in *Interpreter) Refusal(kind schema.GroupVersionKind) error {
+	if in == nil {
+		return nil
+	}
+	return in.broken[kind]
+}
+
+// Merge returns one Interpreter with the customizations of each part, for
+// parts built (by New) from the customizations of different kinds, so a
+// caller can load each kind's customizations on its own. Where two parts
+// hold the same kind, the later one's scripts are kept and a refusal in
+// either wins. The parts' guards are dropped.
+func Merge(parts ...*Interpreter) *Interpreter {
+	out := &Interpreter{scripts: map[schema.GroupVersionKind]map[string]*script{}, broken: map[schema.GroupVersionKind]error{}}
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		for gvk, ops := range p.scripts {
+			out.scripts[gvk] = ops
+		}
+		for gvk, err := range p.broken {
+			if out.broken[gvk] == nil {
+				out.broken[gvk] = err
+			}
+		}
+	}
+	return out
+}
+
+// Refused returns an Interpreter in which kind fails every customizable
+// operation with err and every other kind is built in: what a caller
+// uses for a kind whose customizations it could not load.
+func Refused(kind schema.GroupVersionKind, err error) *Interpreter {
+	return &Interpreter{broken: map[schema.GroupVersionKind]error{kind: err}}
 }
 
 // New checks customizations and returns the Interpreter that runs them. It
@@ -147,7 +241,7 @@ func New(customizations []api.ResourceInterpreterCustomization, opts ...Option) 
 					name, op.field, gvk.GroupVersion(), gvk.Kind, prev.customization))
 				continue
 			}
-			s, err := newScript(name, op, rule.LuaScript, o.timeout)
+			s, err := newScript(ric.Name, gvk, op, rule.LuaScript, o.timeout)
 			if err == nil {
 				err = s.check()
 			}
@@ -193,7 +287,21 @@ func (in *Interpreter) lookup(gvk schema.GroupVersionKind, op operation) (*scrip
 	if err := in.broken[gvk]; err != nil {
 		return nil, fmt.Errorf("%s: %w", op.field, err)
 	}
-	return in.scripts[gvk][op.field], nil
+	s := in.scripts[gvk][op.field]
+	if in.guard == nil || len(in.scripts[gvk]) == 0 {
+		return s, nil
+	}
+	// A refused kind fails every customizable operation, as a kind whose
+	// customization was refused at load does.
+	if err := in.guard.Refused(gvk); err != nil {
+		return nil, fmt.Errorf("%s: %w", op.field, err)
+	}
+	if s == nil {
+		return nil, nil
+	}
+	guarded := *s
+	guarded.guard = in.guard
+	return &guarded, nil
 }
 
 // Validate checks one customization on its own, as an admission webhook
@@ -207,7 +315,7 @@ func Validate(ric *api.ResourceInterpreterCustomization) field.ErrorList {
 		if rule == nil {
 			continue
 		}
-		s, err := newScript(fmt.Sprintf("%q", ric.Name), op, rule.LuaScript, DefaultCallTimeout)
+		s, err := newScript(ric.Name, schema.FromAPIVersionAndKind(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind), op, rule.LuaScript, DefaultCallTimeout)
 		if err == nil {
 			err = s.check()
 		}

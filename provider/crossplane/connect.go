@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
@@ -45,6 +46,9 @@ const (
 type host struct {
 	client client.Client
 	fleet  string
+	// interpreters caches the host's resource interpreter, so an Observe
+	// does not run every customization's script again.
+	interpreters *hoststore.Interpreters
 }
 
 // hostConnector resolves a managed resource's provider config into a host
@@ -116,7 +120,7 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 	default:
 		return nil, fmt.Errorf("%s, not %q", errUnknownPCKind, ref.Kind)
 	}
-	hc, err := c.hostClient(ctx, key, generation, spec.Credentials, admin && c.allowExecAndFiles)
+	e, err := c.hostClient(ctx, key, generation, spec.Credentials, admin && c.allowExecAndFiles)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", ref.Kind, ref.Name, err)
 	}
@@ -124,15 +128,16 @@ func (c *hostConnector) connect(ctx context.Context, mg resource.ModernManaged) 
 	if fleet == "" {
 		fleet = v1alpha1.DefaultFleet
 	}
-	return &host{client: hc, fleet: fleet}, nil
+	return &host{client: e.client, fleet: fleet, interpreters: e.interpreters}, nil
 }
 
-// hostClient returns the cached client of the provider config key, built
+// hostClient returns the cached client of the provider config key, and the
+// interpreter cache that goes with it (dropped with the client), built
 // from creds. The kubeconfig of a Secret may run exec plugins or read local
 // files only when allowExecAndFiles; it is checked before the cache is
 // consulted. generation is the config's, recorded so that a later change
 // of the config drops the client (forgetChanged).
-func (c *hostConnector) hostClient(ctx context.Context, key providerConfigKey, generation int64, creds v1alpha1.ProviderCredentials, allowExecAndFiles bool) (client.Client, error) {
+func (c *hostConnector) hostClient(ctx context.Context, key providerConfigKey, generation int64, creds v1alpha1.ProviderCredentials, allowExecAndFiles bool) (*hostEntry, error) {
 	var kubeconfig []byte
 	switch creds.Source {
 	case xpv2.CredentialsSourceInjectedIdentity:
@@ -161,8 +166,8 @@ func (c *hostConnector) hostClient(ctx context.Context, key providerConfigKey, g
 	digest := sha256.Sum256(append([]byte(creds.Source+"\x00"), kubeconfig...))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if hc, ok := c.clients.get(key, digest); ok {
-		return hc, nil
+	if e, ok := c.clients.get(key, digest); ok {
+		return e, nil
 	}
 	cfg := c.injected
 	if kubeconfig != nil {
@@ -180,8 +185,9 @@ func (c *hostConnector) hostClient(ctx context.Context, key providerConfigKey, g
 		return nil, err
 	}
 	e.digest, e.generation = digest, generation
+	e.interpreters = hoststore.NewInterpreters()
 	c.clients.put(key, e)
-	return e.client, nil
+	return e, nil
 }
 
 // newHostClient builds a client of cfg with a transport of its own.

@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/utils/lru"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 )
 
 // DefaultHostCacheSize bounds the host clients kept at once. Each holds a
@@ -29,6 +31,9 @@ type hostEntry struct {
 	// generation is the provider config's when the client was built.
 	generation int64
 	client     client.Client
+	// interpreters caches the host's resource interpreter for this
+	// client, so it goes with the client.
+	interpreters *hoststore.Interpreters
 	// http is the client's own transport, built uncached (see
 	// hostConnector.newHostClient), so closing its idle connections when the
 	// entry goes lets the connections and the transport go too.
@@ -55,9 +60,9 @@ func newHostCache(size int) *hostCache {
 	})}
 }
 
-// get returns the client of key when it was built from credentials of
+// get returns the entry of key when it was built from credentials of
 // digest; an entry built from other credentials is dropped.
-func (c *hostCache) get(key providerConfigKey, digest [sha256.Size]byte) (client.Client, bool) {
+func (c *hostCache) get(key providerConfigKey, digest [sha256.Size]byte) (*hostEntry, bool) {
 	v, ok := c.lru.Get(key)
 	if !ok {
 		return nil, false
@@ -67,7 +72,7 @@ func (c *hostCache) get(key providerConfigKey, digest [sha256.Size]byte) (client
 		c.lru.Remove(key)
 		return nil, false
 	}
-	return e.client, true
+	return e, true
 }
 
 // put records key's client, replacing (and closing) any other; the least

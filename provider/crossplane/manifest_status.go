@@ -146,7 +146,7 @@ func manifestReadiness(rb *workv1.ResourceBinding) xpv2.Condition {
 // flotilla.io/rendered-hash. A template that cannot be rendered has no
 // hashes; the binding's FullyApplied condition says why.
 func (m *manifestClient) renderedHashes(ctx context.Context, tmpl *unstructured.Unstructured, rb *workv1.ResourceBinding) (map[string]string, error) {
-	works, err := hoststore.RenderBinding(ctx, m.host.client, rb, tmpl, m.host.fleet)
+	works, err := hoststore.RenderBinding(ctx, m.host.client, m.host.interpreters, rb, tmpl, m.host.fleet)
 	if err != nil {
 		// A cluster leaving the fleet, or a template the engine refuses:
 		// the binding's FullyApplied condition says why; no hashes meanwhile.
