@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
@@ -128,11 +129,21 @@ func writeCertDir(t *testing.T) (string, []byte) {
 // port and returns its address once it accepts connections.
 func serveWebhook(t *testing.T, cfg webhookConfig) (string, []byte) {
 	t.Helper()
+	return serveWebhookWith(t, cfg, nil)
+}
+
+// serveWebhookWith is serveWebhook with register called on the server
+// before it starts, to add handlers.
+func serveWebhookWith(t *testing.T, cfg webhookConfig, register func(crwebhook.Server)) (string, []byte) {
+	t.Helper()
 	addr := testkit.FreeAddr(t)
 	cfg.bindAddress = addr
 	srv, ca, err := cfg.webhookServer()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if register != nil {
+		register(srv)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
