@@ -2,19 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -31,77 +24,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
-
-// clientCA is a CA that signs client certificates, as the one that signs
-// the host apiserver's webhook client certificate.
-type clientCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newClientCA(t *testing.T, name string) *clientCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &clientCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// file writes the CA bundle into a new file and returns its path.
-func (ca *clientCA) file(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "webhook-client-ca.crt")
-	if err := os.WriteFile(path, ca.pem, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// client signs a client certificate with common name cn.
-func (ca *clientCA) client(t *testing.T, cn string) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-// present sends the first of certs whatever CAs the server asks for (Go's
-// client would otherwise keep back a certificate of a CA the server does
-// not name, and the server would never see it); none sends no certificate.
-func present(certs ...tls.Certificate) func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-	return func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-		if len(certs) == 0 {
-			return &tls.Certificate{}, nil
-		}
-		return &certs[0], nil
-	}
-}
 
 // countingServer counts the requests that reach any handler.
 type countingServer struct {
@@ -172,14 +94,14 @@ func postReview(t *testing.T, httpc *http.Client, url string, obj runtime.Object
 // runs. The host's certificate is served and its review answered.
 func TestWebhookRefusesUnauthenticatedCaller(t *testing.T) {
 	const hostName = "kube-apiserver-webhook-client"
-	hostCA, otherCA := newClientCA(t, "host-webhook-client-ca"), newClientCA(t, "another-ca")
+	hostCA, otherCA := testkit.NewClientCA(t, "host-webhook-client-ca"), testkit.NewClientCA(t, "another-ca")
 	var served atomic.Int32
 	scheme, err := controller.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := webhookConfig{url: "https://127.0.0.1:9443", failurePolicy: "Fail",
-		client: webhookClientAuth{enabled: true, caFile: hostCA.file(t), names: []string{hostName}}}
+		client: webhookClientAuth{enabled: true, caFile: hostCA.File(t), names: []string{hostName}}}
 	addr, servingCA := serveWebhookWith(t, cfg, func(srv crwebhook.Server) {
 		webhook.Register(countingServer{Server: srv, served: &served}, scheme, webhook.Options{})
 	})
@@ -187,14 +109,14 @@ func TestWebhookRefusesUnauthenticatedCaller(t *testing.T) {
 	roots.AppendCertsFromPEM(servingCA)
 	caller := func(certs ...tls.Certificate) *http.Client {
 		return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
-			RootCAs: roots, GetClientCertificate: present(certs...), MinVersion: tls.VersionTLS12,
+			RootCAs: roots, GetClientCertificate: testkit.Present(certs...), MinVersion: tls.VersionTLS12,
 		}}}
 	}
 	url := "https://" + addr + webhook.PathResourceInterpreterCustomization
 	for name, httpc := range map[string]*http.Client{
 		"no client certificate":         caller(),
-		"a certificate of another CA":   caller(otherCA.client(t, hostName)),
-		"a name outside the allow list": caller(hostCA.client(t, "system:anonymous")),
+		"a certificate of another CA":   caller(otherCA.Client(t, hostName)),
+		"a name outside the allow list": caller(hostCA.Client(t, "system:anonymous")),
 	} {
 		resp, err := postReview(t, httpc, url, spinningCustomization(), "resourceinterpretercustomizations")
 		if err == nil {
@@ -207,7 +129,7 @@ func TestWebhookRefusesUnauthenticatedCaller(t *testing.T) {
 		t.Fatalf("%d unauthenticated review(s) reached a handler, which runs the script", n)
 	}
 
-	resp, err := postReview(t, caller(hostCA.client(t, hostName)), url, spinningCustomization(), "resourceinterpretercustomizations")
+	resp, err := postReview(t, caller(hostCA.Client(t, hostName)), url, spinningCustomization(), "resourceinterpretercustomizations")
 	if err != nil {
 		t.Fatalf("the host's certificate: %v", err)
 	}
@@ -223,8 +145,8 @@ func TestWebhookRefusesUnauthenticatedCaller(t *testing.T) {
 // mounted Secret or ConfigMap is updated: the running server trusts the
 // new CA's certificates and no longer the old one's, without a restart.
 func TestWebhookClientCARotation(t *testing.T) {
-	first, next := newClientCA(t, "first"), newClientCA(t, "next")
-	caFile := first.file(t)
+	first, next := testkit.NewClientCA(t, "first"), testkit.NewClientCA(t, "next")
+	caFile := first.File(t)
 	addr, servingCA := serveWebhook(t, webhookConfig{url: "https://127.0.0.1:9443", failurePolicy: "Fail",
 		client: webhookClientAuth{enabled: true, caFile: caFile}})
 	roots := x509.NewCertPool()
@@ -232,7 +154,7 @@ func TestWebhookClientCARotation(t *testing.T) {
 	// The handshake completes on the client's side before the server has
 	// checked its certificate (TLS 1.3), so the verdict is read.
 	accepted := func(cert tls.Certificate) error {
-		c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, GetClientCertificate: present(cert), MinVersion: tls.VersionTLS12})
+		c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, GetClientCertificate: testkit.Present(cert), MinVersion: tls.VersionTLS12})
 		if err != nil {
 			return err
 		}
@@ -243,17 +165,17 @@ func TestWebhookClientCARotation(t *testing.T) {
 		_, err = c.Read(make([]byte, 1))
 		return err
 	}
-	if err := accepted(first.client(t, "host")); err != nil {
+	if err := accepted(first.Client(t, "host")); err != nil {
 		t.Fatalf("before rotation, the first CA's client: %v", err)
 	}
-	if err := os.WriteFile(caFile, next.pem, 0o600); err != nil {
+	if err := os.WriteFile(caFile, next.PEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 90*time.Second, "the next CA's client accepted", func() (bool, string) {
-		err := accepted(next.client(t, "host"))
+		err := accepted(next.Client(t, "host"))
 		return err == nil, fmt.Sprint(err)
 	})
-	if err := accepted(first.client(t, "host")); err == nil {
+	if err := accepted(first.Client(t, "host")); err == nil {
 		t.Errorf("after rotation the first CA's client is still accepted")
 	}
 }
