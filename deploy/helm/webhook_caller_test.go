@@ -106,4 +106,3 @@ func TestChartWebhookCallerChecks(t *testing.T) {
 		t.Errorf("clientAuth and networkPolicy off: still a client CA flag, ConfigMap or NetworkPolicy")
 	}
 }
-
