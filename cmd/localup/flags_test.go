@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,5 +38,27 @@ func TestUpRefusesBadBackend(t *testing.T) {
 				t.Fatalf("up %q = %v, want an error containing %q", tc.args, err, tc.wantErr)
 			}
 		})
+	}
+}
+
+func TestWithWebhookClientCA(t *testing.T) {
+	const ca = "/fleet/host1/pki/webhook-client-ca.crt"
+	cases := []struct {
+		extra []string
+		ca    string
+		want  []string
+	}{
+		{nil, ca, nil},
+		{[]string{"--webhook-url=https://127.0.0.1:9443"}, ca, []string{"--webhook-url=https://127.0.0.1:9443", "--webhook-client-ca=" + ca}},
+		{[]string{"--webhook-url", "https://127.0.0.1:9443"}, ca, []string{"--webhook-url", "https://127.0.0.1:9443", "--webhook-client-ca=" + ca}},
+		{[]string{"--webhook-url=https://127.0.0.1:9443", "--webhook-client-ca=/mine"}, ca, []string{"--webhook-url=https://127.0.0.1:9443", "--webhook-client-ca=/mine"}},
+		{[]string{"--webhook-url=https://127.0.0.1:9443", "--webhook-client-auth=false"}, ca, []string{"--webhook-url=https://127.0.0.1:9443", "--webhook-client-auth=false"}},
+		// A kind host has no such file: the user names one.
+		{[]string{"--webhook-url=https://127.0.0.1:9443"}, "", []string{"--webhook-url=https://127.0.0.1:9443"}},
+	}
+	for _, tc := range cases {
+		if got := withWebhookClientCA(tc.extra, tc.ca); !slices.Equal(got, tc.want) {
+			t.Errorf("withWebhookClientCA(%q, %q) = %q, want %q", tc.extra, tc.ca, got, tc.want)
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -93,7 +95,8 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	if err := testenv.WriteState(filepath.Join(dir, stateFile), st); err != nil {
 		return errors.Join(err, st.stop())
 	}
-	if err := st.startControlplane(ctx, bin, host.KubeconfigPath, flags.extra, logf); err != nil {
+	extra := withWebhookClientCA(flags.extra, host.WebhookClientCAFile)
+	if err := st.startControlplane(ctx, bin, host.KubeconfigPath, extra, logf); err != nil {
 		return errors.Join(err, st.stop())
 	}
 	kc := filepath.Join(dir, kubeconfig)
@@ -136,6 +139,28 @@ func (st *state) startProcesses(ctx context.Context, members int, logf func(stri
 	}
 	st.Host, st.Members = fleets[0].Processes(), fleets[1].Processes()
 	return fleets[0].Clusters[0], fleets[1].Clusters, nil
+}
+
+// withWebhookClientCA adds --webhook-client-ca naming the host's webhook
+// client CA when the control plane's extra flags turn the webhook on
+// (--webhook-url) and say nothing of its client authentication: the
+// process host presents that CA's certificate to webhooks, and the
+// webhook refuses to start without a client CA.
+func withWebhookClientCA(extra []string, caFile string) []string {
+	url := false
+	for _, a := range extra {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "webhook-url":
+			url = true
+		case "webhook-client-ca", "webhook-client-auth":
+			return extra
+		}
+	}
+	if !url || caFile == "" {
+		return extra
+	}
+	return append(slices.Clone(extra), "--webhook-client-ca="+caFile)
 }
 
 // startControlplane starts `bin controlplane` against the host in its own

@@ -78,30 +78,37 @@ func (v validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, er
 }
 
 // Register adds one validating handler per kind to the server.
+// Every handler shares one bound on the admission reviews in flight
+// (Options.MaxInFlight).
 func Register(srv Server, scheme *runtime.Scheme, opts Options) {
-	srv.Register(PathResourceBinding, admission.WithValidator[*workv1.ResourceBinding](scheme, bindingValidator{opts: opts}))
-	srv.Register(PathClusterResourceBinding, admission.WithValidator[*workv1.ClusterResourceBinding](scheme, clusterBindingValidator{opts: opts}))
-	srv.Register(PathWork, admission.WithValidator[*workv1.Work](scheme, workValidator{opts: opts}))
-	srv.Register(PathCluster, admission.WithValidator(scheme, clusterValidator{opts: opts}))
-	srv.Register(PathPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.PropagationPolicy]{
+	limit := newInFlightLimit(opts.MaxInFlight)
+	register := func(path string, hook *admission.Webhook) {
+		hook.Handler = limit.wrap(hook.Handler)
+		srv.Register(path, hook)
+	}
+	register(PathResourceBinding, admission.WithValidator[*workv1.ResourceBinding](scheme, bindingValidator{opts: opts}))
+	register(PathClusterResourceBinding, admission.WithValidator[*workv1.ClusterResourceBinding](scheme, clusterBindingValidator{opts: opts}))
+	register(PathWork, admission.WithValidator[*workv1.Work](scheme, workValidator{opts: opts}))
+	register(PathCluster, admission.WithValidator(scheme, clusterValidator{opts: opts}))
+	register(PathPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.PropagationPolicy]{
 		gk:   policyv1.GroupVersion.WithKind("PropagationPolicy").GroupKind(),
 		name: func(p *policyv1.PropagationPolicy) string { return p.Name },
 		// The controllers run the same check (hoststore).
 		validate: (*policyv1.PropagationPolicy).Validate,
 	}))
-	srv.Register(PathClusterPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterPropagationPolicy]{
+	register(PathClusterPropagationPolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterPropagationPolicy]{
 		gk:   policyv1.GroupVersion.WithKind("ClusterPropagationPolicy").GroupKind(),
 		name: func(p *policyv1.ClusterPropagationPolicy) string { return p.Name },
 		// The controllers run the same check (hoststore).
 		validate: (*policyv1.ClusterPropagationPolicy).Validate,
 	}))
-	srv.Register(PathOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.OverridePolicy]{
+	register(PathOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.OverridePolicy]{
 		gk:   policyv1.GroupVersion.WithKind("OverridePolicy").GroupKind(),
 		name: func(p *policyv1.OverridePolicy) string { return p.Name },
 		// The controllers run the same check (hoststore).
 		validate: (*policyv1.OverridePolicy).Validate,
 	}))
-	srv.Register(PathResourceInterpreterCustomization, admission.WithValidator(scheme, validator[*configv1.ResourceInterpreterCustomization]{
+	register(PathResourceInterpreterCustomization, admission.WithValidator(scheme, validator[*configv1.ResourceInterpreterCustomization]{
 		gk:   configv1.GroupVersion.WithKind(api.KindResourceInterpreterCustomization).GroupKind(),
 		name: func(r *configv1.ResourceInterpreterCustomization) string { return r.Name },
 		validate: func(r *configv1.ResourceInterpreterCustomization) field.ErrorList {
@@ -109,7 +116,7 @@ func Register(srv Server, scheme *runtime.Scheme, opts Options) {
 			return interpret.Validate(&e)
 		},
 	}))
-	srv.Register(PathClusterOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterOverridePolicy]{
+	register(PathClusterOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterOverridePolicy]{
 		gk:   policyv1.GroupVersion.WithKind("ClusterOverridePolicy").GroupKind(),
 		name: func(p *policyv1.ClusterOverridePolicy) string { return p.Name },
 		// The controllers run the same check (hoststore).

@@ -43,6 +43,10 @@ type Options struct {
 	// a cluster-scoped kind (or a ClusterResourceBinding a namespaced one)
 	// is refused at admission too; nil leaves that to the controllers.
 	Mapper apimeta.RESTMapper
+	// MaxInFlight bounds the admission reviews all handlers work on at
+	// once; a review beyond it is refused at once with 429 Too Many
+	// Requests. 0 means DefaultMaxInFlight.
+	MaxInFlight int
 }
 
 // validateBinding is controller.ValidateResourceBinding plus the scope

@@ -2,6 +2,7 @@ package helm
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +124,64 @@ func TestAgentChartRBAC(t *testing.T) {
 	if diff := cmp.Diff(want, into[rbacv1.ClusterRole](t, one(t, narrow, "ClusterRole")).Rules); diff != "" {
 		t.Errorf("rbac.rules (-want +got):\n%s", diff)
 	}
+}
+
+// TestAgentChartCommonPreset: rbac.preset=common grants the common kinds
+// and what the agent needs for itself, and no wildcard anywhere (the
+// default's "*" rules are gone); extraRules are added to it.
+func TestAgentChartCommonPreset(t *testing.T) {
+	extra := rbacv1.PolicyRule{APIGroups: []string{"argoproj.io"}, Resources: []string{"rollouts"}, Verbs: []string{"get", "patch"}}
+	objs := renderChart(t, agentChart, append(slices.Clone(agentValues), "--set", "rbac.preset=common",
+		"--set-json", `rbac.extraRules=[{"apiGroups":["argoproj.io"],"resources":["rollouts"],"verbs":["get","patch"]}]`)...)
+	rules := into[rbacv1.ClusterRole](t, one(t, objs, "ClusterRole")).Rules
+	for _, r := range rules {
+		for _, list := range [][]string{r.APIGroups, r.Resources, r.Verbs, r.NonResourceURLs, r.ResourceNames} {
+			if slices.ContainsFunc(list, func(s string) bool { return strings.Contains(s, "*") }) {
+				t.Errorf("preset common grants a wildcard: %+v", r)
+			}
+		}
+	}
+	allows := func(group, resource, verb string) bool {
+		return slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb)
+		})
+	}
+	write := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+	for group, resources := range map[string][]string{
+		"":                  {"namespaces", "configmaps", "secrets", "services", "serviceaccounts", "persistentvolumeclaims"},
+		"apps":              {"deployments", "statefulsets", "daemonsets"},
+		"batch":             {"jobs", "cronjobs"},
+		"networking.k8s.io": {"ingresses"},
+		"autoscaling":       {"horizontalpodautoscalers"},
+		"policy":            {"poddisruptionbudgets"},
+	} {
+		for _, res := range resources {
+			for _, verb := range write {
+				if !allows(group, res, verb) {
+					t.Errorf("preset common does not allow %s on %s.%s", verb, res, group)
+				}
+			}
+		}
+	}
+	for _, res := range []string{"nodes", "pods"} {
+		for _, verb := range []string{"get", "list", "watch"} {
+			if !allows("", res, verb) {
+				t.Errorf("preset common does not allow %s on %s (the resource summary)", verb, res)
+			}
+		}
+		if allows("", res, "delete") || allows("", res, "patch") {
+			t.Errorf("preset common writes %s; the agent only reads them", res)
+		}
+	}
+	if allows("rbac.authorization.k8s.io", "clusterroles", "create") || allows("", "nodes", "update") {
+		t.Error("preset common grants RBAC or node writes")
+	}
+	if !slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return cmp.Equal(r, extra) }) {
+		t.Errorf("extraRules %+v not among the rules", extra)
+	}
+	checkRefused(t, agentChart, []refusal{
+		{"unknown preset", namespace, append(slices.Clone(agentValues), "--set", "rbac.preset=everything"), `rbac.preset "everything": want "" (rbac.rules, every resource by default) or common`},
+	})
 }
 
 // TestAgentChartRefusesBadValues: the agent's chart fails, naming the

@@ -35,6 +35,20 @@ import (
 // chart's Recreate cannot rule that out when a node is cut off): the two
 // converge on a change of the template, and neither exits.
 func TestAgentChartServiceAccountRunsAgent(t *testing.T) {
+	runAgentChart(t)
+}
+
+// TestAgentChartCommonPresetRunsAgent is the same run with
+// rbac.preset=common: the narrowed role is enough for the agent and for a
+// Deployment in a namespace of its own, without one forbidden request.
+func TestAgentChartCommonPresetRunsAgent(t *testing.T) {
+	runAgentChart(t, "--set", "rbac.preset=common")
+}
+
+// runAgentChart is TestAgentChartServiceAccountRunsAgent with the chart's
+// values extended by values.
+func runAgentChart(t *testing.T, values ...string) {
+	t.Helper()
 	bin := testkit.BuildProvider(t, moduleRoot(t))
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, member := fleet.Clusters[0], fleet.Clusters[1]
@@ -46,8 +60,8 @@ func TestAgentChartServiceAccountRunsAgent(t *testing.T) {
 	dir := t.TempDir()
 	hubKubeconfig := writeKubeconfig(t, filepath.Join(dir, "hub"), &rest.Config{Host: host.Host, BearerToken: reg.Token, TLSClientConfig: rest.TLSClientConfig{CAData: host.CAData}})
 
-	objs := renderChart(t, agentChart, "--set", "clusterName="+member.Name, "--set-file", "hub.kubeconfig="+hubKubeconfig,
-		"--set", "clusterStatusUpdateFrequency=1s")
+	objs := renderChart(t, agentChart, append([]string{"--set", "clusterName=" + member.Name, "--set-file", "hub.kubeconfig=" + hubKubeconfig,
+		"--set", "clusterStatusUpdateFrequency=1s"}, values...)...)
 	memberAdmin := controllertest.Client(t, member.RESTConfig(), controllertest.Scheme(t))
 	install(t, memberAdmin, objs)
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestChartAcceptedByHost renders the chart as `helm install` would (CRDs
@@ -27,7 +28,7 @@ import (
 // configuration and the Deployment are all validated by the server.
 func TestChartAcceptedByHost(t *testing.T) {
 	kinds := acceptedByServer(t, render(t, "--include-crds"))
-	want := []string{"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment", "PodDisruptionBudget",
+	want := []string{"ClusterRole", "ClusterRoleBinding", "ConfigMap", "CustomResourceDefinition", "Deployment", "NetworkPolicy", "PodDisruptionBudget",
 		"Role", "RoleBinding", "Secret", "Service", "ServiceAccount", "ValidatingWebhookConfiguration"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("rendered kinds (-want +got):\n%s", diff)
@@ -60,6 +61,7 @@ func TestChartDeployment(t *testing.T) {
 		"webhook-cert-dir":          "/etc/flotilla/serving-cert",
 		"metrics-cert-dir":          "/etc/flotilla/serving-cert",
 		"propagate-secrets":         "false",
+		"webhook-client-ca":         "/etc/flotilla/webhook-client-ca/ca.crt",
 	} {
 		if got, _ := flagValue(args, flag); got != want {
 			t.Errorf("--%s = %q, want %q", flag, got, want)
@@ -250,11 +252,16 @@ func TestChartCertManager(t *testing.T) {
 }
 
 // TestChartRefusesBadValues: the chart fails, naming what to change,
-// outside flotilla-system and for Secrets without propagateSecrets.
+// outside flotilla-system, for Secrets without propagateSecrets, and with
+// the webhook on but no way to tell the kube-apiserver from other callers.
 func TestChartRefusesBadValues(t *testing.T) {
+	cidr := []string{"--set", "webhook.networkPolicy.apiserver.cidrs={" + apiserverCIDR + "}"}
+	ca := []string{"--set-file", "webhook.clientAuth.caBundle=" + testkit.NewClientCA(t, "webhook-client-ca").File(t)}
 	checkRefused(t, releaseName, []refusal{
-		{"another namespace", "default", nil, `install the chart into the namespace flotilla-system (-n flotilla-system), not "default"`},
-		{"Secret without propagateSecrets", namespace, []string{"--set-json", `templateKinds=[{"version":"v1","kind":"Secret","resource":"secrets"}]`},
+		{"webhook client CA missing", namespace, cidr, "webhook.clientAuth.enabled needs the CA of the kube-apiserver's webhook client certificate"},
+		{"apiserver source missing", namespace, ca, "webhook.networkPolicy.enabled needs where the kube-apiserver's traffic comes from"},
+		{"another namespace", "default", append(slices.Clone(ca), cidr...), `install the chart into the namespace flotilla-system (-n flotilla-system), not "default"`},
+		{"Secret without propagateSecrets", namespace, append([]string{"--set-json", `templateKinds=[{"version":"v1","kind":"Secret","resource":"secrets"}]`}, append(slices.Clone(ca), cidr...)...),
 			"templateKinds lists Secret: set propagateSecrets=true"},
 	})
 }

@@ -57,11 +57,25 @@ func helmTemplate(t *testing.T, chart, ns string, args ...string) (string, error
 	return stdout.String(), nil
 }
 
-// render renders the control plane's chart into flotilla-system and
+// render renders the control plane's chart into flotilla-system, with
+// the values every install must give (hostValues with a new CA), and
 // decodes its objects.
 func render(t *testing.T, args ...string) []*unstructured.Unstructured {
 	t.Helper()
-	return renderChart(t, releaseName, args...)
+	return renderChart(t, releaseName, append(hostValues(t, testkit.NewClientCA(t, "webhook-client-ca")), args...)...)
+}
+
+// apiserverCIDR stands for the control-plane nodes' subnet, where the
+// kube-apiserver's calls to the webhook come from.
+const apiserverCIDR = "192.0.2.0/24"
+
+// hostValues are the values the chart requires with its webhook on: the
+// CA of the host apiserver's webhook client certificate, and where the
+// apiserver's traffic comes from.
+func hostValues(t *testing.T, ca *testkit.ClientCA) []string {
+	t.Helper()
+	return []string{"--set-file", "webhook.clientAuth.caBundle=" + ca.File(t),
+		"--set", "webhook.networkPolicy.apiserver.cidrs={" + apiserverCIDR + "}"}
 }
 
 // renderChart renders deploy/helm/chart into flotilla-system and decodes

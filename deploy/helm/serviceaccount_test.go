@@ -49,7 +49,8 @@ import (
 // Secrets outside flotilla-system, writing templates, creating Pods, and
 // binding itself to more rights.
 func TestChartServiceAccountRunsControlPlane(t *testing.T) {
-	objs := render(t, "--include-crds")
+	clientCA := testkit.NewClientCA(t, "webhook-client-ca")
+	objs := renderChart(t, releaseName, append(hostValues(t, clientCA), "--include-crds")...)
 	bin := testkit.BuildProvider(t, moduleRoot(t))
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, member := fleet.Clusters[0], fleet.Clusters[1]
@@ -65,6 +66,9 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 	for name, data := range map[string][]byte{"tls.crt": crt, "tls.key": key, "ca.crt": ca} {
 		writeFile(t, filepath.Join(certDir, name), data)
 	}
+	// The chart's ConfigMap of the apiserver's webhook client CA, as mounted.
+	clientCAFile := filepath.Join(dir, "webhook-client-ca", "ca.crt")
+	writeFile(t, clientCAFile, []byte(into[corev1.ConfigMap](t, one(t, objs, "ConfigMap")).Data["ca.crt"]))
 
 	waitGranted(t, saConfig)
 
@@ -82,6 +86,8 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 			a = "--webhook-cert-dir=" + certDir
 		case strings.HasPrefix(a, "--webhook-bind-address="):
 			a = "--webhook-bind-address=" + webhookAddr
+		case strings.HasPrefix(a, "--webhook-client-ca="):
+			a = "--webhook-client-ca=" + clientCAFile
 		}
 		args = append(args, a)
 	}
@@ -130,7 +136,7 @@ func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 
 	// The webhook reads a Cluster's credentials Secret with the
 	// ServiceAccount's rights: a good one is admitted, a broken one refused.
-	webhookAdmits(t, admin, webhookAddr, ca, member.Name)
+	webhookAdmits(t, admin, webhookAddr, ca, clientCA.Client(t, "kube-apiserver"), member.Name)
 
 	if log := strings.ToLower(proc.log()); strings.Contains(log, "forbidden") {
 		t.Errorf("the host forbade the control plane something its role should grant:\n%s", proc.log())

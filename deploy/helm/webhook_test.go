@@ -24,11 +24,12 @@ import (
 )
 
 // webhookAdmits sends the webhook at addr, as the host would through the
-// chart's Service (trusting ca for the Service's name), the creation of a
+// chart's Service (trusting ca for the Service's name, presenting the
+// host's webhook client certificate), the creation of a
 // Cluster whose credentials are the member's Secret, which it admits, and
 // of one whose Secret holds a kubeconfig that runs a command, which it
 // refuses: both need the Secret read with the ServiceAccount's rights.
-func webhookAdmits(t *testing.T, admin client.Client, addr string, ca []byte, member string) {
+func webhookAdmits(t *testing.T, admin client.Client, addr string, ca []byte, host tls.Certificate, member string) {
 	t.Helper()
 	testkit.MustCreate(t, admin, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "runs-a-command"},
@@ -44,6 +45,7 @@ current-context: c
 	roots.AppendCertsFromPEM(ca)
 	httpc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
 		RootCAs: roots, ServerName: "flotilla-webhook.flotilla-system.svc", MinVersion: tls.VersionTLS12,
+		Certificates: []tls.Certificate{host},
 	}}}
 	for _, tc := range []struct {
 		secret string
@@ -66,6 +68,14 @@ current-context: c
 		if resp.Allowed != tc.allow || (!tc.allow && !strings.Contains(msg, "exec (a credential plugin")) {
 			t.Errorf("Cluster with Secret %s: allowed %v (%q), want %v", tc.secret, resp.Allowed, msg, tc.allow)
 		}
+	}
+	// The server answered the host above; without the host's certificate
+	// it refuses the connection.
+	anonymous := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		RootCAs: roots, ServerName: "flotilla-webhook.flotilla-system.svc", MinVersion: tls.VersionTLS12,
+	}}}
+	if resp, err := review(t, anonymous, "https://"+addr+webhook.PathCluster, controllertest.ClusterObject("candidate", "https://127.0.0.1:1", namespace)); err == nil {
+		t.Errorf("a caller without a client certificate got an answer (allowed %v)", resp.Allowed)
 	}
 }
 

@@ -32,6 +32,11 @@ type Cluster struct {
 	Token string
 	// CAData is the PEM CA that signed the apiserver's serving certificate.
 	CAData []byte
+	// WebhookClientCAFile is the PEM CA that signed the client certificate
+	// (common name WebhookClientName) the apiserver presents to admission
+	// webhooks: what a webhook of this cluster passes as
+	// --webhook-client-ca.
+	WebhookClientCAFile string
 	// KubeconfigPath is a kubeconfig file holding only this cluster.
 	KubeconfigPath string
 	// Dir holds the cluster's PKI, kubeconfig and process logs.
@@ -237,6 +242,9 @@ func (c *Cluster) apiserverProcess(port int) *process {
 			// The only endpoint would be loopback, which the reconciler rejects noisily.
 			"--endpoint-reconciler-type=none",
 			"--allow-privileged=true",
+			// Admission webhooks are called with a client certificate, so a
+			// webhook that verifies its caller (flotilla's) works here.
+			"--admission-control-config-file=" + c.pki.admissionConfigFile(),
 		},
 		logPath: filepath.Join(c.Dir, binAPIServer+".log"),
 		detach:  c.detach,

@@ -158,6 +158,7 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 		pkiDone.Go(func() {
 			c.pki, pkiErrs[i] = newPKI(filepath.Join(c.Dir, "pki"))
 			c.Token, c.CAData = c.pki.token, c.pki.caCert
+			c.WebhookClientCAFile = c.pki.webhookClientCAFile()
 		})
 	}
 	etcdDir := filepath.Join(f.Dir, "etcd")

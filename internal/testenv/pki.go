@@ -32,7 +32,8 @@ func (p pki) saPrivateKey() string  { return filepath.Join(p.dir, "sa.key") }
 func (p pki) tokenAuthFile() string { return filepath.Join(p.dir, "tokens.csv") }
 
 // newPKI writes a CA, a serving certificate for 127.0.0.1 and localhost, a
-// service-account key pair and a one-line token file into dir. ECDSA keeps
+// service-account key pair, a one-line token file and the apiserver's
+// webhook client identity (writeWebhookClient) into dir. ECDSA keeps
 // certificate generation fast; the service-account key is RSA because that
 // is what the brief and most tooling expect.
 func newPKI(dir string) (pki, error) {
@@ -114,7 +115,7 @@ func newPKI(dir string) (pki, error) {
 			return p, err
 		}
 	}
-	return p, nil
+	return p, writeWebhookClient(p)
 }
 
 func pemBlock(typ string, der []byte) []byte {

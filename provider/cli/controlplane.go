@@ -55,6 +55,10 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.StringVar(&hook.failurePolicy, "webhook-failure-policy", "Fail", "what the host does when the webhook cannot be reached: Fail or Ignore")
 	webhookInstall := fs.Bool("webhook-install", true, "apply the ValidatingWebhookConfiguration pointing at --webhook-url (the leader does); false when something else installs it, such as the Helm chart with a Service reference, and needs --webhook-cert-dir")
 	fs.StringVar(&hook.certDir, "webhook-cert-dir", "", "`directory` with tls.crt, tls.key and ca.crt (a cert-manager Certificate's Secret) shared by every replica and reloaded on change; empty makes a self-signed certificate per process, fit for one replica")
+	fs.BoolVar(&hook.client.enabled, "webhook-client-auth", true, "require and verify the host apiserver's client certificate on every webhook connection (the host presents one when its --admission-control-config-file gives a WebhookAdmissionConfiguration kubeconfig with a client certificate for the webhook's host); false accepts any TLS client, only for a host that cannot present one or a loopback test")
+	fs.StringVar(&hook.client.caFile, "webhook-client-ca", "", "PEM `file` of the CA that signs the host apiserver's webhook client certificate, reloaded on change; required while --webhook-client-auth is true")
+	webhookClientNames := fs.String("webhook-client-names", "", "comma-separated common `names` of the host's client certificate the webhook accepts; empty accepts any certificate --webhook-client-ca signed")
+	fs.IntVar(&hook.maxInFlight, "webhook-max-in-flight", webhook.DefaultMaxInFlight, "how many admission reviews the webhook works on at once; one more is refused at once with 429 Too Many Requests")
 	var opts controller.Options
 	templateKinds := fs.String("template-kinds", "", "comma-separated `kinds` the detector watches (a filter), as group/version/Kind or version/Kind, namespaced or cluster-scoped, CRD instances too, each from when the host serves it; default: every kind the host serves, learnt from discovery, except events, leases, nodes and flotilla's own")
 	fs.DurationVar(&opts.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed; 0 means the default")
@@ -103,6 +107,13 @@ func Controlplane(args []string, stderr io.Writer) int {
 		opts.TemplateKinds = kinds
 	}
 	hook.external = !*webhookInstall
+	hook.client.names = splitList(*webhookClientNames)
+	if hook.url != "" {
+		if err := hook.client.check(); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+	}
 	opts.CredentialSecretsOnly = !*propagateSecrets
 	if opts.CredentialSecretsOnly && slices.Contains(opts.TemplateKinds, schema.GroupVersionKind{Version: "v1", Kind: "Secret"}) {
 		fmt.Fprintf(stderr, "--template-kinds: v1/Secret needs --propagate-secrets: with it false, Secrets are read only in %s\n", controller.SystemNamespace)
@@ -267,7 +278,10 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		if err != nil {
 			return err
 		}
-		c.webhook.rules = webhook.Options{Controller: c.options, ControlPlaneUsers: []string{user}}
+		c.webhook.rules = webhook.Options{Controller: c.options, ControlPlaneUsers: []string{user}, MaxInFlight: c.webhook.maxInFlight}
+		if !c.webhook.client.enabled {
+			ctrl.Log.WithName("webhook").Info("client authentication is off (--webhook-client-auth=false): any TLS client that reaches the webhook port is served; restrict the port to the host apiserver by network policy")
+		}
 		if err := c.webhook.addWebhook(mgr, direct, ca); err != nil {
 			return err
 		}

@@ -40,6 +40,10 @@ type webhookConfig struct {
 	// Certificate's Secret mounted into every replica does. Empty makes a
 	// self-signed certificate per process, fit for one replica only.
 	certDir string
+	// maxInFlight bounds the admission reviews handled at once.
+	maxInFlight int
+	// client is how the server verifies its caller, the host apiserver.
+	client webhookClientAuth
 	// selfSigned is that certificate, renewed before it expires; set by
 	// webhookServer when certDir is empty.
 	selfSigned *selfSignedCert
@@ -78,6 +82,9 @@ func (c *webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 	if err != nil || port <= 0 {
 		return nil, nil, fmt.Errorf("--webhook-bind-address %q: the port must be a positive number", c.bindAddress)
 	}
+	if err := c.client.check(); err != nil {
+		return nil, nil, err
+	}
 	if c.external && c.certDir == "" {
 		return nil, nil, fmt.Errorf("--webhook-install=false needs --webhook-cert-dir: the ValidatingWebhookConfiguration installed by other means must trust a certificate it knows")
 	}
@@ -88,20 +95,23 @@ func (c *webhookConfig) webhookServer() (crwebhook.Server, []byte, error) {
 		}
 		// CertDir makes controller-runtime serve through its certwatcher,
 		// which reloads tls.crt and tls.key when they are rotated.
-		srv := crwebhook.NewServer(crwebhook.Options{
+		srv, err := c.client.server(crwebhook.Options{
 			Host: host, Port: port, CertDir: c.certDir, CertName: certFile, KeyName: keyFile,
 		})
-		return srv, ca, nil
+		return srv, ca, err
 	}
 	ss, err := newSelfSignedCert(c.url)
 	if err != nil {
 		return nil, nil, err
 	}
 	c.selfSigned = ss
-	srv := crwebhook.NewServer(crwebhook.Options{
+	srv, err := c.client.server(crwebhook.Options{
 		Host: host, Port: port,
 		TLSOpts: []func(*tls.Config){func(t *tls.Config) { t.GetCertificate = ss.current }},
 	})
+	if err != nil {
+		return nil, nil, err
+	}
 	return srv, ss.bundle(), nil
 }
 

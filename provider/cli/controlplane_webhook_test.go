@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
@@ -40,6 +41,11 @@ func TestWebhookFlags(t *testing.T) {
 		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":http", failurePolicy: "Fail"}, "the port must be a positive number"},
 		{webhookConfig{url: "https://", bindAddress: ":9443", failurePolicy: "Fail"}, "--webhook-url"},
 		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":9443", failurePolicy: "Fail", external: true}, "--webhook-install=false needs --webhook-cert-dir"},
+		// Client authentication is on unless turned off by name, and then needs its CA.
+		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":9443", failurePolicy: "Fail", client: webhookClientAuth{enabled: true}}, "--webhook-client-ca is required"},
+		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":9443", failurePolicy: "Fail", client: webhookClientAuth{enabled: true, caFile: "/nonexistent/ca.crt"}}, "--webhook-client-ca /nonexistent/ca.crt:"},
+		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":9443", failurePolicy: "Fail", client: webhookClientAuth{caFile: "/some/ca.crt"}}, "--webhook-client-auth=false contradicts"},
+		{webhookConfig{url: "https://127.0.0.1:9443", bindAddress: ":9443", failurePolicy: "Fail", client: webhookClientAuth{names: []string{"apiserver"}}}, "--webhook-client-auth=false contradicts"},
 	}
 	for _, tc := range cases {
 		srv, ca, err := tc.cfg.webhookServer()
@@ -63,9 +69,12 @@ func TestControlplaneServesWebhook(t *testing.T) {
 	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
 	port := testkit.FreePort(t)
 
+	// The host presents its webhook client certificate, as a production
+	// host configured by --admission-control-config-file does.
 	runInProcess(t, controlplaneConfig{
 		kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
-		webhook: webhookConfig{url: fmt.Sprintf("https://127.0.0.1:%d", port), bindAddress: fmt.Sprintf("127.0.0.1:%d", port), failurePolicy: "Fail"},
+		webhook: webhookConfig{url: fmt.Sprintf("https://127.0.0.1:%d", port), bindAddress: fmt.Sprintf("127.0.0.1:%d", port), failurePolicy: "Fail",
+			client: webhookClientAuth{enabled: true, caFile: host.WebhookClientCAFile, names: []string{testenv.WebhookClientName}}},
 	})
 
 	hub := apiClient(t, host.RESTConfig())
@@ -99,6 +108,16 @@ func TestControlplaneServesWebhook(t *testing.T) {
 	if err := hub.Create(t.Context(), policy(2)); err != nil {
 		t.Errorf("a valid policy is refused: %v", err)
 	}
+	// The customization handler answers the host too: a script that spins
+	// is refused at its budget, a working one stored.
+	spin := spinningCustomization()
+	if err := hub.Create(t.Context(), spin); err == nil || !strings.Contains(err.Error(), "denied the request") || !strings.Contains(err.Error(), "budget") {
+		t.Errorf("a spinning customization through the host: %v, want the webhook's refusal naming the budget", err)
+	}
+	spin.Spec.Customizations.HealthInterpretation.LuaScript = "function InterpretHealth(obj) return true end"
+	if err := hub.Create(t.Context(), spin); err != nil {
+		t.Errorf("a working customization through the host is refused: %v", err)
+	}
 }
 
 // writeCertDir writes a CA-signed serving certificate for 127.0.0.1 into a
@@ -128,11 +147,21 @@ func writeCertDir(t *testing.T) (string, []byte) {
 // port and returns its address once it accepts connections.
 func serveWebhook(t *testing.T, cfg webhookConfig) (string, []byte) {
 	t.Helper()
+	return serveWebhookWith(t, cfg, nil)
+}
+
+// serveWebhookWith is serveWebhook with register called on the server
+// before it starts, to add handlers.
+func serveWebhookWith(t *testing.T, cfg webhookConfig, register func(crwebhook.Server)) (string, []byte) {
+	t.Helper()
 	addr := testkit.FreeAddr(t)
 	cfg.bindAddress = addr
 	srv, ca, err := cfg.webhookServer()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if register != nil {
+		register(srv)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
@@ -279,7 +308,8 @@ func TestControlplaneWebhookInstallsSharedCA(t *testing.T) {
 
 	runInProcess(t, controlplaneConfig{
 		kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
-		webhook: webhookConfig{url: "https://" + addr, bindAddress: addr, failurePolicy: "Fail", certDir: dir},
+		webhook: webhookConfig{url: "https://" + addr, bindAddress: addr, failurePolicy: "Fail", certDir: dir,
+			client: webhookClientAuth{enabled: true, caFile: host.WebhookClientCAFile}},
 	})
 	hub := apiClient(t, host.RESTConfig())
 	installed := func(want []byte) error {

@@ -47,3 +47,36 @@ the membership marker), without a valid cluster name, and without exactly one hu
 {{- fail "the hub's kubeconfig is required: set hub.existingSecret to a Secret in flotilla-system with the key kubeconfig, or hub.kubeconfig (--set-file hub.kubeconfig=FILE) to the file `register --out` wrote" -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+flotilla-agent.commonRules is rbac.preset common: the kinds most fleets propagate, with the verbs
+the agent's apply, read-back, status collection and pruning use, and what the agent needs for
+itself (nodes and pods for the resource summary; namespaces and configmaps, already listed, for the
+member's ID and its membership marker; the non-resource URLs of health, version and discovery).
+*/}}
+{{- define "flotilla-agent.commonRules" -}}
+{{- $write := list "get" "list" "watch" "create" "update" "patch" "delete" -}}
+- apiGroups: [""]
+  resources: [namespaces, configmaps, secrets, services, serviceaccounts, persistentvolumeclaims]
+  verbs: {{ toJson $write }}
+- apiGroups: [apps]
+  resources: [deployments, statefulsets, daemonsets]
+  verbs: {{ toJson $write }}
+- apiGroups: [batch]
+  resources: [jobs, cronjobs]
+  verbs: {{ toJson $write }}
+- apiGroups: [networking.k8s.io]
+  resources: [ingresses]
+  verbs: {{ toJson $write }}
+- apiGroups: [autoscaling]
+  resources: [horizontalpodautoscalers]
+  verbs: {{ toJson $write }}
+- apiGroups: [policy]
+  resources: [poddisruptionbudgets]
+  verbs: {{ toJson $write }}
+- apiGroups: [""]
+  resources: [nodes, pods]
+  verbs: [get, list, watch]
+- nonResourceURLs: [/readyz, /version, /api, /apis]
+  verbs: [get]
+{{- end -}}

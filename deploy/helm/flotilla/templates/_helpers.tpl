@@ -35,6 +35,28 @@ the Clusters' credentials there (a fixed namespace, so a Cluster can never point
 {{- end -}}
 {{- end -}}
 
+{{/*
+flotilla.checkWebhook fails when the webhook would serve callers it cannot tell from the host:
+client authentication on without a CA, or the NetworkPolicy on without the apiserver's source.
+*/}}
+{{- define "flotilla.checkWebhook" -}}
+{{- if .Values.webhook.enabled -}}
+{{- $auth := .Values.webhook.clientAuth -}}
+{{- if and $auth.enabled (not $auth.caBundle) (not $auth.caConfigMap) -}}
+{{- fail "webhook.clientAuth.enabled needs the CA of the kube-apiserver's webhook client certificate: --set-file webhook.clientAuth.caBundle=<PEM file>, or webhook.clientAuth.caConfigMap=<ConfigMap with ca.crt>; or webhook.clientAuth.enabled=false where the apiserver cannot present one (see the controlplane guide)" -}}
+{{- end -}}
+{{- $np := .Values.webhook.networkPolicy -}}
+{{- if and $np.enabled (not $np.apiserver.cidrs) (not $np.apiserver.namespaceSelector) (not $np.apiserver.podSelector) -}}
+{{- fail "webhook.networkPolicy.enabled needs where the kube-apiserver's traffic comes from (it often comes from the control-plane nodes' host network): webhook.networkPolicy.apiserver.cidrs, namespaceSelector or podSelector; or webhook.networkPolicy.enabled=false" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The ConfigMap holding ca.crt, the CA of the kube-apiserver's webhook client certificate. */}}
+{{- define "flotilla.clientCAConfigMap" -}}
+{{- .Values.webhook.clientAuth.caConfigMap | default (printf "%s-webhook-client-ca" (include "flotilla.fullname" .)) -}}
+{{- end -}}
+
 {{- define "flotilla.webhookService" -}}
 {{- printf "%s-webhook" (include "flotilla.fullname" .) -}}
 {{- end -}}
