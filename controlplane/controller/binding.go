@@ -7,12 +7,9 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -33,10 +30,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
-
-// FinalizerExecution holds a binding until its Works are gone, and a Work
-// until its objects are removed from (or released in) its member.
-const FinalizerExecution = "flotilla.io/execution"
 
 // pendingRetry is how soon an attached binding (a dependency) whose
 // workload waits for the scheduler is looked at again.
@@ -223,12 +216,6 @@ func (b *bindingReconciler) release(ctx context.Context, w *workv1.Work, binding
 	return true, nil
 }
 
-// evicting reports whether the binding has a graceful eviction task for
-// cluster that keeps the old copy there.
-func evicting(rb *workv1.ResourceBinding, cluster string) bool {
-	return slices.ContainsFunc(rb.Spec.GracefulEvictionTasks, func(t api.GracefulEvictionTask) bool { return t.FromCluster == cluster && keepsCopy(t) })
-}
-
 // works lists the binding's Works, by label, plus any Work that already
 // holds one of the desired names.
 func (b *bindingReconciler) works(ctx context.Context, rb *workv1.ResourceBinding, desired map[string]*workv1.Work) ([]workv1.Work, error) {
@@ -273,46 +260,6 @@ func (b *bindingReconciler) writeWork(ctx context.Context, w *workv1.Work) (*wor
 		return nil, fmt.Errorf("create work %s/%s: %w", w.Namespace, w.Name, err)
 	}
 	return w, nil
-}
-
-// ensureExecutionSpaces makes sure each cluster's execution namespace
-// exists and is flotilla's: one flotilla creates carries the label
-// cluster.flotilla.io/execution-space naming its cluster. A namespace of
-// that name that someone else made is refused rather than used: its Works
-// would be applied with the control plane's credentials, and whoever made
-// it may hold rights in it.
-func ensureExecutionSpaces(ctx context.Context, c client.Client, clusters []api.TargetCluster) error {
-	for _, tc := range clusters {
-		name := ExecutionNamespace(tc.Name)
-		var ns corev1.Namespace
-		err := c.Get(ctx, client.ObjectKey{Name: name}, &ns)
-		if isNotFound(err) {
-			ns = corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelExecutionSpace: tc.Name}}}
-			err = c.Create(ctx, &ns)
-			if apierrors.IsAlreadyExists(err) {
-				err = c.Get(ctx, client.ObjectKey{Name: name}, &ns)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("create execution namespace %s for cluster %s: %w", name, tc.Name, err)
-		}
-		if err := checkExecutionSpace(&ns, tc.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkExecutionSpace refuses an execution namespace flotilla did not create.
-func checkExecutionSpace(ns *corev1.Namespace, cluster string) error {
-	if ns.Labels[LabelExecutionSpace] != cluster {
-		return &RefusedError{Object: "Namespace " + ns.Name, Reasons: field.ErrorList{field.Invalid(field.NewPath("metadata", "labels").Key(LabelExecutionSpace), ns.Labels[LabelExecutionSpace],
-			fmt.Sprintf("execution namespace of cluster %s exists and was not created by flotilla; delete it (flotilla creates it again) or label it %s=%s if flotilla's it is", cluster, LabelExecutionSpace, cluster))}}
-	}
-	if !ns.DeletionTimestamp.IsZero() {
-		return fmt.Errorf("execution namespace %s of cluster %s is being deleted", ns.Name, cluster)
-	}
-	return nil
 }
 
 // render renders the template for each scheduled cluster.

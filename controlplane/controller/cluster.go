@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,12 +17,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 )
-
-// probeStreak is the run of equal probe results a cluster has had.
-type probeStreak struct {
-	ready bool
-	since time.Time
-}
 
 // clusterReconciler probes each Cluster and writes its status and taints.
 type clusterReconciler struct {
@@ -137,42 +130,6 @@ func (r *clusterReconciler) forget(name string) {
 	r.members.cache.Invalidate(name)
 }
 
-// nextStatus is the status to write after a probe. The Ready condition only
-// follows the probe once the probe has said the same for the success or
-// failure threshold, so one lost probe does not move replicas; until then the
-// previous status is kept whole. A failed probe keeps the last known facts
-// (version, API enablements, summaries), as Karmada does.
-func nextStatus(current, probed api.ClusterStatus, ready bool, since, now time.Time, opts Options) api.ClusterStatus {
-	prev := apimeta.FindStatusCondition(current.Conditions, api.ClusterConditionReady)
-	if prev != nil && (prev.Status == metav1.ConditionTrue) != ready {
-		threshold := opts.FailureThreshold
-		if ready {
-			threshold = opts.SuccessThreshold
-		}
-		if now.Sub(since) < threshold {
-			return current
-		}
-	}
-	next := *current.DeepCopy()
-	if ready {
-		next = *probed.DeepCopy()
-		next.Conditions = current.DeepCopy().Conditions
-	}
-	for _, c := range probed.Conditions {
-		c.LastTransitionTime = metav1.NewTime(now)
-		apimeta.SetStatusCondition(&next.Conditions, c)
-	}
-	if !ready {
-		// Only Ready is meaningful for a member that did not answer.
-		for _, c := range probed.Conditions {
-			if c.Type != api.ClusterConditionReady {
-				apimeta.RemoveStatusCondition(&next.Conditions, c.Type)
-			}
-		}
-	}
-	return next
-}
-
 // nextTaints derives the not-ready/unreachable taints from the Ready
 // condition, as Karmada's cluster controller does: NoSchedule as soon as the
 // cluster is not Ready (not-ready for False, unreachable for Unknown), and
@@ -218,6 +175,3 @@ func nextTaints(current []corev1.Taint, ready *metav1.Condition, now time.Time, 
 	}
 	return out, wait
 }
-
-// isNotFound is apierrors.IsNotFound, named for readability at call sites.
-func isNotFound(err error) bool { return apierrors.IsNotFound(err) }

@@ -17,23 +17,11 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 )
 
-// ClusterLeaseNamespace holds, in the host, one Lease per pull-mode
-// Cluster, named after it, which the cluster's agent renews (Karmada's
-// karmada-cluster namespace). The control plane reads a Pull cluster's
-// liveness from it instead of probing the member. It is reserved: its
-// objects are never templates.
-const ClusterLeaseNamespace = "flotilla-cluster"
-
 // ReasonClusterStatusUnknown is the Ready reason of a Pull cluster whose
 // agent stopped renewing its Lease (or never did): Ready is Unknown, as
 // Karmada's cluster controller reports it, so the cluster is tainted
 // unreachable.
 const ReasonClusterStatusUnknown = "ClusterStatusUnknown"
-
-// isPull reports whether a Cluster is served by an agent in the member
-// (spec.syncMode Pull): the control plane has no route or credentials to
-// it, and the push reconcilers leave it to the agent.
-func isPull(cl *clusterv1.Cluster) bool { return cl.Spec.SyncMode == api.Pull }
 
 // agentLease is what the control plane knows of a Pull cluster's Lease:
 // the renewal the agent last wrote, its duration, and when the control

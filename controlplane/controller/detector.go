@@ -178,11 +178,6 @@ func (d *detector) templates(ctx context.Context, namespace string) []reconcile.
 	return out
 }
 
-// SystemNamespace holds flotilla's own objects in the host, such as
-// member credentials; like the execution namespaces, it never holds
-// templates (it is among DefaultReservedNamespaces).
-const SystemNamespace = "flotilla-system"
-
 // Reconcile claims one template and creates, updates or deletes its binding.
 func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	// A reserved namespace is never propagated either, as a template of
@@ -304,12 +299,6 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 // resource interpreter customization fails, so it is not bound.
 const reasonInterpretFailed = "InterpretFailed"
 
-// AnnotationTemplateSpecHash records, on a ResourceBinding, the
-// policy.SpecificationHash of the template the detector last wrote it for,
-// so that a binding claimed by a Lazy policy is rewritten only when the
-// template changes.
-const AnnotationTemplateSpecHash = "propagationpolicy.flotilla.io/template-spec-hash"
-
 func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured, prev *policy.ClaimRef) (policy.Claim, bool, error) {
 	pp, cpp, err := hoststore.PropagationPolicies(ctx, d.client, tmpl.GetNamespace())
 	if err != nil {
@@ -317,20 +306,6 @@ func (d *detector) claim(ctx context.Context, tmpl *unstructured.Unstructured, p
 	}
 	claim, ok := policy.ResolveClaim(tmpl, prev, pp, cpp)
 	return claim, ok, nil
-}
-
-// recordedClaim is the claim a detector's binding records; nil for no
-// binding, an attached one (the distributor's, which no policy claims) or
-// a label that names no propagation policy.
-func recordedClaim(rb *workv1.ResourceBinding) *policy.ClaimRef {
-	if rb == nil || attached(rb) {
-		return nil
-	}
-	ref, ok := policy.ParseClaimRef(rb.Labels[hoststore.LabelPolicy])
-	if !ok {
-		return nil
-	}
-	return &ref
 }
 
 // dropBinding deletes the binding of an unclaimed template, unless it is

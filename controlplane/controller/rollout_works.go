@@ -51,10 +51,6 @@ const (
 // cluster as it is.
 const maxStableManifests = 128 << 10
 
-// bindingOwnedAnnotations are the Work annotations the binding controller
-// alone writes and removes: a Work written without them loses them.
-var bindingOwnedAnnotations = []string{AnnotationStableRevision, AnnotationStableManifests}
-
 // actionRollout is the action of the rollout's events.
 const actionRollout = "Rollout"
 
