@@ -14,12 +14,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
 
-func tainted(name string, taints ...corev1.Taint) *api.Cluster {
-	c := &api.Cluster{}
-	c.Name, c.Spec.Taints = name, taints
-	return c
-}
-
 func TestEvictionTasks(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := metav1.NewTime(t0)

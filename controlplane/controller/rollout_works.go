@@ -25,27 +25,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
-// Annotations of a staged rollout. The revision and the stable copy live on
-// each Work, beside the manifests they describe: the copy is exactly the
-// rendering the cluster last ran healthy, it survives restarts and leader
-// changes, and it goes away with the Work. See "Staged rollouts in
-// continuous mode" in the design decisions guide.
-const (
-	// AnnotationRolloutResume, set on a resource template to a new value,
-	// resumes its halted rollout (the failed gate is judged again, with a
-	// fresh timeout).
-	AnnotationRolloutResume = "rollout.flotilla.io/resume"
-	// AnnotationRolloutRevision holds the rollout revision whose rendering
-	// a Work's manifests are.
-	AnnotationRolloutRevision = "rollout.flotilla.io/revision"
-	// AnnotationStableRevision holds the revision of the Work's stable
-	// copy: the rendering to roll back to while a newer one is on trial.
-	// Present and empty, it says the cluster had no rendering before.
-	AnnotationStableRevision = "rollout.flotilla.io/stable-revision"
-	// AnnotationStableManifests holds the stable copy's manifests (JSON).
-	AnnotationStableManifests = "rollout.flotilla.io/stable-manifests"
-)
-
 // maxStableManifests bounds the stable copy: a Work's annotations share
 // 256 KiB. A larger rendering gets no copy, and a rollback leaves that
 // cluster as it is.

@@ -46,17 +46,6 @@ func TestBindingName(t *testing.T) {
 	}
 }
 
-// binding builds a ResourceBinding for the validation table.
-func binding(ns, name, apiVersion, kind, resNS, resName string, mutate ...func(*workv1.ResourceBinding)) *workv1.ResourceBinding {
-	rb := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	rb.Spec.Resource = api.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: resNS, Name: resName}
-	rb.Spec.Placement = &api.Placement{}
-	for _, m := range mutate {
-		m(rb)
-	}
-	return rb
-}
-
 func noPlacement(rb *workv1.ResourceBinding) { rb.Spec.Placement = nil }
 
 func attachedBy(rb *workv1.ResourceBinding) {
@@ -78,10 +67,6 @@ func testKinds() *kindRegistry {
 		k.active[s.gvk.GroupKind()] = s
 	}
 	return k
-}
-
-func clusterBinding(name, apiVersion, kind, resName string, mutate ...func(*workv1.ResourceBinding)) *workv1.ResourceBinding {
-	return binding("", name, apiVersion, kind, "", resName, mutate...)
 }
 
 func TestValidateResourceBinding(t *testing.T) {
