@@ -123,10 +123,10 @@ func SetupAgent(mgr ctrl.Manager, mc *member.Client, opts AgentOptions) error {
 	}
 	local := &agentMember{client: mc, cluster: opts.Cluster, fleet: o.Fleet}
 	exec := &execution.Executor{Clusters: local, Fleet: o.Fleet, RequestTimeout: o.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(memberNamespaceTTL), Applied: execution.NewApplyCache()}
-	if err := (&workExecution{client: c, executor: exec, opts: o, now: now, slots: newMemberSlots(o.MemberWorkers), agent: true}).setup(mgr); err != nil {
+	if err := setupExecution(mgr, exec, o, now, recorder{}, true); err != nil {
 		return fmt.Errorf("set up agent execution controller: %w", err)
 	}
-	if err := (&workStatus{client: c, executor: exec, members: local, opts: o, now: now, slots: newMemberSlots(o.MemberWorkers), agent: true}).setup(mgr); err != nil {
+	if err := setupWorkStatus(mgr, exec, local, o, now, true); err != nil {
 		return fmt.Errorf("set up agent work status controller: %w", err)
 	}
 	return nil

@@ -1,0 +1,23 @@
+package controller
+
+import (
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+)
+
+// setupExecution registers the execution controller with mgr: in the
+// control plane, or in a pull-mode agent (agent) for the Works of its own
+// cluster.
+func setupExecution(mgr ctrl.Manager, exec *execution.Executor, opts Options, now func() time.Time, events recorder, agent bool) error {
+	return (&workExecution{client: mgr.GetClient(), executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), events: events, agent: agent}).setup(mgr)
+}
+
+// setupWorkStatus registers the work status controller with mgr, reading
+// the members through members: in the control plane, or in a pull-mode
+// agent (agent).
+func setupWorkStatus(mgr ctrl.Manager, exec *execution.Executor, members execution.Connector, opts Options, now func() time.Time, agent bool) error {
+	return (&workStatus{client: mgr.GetClient(), executor: exec, members: members, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), agent: agent}).setup(mgr)
+}
