@@ -26,8 +26,3 @@ func setupOrphanCollector(mgr ctrl.Manager, kinds *kindRegistry) error {
 	kinds.onRetired(orphans.collectKind)
 	return orphans.setup(mgr)
 }
-
-// setupDependencies registers the dependencies distributor with mgr.
-func setupDependencies(mgr ctrl.Manager, opts Options) error {
-	return (&dependenciesDistributor{client: mgr.GetClient(), opts: opts}).setup(mgr)
-}
