@@ -50,3 +50,10 @@ func dependentClusters(requiredBy []api.BindingSnapshot) []api.TargetCluster {
 	slices.SortFunc(out, func(a, b api.TargetCluster) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
+
+// detach makes an attached binding an ordinary one, for the detector taking
+// it over when a policy claims the dependency itself.
+func detach(rb *workv1.ResourceBinding) {
+	delete(rb.Labels, LabelAttached)
+	rb.Spec.RequiredBy = nil
+}

@@ -116,13 +116,6 @@ func (d *dependenciesDistributor) workloads(ctx context.Context, namespace strin
 	return out
 }
 
-// detach makes an attached binding an ordinary one, for the detector taking
-// it over when a policy claims the dependency itself.
-func detach(rb *workv1.ResourceBinding) {
-	delete(rb.Labels, LabelAttached)
-	rb.Spec.RequiredBy = nil
-}
-
 // Reconcile brings every attached binding in step with one workload binding:
 // its entry in requiredBy is added, updated or removed.
 func (d *dependenciesDistributor) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
