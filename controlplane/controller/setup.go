@@ -8,6 +8,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/binding"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/clusterstatus"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/dependencies"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/detector"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/namespacesync"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/schedule"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/work"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 )
@@ -18,64 +27,64 @@ const templateEventBuffer = 1024
 
 // Setup registers every reconciler with the manager. They share one
 // member.Cache, the single owner of member connections.
-func Setup(mgr ctrl.Manager, opts Options) error {
-	opts = opts.withDefaults()
+func Setup(mgr ctrl.Manager, opts shared.Options) error {
+	opts = opts.WithDefaults()
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	kinds, err := newKindRegistry(mgr, opts)
+	kinds, err := shared.NewKindRegistry(mgr, opts)
 	if err != nil {
 		return err
 	}
-	opts = opts.withKinds(kinds)
+	opts = opts.WithKinds(kinds)
 	c := mgr.GetClient()
-	ms := newMembers(mgr, opts)
+	ms := shared.NewMembers(mgr, opts)
 	now := time.Now
 	// Each reconciler reports its events as its own controller.
-	rec := func(name string) recorder { return newRecorder(mgr, name) }
-	metrics.SetBindingCounter(bindingCounter(c, mgr.Elected()))
-	if err := setupClusterStatus(mgr, ms, opts, now, rec("cluster-status")); err != nil {
+	rec := func(name string) shared.Recorder { return shared.NewRecorder(mgr, name) }
+	metrics.SetBindingCounter(shared.BindingCounter(c, mgr.Elected()))
+	if err := clusterstatus.Setup(mgr, ms, opts, now, rec("cluster-status")); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)
 	}
 	templates := make(chan event.GenericEvent, templateEventBuffer)
-	if err := setupBinding(mgr, opts, now, rec("binding"), templates); err != nil {
+	if err := binding.Setup(mgr, opts, now, rec("binding"), templates); err != nil {
 		return fmt.Errorf("set up binding controller: %w", err)
 	}
 	// The kinds the host serves now are known before the manager starts;
 	// their detectors start with the leader, later ones as discovery
 	// finds them, and each stops when its kind is no longer served.
-	kinds.startDetectors(detectorBuilder(mgr, opts, templates))
-	if err := kinds.refresh(); err != nil {
+	kinds.StartDetectors(detector.Builder(mgr, opts, templates))
+	if err := kinds.Refresh(); err != nil {
 		return err
 	}
-	if err := mgr.Add(manager.RunnableFunc(kinds.run(opts.Resync))); err != nil {
+	if err := mgr.Add(manager.RunnableFunc(kinds.Run(opts.Resync))); err != nil {
 		return fmt.Errorf("set up template kind discovery: %w", err)
 	}
-	if err := kinds.watchCRDs(mgr, now); err != nil {
+	if err := kinds.WatchCRDs(mgr, now); err != nil {
 		return fmt.Errorf("set up template kind discovery: %w", err)
 	}
-	if err := setupOrphanCollector(mgr, kinds); err != nil {
+	if err := detector.SetupOrphanCollector(mgr, kinds); err != nil {
 		return fmt.Errorf("set up binding orphan collector: %w", err)
 	}
-	if err := setupDependencies(mgr, opts); err != nil {
+	if err := dependencies.Setup(mgr, opts); err != nil {
 		return fmt.Errorf("set up dependencies distributor: %w", err)
 	}
-	if err := setupScheduler(mgr, opts, now, rec("scheduler")); err != nil {
+	if err := schedule.Setup(mgr, opts, now, rec("scheduler")); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
-	if err := setupApplicationFailover(mgr, now, rec("application-failover")); err != nil {
+	if err := failover.Setup(mgr, now, rec("application-failover")); err != nil {
 		return fmt.Errorf("set up application failover controller: %w", err)
 	}
 	if !opts.DisableNamespaceSync {
-		if err := setupNamespaceSync(mgr, opts); err != nil {
+		if err := namespacesync.Setup(mgr, opts); err != nil {
 			return fmt.Errorf("set up namespace sync controller: %w", err)
 		}
 	}
-	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet, RequestTimeout: opts.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(memberNamespaceTTL), Applied: execution.NewApplyCache()}
-	if err := setupExecution(mgr, exec, opts, now, rec("execution"), false); err != nil {
+	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet, RequestTimeout: opts.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(shared.MemberNamespaceTTL), Applied: execution.NewApplyCache()}
+	if err := work.SetupExecution(mgr, exec, opts, now, rec("execution"), false); err != nil {
 		return fmt.Errorf("set up execution controller: %w", err)
 	}
-	if err := setupWorkStatus(mgr, exec, ms, opts, now, false); err != nil {
+	if err := work.SetupStatus(mgr, exec, ms, opts, now, false); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
 	}
 	return nil
