@@ -1,0 +1,13 @@
+// Package failover is the application failover controller: a scheduled
+// cluster whose aggregated health stays Unhealthy longer than the policy's
+// failover.application.decisionConditions.tolerationSeconds is evicted
+// from the binding with a GracefulEvictionTask (reason ApplicationFailure,
+// the policy's purge mode), and the scheduler places the replicas
+// elsewhere. The unhealthy-since times live in the binding annotation
+// failover.flotilla.io/unhealthy-since, so a restart or a new leader does
+// not reset them. The decisions themselves are in shared (failover.go),
+// since the scheduler and the binding controller read them too.
+//
+// It imports controlplane/controller/shared and no other controller
+// package.
+package failover
