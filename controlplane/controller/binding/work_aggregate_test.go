@@ -10,6 +10,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared/worktest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/sharedtest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 )
@@ -21,7 +22,7 @@ func cond(typ string, status metav1.ConditionStatus, reason, message string, gen
 // reported is a Work of generation 2 from template generation 4 whose
 // Deployment was applied and observed with status.
 func reported(status string, conds ...metav1.Condition) *workv1.Work {
-	w := stored(work("east", `{}`))
+	w := worktest.Stored(worktest.Work("east", `{}`))
 	w.Generation = 2
 	w.Annotations[shared.AnnotationTemplateGeneration] = "4"
 	w.Status.Conditions = conds
@@ -39,7 +40,7 @@ func TestWorkClusterStatus(t *testing.T) {
 	applied := cond(api.ConditionWorkApplied, metav1.ConditionTrue, api.ReasonWorkApplied, "", 2)
 	available := cond(api.ConditionWorkAvailable, metav1.ConditionTrue, api.ReasonWorkAvailable, "", 2)
 	deleted := reported(st, applied, available)
-	deleting(deleted)
+	worktest.Deleting(deleted)
 	tests := []struct {
 		name string
 		work *workv1.Work

@@ -7,10 +7,11 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared/worktest"
 )
 
 func TestExecutionTrigger(t *testing.T) {
-	base := stored(work("a", `{}`, func(w *workv1.Work) { w.Generation = 1 }))
+	base := worktest.Stored(worktest.Work("a", `{}`, func(w *workv1.Work) { w.Generation = 1 }))
 	with := func(f func(*workv1.Work)) *workv1.Work {
 		w := base.DeepCopy()
 		f(w)
@@ -28,7 +29,7 @@ func TestExecutionTrigger(t *testing.T) {
 	}{
 		{"nothing changed", base, base, false},
 		{"new spec", base, with(func(w *workv1.Work) { w.Generation = 2 }), true},
-		{"deleted", base, with(deleting), true},
+		{"deleted", base, with(worktest.Deleting), true},
 		{"finalizer missing", base, with(func(w *workv1.Work) { w.Finalizers = nil }), true},
 		{"member status changed", base, with(func(w *workv1.Work) { w.Status.ManifestStatuses = []api.ManifestStatus{{Health: api.ResourceHealthy}} }), false},
 		{"object found missing", base, with(available(api.ReasonWorkNotFound)), true},

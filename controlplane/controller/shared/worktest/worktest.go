@@ -1,4 +1,7 @@
-package binding
+// Package worktest builds the Works the tests of the controller packages
+// use; the shared layer's own tests keep theirs, since this package
+// imports the shared layer. Production code must not import it.
+package worktest
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,9 +12,8 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
-// work builds a Work of binding uid for cluster with one manifest (as the
-// shared layer's tests do; a test helper cannot cross packages).
-func work(cluster, manifest string, mutate ...func(*workv1.Work)) *workv1.Work {
+// Work builds a Work of binding uid for cluster with one manifest.
+func Work(cluster, manifest string, mutate ...func(*workv1.Work)) *workv1.Work {
 	w := &workv1.Work{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: shared.ExecutionNamespace(cluster), Name: "web-abc",
@@ -27,12 +29,14 @@ func work(cluster, manifest string, mutate ...func(*workv1.Work)) *workv1.Work {
 	return w
 }
 
-func stored(w *workv1.Work) *workv1.Work {
+// Stored gives w the resource version and UID of a stored object.
+func Stored(w *workv1.Work) *workv1.Work {
 	w.ResourceVersion, w.UID = "7", "work-uid"
 	return w
 }
 
-func deleting(w *workv1.Work) {
+// Deleting marks w as being deleted.
+func Deleting(w *workv1.Work) {
 	now := metav1.Now()
 	w.DeletionTimestamp = &now
 }
