@@ -5,8 +5,9 @@
 // the policy's purge mode), and the scheduler places the replicas
 // elsewhere. The unhealthy-since times live in the binding annotation
 // failover.flotilla.io/unhealthy-since, so a restart or a new leader does
-// not reset them. The decisions themselves are in shared (failover.go),
-// since the scheduler and the binding controller read them too.
+// not reset them. The decision itself is a pure function (failover.go);
+// the eviction tasks and state preservation it writes are shared with the
+// scheduler's taint manager.
 //
 // It imports controlplane/controller/shared and no other controller
 // package.

@@ -35,8 +35,8 @@ func (r *applicationFailoverReconciler) setup(mgr ctrl.Manager) error {
 		if !ok {
 			return false
 		}
-		_, recorded := rb.Annotations[shared.AnnotationUnhealthySince]
-		return shared.ApplicationFailover(&rb.Spec) != nil || recorded
+		_, recorded := rb.Annotations[AnnotationUnhealthySince]
+		return applicationFailover(&rb.Spec) != nil || recorded
 	})
 	return shared.NewBindingController(mgr, "application-failover", builder.WithPredicates(relevant)).Complete(r)
 }
@@ -52,50 +52,50 @@ func (r *applicationFailoverReconciler) Reconcile(ctx context.Context, req recon
 		return reconcile.Result{}, nil
 	}
 	log := ctrl.LoggerFrom(ctx)
-	since, err := shared.ParseUnhealthySince(rb.Annotations)
+	since, err := parseUnhealthySince(rb.Annotations)
 	if err != nil {
 		// Starting the clocks again only delays a failover; the value is
 		// rewritten below.
 		log.Info("unreadable unhealthy-since record; starting again", "binding", req.String(), "reason", err.Error())
 	}
 	now := r.now()
-	d := shared.DecideApplicationFailover(&rb.Spec, rb.Status.AggregatedStatus, since, now)
+	d := decideApplicationFailover(&rb.Spec, rb.Status.AggregatedStatus, since, now)
 
 	orig := rb.DeepCopy()
-	for _, cluster := range d.Evict {
+	for _, cluster := range d.evict {
 		// The state is read before the cluster leaves; without it the
 		// failover waits, as in Karmada.
-		preserved, err := shared.PreservedLabelState(shared.ApplicationFailover(&rb.Spec).StatePreservation, rb.Status.AggregatedStatus, cluster)
+		preserved, err := shared.PreservedLabelState(applicationFailover(&rb.Spec).StatePreservation, rb.Status.AggregatedStatus, cluster)
 		if err != nil {
 			return reconcile.Result{}, fmt.Errorf("application failover of binding %s from cluster %s: %w", req, cluster, err)
 		}
-		shared.GracefulEvictCluster(&rb.Spec, cluster, now, preserved)
+		gracefulEvictCluster(&rb.Spec, cluster, now, preserved)
 	}
-	if v := shared.FormatUnhealthySince(d.Since); v != "" {
+	if v := formatUnhealthySince(d.since); v != "" {
 		if rb.Annotations == nil {
 			rb.Annotations = map[string]string{}
 		}
-		rb.Annotations[shared.AnnotationUnhealthySince] = v
+		rb.Annotations[AnnotationUnhealthySince] = v
 	} else {
-		delete(rb.Annotations, shared.AnnotationUnhealthySince)
+		delete(rb.Annotations, AnnotationUnhealthySince)
 	}
 	if equality.Semantic.DeepEqual(orig.Spec, rb.Spec) && equality.Semantic.DeepEqual(orig.Annotations, rb.Annotations) {
-		return reconcile.Result{RequeueAfter: d.Wait}, nil
+		return reconcile.Result{RequeueAfter: d.wait}, nil
 	}
 	// The scheduler and the execution side write spec.clusters and the
 	// tasks too: a lost update would resurrect or forget a cluster.
 	if err := shared.PatchBinding(ctx, r.client, &rb, orig, true); err != nil {
-		if len(d.Evict) > 0 {
-			return reconcile.Result{}, fmt.Errorf("evict binding %s from %s: %w", req, strings.Join(d.Evict, ", "), err)
+		if len(d.evict) > 0 {
+			return reconcile.Result{}, fmt.Errorf("evict binding %s from %s: %w", req, strings.Join(d.evict, ", "), err)
 		}
 		return reconcile.Result{}, fmt.Errorf("record unhealthy clusters of binding %s: %w", req, err)
 	}
-	for _, cluster := range d.Evict {
+	for _, cluster := range d.evict {
 		log.Info("application failover: evicting the template from a cluster where it stayed unhealthy",
-			"binding", req.String(), "cluster", cluster, "toleration", shared.Toleration(shared.ApplicationFailover(&orig.Spec)).String())
+			"binding", req.String(), "cluster", cluster, "toleration", toleration(applicationFailover(&orig.Spec)).String())
 	}
-	if len(d.Evict) > 0 {
-		r.applicationFailedOver(&rb, d.Evict, shared.Toleration(shared.ApplicationFailover(&orig.Spec)))
+	if len(d.evict) > 0 {
+		r.applicationFailedOver(&rb, d.evict, toleration(applicationFailover(&orig.Spec)))
 	}
-	return reconcile.Result{RequeueAfter: d.Wait}, nil
+	return reconcile.Result{RequeueAfter: d.wait}, nil
 }

@@ -5,7 +5,7 @@
 // checks), member connections (members, claims) and member slots, the
 // template kinds registry (discovery and the CRD watch that refreshes
 // it), Work naming and rendering (ExecutionNamespace, WorkName,
-// PlanWorks), suspension, graceful eviction and application failover
+// PlanWorks), suspension and graceful eviction
 // decisions, state preservation, the namespace sync's rules and the
 // scheme.
 //

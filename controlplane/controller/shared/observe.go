@@ -41,6 +41,7 @@ func ScheduleOutcome(err error) string {
 	return metrics.ResultError
 }
 
+// ObserveSchedule records one scheduling attempt and how long it took.
 func ObserveSchedule(outcome string, start time.Time) {
 	metrics.ScheduleAttempts.WithLabelValues(outcome).Inc()
 	metrics.SchedulingDuration.WithLabelValues(outcome).Observe(metrics.Since(start))

@@ -1,4 +1,4 @@
-package shared
+package failover
 
 import (
 	"encoding/json"
@@ -29,17 +29,17 @@ const (
 // still fails over.
 const AnnotationUnhealthySince = "failover.flotilla.io/unhealthy-since"
 
-// ApplicationFailover returns the application failover behaviour of a
+// applicationFailover returns the application failover behaviour of a
 // binding, or nil when it has none.
-func ApplicationFailover(spec *api.ResourceBindingSpec) *api.ApplicationFailoverBehavior {
+func applicationFailover(spec *api.ResourceBindingSpec) *api.ApplicationFailoverBehavior {
 	if spec.Failover == nil {
 		return nil
 	}
 	return spec.Failover.Application
 }
 
-// Toleration is decisionConditions.tolerationSeconds, Karmada's 300 s when unset.
-func Toleration(app *api.ApplicationFailoverBehavior) time.Duration {
+// toleration is decisionConditions.tolerationSeconds, Karmada's 300 s when unset.
+func toleration(app *api.ApplicationFailoverBehavior) time.Duration {
 	s := api.DefaultTolerationSeconds
 	if t := app.DecisionConditions.TolerationSeconds; t != nil {
 		s = *t
@@ -49,15 +49,15 @@ func Toleration(app *api.ApplicationFailoverBehavior) time.Duration {
 
 // failoverDecision is the outcome of one look at a binding's health.
 type failoverDecision struct {
-	// Since is the unhealthy-since record to keep.
-	Since map[string]time.Time
-	// Evict are the clusters whose toleration has run out, sorted.
-	Evict []string
-	// Wait is how long until the next toleration runs out; zero when none runs.
-	Wait time.Duration
+	// since is the unhealthy-since record to keep.
+	since map[string]time.Time
+	// evict are the clusters whose toleration has run out, sorted.
+	evict []string
+	// wait is how long until the next toleration runs out; zero when none runs.
+	wait time.Duration
 }
 
-// DecideApplicationFailover is Karmada's application failover decision. A
+// decideApplicationFailover is Karmada's application failover decision. A
 // scheduled cluster that reports the template Unhealthy starts a clock; one
 // that stays Unhealthy past the toleration is evicted. Healthy ends the
 // clock. Unknown (status not collected, cluster unreachable) neither starts
@@ -65,13 +65,13 @@ type failoverDecision struct {
 // Karmada; an unreachable cluster is the cluster failover's business.
 // Clusters that are no longer scheduled or already under eviction are
 // forgotten. since is the previous record; it is not modified.
-func DecideApplicationFailover(spec *api.ResourceBindingSpec, status []api.AggregatedStatusItem, since map[string]time.Time, now time.Time) failoverDecision {
-	d := failoverDecision{Since: map[string]time.Time{}}
-	app := ApplicationFailover(spec)
+func decideApplicationFailover(spec *api.ResourceBindingSpec, status []api.AggregatedStatusItem, since map[string]time.Time, now time.Time) failoverDecision {
+	d := failoverDecision{since: map[string]time.Time{}}
+	app := applicationFailover(spec)
 	if app == nil {
 		return d
 	}
-	tol := Toleration(app)
+	tol := toleration(app)
 	for _, tc := range spec.Clusters {
 		if evictingFrom(spec, tc.Name) {
 			continue
@@ -90,24 +90,24 @@ func DecideApplicationFailover(spec *api.ResourceBindingSpec, status []api.Aggre
 			if !seen {
 				continue
 			}
-			d.Since[tc.Name] = at
+			d.since[tc.Name] = at
 			continue
 		default:
 			continue
 		}
-		d.Since[tc.Name] = at
+		d.since[tc.Name] = at
 		if left := at.Add(tol).Sub(now); left > 0 {
-			if d.Wait == 0 || left < d.Wait {
-				d.Wait = left
+			if d.wait == 0 || left < d.wait {
+				d.wait = left
 			}
 			continue
 		}
-		d.Evict = append(d.Evict, tc.Name)
+		d.evict = append(d.evict, tc.Name)
 	}
-	sort.Strings(d.Evict)
+	sort.Strings(d.evict)
 	// An evicted cluster leaves spec.clusters, so its record goes with it.
-	for _, c := range d.Evict {
-		delete(d.Since, c)
+	for _, c := range d.evict {
+		delete(d.since, c)
 	}
 	return d
 }
@@ -130,7 +130,7 @@ func applicationPurgeMode(app *api.ApplicationFailoverBehavior) api.PurgeMode {
 	return app.PurgeMode
 }
 
-// GracefulEvictCluster is Karmada's ResourceBindingSpec.GracefulEvictCluster
+// gracefulEvictCluster is Karmada's ResourceBindingSpec.GracefulEvictCluster
 // for application failover: the cluster leaves spec.clusters, which makes
 // the scheduler place its replicas elsewhere (it skips clusters under
 // eviction), and a task records the eviction unless one exists. The task
@@ -139,12 +139,12 @@ func applicationPurgeMode(app *api.ApplicationFailoverBehavior) api.PurgeMode {
 // (else the controller's timeout) pass, Never keeps it until someone sets
 // suppressDeletion to false. preserved is the state carried to the new
 // cluster (preservedLabelState), nil for none.
-func GracefulEvictCluster(spec *api.ResourceBindingSpec, cluster string, now time.Time, preserved map[string]string) {
+func gracefulEvictCluster(spec *api.ResourceBindingSpec, cluster string, now time.Time, preserved map[string]string) {
 	i := slices.IndexFunc(spec.Clusters, func(tc api.TargetCluster) bool { return tc.Name == cluster })
 	if i < 0 {
 		return
 	}
-	app := ApplicationFailover(spec)
+	app := applicationFailover(spec)
 	before := make([]string, len(spec.Clusters))
 	for j, tc := range spec.Clusters {
 		before[j] = tc.Name
@@ -162,7 +162,7 @@ func GracefulEvictCluster(spec *api.ResourceBindingSpec, cluster string, now tim
 		FromCluster:            cluster,
 		PurgeMode:              applicationPurgeMode(app),
 		Reason:                 EvictionReasonApplicationFailure,
-		Message:                fmt.Sprintf("the template has been unhealthy on cluster %s for longer than %v", cluster, Toleration(app)),
+		Message:                fmt.Sprintf("the template has been unhealthy on cluster %s for longer than %v", cluster, toleration(app)),
 		Producer:               EvictionProducerApplicationFailover,
 		ClustersBeforeFailover: before,
 		PreservedLabelState:    preserved,
@@ -182,9 +182,9 @@ func GracefulEvictCluster(spec *api.ResourceBindingSpec, cluster string, now tim
 	spec.GracefulEvictionTasks = append(spec.GracefulEvictionTasks, task)
 }
 
-// ParseUnhealthySince reads AnnotationUnhealthySince. A malformed value is
+// parseUnhealthySince reads AnnotationUnhealthySince. A malformed value is
 // reported and read as no record, which only delays a failover.
-func ParseUnhealthySince(annotations map[string]string) (map[string]time.Time, error) {
+func parseUnhealthySince(annotations map[string]string) (map[string]time.Time, error) {
 	raw, ok := annotations[AnnotationUnhealthySince]
 	if !ok || raw == "" {
 		return nil, nil
@@ -204,9 +204,9 @@ func ParseUnhealthySince(annotations map[string]string) (map[string]time.Time, e
 	return out, nil
 }
 
-// FormatUnhealthySince is the annotation value of a record; "" when empty.
+// formatUnhealthySince is the annotation value of a record; "" when empty.
 // encoding/json sorts map keys, so equal records give equal strings.
-func FormatUnhealthySince(since map[string]time.Time) string {
+func formatUnhealthySince(since map[string]time.Time) string {
 	if len(since) == 0 {
 		return ""
 	}

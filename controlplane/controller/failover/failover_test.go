@@ -1,4 +1,4 @@
-package shared
+package failover
 
 import (
 	"strings"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
 func appFailover(tolerationSeconds *int32, mode api.PurgeMode, grace *int32) *api.FailoverBehavior {
@@ -83,15 +84,15 @@ func TestDecideApplicationFailover(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DecideApplicationFailover(&tt.spec, tt.status, tt.since, t0)
-			if diff := cmp.Diff(tt.wantSince, got.Since); diff != "" {
+			got := decideApplicationFailover(&tt.spec, tt.status, tt.since, t0)
+			if diff := cmp.Diff(tt.wantSince, got.since); diff != "" {
 				t.Errorf("since (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantEvict, got.Evict); diff != "" {
+			if diff := cmp.Diff(tt.wantEvict, got.evict); diff != "" {
 				t.Errorf("evict (-want +got):\n%s", diff)
 			}
-			if got.Wait != tt.wantWait {
-				t.Errorf("wait = %v, want %v", got.Wait, tt.wantWait)
+			if got.wait != tt.wantWait {
+				t.Errorf("wait = %v, want %v", got.wait, tt.wantWait)
 			}
 		})
 	}
@@ -120,14 +121,14 @@ func TestApplicationFailoverTimeline(t *testing.T) {
 	for _, s := range steps {
 		status := []api.AggregatedStatusItem{{ClusterName: "a", Applied: true, Health: s.health}}
 		// The record travels through the annotation between passes.
-		d := DecideApplicationFailover(&spec, status, since, t0.Add(s.at))
-		parsed, err := ParseUnhealthySince(map[string]string{AnnotationUnhealthySince: FormatUnhealthySince(d.Since)})
+		d := decideApplicationFailover(&spec, status, since, t0.Add(s.at))
+		parsed, err := parseUnhealthySince(map[string]string{AnnotationUnhealthySince: formatUnhealthySince(d.since)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		since = parsed
-		if got := len(d.Evict) == 1; got != s.evict {
-			t.Fatalf("at %v (%s): evict = %v, want %v", s.at, s.health, d.Evict, s.evict)
+		if got := len(d.evict) == 1; got != s.evict {
+			t.Fatalf("at %v (%s): evict = %v, want %v", s.at, s.health, d.evict, s.evict)
 		}
 	}
 }
@@ -146,7 +147,7 @@ func TestGracefulEvictCluster(t *testing.T) {
 		edit(&task)
 		return task
 	}
-	existing := api.GracefulEvictionTask{FromCluster: "a", Reason: EvictionReasonTaintUntolerated, Producer: EvictionProducerTaintManager}
+	existing := api.GracefulEvictionTask{FromCluster: "a", Reason: shared.EvictionReasonTaintUntolerated, Producer: shared.EvictionProducerTaintManager}
 	tests := []struct {
 		name         string
 		failover     *api.FailoverBehavior
@@ -183,7 +184,7 @@ func TestGracefulEvictCluster(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := api.ResourceBindingSpec{Clusters: clusters, Failover: tt.failover, GracefulEvictionTasks: tt.tasks}
-			GracefulEvictCluster(&spec, tt.cluster, t0, tt.preserved)
+			gracefulEvictCluster(&spec, tt.cluster, t0, tt.preserved)
 			if diff := cmp.Diff(tt.wantClusters, spec.Clusters); diff != "" {
 				t.Errorf("clusters (-want +got):\n%s", diff)
 			}
@@ -200,22 +201,22 @@ func TestGracefulEvictCluster(t *testing.T) {
 func TestUnhealthySinceAnnotation(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 123456789, time.UTC)
 	rec := map[string]time.Time{"b": t0, "a": t0.Add(time.Second)}
-	v := FormatUnhealthySince(rec)
+	v := formatUnhealthySince(rec)
 	if want := `{"a":"2025-01-01T00:00:01.123456789Z","b":"2025-01-01T00:00:00.123456789Z"}`; v != want {
 		t.Errorf("format = %s, want %s", v, want)
 	}
-	got, err := ParseUnhealthySince(map[string]string{AnnotationUnhealthySince: v})
+	got, err := parseUnhealthySince(map[string]string{AnnotationUnhealthySince: v})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(rec, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
-	if FormatUnhealthySince(nil) != "" {
+	if formatUnhealthySince(nil) != "" {
 		t.Error("an empty record must remove the annotation")
 	}
 	for _, bad := range []string{"not json", `{"a":"yesterday"}`} {
-		if _, err := ParseUnhealthySince(map[string]string{AnnotationUnhealthySince: bad}); err == nil {
+		if _, err := parseUnhealthySince(map[string]string{AnnotationUnhealthySince: bad}); err == nil {
 			t.Errorf("parse %q: no error", bad)
 		}
 	}
@@ -249,7 +250,7 @@ func TestPreservedLabelState(t *testing.T) {
 			wantErr: `gives "has spaces", not a label value`},
 	}
 	for _, tc := range cases {
-		got, err := PreservedLabelState(tc.sp, status, tc.cluster)
+		got, err := shared.PreservedLabelState(tc.sp, status, tc.cluster)
 		switch {
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.wantErr)
