@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -235,7 +235,7 @@ func contextClient(t *testing.T, dir, name string) client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

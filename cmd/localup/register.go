@@ -13,13 +13,13 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
 // hostClient is a client of flotilla's and the built-in kinds on the host.
 func hostClient(host *testenv.Cluster) (client.Client, error) {
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		return nil, err
 	}
@@ -34,13 +34,13 @@ func registerMembers(ctx context.Context, host *testenv.Cluster, members []*test
 	if err != nil {
 		return err
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.SystemNamespace}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.SystemNamespace}}
 	if err := hub.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s on the host: %w", ns.Name, err)
 	}
 	for _, m := range members {
 		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: controller.SystemNamespace, Name: m.Name},
+			ObjectMeta: metav1.ObjectMeta{Namespace: shared.SystemNamespace, Name: m.Name},
 			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
 		}
 		if err := hub.Create(ctx, secret); err != nil {
@@ -50,7 +50,7 @@ func registerMembers(ctx context.Context, host *testenv.Cluster, members []*test
 			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
 			Spec: api.ClusterSpec{
 				APIEndpoint: m.Host,
-				SecretRef:   &api.LocalSecretReference{Namespace: controller.SystemNamespace, Name: m.Name},
+				SecretRef:   &api.LocalSecretReference{Namespace: shared.SystemNamespace, Name: m.Name},
 			},
 		}
 		if err := hub.Create(ctx, cl); err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
@@ -31,8 +31,8 @@ import (
 // Templates in a namespace the operator reserved are never bound.
 func TestNamespacedOverwriteIsIgnored(t *testing.T) {
 	env := startFleet(t)
-	env.startManager(t, func(o *controller.Options) {
-		o.ReservedNamespaces = []string{"kube-*", controller.SystemNamespace, "istio-system"}
+	env.startManager(t, func(o *shared.Options) {
+		o.ReservedNamespaces = []string{"kube-*", shared.SystemNamespace, "istio-system"}
 	})
 	hub, names := env.hub, env.names
 	ctx := t.Context()
@@ -50,7 +50,7 @@ spec:
 `, names[0])
 	testkit.MustCreate(t, hub, pp)
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}, Data: map[string]string{"owner": "flotilla"}})
-	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "shared"})}
+	workKey := client.ObjectKey{Namespace: shared.ExecutionNamespace(names[0]), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "shared"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "shared")}
 	testkit.Eventually(t, deadline, "namespaced Overwrite counts as Abort", func() (bool, string) {
 		var w workv1.Work
@@ -63,7 +63,7 @@ spec:
 		}
 		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		ok := c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "is not managed by flotilla") &&
-			w.Annotations[controller.AnnotationConflictResolution] == "Abort" && rb.Spec.ConflictResolution == api.ConflictAbort
+			w.Annotations[shared.AnnotationConflictResolution] == "Abort" && rb.Spec.ConflictResolution == api.ConflictAbort
 		return ok, fmt.Sprintf("work conditions %+v annotations %v; binding conflictResolution %q", w.Status.Conditions, w.Annotations, rb.Spec.ConflictResolution)
 	})
 	var cm corev1.ConfigMap

@@ -17,8 +17,9 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	flotillaagent "github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -41,24 +42,24 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 	host := fleet.Clusters[0]
 	hub := controllertest.SystemHost(t, host)
 	ctx := t.Context()
-	reg, err := controller.RegisterAgent(ctx, hub, "edge", time.Hour)
+	reg, err := flotillaagent.RegisterAgent(ctx, hub, "edge", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.RegisterAgent(ctx, hub, "other", time.Hour); err != nil {
+	if _, err := flotillaagent.RegisterAgent(ctx, hub, "other", time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if reg.ServiceAccount != controller.ClusterLeaseNamespace+"/flotilla-agent-edge" || reg.Token == "" || time.Until(reg.ExpiresAt) < 50*time.Minute {
+	if reg.ServiceAccount != shared.ClusterLeaseNamespace+"/flotilla-agent-edge" || reg.Token == "" || time.Until(reg.ExpiresAt) < 50*time.Minute {
 		t.Fatalf("registration %s, token set %v, expires %v; want flotilla-cluster/flotilla-agent-edge with an hour's token", reg.ServiceAccount, reg.Token != "", reg.ExpiresAt)
 	}
 	var cl clusterv1.Cluster
 	if err := hub.Get(ctx, client.ObjectKey{Name: "edge"}, &cl); err != nil || cl.Spec.SyncMode != api.Pull || cl.Spec.SecretRef != nil {
 		t.Fatalf("cluster edge %v: syncMode %q, secretRef %v; want a Pull cluster without credentials", err, cl.Spec.SyncMode, cl.Spec.SecretRef)
 	}
-	testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: controller.SystemNamespace, Name: "east"}, Data: map[string][]byte{"token": []byte("x")}})
+	testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: shared.SystemNamespace, Name: "east"}, Data: map[string][]byte{"token": []byte("x")}})
 
 	agent := controllertest.Client(t, agentHubConfig(host, reg.Token), hub.Scheme())
-	edgeWorks, otherWorks := client.InNamespace(controller.ExecutionNamespace("edge")), client.InNamespace(controller.ExecutionNamespace("other"))
+	edgeWorks, otherWorks := client.InNamespace(shared.ExecutionNamespace("edge")), client.InNamespace(shared.ExecutionNamespace("other"))
 	checks := []struct {
 		what    string
 		allowed bool
@@ -80,7 +81,7 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 		{"list the Works of its execution namespace", true, func() error { return agent.List(ctx, &workv1.WorkList{}, edgeWorks) }},
 		{"renew its own Lease", true, func() error {
 			var l coordinationv1.Lease
-			if err := agent.Get(ctx, client.ObjectKey{Namespace: controller.ClusterLeaseNamespace, Name: "edge"}, &l); err != nil {
+			if err := agent.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: "edge"}, &l); err != nil {
 				return err
 			}
 			now := metav1.NowMicro()
@@ -92,10 +93,10 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 		{"read another Cluster", false, func() error { return agent.Get(ctx, client.ObjectKey{Name: "other"}, &clusterv1.Cluster{}) }},
 		{"list Clusters", false, func() error { return agent.List(ctx, &clusterv1.ClusterList{}) }},
 		{"read another cluster's Lease", false, func() error {
-			return agent.Get(ctx, client.ObjectKey{Namespace: controller.ClusterLeaseNamespace, Name: "other"}, &coordinationv1.Lease{})
+			return agent.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: "other"}, &coordinationv1.Lease{})
 		}},
 		{"read a member's credentials Secret", false, func() error {
-			return agent.Get(ctx, client.ObjectKey{Namespace: controller.SystemNamespace, Name: "east"}, &corev1.Secret{})
+			return agent.Get(ctx, client.ObjectKey{Namespace: shared.SystemNamespace, Name: "east"}, &corev1.Secret{})
 		}},
 		{"list Secrets of its execution namespace", false, func() error { return agent.List(ctx, &corev1.SecretList{}, edgeWorks) }},
 		{"list ResourceBindings", false, func() error { return agent.List(ctx, &workv1.ResourceBindingList{}) }},
@@ -108,7 +109,7 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 		{"switch its own Cluster to Push with another member's credentials", false, func() error {
 			return ownCluster(ctx, agent, func(c *clusterv1.Cluster) {
 				c.Spec.SyncMode, c.Spec.APIEndpoint = api.Push, "https://attacker.example:6443"
-				c.Spec.SecretRef = &api.LocalSecretReference{Namespace: controller.SystemNamespace, Name: "east"}
+				c.Spec.SecretRef = &api.LocalSecretReference{Namespace: shared.SystemNamespace, Name: "east"}
 			})
 		}},
 		{"create a Cluster", false, func() error {
@@ -126,12 +127,12 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 	}
 
 	t.Log("registering again issues a new token; a Push cluster is refused")
-	again, err := controller.RegisterAgent(ctx, hub, "edge", time.Hour)
+	again, err := flotillaagent.RegisterAgent(ctx, hub, "edge", time.Hour)
 	if err != nil || again.Token == "" {
 		t.Fatalf("registering edge again: %v", err)
 	}
-	testkit.MustCreate(t, hub, controllertest.ClusterObject("pushed", "https://127.0.0.1:1", controller.SystemNamespace))
-	if _, err := controller.RegisterAgent(ctx, hub, "pushed", time.Hour); err == nil || !strings.Contains(err.Error(), "cluster pushed exists with spec.syncMode Push") {
+	testkit.MustCreate(t, hub, controllertest.ClusterObject("pushed", "https://127.0.0.1:1", shared.SystemNamespace))
+	if _, err := flotillaagent.RegisterAgent(ctx, hub, "pushed", time.Hour); err == nil || !strings.Contains(err.Error(), "cluster pushed exists with spec.syncMode Push") {
 		t.Errorf("registering an agent for a Push cluster: %v, want a refusal naming its syncMode", err)
 	}
 }

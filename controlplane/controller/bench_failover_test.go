@@ -24,7 +24,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -77,7 +77,7 @@ func BenchmarkContinuousFailover(b *testing.B) {
 	hostFleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
 	memberFleet := testenv.Start(b, testenv.Options{Clusters: 3, Mode: testenv.Full})
 	host, members := hostFleet.Clusters[0], memberFleet.Clusters
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		b.Fatal(err)
 	}

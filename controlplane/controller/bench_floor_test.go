@@ -17,7 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -85,7 +85,7 @@ func writeFloorBinding(ctx context.Context, hub client.Client, ns string, i int,
 	tmpl := scaleDeployment(i)
 	rb := &workv1.ResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-deployment.apps", tmpl.Name),
-			Finalizers: []string{controller.FinalizerExecution}, Labels: map[string]string{hoststore.LabelPolicy: "PropagationPolicy.all"}},
+			Finalizers: []string{shared.FinalizerExecution}, Labels: map[string]string{hoststore.LabelPolicy: "PropagationPolicy.all"}},
 		Spec: api.ResourceBindingSpec{
 			Resource:            api.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: tmpl.Name, UID: "00000000-0000-0000-0000-000000000000"},
 			Replicas:            *tmpl.Spec.Replicas,

@@ -21,7 +21,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -69,7 +69,7 @@ func startRestartFleet(b *testing.B) *restartFleet {
 	nClusters := testkit.EnvInt(b, envScaleClusters, 200)
 	fleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
 	f.host, f.dir = fleet.Clusters[0], fleet.Dir
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		b.Fatal(err)
 	}

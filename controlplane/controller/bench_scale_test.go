@@ -27,7 +27,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -187,7 +187,7 @@ func BenchmarkContinuousScale(b *testing.B) {
 func startBenchHost(b *testing.B, qps float32, burst int) (*testenv.Fleet, *rest.Config, *runtime.Scheme, client.Client) {
 	b.Helper()
 	fleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		b.Fatal(err)
 	}

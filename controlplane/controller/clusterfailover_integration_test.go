@@ -19,7 +19,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -92,7 +92,7 @@ spec:
 		}
 		for _, task := range rb.Spec.GracefulEvictionTasks {
 			if task.FromCluster == primary {
-				ok := task.Reason == controller.EvictionReasonTaintUntolerated && task.Producer == controller.EvictionProducerTaintManager &&
+				ok := task.Reason == shared.EvictionReasonTaintUntolerated && task.Producer == shared.EvictionProducerTaintManager &&
 					task.PurgeMode == api.PurgeModeDirectly && equality.Semantic.DeepEqual(task.PreservedLabelState, want)
 				return ok, fmt.Sprintf("task %+v", task)
 			}
@@ -175,7 +175,7 @@ spec:
 		}
 		moved := len(crb.Spec.Clusters) == 1 && crb.Spec.Clusters[0].Name == to
 		tasked := slices.ContainsFunc(crb.Spec.GracefulEvictionTasks, func(task api.GracefulEvictionTask) bool {
-			return task.FromCluster == from && task.Reason == controller.EvictionReasonTaintUntolerated && task.PurgeMode == api.PurgeModeGracefully
+			return task.FromCluster == from && task.Reason == shared.EvictionReasonTaintUntolerated && task.PurgeMode == api.PurgeModeGracefully
 		})
 		return moved && tasked, fmt.Sprintf("clusters %v, tasks %+v", crb.Spec.Clusters, crb.Spec.GracefulEvictionTasks)
 	})

@@ -13,8 +13,8 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -54,8 +54,8 @@ func TestBindingScheduledInThreeWrites(t *testing.T) {
 				t.Fatalf("watch event %s of %T", e.Type, e.Object)
 			}
 			writes = append(writes, fmt.Sprintf("%s generation %d", e.Type, rb.Generation))
-			if e.Type == watch.Added && !slices.Contains(rb.Finalizers, controller.FinalizerExecution) {
-				t.Fatalf("binding %s created without finalizer %s: %v", rb.Name, controller.FinalizerExecution, rb.Finalizers)
+			if e.Type == watch.Added && !slices.Contains(rb.Finalizers, shared.FinalizerExecution) {
+				t.Fatalf("binding %s created without finalizer %s: %v", rb.Name, shared.FinalizerExecution, rb.Finalizers)
 			}
 			c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled)
 			if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != rb.Generation || len(rb.Spec.Clusters) == 0 {

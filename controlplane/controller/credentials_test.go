@@ -19,8 +19,8 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -117,7 +117,7 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addCluster(t, a.hub, "exec", controller.SystemNamespace, m, map[string][]byte{clusterv1.SecretKeyKubeconfig: execKubeconfig})
+	addCluster(t, a.hub, "exec", shared.SystemNamespace, m, map[string][]byte{clusterv1.SecretKeyKubeconfig: execKubeconfig})
 	msg := waitClusterReady(t, a.hub, "exec", metav1.ConditionFalse, api.ReasonCredentialsRefused)
 	for _, want := range []string{"cluster exec", "secret flotilla-system/exec", "kubeconfig: user", "sets exec"} {
 		if !strings.Contains(msg, want) {
@@ -133,7 +133,7 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	}
 
 	t.Log("the first control plane claims the member and applies to it")
-	addCluster(t, a.hub, "m", controller.SystemNamespace, m, controllertest.TokenData(m))
+	addCluster(t, a.hub, "m", shared.SystemNamespace, m, controllertest.TokenData(m))
 	waitClusterReady(t, a.hub, "m", metav1.ConditionTrue, "")
 	propagateConfigMap(t, a.hub, "from-a", "m")
 	testkit.Eventually(t, deadline, "ConfigMap from-a in the member", func() (bool, string) {
@@ -142,14 +142,14 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	})
 
 	t.Log("a second Cluster for the same member is refused")
-	addCluster(t, a.hub, "m-twin", controller.SystemNamespace, m, controllertest.TokenData(m))
+	addCluster(t, a.hub, "m-twin", shared.SystemNamespace, m, controllertest.TokenData(m))
 	msg = waitClusterReady(t, a.hub, "m-twin", metav1.ConditionFalse, api.ReasonMembershipConflict)
 	if want := `is already registered as "m" in fleet "test"`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}
 
 	t.Log("a second control plane with the same fleet name is refused, and applies nothing")
-	addCluster(t, b.hub, "m", controller.SystemNamespace, m, controllertest.TokenData(m))
+	addCluster(t, b.hub, "m", shared.SystemNamespace, m, controllertest.TokenData(m))
 	msg = waitClusterReady(t, b.hub, "m", metav1.ConditionFalse, api.ReasonMembershipConflict)
 	if want := `already registered as "m" in fleet "test" by controlplane/`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -43,7 +43,7 @@ func TestPropagateDeps(t *testing.T) {
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &rb); err != nil {
 			t.Fatal(err)
 		}
-		if rb.Labels[controller.LabelAttached] != "true" || rb.Spec.Placement != nil {
+		if rb.Labels[shared.LabelAttached] != "true" || rb.Spec.Placement != nil {
 			t.Errorf("binding %s: labels %v placement %v, want an attached binding without placement", name, rb.Labels, rb.Spec.Placement)
 		}
 		if len(rb.Spec.RequiredBy) != 1 || rb.Spec.RequiredBy[0].Name != "web-deployment.apps" {

@@ -19,7 +19,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -194,7 +194,7 @@ func waitWorkHeld(t *testing.T, env controlPlane, cluster string, replicas int32
 	t.Helper()
 	testkit.Eventually(t, deadline, fmt.Sprintf("work of %s held back with %d replicas", cluster, replicas), func() (bool, string) {
 		var list workv1.WorkList
-		if err := env.hub.List(t.Context(), &list, client.InNamespace(controller.ExecutionNamespace(cluster))); err != nil {
+		if err := env.hub.List(t.Context(), &list, client.InNamespace(shared.ExecutionNamespace(cluster))); err != nil {
 			return false, err.Error()
 		}
 		for _, w := range list.Items {

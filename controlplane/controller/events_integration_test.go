@@ -17,7 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -40,7 +40,7 @@ type eventWant struct {
 // evicted copies' evictions end (events and flotilla_evictions_total).
 func TestEventsAndFailoverMetrics(t *testing.T) {
 	env := startFleet(t)
-	env.startManager(t, func(o *controller.Options) { o.GracefulEvictionTimeout = 2 * time.Second })
+	env.startManager(t, func(o *shared.Options) { o.GracefulEvictionTimeout = 2 * time.Second })
 	hub, names := env.hub, env.names
 	web := hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")
 
@@ -63,12 +63,12 @@ spec:
 
 	nowhereBinding := hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "nowhere")
 	waitEvents(t, hub, []eventWant{
-		{"ResourceBinding", web, controller.EventReasonScheduleBindingSucceed, corev1.EventTypeNormal, names[0] + " (2 replicas)"},
-		{"Deployment", "web", controller.EventReasonScheduleBindingSucceed, corev1.EventTypeNormal, names[0] + " (2 replicas)"},
-		{"ResourceBinding", nowhereBinding, controller.EventReasonScheduleBindingFailed, corev1.EventTypeWarning, ""},
-		{"ConfigMap", "nowhere", controller.EventReasonScheduleBindingFailed, corev1.EventTypeWarning, ""},
-		{"Work", "", controller.EventReasonSyncSucceed, corev1.EventTypeNormal, "cluster " + names[1]},
-		{"Cluster", names[0], controller.EventReasonClusterReady, corev1.EventTypeNormal, names[0]},
+		{"ResourceBinding", web, shared.EventReasonScheduleBindingSucceed, corev1.EventTypeNormal, names[0] + " (2 replicas)"},
+		{"Deployment", "web", shared.EventReasonScheduleBindingSucceed, corev1.EventTypeNormal, names[0] + " (2 replicas)"},
+		{"ResourceBinding", nowhereBinding, shared.EventReasonScheduleBindingFailed, corev1.EventTypeWarning, ""},
+		{"ConfigMap", "nowhere", shared.EventReasonScheduleBindingFailed, corev1.EventTypeWarning, ""},
+		{"Work", "", shared.EventReasonSyncSucceed, corev1.EventTypeNormal, "cluster " + names[1]},
+		{"Cluster", names[0], shared.EventReasonClusterReady, corev1.EventTypeNormal, names[0]},
 	})
 
 	failovers := metrics.Failovers.WithLabelValues(metrics.FailoverCluster, names[0])
@@ -78,12 +78,12 @@ spec:
 	t.Log("the first member's apiserver stops")
 	env.fleet[0].StopAPIServer()
 	waitEvents(t, hub, []eventWant{
-		{"Cluster", names[0], controller.EventReasonClusterNotReady, corev1.EventTypeWarning, ""},
-		{"Work", "", controller.EventReasonSyncFailed, corev1.EventTypeWarning, "ClusterNotReady: cluster " + names[0] + " is not ready"},
-		{"Cluster", names[0], controller.EventReasonTaintClusterSucceed, corev1.EventTypeNormal, api.TaintClusterNotReady + ":NoExecute"},
-		{"ResourceBinding", web, controller.EventReasonClusterFailover, corev1.EventTypeWarning, "left cluster " + names[0]},
-		{"Deployment", "web", controller.EventReasonClusterFailover, corev1.EventTypeWarning, "left cluster " + names[0]},
-		{"ResourceBinding", web, controller.EventReasonEvictWorkloadFromClusterSucceed, corev1.EventTypeNormal, "cluster " + names[0]},
+		{"Cluster", names[0], shared.EventReasonClusterNotReady, corev1.EventTypeWarning, ""},
+		{"Work", "", shared.EventReasonSyncFailed, corev1.EventTypeWarning, "ClusterNotReady: cluster " + names[0] + " is not ready"},
+		{"Cluster", names[0], shared.EventReasonTaintClusterSucceed, corev1.EventTypeNormal, api.TaintClusterNotReady + ":NoExecute"},
+		{"ResourceBinding", web, shared.EventReasonClusterFailover, corev1.EventTypeWarning, "left cluster " + names[0]},
+		{"Deployment", "web", shared.EventReasonClusterFailover, corev1.EventTypeWarning, "left cluster " + names[0]},
+		{"ResourceBinding", web, shared.EventReasonEvictWorkloadFromClusterSucceed, corev1.EventTypeNormal, "cluster " + names[0]},
 	})
 	// Two bindings were on the member: the Deployment's and the ConfigMap's.
 	testkit.Eventually(t, deadline, "both failovers and evictions counted", func() (bool, string) {
@@ -175,8 +175,8 @@ spec:
 	primaryHealthy.Store(false)
 	note := "left cluster " + primary + ", where the template stayed unhealthy"
 	waitEvents(t, hub, []eventWant{
-		{"ResourceBinding", rbKey.Name, controller.EventReasonApplicationFailover, corev1.EventTypeWarning, note},
-		{"Deployment", "web", controller.EventReasonApplicationFailover, corev1.EventTypeWarning, note},
+		{"ResourceBinding", rbKey.Name, shared.EventReasonApplicationFailover, corev1.EventTypeWarning, note},
+		{"Deployment", "web", shared.EventReasonApplicationFailover, corev1.EventTypeWarning, note},
 	})
 	if got := testutil.ToFloat64(failovers) - before; got != 1 {
 		t.Errorf("flotilla_failovers_total{type=application,member_cluster=%s} moved by %v, want 1", primary, got)

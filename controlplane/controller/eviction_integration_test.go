@@ -12,7 +12,7 @@ import (
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -48,7 +48,7 @@ func TestGracefulEvictionAndRebalance(t *testing.T) {
 		t.Fatalf("graceful eviction tasks = %+v, want one", rb.Spec.GracefulEvictionTasks)
 	}
 	task := rb.Spec.GracefulEvictionTasks[0]
-	if task.FromCluster != primary || task.Reason != controller.EvictionReasonTaintUntolerated || task.Producer != controller.EvictionProducerTaintManager ||
+	if task.FromCluster != primary || task.Reason != shared.EvictionReasonTaintUntolerated || task.Producer != shared.EvictionProducerTaintManager ||
 		task.Replicas == nil || *task.Replicas != 4 || task.CreationTimestamp == nil {
 		t.Fatalf("graceful eviction task = %+v", task)
 	}

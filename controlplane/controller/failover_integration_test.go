@@ -16,7 +16,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -40,7 +40,7 @@ func TestApplicationFailover(t *testing.T) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		return healthOf(&rb, primary) == api.ResourceHealthy && rb.Annotations[controller.AnnotationUnhealthySince] == "",
+		return healthOf(&rb, primary) == api.ResourceHealthy && rb.Annotations[failover.AnnotationUnhealthySince] == "",
 			fmt.Sprintf("status %+v, annotations %v", rb.Status.AggregatedStatus, rb.Annotations)
 	})
 
@@ -53,7 +53,7 @@ func TestApplicationFailover(t *testing.T) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		if v := rb.Annotations[controller.AnnotationUnhealthySince]; v != "" {
+		if v := rb.Annotations[failover.AnnotationUnhealthySince]; v != "" {
 			recorded = v
 		}
 		for i := range rb.Spec.GracefulEvictionTasks {
@@ -68,7 +68,7 @@ func TestApplicationFailover(t *testing.T) {
 	if recorded == "" {
 		t.Errorf("the unhealthy-since record never showed on the binding")
 	}
-	if task.Reason != controller.EvictionReasonApplicationFailure || task.Producer != controller.EvictionProducerApplicationFailover ||
+	if task.Reason != failover.EvictionReasonApplicationFailure || task.Producer != failover.EvictionProducerApplicationFailover ||
 		task.PurgeMode != api.PurgeModeGracefully || ptr.Deref(task.GracePeriodSeconds, 0) != 60 || ptr.Deref(task.Replicas, 0) != 4 ||
 		task.CreationTimestamp == nil || !equality.Semantic.DeepEqual(task.ClustersBeforeFailover, []string{primary}) {
 		t.Errorf("eviction task = %+v", *task)
@@ -88,7 +88,7 @@ func TestApplicationFailover(t *testing.T) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		return len(rb.Spec.GracefulEvictionTasks) == 0 && rb.Annotations[controller.AnnotationUnhealthySince] == "" && rb.Status.SchedulerObservedAffinityName == "backup",
+		return len(rb.Spec.GracefulEvictionTasks) == 0 && rb.Annotations[failover.AnnotationUnhealthySince] == "" && rb.Status.SchedulerObservedAffinityName == "backup",
 			fmt.Sprintf("tasks %+v, annotations %v, affinity %q", rb.Spec.GracefulEvictionTasks, rb.Annotations, rb.Status.SchedulerObservedAffinityName)
 	})
 	t.Log("the template stays on the backup once the task is over")

@@ -19,7 +19,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -69,8 +69,8 @@ func TestBindingNamesCarryTheGroup(t *testing.T) {
 	testkit.MustCreate(t, hub, squatter)
 	// Its template exists, so the orphan collector keeps it.
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: squatter.Name}})
-	env.startManager(t, func(o *controller.Options) {
-		o.TemplateKinds = append(slices.Clone(controller.DefaultTemplateKinds), knativeService)
+	env.startManager(t, func(o *shared.Options) {
+		o.TemplateKinds = append(slices.Clone(shared.DefaultTemplateKinds), knativeService)
 	})
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "services"}}

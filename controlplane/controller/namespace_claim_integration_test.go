@@ -14,7 +14,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -29,9 +29,9 @@ import (
 func TestNamespaceClaimedByPolicy(t *testing.T) {
 	env := startControlPlane(t)
 	hub, names, ctx := env.hub, env.names, t.Context()
-	workName := controller.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
+	workName := shared.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
 	workOf := func(cluster string) client.ObjectKey {
-		return client.ObjectKey{Namespace: controller.ExecutionNamespace(cluster), Name: workName}
+		return client.ObjectKey{Namespace: shared.ExecutionNamespace(cluster), Name: workName}
 	}
 
 	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}}})
@@ -90,8 +90,8 @@ spec:
 			if err := hub.Get(ctx, workOf(n), &w); err != nil {
 				t.Fatal(err)
 			}
-			_, synced := w.Labels[controller.LabelNamespaceSyncName]
-			if claimed := i < 2; synced == claimed || (w.Annotations[controller.AnnotationBindingName] == bindingName) != claimed || w.UID != workUIDs[n] {
+			_, synced := w.Labels[shared.LabelNamespaceSyncName]
+			if claimed := i < 2; synced == claimed || (w.Annotations[shared.AnnotationBindingName] == bindingName) != claimed || w.UID != workUIDs[n] {
 				t.Fatalf("work of team-a in %s changed hands: UID %s (was %s), labels %v, annotations %v", n, w.UID, workUIDs[n], w.Labels, w.Annotations)
 			}
 		}
@@ -147,8 +147,8 @@ func waitWorkOwner(t *testing.T, hub client.Client, key client.ObjectKey, owner,
 		if err := hub.Get(t.Context(), key, &w); err != nil {
 			return false, err.Error()
 		}
-		_, synced := w.Labels[controller.LabelNamespaceSyncName]
-		named := w.Annotations[controller.AnnotationBindingName]
+		_, synced := w.Labels[shared.LabelNamespaceSyncName]
+		named := w.Annotations[shared.AnnotationBindingName]
 		applied := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		ok := applied != nil && applied.Status == metav1.ConditionTrue && applied.ObservedGeneration == w.Generation &&
 			synced == (binding == "") && named == binding && w.DeletionTimestamp.IsZero()

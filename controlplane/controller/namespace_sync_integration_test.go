@@ -16,7 +16,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -57,16 +57,16 @@ spec:
 	env.startManager(t)
 
 	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"contact": "team-a@example.com"}}})
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "quiet", Labels: map[string]string{controller.LabelSkipAutoPropagation: "True"}}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "quiet", Labels: map[string]string{shared.LabelSkipAutoPropagation: "True"}}})
 	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-extra"}})
 
 	waitNamespace(t, env, withOverride, "team-a", map[string]string{"team": "a", "region": "west", render.LabelFleet: "test"}, map[string]string{"contact": "team-a@example.com"})
 
 	t.Log("the pre-existing namespace is refused, not taken over")
-	workName := controller.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
+	workName := shared.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
 	testkit.Eventually(t, deadline, "work of the pre-existing namespace refused", func() (bool, string) {
 		var w workv1.Work
-		if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(pre), Name: workName}, &w); err != nil {
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: shared.ExecutionNamespace(pre), Name: workName}, &w); err != nil {
 			return false, err.Error()
 		}
 		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
@@ -115,7 +115,7 @@ spec:
 		}
 	}
 	var skipped workv1.WorkList
-	if err := hub.List(ctx, &skipped, client.MatchingLabels{controller.LabelNamespaceSyncName: "quiet"}); err != nil || len(skipped.Items) != 0 {
+	if err := hub.List(ctx, &skipped, client.MatchingLabels{shared.LabelNamespaceSyncName: "quiet"}); err != nil || len(skipped.Items) != 0 {
 		t.Errorf("works of the skipped namespace: %v %d, want none", err, len(skipped.Items))
 	}
 
@@ -133,7 +133,7 @@ spec:
 	}
 	testkit.Eventually(t, deadline, "works of team-a gone", func() (bool, string) {
 		var list workv1.WorkList
-		if err := hub.List(ctx, &list, client.MatchingLabels{controller.LabelNamespaceSyncName: "team-a"}); err != nil {
+		if err := hub.List(ctx, &list, client.MatchingLabels{shared.LabelNamespaceSyncName: "team-a"}); err != nil {
 			return false, err.Error()
 		}
 		return len(list.Items) == 0, fmt.Sprintf("%d works left", len(list.Items))
@@ -184,9 +184,9 @@ func forgedNamespaceWork(t *testing.T, cluster string) *workv1.Work {
 	manifest := []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kube-system","labels":{"evil":"yes"}}}`)
 	return &workv1.Work{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: controller.ExecutionNamespace(cluster),
-			Name:      controller.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "kube-system"}),
-			Labels:    map[string]string{controller.LabelNamespaceSyncName: "kube-system", controller.LabelNamespaceSyncID: "forged"},
+			Namespace: shared.ExecutionNamespace(cluster),
+			Name:      shared.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "kube-system"}),
+			Labels:    map[string]string{shared.LabelNamespaceSyncName: "kube-system", shared.LabelNamespaceSyncID: "forged"},
 		},
 		Spec: api.WorkSpec{Workload: api.WorkloadTemplate{Manifests: []api.Manifest{{RawExtension: runtime.RawExtension{Raw: manifest}}}}},
 	}

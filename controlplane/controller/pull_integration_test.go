@@ -22,8 +22,10 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/work"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -49,7 +51,7 @@ func startPullEnv(t *testing.T) pullEnv {
 	hub := controllertest.SystemHost(t, host)
 	controllertest.RegisterMember(t, hub, pushed)
 	members, _ := controllertest.MemberClients(t, []*testenv.Cluster{pushed, pulled}, hub.Scheme())
-	reg, err := controller.RegisterAgent(t.Context(), hub, pulled.Name, time.Hour)
+	reg, err := agent.RegisterAgent(t.Context(), hub, pulled.Name, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +67,13 @@ func startPullEnv(t *testing.T) pullEnv {
 // returned stop is called or the test ends.
 func (e pullEnv) startAgent(t *testing.T) (stop func()) {
 	t.Helper()
-	opts := controller.AgentOptions{
+	opts := agent.AgentOptions{
 		Cluster: e.pull, LeaseDuration: 2 * time.Second, RenewInterval: 300 * time.Millisecond, StatusInterval: 300 * time.Millisecond,
 		Options: controllertest.Options("test"),
 	}
 	return controllertest.StartManager(t, agentHubConfig(e.host, e.token),
-		ctrl.Options{Scheme: controllertest.Scheme(t), Cache: controller.AgentCacheOptions(e.pull)},
-		func(mgr manager.Manager) error { return controller.SetupAgent(mgr, e.pullMember, opts) })
+		ctrl.Options{Scheme: controllertest.Scheme(t), Cache: agent.AgentCacheOptions(e.pull)},
+		func(mgr manager.Manager) error { return agent.SetupAgent(mgr, e.pullMember, opts) })
 }
 
 // waitCluster waits until the Cluster's Ready condition has status ready
@@ -116,7 +118,7 @@ func (e pullEnv) waitScheduled(t *testing.T, rbKey client.ObjectKey, total int32
 			}
 		}
 		var works workv1.WorkList
-		if err := e.hub.List(t.Context(), &works, client.InNamespace(controller.ExecutionNamespace(e.pull))); err != nil {
+		if err := e.hub.List(t.Context(), &works, client.InNamespace(shared.ExecutionNamespace(e.pull))); err != nil {
 			return false, err.Error()
 		}
 		stuck := slices.ContainsFunc(works.Items, func(w workv1.Work) bool { return !w.DeletionTimestamp.IsZero() })
@@ -168,12 +170,12 @@ func TestPullModeMember(t *testing.T) {
 		}
 		return d.Status.ReadyReplicas == 4, fmt.Sprintf("status %+v", d.Status)
 	})
-	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(e.pull), Name: controller.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"})}
+	workKey := client.ObjectKey{Namespace: shared.ExecutionNamespace(e.pull), Name: shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"})}
 	var w workv1.Work
 	if err := e.hub.Get(ctx, workKey, &w); err != nil {
 		t.Fatal(err)
 	}
-	if w.Annotations[controller.AnnotationVerifiedGeneration] != strconv.FormatInt(w.Generation, 10) ||
+	if w.Annotations[work.AnnotationVerifiedGeneration] != strconv.FormatInt(w.Generation, 10) ||
 		!apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkApplied) || !apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable) {
 		t.Fatalf("work %s: annotations %v, conditions %+v; want verified by the control plane, applied and observed by the agent", workKey, w.Annotations, w.Status.Conditions)
 	}
@@ -187,7 +189,7 @@ func TestPullModeMember(t *testing.T) {
 	forged := forgedWork(t, &rb, e.pull, "intruder", intruder)
 	// Another UID than the binding's, so the binding controller does not
 	// take the Work for one of its own and delete it first.
-	forged.Labels[controller.LabelBindingPermanentID] = "not-the-binding"
+	forged.Labels[shared.LabelBindingPermanentID] = "not-the-binding"
 	testkit.MustCreate(t, e.hub, forged)
 	waitWorkRefused(t, e.hub, client.ObjectKeyFromObject(forged), "is not the UID of binding")
 	absentFor(t, e.members[e.pull], &corev1.ConfigMap{}, client.ObjectKeyFromObject(intruder), 2*time.Second)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -141,7 +141,7 @@ func startFleet(t *testing.T) fleetEnv {
 // startManager runs a new control plane with short periods. The returned
 // function stops it and waits until it has stopped; it also runs at the end
 // of the test.
-func (e fleetEnv) startManager(t *testing.T, configure ...func(*controller.Options)) (stop func()) {
+func (e fleetEnv) startManager(t *testing.T, configure ...func(*shared.Options)) (stop func()) {
 	t.Helper()
 	return controllertest.Fleet{Host: e.host}.StartControlPlane(t, configure...)
 }

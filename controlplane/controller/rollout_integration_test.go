@@ -20,8 +20,8 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
@@ -136,10 +136,10 @@ func TestStagedRollout(t *testing.T) {
 		t.Errorf("FullyApplied %+v, want False RolloutHalted", cond)
 	}
 	waitEvents(t, hub, []eventWant{
-		{"ResourceBinding", rbKey.Name, controller.EventReasonRolloutStageStarted, corev1.EventTypeNormal, "stage rest starts (cluster " + strings.Join(rest, ", ")},
-		{"Deployment", "web", controller.EventReasonRolloutGatePassed, corev1.EventTypeNormal, "the gate of stage canary passed"},
-		{"ResourceBinding", rbKey.Name, controller.EventReasonRolloutComplete, corev1.EventTypeNormal, "runs on every cluster"},
-		{"Deployment", "web", controller.EventReasonRolloutHalted, corev1.EventTypeWarning, "stage canary: the gate failed"},
+		{"ResourceBinding", rbKey.Name, shared.EventReasonRolloutStageStarted, corev1.EventTypeNormal, "stage rest starts (cluster " + strings.Join(rest, ", ")},
+		{"Deployment", "web", shared.EventReasonRolloutGatePassed, corev1.EventTypeNormal, "the gate of stage canary passed"},
+		{"ResourceBinding", rbKey.Name, shared.EventReasonRolloutComplete, corev1.EventTypeNormal, "runs on every cluster"},
+		{"Deployment", "web", shared.EventReasonRolloutHalted, corev1.EventTypeWarning, "stage canary: the gate failed"},
 	})
 	if got := testutil.ToFloat64(failed) - failedBefore; got < 1 {
 		t.Errorf("flotilla_rollout_gates_total{result=failed} moved by %v, want at least 1", got)
@@ -151,7 +151,7 @@ func TestStagedRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := tmpl.DeepCopy()
-	metav1.SetMetaDataAnnotation(&tmpl.ObjectMeta, controller.AnnotationRolloutResume, "1")
+	metav1.SetMetaDataAnnotation(&tmpl.ObjectMeta, shared.AnnotationRolloutResume, "1")
 	if err := hub.Patch(t.Context(), &tmpl, client.MergeFrom(orig)); err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -61,7 +61,7 @@ func TestSchedulerWorkersStop(t *testing.T) {
 		// The Clusters have no credentials; the harness's Ready status stays.
 		opts.FailureThreshold = 24 * time.Hour
 		return controllertest.StartManager(t, host.RESTConfig(),
-			ctrl.Options{Client: controller.ClientOptions(), Scheme: controllertest.Scheme(t), GracefulShutdownTimeout: ptr.To(20 * time.Second)},
+			ctrl.Options{Client: shared.ClientOptions(), Scheme: controllertest.Scheme(t), GracefulShutdownTimeout: ptr.To(20 * time.Second)},
 			controllertest.SetupControlPlane(opts))
 	}
 	scheduled := 0

@@ -1,43 +1,28 @@
 package controller
 
 import (
-	"context"
 	"fmt"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
-	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/binding"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/clusterstatus"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/customization"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/dependencies"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/detector"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/namespacesync"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/policyvalidation"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/schedule"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/work"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 )
-
-// NewScheme returns a scheme with the built-in kinds, CRDs and flotilla's kinds.
-func NewScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme,
-		clusterv1.AddToScheme, policyv1.AddToScheme, workv1.AddToScheme, configv1.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			return nil, fmt.Errorf("build scheme: %w", err)
-		}
-	}
-	return s, nil
-}
 
 // templateEventBuffer is how many template events wait for the binding
 // controller before the detectors' informers wait for it.
@@ -45,104 +30,74 @@ const templateEventBuffer = 1024
 
 // Setup registers every reconciler with the manager. They share one
 // member.Cache, the single owner of member connections.
-func Setup(mgr ctrl.Manager, opts Options) error {
-	opts = opts.withDefaults()
+func Setup(mgr ctrl.Manager, opts shared.Options) error {
+	opts = opts.WithDefaults()
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	kinds, err := shared.NewKindRegistry(mgr, opts)
 	if err != nil {
-		return fmt.Errorf("discovery client for the host: %w", err)
+		return err
 	}
-	now := time.Now
-	// Each reconciler reports its events as its own controller.
-	rec := func(name string) recorder { return recorder{events: mgr.GetEventRecorder("flotilla-" + name)} }
-	log := mgr.GetLogger().WithName("template-kinds")
-	kinds := &kindRegistry{
-		discovery: dc, filter: opts.TemplateKinds, active: map[schema.GroupKind]servedKind{}, noSecrets: opts.CredentialSecretsOnly,
-		mayList: listProbe(mgr.GetAPIReader()), denied: map[schema.GroupKind]bool{},
-		log: func(gvk schema.GroupVersionKind, err error) {
-			log.Info("template kind left out: the control plane may not list it", "kind", gvk.String(), "reason", err.Error())
-		},
-	}
-	opts.kinds = kinds
-	c := mgr.GetClient()
+	opts = opts.WithKinds(kinds)
 	// One interpreter cache for every controller: a customization's
 	// scripts load once per generation, not once per reconcile.
-	opts.interpreters = hoststore.NewInterpreters()
-	customizations := newCustomizationStatus(c, opts.interpreters, rec("customization-status"))
-	ms := &members{
-		reader:            c,
-		cache:             member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout, RequestTimeout: opts.MemberRequestTimeout, Watch: true}),
-		allowExecAndFiles: opts.AllowKubeconfigExecAndFiles,
-		// The host's kube-system is read once, directly: a cached read
-		// would watch every namespace.
-		claims: &claims{host: mgr.GetAPIReader(), fleet: opts.Fleet, claimed: map[string]*member.Client{}},
-	}
-	metrics.SetBindingCounter(bindingCounter(c, mgr.Elected()))
-	if err := (&clusterReconciler{client: c, members: ms, leases: mgr.GetAPIReader(), opts: opts, now: now, streaks: map[string]probeStreak{}, renewals: map[string]agentLease{}, events: rec("cluster-status")}).setup(mgr); err != nil {
+	opts = opts.WithInterpreters(hoststore.NewInterpreters())
+	c := mgr.GetClient()
+	ms := shared.NewMembers(mgr, opts)
+	now := time.Now
+	// Each reconciler reports its events as its own controller.
+	rec := func(name string) shared.Recorder { return shared.NewRecorder(mgr, name) }
+	metrics.SetBindingCounter(shared.BindingCounter(c, mgr.Elected()))
+	if err := clusterstatus.Setup(mgr, ms, opts, now, rec("cluster-status")); err != nil {
 		return fmt.Errorf("set up cluster status controller: %w", err)
 	}
 	templates := make(chan event.GenericEvent, templateEventBuffer)
-	if err := (&bindingReconciler{client: c, reader: mgr.GetAPIReader(), opts: opts, now: now, events: rec("binding")}).setup(mgr, templates); err != nil {
+	if err := binding.Setup(mgr, opts, now, rec("binding"), templates); err != nil {
 		return fmt.Errorf("set up binding controller: %w", err)
 	}
 	// The kinds the host serves now are known before the manager starts;
 	// their detectors start with the leader, later ones as discovery
 	// finds them, and each stops when its kind is no longer served.
-	kinds.build = func(ctx context.Context, gvk schema.GroupVersionKind, namespaced bool) (manager.Runnable, error) {
-		kc := kindCache{Cache: mgr.GetCache(), ctx: ctx, gk: gvk.GroupKind()}
-		return (&detector{client: c, gvk: gvk, namespaced: namespaced, opts: opts}).controller(mgr, kc, templates)
-	}
-	kinds.forget = forgetInformer(mgr.GetCache())
-	kinds.logger = log
-	if err := kinds.refresh(); err != nil {
+	kinds.StartDetectors(detector.Builder(mgr, opts, templates))
+	if err := kinds.Refresh(); err != nil {
 		return err
 	}
-	if err := mgr.Add(manager.RunnableFunc(kinds.run(opts.Resync))); err != nil {
+	if err := mgr.Add(manager.RunnableFunc(kinds.Run(opts.Resync))); err != nil {
 		return fmt.Errorf("set up template kind discovery: %w", err)
 	}
-	if err := (&crdWatch{kinds: kinds, reader: c, now: now}).setup(mgr); err != nil {
+	if err := kinds.WatchCRDs(mgr, now); err != nil {
 		return fmt.Errorf("set up template kind discovery: %w", err)
 	}
-	orphans := &orphanCollector{client: c, reader: mgr.GetAPIReader(), kinds: kinds}
-	kinds.retired = orphans.collectKind
-	if err := orphans.setup(mgr); err != nil {
+	if err := detector.SetupOrphanCollector(mgr, kinds); err != nil {
 		return fmt.Errorf("set up binding orphan collector: %w", err)
 	}
-	if err := (&dependenciesDistributor{client: c, opts: opts}).setup(mgr); err != nil {
+	if err := dependencies.Setup(mgr, opts); err != nil {
 		return fmt.Errorf("set up dependencies distributor: %w", err)
 	}
-	if err := (&schedulerReconciler{client: c, opts: opts, now: now, events: rec("scheduler")}).setup(mgr); err != nil {
+	if err := schedule.Setup(mgr, opts, now, rec("scheduler")); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
-	if err := setupPolicyValidation(mgr, rec("policy-validation")); err != nil {
+	if err := policyvalidation.Setup(mgr, rec("policy-validation")); err != nil {
 		return err
 	}
-	if err := (&applicationFailoverReconciler{client: c, now: now, events: rec("application-failover")}).setup(mgr); err != nil {
+	if err := failover.Setup(mgr, now, rec("application-failover")); err != nil {
 		return fmt.Errorf("set up application failover controller: %w", err)
 	}
 	if !opts.DisableNamespaceSync {
-		if err := (&namespaceSync{client: c, opts: opts}).setup(mgr); err != nil {
+		if err := namespacesync.Setup(mgr, opts); err != nil {
 			return fmt.Errorf("set up namespace sync controller: %w", err)
 		}
 	}
-	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet, RequestTimeout: opts.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(memberNamespaceTTL), Applied: execution.NewApplyCache()}
-	if err := (&workExecution{client: c, executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), events: rec("execution")}).setup(mgr); err != nil {
+	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet, RequestTimeout: opts.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(shared.MemberNamespaceTTL), Applied: execution.NewApplyCache()}
+	if err := work.SetupExecution(mgr, exec, opts, now, rec("execution"), false); err != nil {
 		return fmt.Errorf("set up execution controller: %w", err)
 	}
-	if err := (&workStatus{client: c, executor: exec, members: ms, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers)}).setup(mgr); err != nil {
+	if err := work.SetupStatus(mgr, exec, ms, opts, now, false); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
 	}
-	if err := customizations.setup(mgr); err != nil {
+	if err := customization.Setup(mgr, opts.Interpreters(), rec("customization-status")); err != nil {
 		return fmt.Errorf("set up customization status controller: %w", err)
 	}
 	return nil
-}
-
-// ClientOptions are the manager client options the reconcilers expect:
-// templates, which they read as unstructured objects, come from the
-// informers the detectors already run instead of one host request per read.
-func ClientOptions() client.Options {
-	return client.Options{Cache: &client.CacheOptions{Unstructured: true}}
 }

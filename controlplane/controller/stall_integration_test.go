@@ -17,8 +17,8 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -42,14 +42,14 @@ func startStallEnv(t *testing.T) stallEnv {
 // register makes a Cluster reaching host with the token and CA given.
 func (e stallEnv) register(t *testing.T, name, host, token string, ca []byte) {
 	t.Helper()
-	controllertest.Register(t, e.hub, name, host, controller.SystemNamespace, map[string][]byte{clusterv1.SecretKeyToken: []byte(token), clusterv1.SecretKeyCA: ca})
+	controllertest.Register(t, e.hub, name, host, shared.SystemNamespace, map[string][]byte{clusterv1.SecretKeyToken: []byte(token), clusterv1.SecretKeyCA: ca})
 }
 
 // run starts a control plane with opts until the returned stop is called
 // (or the test ends).
-func (e stallEnv) run(t *testing.T, opts controller.Options) (stop func()) {
+func (e stallEnv) run(t *testing.T, opts shared.Options) (stop func()) {
 	t.Helper()
-	return controllertest.StartManager(t, e.host.RESTConfig(), ctrl.Options{Client: controller.ClientOptions(), Scheme: controllertest.Scheme(t)}, controllertest.SetupControlPlane(opts))
+	return controllertest.StartManager(t, e.host.RESTConfig(), ctrl.Options{Client: shared.ClientOptions(), Scheme: controllertest.Scheme(t)}, controllertest.SetupControlPlane(opts))
 }
 
 // readyReason is the Ready condition of a Cluster as "Status/Reason".
@@ -77,7 +77,7 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 	env.register(t, "stalled", proxy.URL, env.behind.Token, proxy.CAData)
 
 	t.Log("NotReady within the probe timeout")
-	stop := env.run(t, controller.Options{
+	stop := env.run(t, shared.Options{
 		Fleet: "test", ProbeInterval: 300 * time.Millisecond, ProbeTimeout: 2 * time.Second,
 		FailureThreshold: time.Second, SuccessThreshold: time.Second, NoExecuteAfter: time.Minute, Resync: time.Second,
 	})
@@ -93,7 +93,7 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 	stop()
 
 	t.Log("other members are probed while probes of the stalled one hang (probe and request timeouts 10m)")
-	env.run(t, controller.Options{
+	env.run(t, shared.Options{
 		Fleet: "test", ProbeInterval: 300 * time.Millisecond, ProbeTimeout: 10 * time.Minute, MemberRequestTimeout: 10 * time.Minute,
 		FailureThreshold: time.Second, SuccessThreshold: time.Second, NoExecuteAfter: time.Minute, Resync: time.Second,
 		ClusterStatusWorkers: 2,
@@ -117,7 +117,7 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 // default, runs a control plane with opts (probe, threshold and resync
 // timings set here) and creates a policy placing every ConfigMap of default
 // on both.
-func startStalledObjects(t *testing.T, opts controller.Options) (stallEnv, *testenv.StallProxy) {
+func startStalledObjects(t *testing.T, opts shared.Options) (stallEnv, *testenv.StallProxy) {
 	t.Helper()
 	env := startStallEnv(t)
 	// Only the templates' namespace is held: the membership marker in
@@ -158,7 +158,7 @@ func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
 		templates          = 8
 		workTimeout        = 5 * time.Second
 	)
-	env, proxy := startStalledObjects(t, controller.Options{WorkWorkers: workers, MemberWorkers: perMember, WorkTimeout: workTimeout})
+	env, proxy := startStalledObjects(t, shared.Options{WorkWorkers: workers, MemberWorkers: perMember, WorkTimeout: workTimeout})
 	for i := range templates {
 		testkit.MustCreate(t, env.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i)}, Data: map[string]string{"i": fmt.Sprint(i)}})
 	}
@@ -182,7 +182,7 @@ func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
 
 	testkit.Eventually(t, deadline, "a Work of the stalled member fails naming the work timeout", func() (bool, string) {
 		var works workv1.WorkList
-		if err := env.hub.List(t.Context(), &works, client.InNamespace(controller.ExecutionNamespace("stalled"))); err != nil {
+		if err := env.hub.List(t.Context(), &works, client.InNamespace(shared.ExecutionNamespace("stalled"))); err != nil {
 			return false, err.Error()
 		}
 		for _, w := range works.Items {

@@ -18,7 +18,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -31,7 +31,7 @@ func (e fleetEnv) victim(t *testing.T, name, cluster string) client.ObjectKey {
 		err := e.members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "tenant-b", Name: name}, &corev1.ConfigMap{})
 		return err == nil, fmt.Sprint(err)
 	})
-	return client.ObjectKey{Namespace: controller.ExecutionNamespace(cluster), Name: controller.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: name})}
+	return client.ObjectKey{Namespace: shared.ExecutionNamespace(cluster), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: name})}
 }
 
 func (e fleetEnv) namespaces(t *testing.T, names ...string) {
@@ -68,7 +68,7 @@ func waitRefused(t *testing.T, hub client.Client, key client.ObjectKey, want ...
 func worksOf(t *testing.T, hub client.Client, uid types.UID) []workv1.Work {
 	t.Helper()
 	var list workv1.WorkList
-	if err := hub.List(t.Context(), &list, client.MatchingLabels{controller.LabelBindingPermanentID: string(uid)}); err != nil {
+	if err := hub.List(t.Context(), &list, client.MatchingLabels{shared.LabelBindingPermanentID: string(uid)}); err != nil {
 		t.Fatal(err)
 	}
 	return list.Items
@@ -120,7 +120,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 		rb   *workv1.ResourceBinding
 		want []string
 	}{
-		{rb(names[0]+"-secret", "v1", "Secret", controller.SystemNamespace, names[0], nil), []string{"ResourceBinding tenant-a/" + names[0] + "-secret", "spec.resource.namespace", "spec.placement"}},
+		{rb(names[0]+"-secret", "v1", "Secret", shared.SystemNamespace, names[0], nil), []string{"ResourceBinding tenant-a/" + names[0] + "-secret", "spec.resource.namespace", "spec.placement"}},
 		{rb("victim-configmap", "v1", "ConfigMap", "tenant-b", "victim", anywhere), []string{"spec.resource.namespace"}},
 		{rb("admin-clusterrole.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "ClusterRole", "tenant-a", "admin", anywhere), []string{"spec.resource.kind"}},
 		{rb("mine-configmap", "v1", "ConfigMap", "tenant-a", "mine", nil), []string{"spec.placement: Required"}},
@@ -162,7 +162,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 		}
 	}
 	absentFor(t, env.members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, 3*time.Second)
-	for _, key := range []client.ObjectKey{{Namespace: controller.SystemNamespace, Name: names[0]}} {
+	for _, key := range []client.ObjectKey{{Namespace: shared.SystemNamespace, Name: names[0]}} {
 		if err := env.members[names[1]].Get(ctx, key, &corev1.Secret{}); !apierrors.IsNotFound(err) {
 			t.Errorf("member %s: Secret %s: %v, want NotFound", names[1], key, err)
 		}
@@ -172,7 +172,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 			t.Errorf("member %s: ConfigMap %s: %v, want NotFound", names[1], key, err)
 		}
 	}
-	if err := hub.Get(ctx, client.ObjectKey{Name: controller.ExecutionNamespace("evil")}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
+	if err := hub.Get(ctx, client.ObjectKey{Name: shared.ExecutionNamespace("evil")}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
 		t.Errorf("execution namespace of cluster evil: %v, want NotFound", err)
 	}
 
@@ -181,8 +181,8 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 	if err := hub.Get(ctx, victimWork, &after); err != nil {
 		t.Fatal(err)
 	}
-	if after.UID != before.UID || after.Labels[controller.LabelBindingPermanentID] != before.Labels[controller.LabelBindingPermanentID] {
-		t.Fatalf("victim's Work changed hands: permanent-id %s -> %s", before.Labels[controller.LabelBindingPermanentID], after.Labels[controller.LabelBindingPermanentID])
+	if after.UID != before.UID || after.Labels[shared.LabelBindingPermanentID] != before.Labels[shared.LabelBindingPermanentID] {
+		t.Fatalf("victim's Work changed hands: permanent-id %s -> %s", before.Labels[shared.LabelBindingPermanentID], after.Labels[shared.LabelBindingPermanentID])
 	}
 	hijack := cases[1].rb
 	if err := hub.Delete(ctx, hijack); err != nil {
@@ -216,10 +216,10 @@ func forgedWork(t *testing.T, rb *workv1.ResourceBinding, cluster, name string, 
 		t.Fatal(err)
 	}
 	w := &workv1.Work{ObjectMeta: metav1.ObjectMeta{
-		Namespace:   controller.ExecutionNamespace(cluster),
+		Namespace:   shared.ExecutionNamespace(cluster),
 		Name:        name,
-		Labels:      map[string]string{controller.LabelBindingPermanentID: string(rb.UID)},
-		Annotations: map[string]string{controller.AnnotationBindingNamespace: rb.Namespace, controller.AnnotationBindingName: rb.Name, controller.AnnotationConflictResolution: "Overwrite"},
+		Labels:      map[string]string{shared.LabelBindingPermanentID: string(rb.UID)},
+		Annotations: map[string]string{shared.AnnotationBindingNamespace: rb.Namespace, shared.AnnotationBindingName: rb.Name, shared.AnnotationConflictResolution: "Overwrite"},
 	}}
 	w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
 	return w
@@ -248,7 +248,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 	env := startFleet(t)
 	// The namespace sync would create every execution namespace for
 	// tenant-b; this test plants one of its own first.
-	env.startManager(t, func(o *controller.Options) { o.DisableNamespaceSync = true })
+	env.startManager(t, func(o *shared.Options) { o.DisableNamespaceSync = true })
 	hub, names := env.hub, env.names
 	ctx := t.Context()
 	env.namespaces(t, "tenant-b")
@@ -262,16 +262,16 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 		return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"owner": "attacker"}}
 	}
 	// An execution namespace that looks like flotilla's, labels and all.
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.ExecutionNamespace(names[1]), Labels: map[string]string{controller.LabelExecutionSpace: names[1]}}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ExecutionNamespace(names[1]), Labels: map[string]string{shared.LabelExecutionSpace: names[1]}}})
 
 	forged := []struct {
 		work *workv1.Work
 		want string
 	}{
 		// The binding's own template, to a cluster it is not scheduled to.
-		{forgedWork(t, &rb, names[1], controller.WorkName(victimRef), cm("tenant-b", "victim")), "is not scheduled to cluster " + names[1]},
+		{forgedWork(t, &rb, names[1], shared.WorkName(victimRef), cm("tenant-b", "victim")), "is not scheduled to cluster " + names[1]},
 		// Another object in the binding's namespace, next to its real Work.
-		{forgedWork(t, &rb, names[0], controller.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "planted"}), cm("tenant-b", "planted")), "is not the template of binding"},
+		{forgedWork(t, &rb, names[0], shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "planted"}), cm("tenant-b", "planted")), "is not the template of binding"},
 		// The binding's template under another name: deleting it must not
 		// remove the real object.
 		{forgedWork(t, &rb, names[0], "decoy", cm("tenant-b", "victim")), `the Work of ConfigMap tenant-b/victim is named`},
@@ -322,9 +322,9 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 	}
 
 	t.Log("an execution namespace flotilla did not create is refused")
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.ExecutionNamespace(names[2])}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ExecutionNamespace(names[2])}})
 	env.victimPolicyOnly(t, "second", names[2])
-	waitRefused(t, hub, client.ObjectKey{Namespace: "tenant-b", Name: "second-configmap"}, "Namespace "+controller.ExecutionNamespace(names[2]), "was not created by flotilla")
+	waitRefused(t, hub, client.ObjectKey{Namespace: "tenant-b", Name: "second-configmap"}, "Namespace "+shared.ExecutionNamespace(names[2]), "was not created by flotilla")
 	absentFor(t, env.members[names[2]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "second"}, 2*time.Second)
 }
 

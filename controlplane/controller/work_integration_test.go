@@ -20,7 +20,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -58,7 +58,7 @@ spec:
 	testkit.MustCreate(t, hub, deployment(6))
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
-	name := controller.WorkName(api.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
+	name := shared.WorkName(api.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
@@ -73,17 +73,17 @@ spec:
 		}
 		var w workv1.Work
 		testkit.Eventually(t, deadline, "work of "+n+" applied and available", func() (bool, string) {
-			if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(n), Name: name}, &w); err != nil {
+			if err := hub.Get(ctx, client.ObjectKey{Namespace: shared.ExecutionNamespace(n), Name: name}, &w); err != nil {
 				return false, err.Error()
 			}
 			return apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkApplied) &&
 					apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable) && len(w.Status.ManifestStatuses) == 1,
 				fmt.Sprintf("conditions %+v, manifest statuses %d", w.Status.Conditions, len(w.Status.ManifestStatuses))
 		})
-		if got := w.Labels[controller.LabelBindingPermanentID]; got != string(rb.UID) {
+		if got := w.Labels[shared.LabelBindingPermanentID]; got != string(rb.UID) {
 			t.Errorf("work %s/%s permanent-id = %q, want the binding's UID %q", w.Namespace, w.Name, got, rb.UID)
 		}
-		if w.Annotations[controller.AnnotationBindingNamespace] != rbKey.Namespace || w.Annotations[controller.AnnotationBindingName] != rbKey.Name {
+		if w.Annotations[shared.AnnotationBindingNamespace] != rbKey.Namespace || w.Annotations[shared.AnnotationBindingName] != rbKey.Name {
 			t.Errorf("work %s/%s annotations %v do not name binding %s", w.Namespace, w.Name, w.Annotations, rbKey)
 		}
 		if len(w.Spec.Workload.Manifests) != 1 {
@@ -133,7 +133,7 @@ spec:
 	before := map[string]string{}
 	for _, n := range names {
 		var w workv1.Work
-		if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(n), Name: name}, &w); err != nil {
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: shared.ExecutionNamespace(n), Name: name}, &w); err != nil {
 			t.Fatal(err)
 		}
 		before[n] = w.ResourceVersion
@@ -151,7 +151,7 @@ spec:
 	time.Sleep(3 * time.Second)
 	for _, n := range names {
 		var w workv1.Work
-		if err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(n), Name: name}, &w); err != nil {
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: shared.ExecutionNamespace(n), Name: name}, &w); err != nil {
 			t.Fatal(err)
 		}
 		if w.ResourceVersion != before[n] {
@@ -173,7 +173,7 @@ spec:
 
 	t.Log("a Work deleted by hand is created again and its member object restored")
 	var w0 workv1.Work
-	key0 := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: name}
+	key0 := client.ObjectKey{Namespace: shared.ExecutionNamespace(names[0]), Name: name}
 	if err := hub.Get(ctx, key0, &w0); err != nil {
 		t.Fatal(err)
 	}
@@ -204,14 +204,14 @@ spec:
 	waitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
 	testkit.Eventually(t, deadline, "work of the dropped cluster gone", func() (bool, string) {
 		var list workv1.WorkList
-		if err := hub.List(ctx, &list, client.MatchingLabels{controller.LabelBindingPermanentID: string(rb.UID)}); err != nil {
+		if err := hub.List(ctx, &list, client.MatchingLabels{shared.LabelBindingPermanentID: string(rb.UID)}); err != nil {
 			return false, err.Error()
 		}
 		got := make([]string, len(list.Items))
 		for i, w := range list.Items {
 			got[i] = w.Namespace
 		}
-		return len(got) == 2 && got[0] != controller.ExecutionNamespace(names[2]) && got[1] != controller.ExecutionNamespace(names[2]),
+		return len(got) == 2 && got[0] != shared.ExecutionNamespace(names[2]) && got[1] != shared.ExecutionNamespace(names[2]),
 			fmt.Sprintf("works in %v", got)
 	})
 	testkit.Eventually(t, deadline, "binding status lists the two clusters, fully applied", func() (bool, string) {
@@ -233,7 +233,7 @@ spec:
 	}
 	waitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]]}, map[string]int32{names[0]: 6})
 	testkit.Eventually(t, deadline, "work of the removed cluster gone", func() (bool, string) {
-		err := hub.Get(ctx, client.ObjectKey{Namespace: controller.ExecutionNamespace(names[1]), Name: name}, &workv1.Work{})
+		err := hub.Get(ctx, client.ObjectKey{Namespace: shared.ExecutionNamespace(names[1]), Name: name}, &workv1.Work{})
 		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
 	})
 
@@ -244,7 +244,7 @@ spec:
 	waitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]], names[2]: memberClients[names[2]]}, map[string]int32{names[0]: -1, names[2]: -1})
 	testkit.Eventually(t, deadline, "works and binding gone", func() (bool, string) {
 		var list workv1.WorkList
-		if err := hub.List(ctx, &list, client.MatchingLabels{controller.LabelBindingPermanentID: string(rb.UID)}); err != nil {
+		if err := hub.List(ctx, &list, client.MatchingLabels{shared.LabelBindingPermanentID: string(rb.UID)}); err != nil {
 			return false, err.Error()
 		}
 		err := hub.Get(ctx, rbKey, &workv1.ResourceBinding{})
@@ -262,7 +262,7 @@ func TestWorkConflictAndPreserve(t *testing.T) {
 	// The policy here is namespaced: its Overwrite counts only with the
 	// operator's opt-in (TestNamespacedOverwriteIsIgnored shows the default).
 	env := startFleet(t)
-	env.startManager(t, func(o *controller.Options) { o.AllowNamespacedOverwrite = true })
+	env.startManager(t, func(o *shared.Options) { o.AllowNamespacedOverwrite = true })
 	hub, memberClients, names := env.hub, env.members, env.names
 	ctx := t.Context()
 	member := memberClients[names[0]]
@@ -283,7 +283,7 @@ spec:
 	testkit.MustCreate(t, hub, pp)
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}, Data: map[string]string{"owner": "flotilla"}})
 
-	workKey := client.ObjectKey{Namespace: controller.ExecutionNamespace(names[0]), Name: controller.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
+	workKey := client.ObjectKey{Namespace: shared.ExecutionNamespace(names[0]), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
 	t.Log("Abort: the Work and the binding say which object in which cluster is refused")
 	testkit.Eventually(t, deadline, "work and binding report the conflict", func() (bool, string) {
@@ -300,7 +300,7 @@ spec:
 		ok := applied != nil && applied.Status == metav1.ConditionFalse &&
 			strings.Contains(applied.Message, "ConfigMap default/settings") && strings.Contains(applied.Message, names[0]) &&
 			full != nil && full.Status == metav1.ConditionFalse && full.Message == applied.Message &&
-			w.Annotations[controller.AnnotationConflictResolution] == "Abort" && ptr.Deref(w.Spec.PreserveResourcesOnDeletion, false)
+			w.Annotations[shared.AnnotationConflictResolution] == "Abort" && ptr.Deref(w.Spec.PreserveResourcesOnDeletion, false)
 		return ok, fmt.Sprintf("work conditions %+v, annotations %v; binding conditions %+v", w.Status.Conditions, w.Annotations, rb.Status.Conditions)
 	})
 	var cm corev1.ConfigMap

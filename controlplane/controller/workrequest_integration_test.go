@@ -13,7 +13,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -33,7 +33,7 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 		// a worker for without the request timeout.
 		healthyBound = 20 * time.Second
 	)
-	env, proxy := startStalledObjects(t, controller.Options{WorkWorkers: workers, MemberWorkers: perMember, WorkRequestTimeout: requestTimeout})
+	env, proxy := startStalledObjects(t, shared.Options{WorkWorkers: workers, MemberWorkers: perMember, WorkRequestTimeout: requestTimeout})
 	begin := time.Now()
 	for i := range templates {
 		testkit.MustCreate(t, env.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%d", i)}, Data: map[string]string{"v": "1"}})
@@ -44,7 +44,7 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 	want := fmt.Sprintf("cluster stalled: read the live object: no answer within the member request timeout %s", requestTimeout)
 	testkit.Eventually(t, deadline, "a Work of the stalled member fails naming the cluster and the request timeout", func() (bool, string) {
 		var works workv1.WorkList
-		if err := env.hub.List(t.Context(), &works, client.InNamespace(controller.ExecutionNamespace("stalled"))); err != nil {
+		if err := env.hub.List(t.Context(), &works, client.InNamespace(shared.ExecutionNamespace("stalled"))); err != nil {
 			return false, err.Error()
 		}
 		last := "none failed yet"
@@ -62,7 +62,7 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 	})
 	failedAfter := time.Since(begin)
 	t.Logf("a Work of the stalled member failed %v after creation (request timeout %s, work timeout %s)",
-		failedAfter.Round(10*time.Millisecond), requestTimeout, controller.DefaultWorkTimeout)
+		failedAfter.Round(10*time.Millisecond), requestTimeout, shared.DefaultWorkTimeout)
 	if proxy.Seen() == 0 {
 		t.Fatal("the proxy held no request; the test proves nothing")
 	}

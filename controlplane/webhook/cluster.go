@@ -13,14 +13,14 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
 // Options configures Register.
 // clusterValidator checks a Cluster as the engine does, and its
 // credentials as the control plane would before connecting: spec.secretRef
 // must be in the control plane's namespace, and the Secret's kubeconfig, if
-// the Secret exists already, must pass controller.ClusterConnection. A
+// the Secret exists already, must pass shared.ClusterConnection. A
 // Secret created after its Cluster, or changed later, is checked by the
 // cluster status controller before any connection.
 type clusterValidator struct {
@@ -45,9 +45,9 @@ func (v clusterValidator) credentials(ctx context.Context, c *clusterv1.Cluster)
 		return nil
 	}
 	path := field.NewPath("spec", "secretRef")
-	if err := controller.CheckSecretRef(c); err != nil {
+	if err := shared.CheckSecretRef(c); err != nil {
 		return field.ErrorList{field.Invalid(path.Child("namespace"), ref.Namespace,
-			"must be "+controller.SystemNamespace+", the control plane's namespace: the control plane reads the Secret with its own identity")}
+			"must be "+shared.SystemNamespace+", the control plane's namespace: the control plane reads the Secret with its own identity")}
 	}
 	if v.opts.Secrets == nil {
 		return nil
@@ -60,10 +60,10 @@ func (v clusterValidator) credentials(ctx context.Context, c *clusterv1.Cluster)
 	case err != nil:
 		return field.ErrorList{field.InternalError(path, errors.New("read the credentials Secret "+ref.Namespace+"/"+ref.Name+": "+err.Error()))}
 	}
-	if _, err := controller.ClusterConnection(c, &s, v.opts.Controller.AllowKubeconfigExecAndFiles); err != nil {
+	if _, err := shared.ClusterConnection(c, &s, v.opts.Controller.AllowKubeconfigExecAndFiles); err != nil {
 		// The message names the Secret, the kubeconfig entry and the field,
 		// never a credential.
-		msg := strings.TrimPrefix(err.Error(), controller.ErrCredentialsRefused.Error()+": ")
+		msg := strings.TrimPrefix(err.Error(), shared.ErrCredentialsRefused.Error()+": ")
 		return field.ErrorList{field.Invalid(path, ref.Namespace+"/"+ref.Name, msg)}
 	}
 	return nil

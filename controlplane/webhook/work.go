@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
 // Paths of the handlers of flotilla's own work objects.
@@ -28,7 +28,7 @@ const (
 type Options struct {
 	// Controller is the control plane's configuration: its template kinds
 	// and reserved namespaces decide which bindings are valid.
-	Controller controller.Options
+	Controller shared.Options
 	// ControlPlaneUsers are the user names, as the host authenticates them,
 	// that may create and update Works: the control plane's own identity.
 	// Works are applied to members with the control plane's credentials,
@@ -49,10 +49,10 @@ type Options struct {
 	MaxInFlight int
 }
 
-// validateBinding is controller.ValidateResourceBinding plus the scope
+// validateBinding is shared.ValidateResourceBinding plus the scope
 // rule when the host's mapper knows the kind.
 func (o Options) validateBinding(rb *workv1.ResourceBinding) field.ErrorList {
-	errs := controller.ValidateResourceBinding(rb, o.Controller)
+	errs := shared.ValidateResourceBinding(rb, o.Controller)
 	if o.Mapper == nil || len(errs) > 0 {
 		return errs
 	}
@@ -62,7 +62,7 @@ func (o Options) validateBinding(rb *workv1.ResourceBinding) field.ErrorList {
 		// A kind the host does not serve has no template to propagate.
 		return nil
 	}
-	return controller.ValidateBindingScope(rb, m.Scope.Name() == apimeta.RESTScopeNameNamespace)
+	return shared.ValidateBindingScope(rb, m.Scope.Name() == apimeta.RESTScopeNameNamespace)
 }
 
 // bindingValidator refuses a ResourceBinding flotilla would refuse to
@@ -97,7 +97,7 @@ func (v clusterBindingValidator) ValidateCreate(_ context.Context, crb *workv1.C
 
 // ValidateUpdate implements admission.CustomValidator: it checks an updated object as the engine would.
 func (v clusterBindingValidator) ValidateUpdate(_ context.Context, old, crb *workv1.ClusterResourceBinding) (admission.Warnings, error) {
-	if equality.Semantic.DeepEqual(old.Spec, crb.Spec) && old.Labels[controller.LabelAttached] == crb.Labels[controller.LabelAttached] {
+	if equality.Semantic.DeepEqual(old.Spec, crb.Spec) && old.Labels[shared.LabelAttached] == crb.Labels[shared.LabelAttached] {
 		return nil, nil
 	}
 	return nil, v.check(crb)
@@ -115,7 +115,7 @@ func (v bindingValidator) ValidateCreate(_ context.Context, rb *workv1.ResourceB
 
 // ValidateUpdate implements admission.CustomValidator: it checks an updated object as the engine would.
 func (v bindingValidator) ValidateUpdate(_ context.Context, old, rb *workv1.ResourceBinding) (admission.Warnings, error) {
-	if equality.Semantic.DeepEqual(old.Spec, rb.Spec) && old.Labels[controller.LabelAttached] == rb.Labels[controller.LabelAttached] {
+	if equality.Semantic.DeepEqual(old.Spec, rb.Spec) && old.Labels[shared.LabelAttached] == rb.Labels[shared.LabelAttached] {
 		return nil, nil
 	}
 	return nil, v.check(rb)
@@ -149,7 +149,7 @@ func (v workValidator) check(ctx context.Context, old, w *workv1.Work) error {
 				fmt.Errorf("works are written only by the flotilla control plane (%v), not by %q: a Work is applied to its member with the control plane's credentials", v.opts.ControlPlaneUsers, user))
 		}
 	}
-	if errs := controller.ValidateWork(w); len(errs) > 0 {
+	if errs := shared.ValidateWork(w); len(errs) > 0 {
 		return apierrors.NewInvalid(gk, w.Name, errs)
 	}
 	return nil

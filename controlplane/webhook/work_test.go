@@ -13,7 +13,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 )
 
@@ -21,10 +21,10 @@ const controlPlaneUser = "system:serviceaccount:flotilla-system:flotilla"
 
 func renderedWork(name string) *workv1.Work {
 	w := &workv1.Work{ObjectMeta: metav1.ObjectMeta{
-		Namespace:   controller.ExecutionNamespace("east"),
+		Namespace:   shared.ExecutionNamespace("east"),
 		Name:        name,
-		Labels:      map[string]string{controller.LabelBindingPermanentID: "uid"},
-		Annotations: map[string]string{controller.AnnotationBindingNamespace: "shop", controller.AnnotationBindingName: "web-configmap"},
+		Labels:      map[string]string{shared.LabelBindingPermanentID: "uid"},
+		Annotations: map[string]string{shared.AnnotationBindingNamespace: "shop", shared.AnnotationBindingName: "web-configmap"},
 	}}
 	w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"shop","name":"web"}}`)}}}
 	return w
@@ -37,7 +37,7 @@ func renderedWork(name string) *workv1.Work {
 func TestWebhookGuardsWorksAndBindings(t *testing.T) {
 	hub, host := startHostWith(t, webhook.Options{ControlPlaneUsers: []string{controlPlaneUser}})
 	ctx := t.Context()
-	for _, ns := range []string{controller.ExecutionNamespace("east"), "tenant-a"} {
+	for _, ns := range []string{shared.ExecutionNamespace("east"), "tenant-a"} {
 		if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
 )
 
 // agentChart is the pull-mode agent's chart, deploy/helm/flotilla-agent,
@@ -70,8 +70,8 @@ func TestAgentChartDeployment(t *testing.T) {
 			}
 			// The chart's defaults are the agent's own (Karmada's).
 			for flag, want := range map[string]time.Duration{
-				"cluster-lease-duration":          controller.DefaultAgentLeaseDuration,
-				"cluster-status-update-frequency": controller.DefaultAgentStatusInterval,
+				"cluster-lease-duration":          agent.DefaultAgentLeaseDuration,
+				"cluster-status-update-frequency": agent.DefaultAgentStatusInterval,
 			} {
 				if v, _ := flagValue(args, flag); v == "" || mustDuration(t, v) != want {
 					t.Errorf("--%s = %q, want the agent's default %s", flag, v, want)

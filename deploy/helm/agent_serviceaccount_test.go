@@ -17,8 +17,9 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -53,7 +54,7 @@ func runAgentChart(t *testing.T, values ...string) {
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, member := fleet.Clusters[0], fleet.Clusters[1]
 	hub := controllertest.SystemHost(t, host)
-	reg, err := controller.RegisterAgent(t.Context(), hub, member.Name, time.Hour)
+	reg, err := agent.RegisterAgent(t.Context(), hub, member.Name, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func runAgentChart(t *testing.T, values ...string) {
 		return append(args, "--kubeconfig="+memberKubeconfig)
 	}
 	proc := start(t, bin, agentArgs())
-	controllertest.Fleet{Host: host}.StartControlPlane(t, func(o *controller.Options) { o.Fleet = controller.DefaultFleet })
+	controllertest.Fleet{Host: host}.StartControlPlane(t, func(o *shared.Options) { o.Fleet = shared.DefaultFleet })
 
 	testkit.Eventually(t, 2*time.Minute, "the agent registers its cluster, Pull and Ready", func() (bool, string) {
 		proc.checkRunning(t)
@@ -142,7 +143,7 @@ func waitApplied(t *testing.T, hub, member client.Client, cluster string, replic
 			return false, err.Error()
 		}
 		var w workv1.Work
-		key := client.ObjectKey{Namespace: controller.ExecutionNamespace(cluster), Name: controller.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"})}
+		key := client.ObjectKey{Namespace: shared.ExecutionNamespace(cluster), Name: shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"})}
 		if err := hub.Get(t.Context(), key, &w); err != nil {
 			return false, err.Error()
 		}

@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -69,13 +69,13 @@ func TestChartDeployment(t *testing.T) {
 	}
 	// The chart's default kinds are flotilla's own default, less Secret.
 	list, _ := flagValue(args, "template-kinds")
-	kinds, err := controller.ParseTemplateKinds(list)
+	kinds, err := shared.ParseTemplateKinds(list)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := slices.DeleteFunc(slices.Clone(controller.DefaultTemplateKinds), func(k schema.GroupVersionKind) bool { return k.Kind == "Secret" })
+	want := slices.DeleteFunc(slices.Clone(shared.DefaultTemplateKinds), func(k schema.GroupVersionKind) bool { return k.Kind == "Secret" })
 	if diff := cmp.Diff(want, kinds); diff != "" {
-		t.Errorf("--template-kinds (-controller.DefaultTemplateKinds less Secret +chart):\n%s", diff)
+		t.Errorf("--template-kinds (-shared.DefaultTemplateKinds less Secret +chart):\n%s", diff)
 	}
 	pdb := into[policyv1.PodDisruptionBudget](t, one(t, objs, "PodDisruptionBudget"))
 	if got := pdb.Spec.MaxUnavailable; got == nil || got.IntValue() != 1 || !equality.Semantic.DeepEqual(pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) {

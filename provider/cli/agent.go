@@ -17,7 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
@@ -34,7 +35,7 @@ func Agent(args []string, stderr io.Writer) int {
 	fs.StringVar(&c.options.Cluster, "cluster-name", "", "`name` of this member's Cluster in the hub (required)")
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `file` of the member; empty uses the in-cluster service account")
 	fs.StringVar(&c.context, "context", "", "context of --kubeconfig; default its current-context")
-	fs.StringVar(&c.options.Options.Fleet, "fleet", controller.DefaultFleet, "fleet name written into the ownership labels of member objects; the control plane's --fleet")
+	fs.StringVar(&c.options.Options.Fleet, "fleet", shared.DefaultFleet, "fleet name written into the ownership labels of member objects; the control plane's --fleet")
 	fs.DurationVar(&c.options.LeaseDuration, "cluster-lease-duration", 0, "how long the control plane waits after the last Lease renewal before the cluster is Ready Unknown (and tainted unreachable); 0 means the default (40s)")
 	fs.DurationVar(&c.options.RenewInterval, "cluster-lease-renew-interval", 0, "how often the Lease is renewed; 0 means a quarter of --cluster-lease-duration")
 	fs.DurationVar(&c.options.StatusInterval, "cluster-status-update-frequency", 0, "how often the member's status is reported to the hub; 0 means the default (10s)")
@@ -79,7 +80,7 @@ type agentConfig struct {
 	hubKubeconfig, hubContext string
 	kubeconfig, context       string
 	probeAddr                 string
-	options                   controller.AgentOptions
+	options                   agent.AgentOptions
 	// inProcess is set by tests that run several agents in one process.
 	inProcess bool
 }
@@ -137,13 +138,13 @@ func runAgentWith(ctx context.Context, hub *rest.Config, c agentConfig) error {
 	if err != nil {
 		return err
 	}
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		return err
 	}
 	mgr, err := ctrl.NewManager(hub, ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  controller.AgentCacheOptions(c.options.Cluster),
+		Cache:                  agent.AgentCacheOptions(c.options.Cluster),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: c.probeAddr,
 		Controller:             config.Controller{SkipNameValidation: &c.inProcess},
@@ -154,7 +155,7 @@ func runAgentWith(ctx context.Context, hub *rest.Config, c agentConfig) error {
 	if err := addHealthChecks(mgr); err != nil {
 		return err
 	}
-	if err := controller.SetupAgent(mgr, mc, c.options); err != nil {
+	if err := agent.SetupAgent(mgr, mc, c.options); err != nil {
 		return err
 	}
 	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {

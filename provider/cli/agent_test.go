@@ -15,8 +15,9 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -65,7 +66,7 @@ func TestRegisterThenAgent(t *testing.T) {
 	// summaries the agent reports are real.
 	edge := testenv.Start(t, testenv.Options{Clusters: 1, NamePrefix: "edge"}).Clusters[0]
 	hub := controllertest.Host(t, host, controllertest.Scheme(t))
-	agentOpts := controller.AgentOptions{Cluster: edge.Name, StatusInterval: 300 * time.Millisecond, Options: controller.Options{SuccessThreshold: time.Millisecond}}
+	agentOpts := agent.AgentOptions{Cluster: edge.Name, StatusInterval: 300 * time.Millisecond, Options: shared.Options{SuccessThreshold: time.Millisecond}}
 	ready := func(what string) {
 		t.Helper()
 		testkit.Eventually(t, time.Minute, what, func() (bool, string) {
@@ -79,7 +80,7 @@ func TestRegisterThenAgent(t *testing.T) {
 				fmt.Sprintf("spec %+v, status %+v", cl.Spec, cl.Status)
 		})
 	}
-	run := func(hubKubeconfig string, opts controller.AgentOptions) (done chan error, stop func() error) {
+	run := func(hubKubeconfig string, opts agent.AgentOptions) (done chan error, stop func() error) {
 		ctx, cancel := context.WithCancel(t.Context())
 		done = make(chan error, 1)
 		go func() {
@@ -95,7 +96,7 @@ func TestRegisterThenAgent(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("agent stopped with %v, want a clean stop", err)
 	}
-	testkit.MustCreate(t, hub, controllertest.ClusterObject("pushed", "https://127.0.0.1:1", controller.SystemNamespace))
+	testkit.MustCreate(t, hub, controllertest.ClusterObject("pushed", "https://127.0.0.1:1", shared.SystemNamespace))
 	pushed := agentOpts
 	pushed.Cluster = "pushed"
 	done, _ := run(host.KubeconfigPath, pushed)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 )
 
@@ -34,7 +35,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig `file` of the host apiserver that stores flotilla's objects; required outside a pod, where the pod's ServiceAccount is used")
 	kubeContext := fs.String("context", "", "kubeconfig context; default its current-context")
-	fleet := fs.String("fleet", controller.DefaultFleet, "fleet name written into the ownership labels of member objects")
+	fleet := fs.String("fleet", shared.DefaultFleet, "fleet name written into the ownership labels of member objects")
 	leaderElect := fs.Bool("leader-elect", true, "elect one active process among replicas (a Lease in --leader-election-namespace)")
 	leaderNamespace := fs.String("leader-election-namespace", "kube-system", "namespace of the leader election Lease")
 	var leases leaseTiming
@@ -59,7 +60,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.StringVar(&hook.client.caFile, "webhook-client-ca", "", "PEM `file` of the CA that signs the host apiserver's webhook client certificate, reloaded on change; required while --webhook-client-auth is true")
 	webhookClientNames := fs.String("webhook-client-names", "", "comma-separated common `names` of the host's client certificate the webhook accepts; empty accepts any certificate --webhook-client-ca signed")
 	fs.IntVar(&hook.maxInFlight, "webhook-max-in-flight", webhook.DefaultMaxInFlight, "how many admission reviews the webhook works on at once; one more is refused at once with 429 Too Many Requests")
-	var opts controller.Options
+	var opts shared.Options
 	templateKinds := fs.String("template-kinds", "", "comma-separated `kinds` the detector watches (a filter), as group/version/Kind or version/Kind, namespaced or cluster-scoped, CRD instances too, each from when the host serves it; default: every kind the host serves, learnt from discovery, except events, leases, nodes and flotilla's own")
 	fs.DurationVar(&opts.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed; 0 means the default")
 	fs.DurationVar(&opts.FailureThreshold, "cluster-failure-threshold", 0, "how long a member must fail its probe before it is NotReady; 0 means the default")
@@ -77,9 +78,9 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.IntVar(&opts.BindingWorkers, "binding-workers", 0, "how many bindings the binding controller handles at once (Karmada's --concurrent-resourcebinding-syncs); 0 means the default (5)")
 	fs.IntVar(&opts.SchedulerWorkers, "scheduler-workers", 0, "how many bindings the scheduler schedules at once, in schedule-priority order (Karmada's scheduler has one worker); 0 means the default (5)")
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
-	reserved := fs.String("reserved-namespaces", strings.Join(controller.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
+	reserved := fs.String("reserved-namespaces", strings.Join(shared.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
-	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in "+controller.SystemNamespace+", where Cluster credentials live (the Helm chart's setting)")
+	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in "+shared.SystemNamespace+", where Cluster credentials live (the Helm chart's setting)")
 	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
@@ -99,7 +100,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 		return 2
 	}
 	if *templateKinds != "" {
-		kinds, err := controller.ParseTemplateKinds(*templateKinds)
+		kinds, err := shared.ParseTemplateKinds(*templateKinds)
 		if err != nil {
 			fmt.Fprintf(stderr, "--template-kinds: %v\n", err)
 			return 2
@@ -116,14 +117,14 @@ func Controlplane(args []string, stderr io.Writer) int {
 	}
 	opts.CredentialSecretsOnly = !*propagateSecrets
 	if opts.CredentialSecretsOnly && slices.Contains(opts.TemplateKinds, schema.GroupVersionKind{Version: "v1", Kind: "Secret"}) {
-		fmt.Fprintf(stderr, "--template-kinds: v1/Secret needs --propagate-secrets: with it false, Secrets are read only in %s\n", controller.SystemNamespace)
+		fmt.Fprintf(stderr, "--template-kinds: v1/Secret needs --propagate-secrets: with it false, Secrets are read only in %s\n", shared.SystemNamespace)
 		return 2
 	}
 	if err := opts.Validate(); err != nil {
 		fmt.Fprintf(stderr, "--member-workers: %v\n", err)
 		return 2
 	}
-	reservedList, err := controller.ParseReservedNamespaces(*reserved)
+	reservedList, err := shared.ParseReservedNamespaces(*reserved)
 	if err != nil {
 		fmt.Fprintf(stderr, "--reserved-namespaces: %v\n", err)
 		return 2
@@ -159,7 +160,7 @@ func inPod() bool {
 // heap (issue 20); and the manager's Secrets are kept to the namespaces
 // the options allow, so that the informer behind a credentials read lists
 // only flotilla-system when Secrets are not propagated.
-func cacheOptions(o controller.Options) cache.Options {
+func cacheOptions(o shared.Options) cache.Options {
 	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 	namespaces := o.SecretCacheNamespaces()
 	if len(namespaces) == 0 {
@@ -181,7 +182,7 @@ type controlplaneConfig struct {
 	metricsAddr, probeAddr     string
 	pprofAddr                  string
 	metrics                    metricsConfig
-	options                    controller.Options
+	options                    shared.Options
 	webhook                    webhookConfig
 	api                        apiLimits
 	// inProcess is set by tests that run several control planes in one
@@ -232,7 +233,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		return fmt.Errorf("load host kubeconfig %s: %w", c.kubeconfig, err)
 	}
 	cfg.QPS, cfg.Burst = float32(c.api.qps), c.api.burst
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		return err
 	}
@@ -248,7 +249,7 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 		return err
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Client:                  controller.ClientOptions(),
+		Client:                  shared.ClientOptions(),
 		Cache:                   cacheOptions(c.options),
 		WebhookServer:           hookServer,
 		Scheme:                  scheme,

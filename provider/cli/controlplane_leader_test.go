@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -114,7 +114,7 @@ spec:
 // apiClient is a client of flotilla's and the built-in kinds for one apiserver.
 func apiClient(t *testing.T, cfg *rest.Config) client.Client {
 	t.Helper()
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

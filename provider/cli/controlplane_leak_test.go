@@ -15,8 +15,8 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -50,7 +50,7 @@ func TestControlplaneLogsNoCredentials(t *testing.T) {
 
 	stop := runInProcess(t, controlplaneConfig{
 		kubeconfig: host.KubeconfigPath, fleet: "test", metricsAddr: "0", probeAddr: "0", inProcess: true,
-		options: controller.Options{ProbeInterval: 300 * time.Millisecond, Resync: time.Second},
+		options: shared.Options{ProbeInterval: 300 * time.Millisecond, Resync: time.Second},
 	})
 
 	hub := apiClient(t, host.RESTConfig())

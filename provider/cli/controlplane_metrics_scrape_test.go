@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -35,7 +35,7 @@ func TestControlplaneServesFlotillaMetrics(t *testing.T) {
 		done <- runControlplane(ctx, controlplaneConfig{
 			kubeconfig: host.KubeconfigPath, fleet: "test", probeAddr: "0", inProcess: true,
 			metricsAddr: addr, metrics: metricsConfig{secure: false},
-			options: controller.Options{ProbeInterval: 300 * time.Millisecond, Resync: time.Second},
+			options: shared.Options{ProbeInterval: 300 * time.Millisecond, Resync: time.Second},
 		})
 	}()
 	t.Cleanup(func() {

@@ -14,13 +14,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
 // Register prepares the hub for a pull-mode member, run by the hub's
 // administrator (`karmadactl register` in spirit): it makes the Pull
 // Cluster, the agent's ServiceAccount and least-privilege RBAC
-// (controller.RegisterAgent), and writes a kubeconfig with a token for that
+// (agent.RegisterAgent), and writes a kubeconfig with a token for that
 // identity, to hand to the agent as --hub-kubeconfig.
 func Register(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("register", flag.ContinueOnError)
@@ -64,19 +65,19 @@ func Register(args []string, stdout, stderr io.Writer) int {
 }
 
 // register installs flotilla's CRDs when missing and registers the agent.
-func register(ctx context.Context, cfg *rest.Config, cluster string, ttl time.Duration) (controller.AgentRegistration, error) {
-	scheme, err := controller.NewScheme()
+func register(ctx context.Context, cfg *rest.Config, cluster string, ttl time.Duration) (agent.AgentRegistration, error) {
+	scheme, err := shared.NewScheme()
 	if err != nil {
-		return controller.AgentRegistration{}, err
+		return agent.AgentRegistration{}, err
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
-		return controller.AgentRegistration{}, fmt.Errorf("connect to hub: %w", err)
+		return agent.AgentRegistration{}, fmt.Errorf("connect to hub: %w", err)
 	}
 	if err := crd.Install(ctx, c, time.Minute); err != nil {
-		return controller.AgentRegistration{}, fmt.Errorf("install crds: %w", err)
+		return agent.AgentRegistration{}, fmt.Errorf("install crds: %w", err)
 	}
-	return controller.RegisterAgent(ctx, c, cluster, ttl)
+	return agent.RegisterAgent(ctx, c, cluster, ttl)
 }
 
 // writeAgentKubeconfig writes the agent's hub kubeconfig: the hub's server
@@ -97,8 +98,8 @@ func writeAgentKubeconfig(path string, admin *rest.Config, server, cluster, toke
 	name := "flotilla-hub"
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters[name] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca, InsecureSkipTLSVerify: admin.Insecure}
-	kc.AuthInfos[controller.AgentServiceAccount(cluster)] = &clientcmdapi.AuthInfo{Token: token}
-	kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: controller.AgentServiceAccount(cluster)}
+	kc.AuthInfos[agent.AgentServiceAccount(cluster)] = &clientcmdapi.AuthInfo{Token: token}
+	kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: agent.AgentServiceAccount(cluster)}
 	kc.CurrentContext = name
 	data, err := clientcmd.Write(*kc)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -96,7 +96,7 @@ func TestWebhookRefusesUnauthenticatedCaller(t *testing.T) {
 	const hostName = "kube-apiserver-webhook-client"
 	hostCA, otherCA := testkit.NewClientCA(t, "host-webhook-client-ca"), testkit.NewClientCA(t, "another-ca")
 	var served atomic.Int32
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 	"github.com/flotilla-io/terraform-provider-flotilla/package/crds"
@@ -62,7 +62,7 @@ func startEnvWith(t *testing.T, n int) env {
 	if err := crds.Install(ctx, mgmt, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	controllertest.StartManager(t, mgmtCluster.RESTConfig(), ctrl.Options{Client: controller.ClientOptions(), Scheme: scheme},
+	controllertest.StartManager(t, mgmtCluster.RESTConfig(), ctrl.Options{Client: shared.ClientOptions(), Scheme: scheme},
 		controllertest.SetupControlPlane(controllertest.Options(testFleet)),
 		func(mgr manager.Manager) error {
 			return crossplane.Setup(mgr, crossplane.Options{

@@ -7,7 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -41,11 +41,11 @@ func StartFleet(t testing.TB, n int) Fleet {
 
 // StartControlPlane runs the reconcilers over the host with Options("test"),
 // changed by configure, until the returned stop is called or the test ends.
-func (f Fleet) StartControlPlane(t testing.TB, configure ...func(*controller.Options)) (stop func()) {
+func (f Fleet) StartControlPlane(t testing.TB, configure ...func(*shared.Options)) (stop func()) {
 	t.Helper()
 	opts := Options("test")
 	for _, c := range configure {
 		c(&opts)
 	}
-	return StartManager(t, f.Host.RESTConfig(), ctrl.Options{Client: controller.ClientOptions(), Scheme: Scheme(t)}, SetupControlPlane(opts))
+	return StartManager(t, f.Host.RESTConfig(), ctrl.Options{Client: shared.ClientOptions(), Scheme: Scheme(t)}, SetupControlPlane(opts))
 }

@@ -13,16 +13,16 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
-// Scheme returns the control plane's scheme (controller.NewScheme) and fails
+// Scheme returns the control plane's scheme (shared.NewScheme) and fails
 // the test if it cannot be built.
 func Scheme(t testing.TB) *runtime.Scheme {
 	t.Helper()
-	scheme, err := controller.NewScheme()
+	scheme, err := shared.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +51,12 @@ func Host(t testing.TB, host *testenv.Cluster, scheme *runtime.Scheme) client.Cl
 }
 
 // SystemHost is Host with the control plane's scheme and its system
-// namespace (controller.SystemNamespace) created, where member credentials
+// namespace (shared.SystemNamespace) created, where member credentials
 // are kept.
 func SystemHost(t testing.TB, host *testenv.Cluster) client.Client {
 	t.Helper()
 	hub := Host(t, host, Scheme(t))
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controller.SystemNamespace}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.SystemNamespace}})
 	return hub
 }
 
@@ -76,10 +76,10 @@ func Register(t testing.TB, hub client.Client, name, endpoint, secretNamespace s
 }
 
 // RegisterMember registers m under its own name with its token and CA, the
-// Secret in controller.SystemNamespace.
+// Secret in shared.SystemNamespace.
 func RegisterMember(t testing.TB, hub client.Client, m *testenv.Cluster) {
 	t.Helper()
-	Register(t, hub, m.Name, m.Host, controller.SystemNamespace, TokenData(m))
+	Register(t, hub, m.Name, m.Host, shared.SystemNamespace, TokenData(m))
 }
 
 // ClusterObject is the Cluster name reaching endpoint with the credentials of

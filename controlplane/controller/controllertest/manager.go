@@ -16,12 +16,13 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
 // Options are the control plane's options for a test fleet: short probe,
 // threshold, eviction and resync periods, so failover happens in seconds.
-func Options(fleet string) controller.Options {
-	return controller.Options{
+func Options(fleet string) shared.Options {
+	return shared.Options{
 		Fleet:            fleet,
 		ProbeInterval:    300 * time.Millisecond,
 		FailureThreshold: time.Second,
@@ -33,7 +34,7 @@ func Options(fleet string) controller.Options {
 
 // SetupControlPlane is a setup step for StartManager that runs the control
 // plane's reconcilers with opts.
-func SetupControlPlane(opts controller.Options) func(manager.Manager) error {
+func SetupControlPlane(opts shared.Options) func(manager.Manager) error {
 	return func(mgr manager.Manager) error { return controller.Setup(mgr, opts) }
 }
 

@@ -1,0 +1,44 @@
+package shared
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestGoneKinds(t *testing.T) {
+	widget := servedKind{Gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}}
+	gadget := servedKind{Gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Gadget"}}
+	deployment := servedKind{Gvk: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, namespaced: true}
+	active := map[schema.GroupKind]servedKind{}
+	for _, s := range []servedKind{widget, gadget, deployment} {
+		active[s.Gvk.GroupKind()] = s
+	}
+	all := map[schema.GroupKind]bool{widget.Gvk.GroupKind(): true, gadget.Gvk.GroupKind(): true, deployment.Gvk.GroupKind(): true}
+	tests := []struct {
+		name    string
+		current map[schema.GroupKind]bool
+		failed  map[schema.GroupVersion]error
+		want    []schema.GroupKind
+	}{
+		{name: "all still served", current: all},
+		{name: "a CRD deleted", current: map[schema.GroupKind]bool{deployment.Gvk.GroupKind(): true, gadget.Gvk.GroupKind(): true},
+			want: []schema.GroupKind{widget.Gvk.GroupKind()}},
+		{name: "a group gone, in a stable order", current: map[schema.GroupKind]bool{deployment.Gvk.GroupKind(): true},
+			want: []schema.GroupKind{gadget.Gvk.GroupKind(), widget.Gvk.GroupKind()}},
+		{name: "its group's discovery failed: kept", current: map[schema.GroupKind]bool{deployment.Gvk.GroupKind(): true},
+			failed: map[schema.GroupVersion]error{{Group: "example.com", Version: "v1"}: errors.New("503")}},
+		{name: "another version's discovery failed: still gone", current: map[schema.GroupKind]bool{deployment.Gvk.GroupKind(): true},
+			failed: map[schema.GroupVersion]error{{Group: "example.com", Version: "v2"}: errors.New("503")},
+			want:   []schema.GroupKind{gadget.Gvk.GroupKind(), widget.Gvk.GroupKind()}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, goneKinds(active, tt.current, tt.failed)); diff != "" {
+				t.Errorf("goneKinds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

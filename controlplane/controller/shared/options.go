@@ -1,0 +1,324 @@
+package shared
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+)
+
+// Defaults of Options, Karmada's where Karmada has one.
+const (
+	DefaultFleet            = "flotilla"
+	DefaultProbeInterval    = 10 * time.Second
+	DefaultFailureThreshold = 30 * time.Second
+	DefaultSuccessThreshold = 30 * time.Second
+	DefaultNoExecuteAfter   = 5 * time.Minute
+	DefaultResync           = 30 * time.Second
+	DefaultProbeTimeout     = 5 * time.Second
+	// DefaultGracefulEvictionTimeout is Karmada's --graceful-eviction-timeout.
+	DefaultGracefulEvictionTimeout = 10 * time.Minute
+	// DefaultMemberRequestTimeout bounds each request to a member.
+	DefaultMemberRequestTimeout = member.DefaultRequestTimeout
+	// DefaultWorkRequestTimeout bounds each request of a Work's apply,
+	// observation or removal to its member: well below DefaultWorkTimeout,
+	// so a member that stops answering frees its worker within it.
+	DefaultWorkRequestTimeout = 10 * time.Second
+	// DefaultWorkTimeout bounds the member part of one Work's apply,
+	// observation or removal.
+	DefaultWorkTimeout = 2 * time.Minute
+	// DefaultClusterStatusWorkers is how many Clusters are probed at once.
+	DefaultClusterStatusWorkers = 8
+	// DefaultWorkWorkers is how many Works the execution and the work status
+	// controllers each handle at once.
+	DefaultWorkWorkers = 8
+	// DefaultTemplateWorkers is how many templates each detector handles at
+	// once (Karmada's --concurrent-resource-template-syncs).
+	DefaultTemplateWorkers = 5
+	// DefaultBindingWorkers is how many bindings the binding controller
+	// handles at once (Karmada's --concurrent-resourcebinding-syncs).
+	DefaultBindingWorkers = 5
+	// DefaultSchedulerWorkers is how many bindings the continuous scheduler
+	// schedules at once (Karmada's scheduler has one worker).
+	DefaultSchedulerWorkers = 5
+)
+
+// DefaultReservedNamespaces are the host namespaces whose objects are never
+// templates when Options names none: Kubernetes' own (kube-system,
+// kube-public, kube-node-lease and any other kube-*), flotilla's system
+// namespace and the agents' Lease namespace, as Karmada skips kube-* and
+// karmada-*. The execution namespaces (flotilla-es-*) are always reserved,
+// whatever the list says.
+var DefaultReservedNamespaces = []string{"kube-*", SystemNamespace, ClusterLeaseNamespace}
+
+// ParseReservedNamespaces reads a comma-separated list of namespace names,
+// each optionally ending in "*" to reserve every namespace with that prefix,
+// such as "kube-*,flotilla-system,istio-system".
+func ParseReservedNamespaces(list string) ([]string, error) {
+	var out []string
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name := strings.TrimSuffix(item, "*")
+		if name == "" || strings.Contains(name, "*") {
+			return nil, fmt.Errorf("reserved namespace %q: want a namespace name, or a prefix followed by a single trailing *", item)
+		}
+		out = append(out, item)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("reserved namespaces %q: name at least one namespace", list)
+	}
+	return out, nil
+}
+
+// DefaultTemplateKinds are the common namespaced workload, network and
+// config kinds, the detected kinds before discovery; kept as a ready-made
+// filter (Options.TemplateKinds).
+var DefaultTemplateKinds = []schema.GroupVersionKind{
+	{Group: "apps", Version: "v1", Kind: "Deployment"},
+	{Group: "apps", Version: "v1", Kind: "StatefulSet"},
+	{Group: "apps", Version: "v1", Kind: "DaemonSet"},
+	{Group: "batch", Version: "v1", Kind: "Job"},
+	{Group: "batch", Version: "v1", Kind: "CronJob"},
+	{Version: "v1", Kind: "Service"},
+	{Version: "v1", Kind: "ConfigMap"},
+	{Version: "v1", Kind: "Secret"},
+	{Version: "v1", Kind: "ServiceAccount"},
+	{Version: "v1", Kind: "PersistentVolumeClaim"},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"},
+	{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
+	{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"},
+}
+
+// ParseTemplateKinds reads a comma-separated list of kinds written as
+// "group/version/Kind", or "version/Kind" for the core group, such as
+// "apps/v1/Deployment,v1/ConfigMap,example.com/v1/Widget".
+func ParseTemplateKinds(list string) ([]schema.GroupVersionKind, error) {
+	var out []schema.GroupVersionKind
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, "/")
+		var gvk schema.GroupVersionKind
+		switch len(parts) {
+		case 2:
+			gvk = schema.GroupVersionKind{Version: parts[0], Kind: parts[1]}
+		case 3:
+			gvk = schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]}
+		default:
+			return nil, fmt.Errorf("template kind %q: want group/version/Kind, or version/Kind for the core group", item)
+		}
+		if gvk.Version == "" || gvk.Kind == "" || (len(parts) == 3 && gvk.Group == "") {
+			return nil, fmt.Errorf("template kind %q: want group/version/Kind, or version/Kind for the core group", item)
+		}
+		out = append(out, gvk)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("template kinds %q: name at least one kind", list)
+	}
+	return out, nil
+}
+
+// Options configures the reconcilers. Zero fields take the defaults above.
+type Options struct {
+	// Fleet is stamped into the ownership labels of every member object.
+	Fleet string
+	// TemplateKinds filters the kinds the detector watches on the host:
+	// only these, namespaced or cluster-scoped, each from when the host
+	// serves it (a CRD installed later is picked up without a restart).
+	// Empty: every kind the host serves (preferred version) that can be
+	// listed and watched, except events, leases, nodes and flotilla's own.
+	TemplateKinds []schema.GroupVersionKind
+	// ProbeInterval is how often each Cluster is probed.
+	ProbeInterval time.Duration
+	// ProbeTimeout bounds one probe and status collection.
+	ProbeTimeout time.Duration
+	// FailureThreshold is how long probes must keep failing before a Ready
+	// cluster is reported not Ready (Karmada's --cluster-failure-threshold).
+	FailureThreshold time.Duration
+	// SuccessThreshold is how long probes must keep succeeding before a not
+	// Ready cluster is reported Ready (--cluster-success-threshold).
+	SuccessThreshold time.Duration
+	// NoExecuteAfter is how long a cluster stays not Ready before its taint
+	// gets the NoExecute effect and its replicas are moved elsewhere
+	// (Karmada's --failover-eviction-timeout).
+	NoExecuteAfter time.Duration
+	// Resync is how often each Work is applied again and its member status
+	// read again, and how long an unready member waits before a retry.
+	Resync time.Duration
+	// GracefulEvictionTimeout is how long the copy on a cluster the template
+	// failed over from is kept while the new clusters are not yet healthy
+	// (Karmada's --graceful-eviction-timeout). A task's gracePeriodSeconds
+	// overrides it.
+	GracefulEvictionTimeout time.Duration
+	// AllowKubeconfigExecAndFiles lets the kubeconfigs of Cluster
+	// credentials Secrets (all in SystemNamespace) run exec plugins and
+	// auth providers and read files of the control plane's machine
+	// (tokenFile, certificate paths). Off, only inline credentials are
+	// accepted: an exec plugin would run with the control plane's identity,
+	// and a tokenFile pointing at its service account token would send that
+	// token to the kubeconfig's server.
+	AllowKubeconfigExecAndFiles bool
+	// MemberRequestTimeout bounds each request to a member (the member
+	// clients' rest.Config.Timeout).
+	MemberRequestTimeout time.Duration
+	// WorkTimeout bounds the member part of one Work's apply, observation or
+	// removal; a Work that takes longer is reported failed and tried again
+	// after Resync.
+	WorkTimeout time.Duration
+	// WorkRequestTimeout bounds each request of that member part (a read,
+	// an apply, a removal); a request that takes longer fails the Work at
+	// once, naming the cluster and the timeout, so a member that stalls
+	// holds a worker for about this long rather than for WorkTimeout.
+	// WorkTimeout bounds it in any case.
+	WorkRequestTimeout time.Duration
+	// ClusterStatusWorkers is how many Clusters are probed at once, so one
+	// member that is slow to answer delays no other member's status.
+	ClusterStatusWorkers int
+	// WorkWorkers is how many Works the execution controller, and
+	// separately the work status controller, handle at once.
+	WorkWorkers int
+	// MemberWorkers is how many of those workers may work on one member at
+	// once; it must be below WorkWorkers, so a member that stalls leaves
+	// workers for the others. A Work whose member is at the limit waits
+	// and is tried again shortly. Default: half of WorkWorkers.
+	MemberWorkers int
+	// TemplateWorkers and BindingWorkers are how many templates each
+	// detector, and bindings the binding controller, handle at once.
+	TemplateWorkers, BindingWorkers int
+	// SchedulerWorkers is how many bindings the continuous scheduler
+	// schedules at once, taken from its priority queue in priority order.
+	SchedulerWorkers int
+	// ReservedNamespaces are the host namespaces whose objects are never
+	// templates, so they never reach a member: a name, or a prefix ending
+	// in "*". The execution namespaces are reserved in any case.
+	ReservedNamespaces []string
+	// AllowNamespacedOverwrite lets a namespaced PropagationPolicy's
+	// conflictResolution: Overwrite adopt existing member objects. Off by
+	// default: a namespaced policy is a tenant's, and adoption takes over
+	// (and a later prune releases) objects someone else put in the
+	// member. A ClusterPropagationPolicy, which only an administrator
+	// writes, may always overwrite.
+	AllowNamespacedOverwrite bool
+	// DisableNamespaceSync turns off the namespace sync (Karmada's
+	// namespace controller, on by default there too): host namespaces are
+	// then created in members only as the namespace of an object
+	// propagated into them. Works it wrote before stay.
+	DisableNamespaceSync bool
+	// CredentialSecretsOnly keeps the control plane's reads of Secrets to
+	// SystemNamespace, where the Clusters' credentials live: Secrets are
+	// then neither template kinds nor propagated as dependencies
+	// (propagateDeps leaves them out), so the host may grant the control
+	// plane Secrets in that one namespace (the Helm chart does). The
+	// caller restricts its cache the same way (SecretCacheNamespaces).
+	CredentialSecretsOnly bool
+
+	// kinds are the template kinds the detectors run for, from discovery;
+	// Setup sets it, and the controllers' binding checks use it.
+	kinds *KindRegistry
+	// interpreters is the one interpreter cache of every controller;
+	// Setup and SetupAgent set it (WithInterpreters; nil loads afresh per
+	// call).
+	interpreters *hoststore.Interpreters
+}
+
+// Validate refuses options that cannot work together.
+func (o Options) Validate() error {
+	o = o.WithDefaults()
+	if o.WorkWorkers > 1 && o.MemberWorkers >= o.WorkWorkers {
+		return fmt.Errorf("member workers (%d) must be below work workers (%d), or a stalled member can take every worker", o.MemberWorkers, o.WorkWorkers)
+	}
+	return nil
+}
+
+// secretKind is the core Secret kind, never a template kind when
+// CredentialSecretsOnly.
+var secretKind = schema.GroupVersionKind{Version: "v1", Kind: "Secret"}
+
+// DependencyKinds are the v1 kinds propagateDeps follows: those
+// interpret.GetDependencies names, less Secrets when CredentialSecretsOnly.
+func (o Options) DependencyKinds() []string {
+	if !o.CredentialSecretsOnly {
+		return dependencyKinds
+	}
+	return slices.DeleteFunc(slices.Clone(dependencyKinds), func(k string) bool { return k == secretKind.Kind })
+}
+
+// SecretCacheNamespaces are the namespaces whose Secrets the manager's
+// cache may hold: only SystemNamespace when CredentialSecretsOnly, else nil
+// (every namespace).
+func (o Options) SecretCacheNamespaces() []string {
+	if o.CredentialSecretsOnly {
+		return []string{SystemNamespace}
+	}
+	return nil
+}
+
+// Reserved reports whether the host namespace ns is reserved: its objects
+// are never templates and no ResourceBinding in it is rendered.
+func (o Options) Reserved(ns string) bool {
+	if strings.HasPrefix(ns, ExecutionNamespacePrefix) {
+		return true
+	}
+	reserved := o.ReservedNamespaces
+	if len(reserved) == 0 {
+		reserved = DefaultReservedNamespaces
+	}
+	for _, r := range reserved {
+		if prefix, ok := strings.CutSuffix(r, "*"); ok {
+			if strings.HasPrefix(ns, prefix) {
+				return true
+			}
+		} else if ns == r {
+			return true
+		}
+	}
+	return false
+}
+
+// WithDefaults returns o with every unset option at its default.
+func (o Options) WithDefaults() Options {
+	if o.Fleet == "" {
+		o.Fleet = DefaultFleet
+	}
+	if len(o.ReservedNamespaces) == 0 {
+		o.ReservedNamespaces = DefaultReservedNamespaces
+	}
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&o.ProbeInterval, DefaultProbeInterval)
+	set(&o.ProbeTimeout, DefaultProbeTimeout)
+	set(&o.FailureThreshold, DefaultFailureThreshold)
+	set(&o.SuccessThreshold, DefaultSuccessThreshold)
+	set(&o.NoExecuteAfter, DefaultNoExecuteAfter)
+	set(&o.Resync, DefaultResync)
+	set(&o.GracefulEvictionTimeout, DefaultGracefulEvictionTimeout)
+	set(&o.MemberRequestTimeout, DefaultMemberRequestTimeout)
+	set(&o.WorkTimeout, DefaultWorkTimeout)
+	set(&o.WorkRequestTimeout, DefaultWorkRequestTimeout)
+	o.WorkRequestTimeout = min(o.WorkRequestTimeout, o.WorkTimeout)
+	count := func(n *int, v int) {
+		if *n <= 0 {
+			*n = v
+		}
+	}
+	count(&o.ClusterStatusWorkers, DefaultClusterStatusWorkers)
+	count(&o.WorkWorkers, DefaultWorkWorkers)
+	count(&o.MemberWorkers, max(1, o.WorkWorkers/2))
+	count(&o.TemplateWorkers, DefaultTemplateWorkers)
+	count(&o.BindingWorkers, DefaultBindingWorkers)
+	count(&o.SchedulerWorkers, DefaultSchedulerWorkers)
+	return o
+}

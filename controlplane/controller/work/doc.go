@@ -1,0 +1,19 @@
+// Package work holds the execution and work status controllers, which the
+// control plane runs for Push clusters and a pull-mode agent for its own
+// cluster.
+//
+// Execution: one Work at a time, applies its manifests to the member with
+// controlplane/execution (server-side apply, ownership labels, conflict
+// refusal) and sets the Work's Applied condition; a deleted Work has its
+// objects removed (or released) before its finalizer goes. An unready
+// member is retried after Options.Resync without holding up other Works;
+// the Work of a Cluster that no longer exists is deleted from the host.
+//
+// Work status: reads each applied Work's objects back from the member into
+// status.manifestStatuses (controlplane/health's reflected status and
+// health) and the Available condition, every Options.Resync. An object
+// found missing brings the execution controller back at once.
+//
+// It imports controlplane/controller/shared and no other controller
+// package.
+package work

@@ -1,0 +1,201 @@
+package work
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
+)
+
+// workStatus reads each applied Work's objects back from its member into
+// status.manifestStatuses (reflected status and health, per Karmada's
+// interpretation in controlplane/health) and the Available condition, every
+// Options.Resync.
+type workStatus struct {
+	client   client.Client
+	executor *execution.Executor
+	members  execution.Connector
+	opts     shared.Options
+	now      func() time.Time
+	// slots keeps a stalled member from taking every worker.
+	slots *shared.MemberSlots
+	// agent is set in a pull-mode agent, which observes the Works of its
+	// own Pull cluster; the control plane observes only Push clusters.
+	agent bool
+}
+
+func (s *workStatus) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("work-status").
+		For(&workv1.Work{}).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: s.opts.WorkWorkers,
+			ReconciliationTimeout:   s.opts.WorkTimeout + shared.HostWriteMargin,
+		}).
+		Complete(s)
+}
+
+// Reconcile observes one Work's objects in its member. A Work is observed
+// only once its current spec is applied, so what it reports is never the
+// object as it was before the apply.
+func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cluster, ok := shared.ClusterOfNamespace(req.Namespace)
+	if !ok {
+		return reconcile.Result{}, nil
+	}
+	var w workv1.Work
+	if err := s.client.Get(ctx, req.NamespacedName, &w); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !w.DeletionTimestamp.IsZero() || (w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching) {
+		return reconcile.Result{}, nil
+	}
+	applied := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
+	if applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != w.Generation {
+		// The execution controller's next status write brings the Work back.
+		return reconcile.Result{}, nil
+	}
+	var cl clusterv1.Cluster
+	if err := s.client.Get(ctx, client.ObjectKey{Name: cluster}, &cl); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if shared.IsPull(&cl) != s.agent {
+		return reconcile.Result{}, nil
+	}
+	orig := w.DeepCopy()
+	cond := metav1.Condition{Type: api.ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
+	objs, decodeErr := shared.Manifests(&w)
+	if notReady := clusterNotReady(&cl); notReady != "" && !s.agent {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
+	} else if decodeErr != nil {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonWorkObserveFailed, decodeErr.Error()
+	} else {
+		var statuses []api.ManifestStatus
+		busy, err := shared.OnMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
+			var failure error
+			statuses, cond.Status, cond.Reason, cond.Message, failure = s.observe(ctx, cluster, objs)
+			return failure
+		})
+		if busy {
+			return reconcile.Result{RequeueAfter: shared.MemberBusyRetry}, nil
+		}
+		if err != nil {
+			// The message names the timeout when it was the cause.
+			cond.Message = err.Error()
+		}
+		if cond.Reason != api.ReasonWorkObserveFailed {
+			// An object that could not be read keeps its last report.
+			w.Status.ManifestStatuses = statuses
+		}
+	}
+	apimeta.SetStatusCondition(&w.Status.Conditions, cond)
+	if err := patchWorkStatus(ctx, s.client, orig, &w); err != nil {
+		return reconcile.Result{}, err
+	}
+	return shared.ResyncAfter(s.opts.Resync), nil
+}
+
+// observe reads the objects back and returns their statuses and the
+// Available condition's status, reason and message; the error is the
+// message again when an object could not be read.
+func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstructured.Unstructured) ([]api.ManifestStatus, metav1.ConditionStatus, string, string, error) {
+	reqs := make([]execution.ObserveRequest, len(objs))
+	for i, obj := range objs {
+		reqs[i] = execution.ObserveRequest{Cluster: cluster, Object: obj}
+	}
+	in, err := s.opts.Interpreters().Load(ctx, s.client)
+	if err != nil {
+		return nil, metav1.ConditionUnknown, api.ReasonWorkObserveFailed, err.Error(), err
+	}
+	var statuses []api.ManifestStatus
+	var missing, failures []string
+	for i, obs := range s.executor.ObserveLive(ctx, reqs) {
+		ref := api.TemplateRefOf(objs[i])
+		switch {
+		case obs.Err != nil:
+			failures = append(failures, obs.Err.Error())
+		case obs.NotFound:
+			missing = append(missing, fmt.Sprintf("%s not found in cluster %s", ref.Describe(), cluster))
+		default:
+			statuses = append(statuses, s.manifestStatus(ctx, in, cluster, i, ref, obs.Live))
+		}
+	}
+	switch {
+	case len(failures) > 0:
+		msg := strings.Join(failures, "; ")
+		return statuses, metav1.ConditionFalse, api.ReasonWorkObserveFailed, msg, errors.New(msg)
+	case len(missing) > 0:
+		return statuses, metav1.ConditionFalse, api.ReasonWorkNotFound, strings.Join(missing, "; "), nil
+	}
+	return statuses, metav1.ConditionTrue, api.ReasonWorkAvailable, availableMessage(cluster), nil
+}
+
+// availableMessage is the Available condition's message when every object
+// of a Work exists in its cluster.
+func availableMessage(cluster string) string { return "manifests exist in cluster " + cluster }
+
+// manifestStatus is one object's entry in status.manifestStatuses. The
+// status is what controlplane/health reflects; for kinds whose status
+// carries observedGeneration, the member object's generation is added (as
+// Karmada does) so aggregation can tell when the member caught up.
+func (s *workStatus) manifestStatus(ctx context.Context, in *interpret.Interpreter, cluster string, ordinal int, ref api.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
+	return observedManifestStatus(ctx, s.members, in, cluster, ordinal, ref, live)
+}
+
+// observedManifestStatus is manifestStatus for any holder of the members'
+// clients (the execution controller reports what its apply returned).
+func observedManifestStatus(ctx context.Context, members execution.Connector, in *interpret.Interpreter, cluster string, ordinal int, ref api.TemplateRef, live *unstructured.Unstructured) api.ManifestStatus {
+	h, msg := in.InterpretHealth(live)
+	ms := api.ManifestStatus{
+		Identifier:    api.ResourceIdentifier{Ordinal: ordinal, Group: ref.Group, Version: ref.Version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Resource: resourceOf(ctx, members, cluster, ref)},
+		Health:        api.ResourceHealth(h),
+		HealthMessage: msg,
+	}
+	status, err := in.ReflectStatus(live)
+	if err != nil {
+		// The health already carries the customization's failure when
+		// it is refused; a failing reflection alone is logged.
+		ctrl.LoggerFrom(ctx).Info("status cannot be reflected", "cluster", cluster, "object", ref.String(), "reason", err.Error())
+	}
+	if _, ok := status["observedGeneration"]; ok {
+		status[shared.StatusGeneration] = live.GetGeneration()
+	}
+	if status != nil {
+		if raw, err := json.Marshal(status); err == nil {
+			ms.Status = &runtime.RawExtension{Raw: raw}
+		}
+	}
+	return ms
+}
+
+// resourceOf is the plural resource name of ref in cluster; empty when the
+// member's mapper cannot tell.
+func resourceOf(ctx context.Context, members execution.Connector, cluster string, ref api.TemplateRef) string {
+	target, err := members.Connect(ctx, cluster)
+	if err != nil {
+		return ""
+	}
+	m, err := target.Mapper.RESTMapping(schema.GroupKind{Group: ref.Group, Kind: ref.Kind}, ref.Version)
+	if err != nil {
+		return ""
+	}
+	return m.Resource.Resource
+}
