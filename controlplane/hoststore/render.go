@@ -24,6 +24,13 @@ import (
 // (markScaleTarget). The rendering itself is plan.RenderBinding, the
 // synchronous driver's; this reads its inputs from the host.
 func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
+	return RenderBindingFor(ctx, c, rb, tmpl, fleet, "")
+}
+
+// RenderBindingFor is RenderBinding for one cluster of the binding (all of
+// them when only is empty): the work the binding controller writes for
+// that cluster, rendered without the others' (plan.BindingInput.Only).
+func RenderBindingFor(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet, only string) (map[string]render.Work, error) {
 	if len(rb.Spec.Clusters) == 0 {
 		return nil, nil
 	}
@@ -53,6 +60,7 @@ func RenderBinding(ctx context.Context, c client.Reader, rb *workv1.ResourceBind
 		ClusterOverridePolicies: cop,
 		Fleet:                   fleet,
 		Interpreter:             in,
+		Only:                    only,
 	})
 }
 
