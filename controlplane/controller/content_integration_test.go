@@ -103,6 +103,41 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 		t.Errorf("the edited manifest reached %s: the member's ConfigMap was %s", names[0], got)
 	}
 
+	t.Log("a namespace sync's Work: the edit is written back and never applied")
+	var nsWorks workv1.WorkList
+	if err := hub.List(ctx, &nsWorks, client.InNamespace(controller.ExecutionNamespace(names[0])), client.MatchingLabels{controller.LabelNamespaceSyncName: "tenant-b"}); err != nil || len(nsWorks.Items) != 1 {
+		t.Fatalf("the namespace sync's Work of tenant-b in %s: %v, %d found", names[0], err, len(nsWorks.Items))
+	}
+	nsWork := client.ObjectKeyFromObject(&nsWorks.Items[0])
+	nsSeen := watchNamespaceLabel(t, env, names[0], "tenant-b", "attacker")
+	var w workv1.Work
+	if err := hub.Get(ctx, nsWork, &w); err != nil {
+		t.Fatal(err)
+	}
+	var ns corev1.Namespace
+	if err := json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &ns); err != nil {
+		t.Fatal(err)
+	}
+	metav1.SetMetaDataLabel(&ns.ObjectMeta, "attacker", "yes")
+	raw, err := json.Marshal(&ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Spec.Workload.Manifests[0] = api.Manifest{RawExtension: runtime.RawExtension{Raw: raw}}
+	if err := hub.Update(ctx, &w); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, deadline, "the namespace Work written back", func() (bool, string) {
+		if err := hub.Get(ctx, nsWork, &w); err != nil {
+			return false, err.Error()
+		}
+		return !strings.Contains(string(w.Spec.Workload.Manifests[0].Raw), "attacker"), string(w.Spec.Workload.Manifests[0].Raw)
+	})
+	time.Sleep(3 * time.Second)
+	if got := nsSeen(); strings.Contains(got, "yes") {
+		t.Errorf("the edited namespace Work reached %s: the member namespace's label attacker was %s", names[0], got)
+	}
+
 	t.Log("a held rollout stage: the edit is never applied")
 	held := client.ObjectKey{Namespace: "default", Name: "staged"}
 	pp := createPolicy(t, hub, apitest.MakePropagationPolicy("staged", "default").SelectName("v1", "ConfigMap", "staged").ClusterNames(names[0], names[1]))
@@ -230,6 +265,37 @@ func watchData(t *testing.T, env fleetEnv, cluster string, key client.ObjectKey,
 		for ev := range w.ResultChan() {
 			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Error {
 				values = append(values, cm.Data[k])
+			}
+		}
+	}()
+	return func() string {
+		w.Stop()
+		<-done
+		return strings.Join(values, ", ")
+	}
+}
+
+// watchNamespaceLabel is watchData for a member namespace's label.
+func watchNamespaceLabel(t *testing.T, env fleetEnv, cluster, name, label string) func() string {
+	t.Helper()
+	var member *kubernetes.Clientset
+	for _, c := range env.fleet {
+		if c.Name == cluster {
+			member = kubernetes.NewForConfigOrDie(c.RESTConfig())
+		}
+	}
+	w, err := member.CoreV1().Namespaces().Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	var values []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			if ns, ok := ev.Object.(*corev1.Namespace); ok && ev.Type != watch.Error {
+				values = append(values, ns.Labels[label])
 			}
 		}
 	}()
