@@ -137,6 +137,22 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	if got := nsSeen(); strings.Contains(got, "yes") {
 		t.Errorf("the edited namespace Work reached %s: the member namespace's label attacker was %s", names[0], got)
 	}
+	// The sync's own change still reaches the member.
+	var hostNS corev1.Namespace
+	if err := hub.Get(ctx, client.ObjectKey{Name: "tenant-b"}, &hostNS); err != nil {
+		t.Fatal(err)
+	}
+	metav1.SetMetaDataLabel(&hostNS.ObjectMeta, "team", "b")
+	if err := hub.Update(ctx, &hostNS); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, deadline, "the host namespace's new label in "+names[0], func() (bool, string) {
+		var m corev1.Namespace
+		if err := env.members[names[0]].Get(ctx, client.ObjectKey{Name: "tenant-b"}, &m); err != nil {
+			return false, err.Error()
+		}
+		return m.Labels["team"] == "b", fmt.Sprintf("labels %v", m.Labels)
+	})
 
 	t.Log("a held rollout stage: the edit is never applied")
 	held := client.ObjectKey{Namespace: "default", Name: "staged"}
