@@ -43,6 +43,10 @@ const (
 // they own, adopted or may delete.
 const ReservedDomain = "flotilla.io"
 
+// annotationRolloutResume is the controller's AnnotationRolloutResume, a
+// user's request written on the template rather than a key of flotilla's.
+const annotationRolloutResume = "rollout.flotilla.io/resume"
+
 // Reserved reports whether a label or annotation key is flotilla's own:
 // its prefix is ReservedDomain or a subdomain of it, or it is
 // LabelManagedBy. A rendered object never carries such a key from its
@@ -50,8 +54,14 @@ const ReservedDomain = "flotilla.io"
 // removes them, so a template cannot mark its copies adopted, claim
 // another template's objects or pose as another fleet's.
 func Reserved(key string) bool {
-	if key == LabelManagedBy {
+	switch key {
+	case LabelManagedBy:
 		return true
+	case annotationRolloutResume:
+		// A user's request on the template, kept as before: a resume
+		// rewrites the halted stage's Works, which the staged rollout's
+		// resume relies on.
+		return false
 	}
 	prefix, _, ok := strings.Cut(key, "/")
 	return ok && (prefix == ReservedDomain || strings.HasSuffix(prefix, "."+ReservedDomain))

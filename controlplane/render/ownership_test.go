@@ -117,7 +117,7 @@ func TestRenderStripsReservedKeys(t *testing.T) {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 	wantAnnotations := map[string]string{
-		"resourcetemplate.karmada.io/retain-replicas": "true", "team": "a",
+		"resourcetemplate.karmada.io/retain-replicas": "true", "team": "a", "rollout.flotilla.io/resume": "1",
 		AnnotationTemplate: ref.String(), AnnotationRenderedHash: w.Hash,
 	}
 	if diff := cmp.Diff(wantAnnotations, w.Object.GetAnnotations()); diff != "" {
@@ -136,6 +136,7 @@ func TestReserved(t *testing.T) {
 		"flotilla.io.example.com/x":                false,
 		"propagationpolicy.karmada.io/name":        false,
 		"app":                                      false,
+		"rollout.flotilla.io/resume":               false,
 	} {
 		if got := Reserved(key); got != want {
 			t.Errorf("Reserved(%q) = %v, want %v", key, got, want)
