@@ -319,10 +319,7 @@ func checkExecutionSpace(ns *corev1.Namespace, cluster string) error {
 // Only the trusted clusters and replica scheduling are used, whatever the
 // binding's own spec says.
 func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, t *trusted) (map[string]render.Work, error) {
-	checked := rb.DeepCopy()
-	checked.Spec.Clusters = t.clusters
-	checked.Spec.Placement = &api.Placement{ReplicaScheduling: &api.ReplicaSchedulingStrategy{ReplicaSchedulingType: t.scheduling}}
-	return hoststore.RenderBinding(ctx, hoststore.Indexed(b.client), b.opts.interpreters, checked, tmpl, b.opts.Fleet)
+	return renderTrusted(ctx, b.client, b.opts.interpreters, rb, tmpl, t, b.opts.Fleet, "")
 }
 
 // remove deletes the binding's Works and lets the binding go once they are
