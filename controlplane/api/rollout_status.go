@@ -126,4 +126,15 @@ type BindingRolloutCluster struct {
 	// Reason says why it is not healthy.
 	// +optional
 	Reason string `json:"reason,omitempty"`
+	// Digest is the SHA-256 of the manifests of the cluster's Work as the
+	// binding controller wrote (or holds) them. The execution controller
+	// applies a Work that is not the binding's current rendering (a held
+	// stage, a rollback copy) only when its manifests have this digest or
+	// StableDigest, so a Work edited in its execution namespace is not.
+	// +optional
+	Digest string `json:"digest,omitempty"`
+	// StableDigest is the SHA-256 of the Work's stable copy (the
+	// rendering a rollback gives back), as the binding controller took it.
+	// +optional
+	StableDigest string `json:"stableDigest,omitempty"`
 }

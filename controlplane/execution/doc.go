@@ -31,8 +31,10 @@
 // ownership labels, annotations and flotilla's managedFields entries are
 // removed and the object is left as it is. An object flotilla adopted
 // (it existed before, and Overwrite took it over) carries the annotation
-// flotilla.io/adopted, set just before the adopting apply, and is always
-// released rather than deleted: flotilla deletes only what it created.
+// flotilla.io/adopted, set by its own field manager just before the
+// adopting apply, and is always released rather than deleted: flotilla
+// deletes only what it created. The annotation counts only with that
+// manager's ownership, so a copy whose template carried it is deleted.
 //
 // It reaches members only through the Connector it is given; connection
 // caching and health probing belong to package member. Deciding what goes

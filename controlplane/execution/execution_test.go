@@ -17,6 +17,7 @@ func TestExecution(t *testing.T) {
 	}{
 		{"apply, re-apply, change and prune a Deployment", testLifecycle},
 		{"an unowned object is refused with Abort and adopted with Overwrite", testConflict},
+		{"only flotilla's own adoption marker releases an object", testForgedAdoption},
 		{"another fleet's object is never adopted nor pruned", testOtherFleet},
 		{"a CRD is established before its instances", testCRD},
 		{"a missing namespace is created and never pruned", testNamespaceSync},

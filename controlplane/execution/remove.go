@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
@@ -19,7 +20,9 @@ import (
 // AnnotationAdopted marks a member object that existed before flotilla
 // adopted it (conflictResolution Overwrite). Pruning or deleting such an
 // object releases it instead: flotilla gives back what it took over and
-// deletes only what it created.
+// deletes only what it created. The annotation counts only when the
+// adoption field manager owns it (adopted): anyone may write the
+// annotation itself, and templates used to carry it into their copies.
 const AnnotationAdopted = "flotilla.io/adopted"
 
 // ownershipLabels and ownershipAnnotations are what release removes.
@@ -28,29 +31,70 @@ var (
 	ownershipAnnotations = []string{render.AnnotationTemplate, render.AnnotationRenderedHash, AnnotationAdopted}
 )
 
+// adoptedPath is AnnotationAdopted's path in managedFields.
+var adoptedPath = fieldpath.MakePathOrDie("metadata", "annotations", AnnotationAdopted)
+
 // adoptionFieldManager writes the adopted marker. It is not the apply's
 // field manager: the marker is not part of the rendered object, so the
 // applies never remove it, and the managed view (what Terraform compares)
-// never shows it.
+// never shows it. That it is a manager of its own is also what makes the
+// marker flotilla's word: a rendered object is applied by the apply's
+// manager and never carries the annotation (render strips flotilla's keys
+// from templates), so a template cannot mark its copies adopted.
 func (e *Executor) adoptionFieldManager() string {
 	return e.fieldManager() + "-adoption"
 }
 
+// adopted reports whether flotilla adopted live: AnnotationAdopted is
+// "true" and the adoption field manager owns it in managedFields. Only
+// markAdopted writes it as that manager, when it takes over an object it
+// did not create; an annotation written by anyone else, the apply's own
+// manager included (a copy of a template that carried it), does not make
+// a prune release the object instead of deleting it.
+func (e *Executor) adopted(live *unstructured.Unstructured) bool {
+	if live.GetAnnotations()[AnnotationAdopted] != "true" {
+		return false
+	}
+	for _, entry := range live.GetManagedFields() {
+		if entry.Manager != e.adoptionFieldManager() || entry.Subresource != "" || entry.FieldsV1 == nil {
+			continue
+		}
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
+			continue
+		}
+		if set.Has(adoptedPath) {
+			return true
+		}
+	}
+	return false
+}
+
 // markAdopted sets AnnotationAdopted on a live object about to be adopted,
-// guarded by its resourceVersion: an object changed meanwhile fails the
-// apply and is looked at again on the next one.
+// as the adoption field manager, guarded by its resourceVersion: an object
+// changed meanwhile fails the apply and is looked at again on the next
+// one. It is a server-side apply, forced, rather than a merge patch: an
+// object whose owner already wrote the annotation (with any value) must
+// still end up with the adoption manager owning it, and an update that
+// changes nothing records no owner.
 func (c *clusterRun) markAdopted(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) error {
-	if live.GetAnnotations()[AnnotationAdopted] == "true" {
+	if c.e.adopted(live) {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+	metadata := map[string]any{
+		"name":            live.GetName(),
 		"resourceVersion": live.GetResourceVersion(),
 		"annotations":     map[string]any{AnnotationAdopted: "true"},
-	}})
+	}
+	if ns := live.GetNamespace(); ns != "" {
+		metadata["namespace"] = ns
+	}
+	patch, err := json.Marshal(map[string]any{"apiVersion": live.GetAPIVersion(), "kind": live.GetKind(), "metadata": metadata})
 	if err != nil {
 		return fmt.Errorf("encode the adoption patch: %w", err)
 	}
-	_, err = client.Patch(ctx, live.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: c.e.adoptionFieldManager()})
+	force := true
+	_, err = client.Patch(ctx, live.GetName(), types.ApplyPatchType, patch, metav1.PatchOptions{FieldManager: c.e.adoptionFieldManager(), Force: &force})
 	return err
 }
 
@@ -93,7 +137,7 @@ func (c *clusterRun) remove(ctx context.Context, o op) Outcome {
 		return out
 	}
 	out.Hash = live.GetAnnotations()[render.AnnotationRenderedHash]
-	if o.preserve || live.GetAnnotations()[AnnotationAdopted] == "true" {
+	if o.preserve || c.e.adopted(live) {
 		released, err := c.release(ctx, client, live)
 		if apierrors.IsNotFound(err) {
 			out.Action, out.Reason = ActionAbsent, "the object was deleted meanwhile"

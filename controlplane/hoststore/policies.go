@@ -128,6 +128,33 @@ func validate(p interface {
 	return errs
 }
 
+// checkedPolicy is a policy object of the host that validates itself.
+type checkedPolicy interface {
+	GetUID() types.UID
+	GetGeneration() int64
+	GetNamespace() string
+	GetName() string
+	Validate() field.ErrorList
+}
+
+// valid returns the engine form of each valid policy of items, and adds
+// each invalid one, as kind, to invalid.
+func valid[T any, P interface {
+	*T
+	checkedPolicy
+}, E any](items []T, kind string, invalid *[]InvalidPolicy, selectors func(P) []api.ResourceSelector, engine func(P) E) []E {
+	out := make([]E, 0, len(items))
+	for i := range items {
+		p := P(&items[i])
+		if errs := validate(p); len(errs) > 0 {
+			*invalid = append(*invalid, InvalidPolicy{Kind: kind, Namespace: p.GetNamespace(), Name: p.GetName(), Selectors: selectors(p), Errs: errs})
+			continue
+		}
+		out = append(out, engine(p))
+	}
+	return out
+}
+
 // PropagationPolicies lists the host's valid propagation policies that may
 // claim a template in namespace, in the engine's form, and the invalid
 // ones apart. A cluster-scoped template (namespace "") is claimed by
@@ -145,24 +172,16 @@ func PropagationPolicies(ctx context.Context, c client.Reader, namespace string)
 		return nil, nil, nil, fmt.Errorf("list cluster propagation policies: %w", err)
 	}
 	var invalid []InvalidPolicy
-	pp := make([]api.PropagationPolicy, 0, len(pps.Items))
-	for i := range pps.Items {
-		p := &pps.Items[i]
-		if errs := validate(p); len(errs) > 0 {
-			invalid = append(invalid, InvalidPolicy{Kind: api.KindPropagationPolicy, Namespace: p.Namespace, Name: p.Name, Selectors: p.Spec.ResourceSelectors, Errs: errs})
-			continue
-		}
-		pp = append(pp, api.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
-	}
-	cpp := make([]api.ClusterPropagationPolicy, 0, len(cpps.Items))
-	for i := range cpps.Items {
-		p := &cpps.Items[i]
-		if errs := validate(p); len(errs) > 0 {
-			invalid = append(invalid, InvalidPolicy{Kind: api.KindClusterPropagationPolicy, Name: p.Name, Selectors: p.Spec.ResourceSelectors, Errs: errs})
-			continue
-		}
-		cpp = append(cpp, api.ClusterPropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
-	}
+	pp := valid(pps.Items, api.KindPropagationPolicy, &invalid,
+		func(p *policyv1.PropagationPolicy) []api.ResourceSelector { return p.Spec.ResourceSelectors },
+		func(p *policyv1.PropagationPolicy) api.PropagationPolicy {
+			return api.PropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+		})
+	cpp := valid(cpps.Items, api.KindClusterPropagationPolicy, &invalid,
+		func(p *policyv1.ClusterPropagationPolicy) []api.ResourceSelector { return p.Spec.ResourceSelectors },
+		func(p *policyv1.ClusterPropagationPolicy) api.ClusterPropagationPolicy {
+			return api.ClusterPropagationPolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+		})
 	return pp, cpp, invalid, nil
 }
 
@@ -182,23 +201,15 @@ func OverridePolicies(ctx context.Context, c client.Reader, namespace string) ([
 		return nil, nil, nil, fmt.Errorf("list cluster override policies: %w", err)
 	}
 	var invalid []InvalidPolicy
-	op := make([]api.OverridePolicy, 0, len(ops.Items))
-	for i := range ops.Items {
-		p := &ops.Items[i]
-		if errs := validate(p); len(errs) > 0 {
-			invalid = append(invalid, InvalidPolicy{Kind: api.KindOverridePolicy, Namespace: p.Namespace, Name: p.Name, Selectors: p.Spec.ResourceSelectors, Errs: errs})
-			continue
-		}
-		op = append(op, api.OverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
-	}
-	cop := make([]api.ClusterOverridePolicy, 0, len(cops.Items))
-	for i := range cops.Items {
-		p := &cops.Items[i]
-		if errs := validate(p); len(errs) > 0 {
-			invalid = append(invalid, InvalidPolicy{Kind: api.KindClusterOverridePolicy, Name: p.Name, Selectors: p.Spec.ResourceSelectors, Errs: errs})
-			continue
-		}
-		cop = append(cop, api.ClusterOverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec})
-	}
+	op := valid(ops.Items, api.KindOverridePolicy, &invalid,
+		func(p *policyv1.OverridePolicy) []api.ResourceSelector { return p.Spec.ResourceSelectors },
+		func(p *policyv1.OverridePolicy) api.OverridePolicy {
+			return api.OverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+		})
+	cop := valid(cops.Items, api.KindClusterOverridePolicy, &invalid,
+		func(p *policyv1.ClusterOverridePolicy) []api.ResourceSelector { return p.Spec.ResourceSelectors },
+		func(p *policyv1.ClusterOverridePolicy) api.ClusterOverridePolicy {
+			return api.ClusterOverridePolicy{ObjectMeta: p.ObjectMeta, Spec: p.Spec}
+		})
 	return op, cop, invalid, nil
 }

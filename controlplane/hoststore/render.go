@@ -29,6 +29,13 @@ import (
 // rendered without it, tmpl would lose the overrides it had while valid,
 // so its Works stay as last rendered.
 func RenderBinding(ctx context.Context, c client.Reader, is *Interpreters, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet string) (map[string]render.Work, error) {
+	return RenderBindingFor(ctx, c, is, rb, tmpl, fleet, "")
+}
+
+// RenderBindingFor is RenderBinding for one cluster of the binding (all of
+// them when only is empty): the work the binding controller writes for
+// that cluster, rendered without the others' (plan.BindingInput.Only).
+func RenderBindingFor(ctx context.Context, c client.Reader, is *Interpreters, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, fleet, only string) (map[string]render.Work, error) {
 	if len(rb.Spec.Clusters) == 0 {
 		return nil, nil
 	}
@@ -61,6 +68,7 @@ func RenderBinding(ctx context.Context, c client.Reader, is *Interpreters, rb *w
 		ClusterOverridePolicies: cop,
 		Fleet:                   fleet,
 		Interpreter:             in,
+		Only:                    only,
 	})
 }
 

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -30,6 +31,10 @@ type BindingInput struct {
 	// Interpreter is the fleet's resource interpreter (customizations
 	// included); nil is the built-in one.
 	Interpreter *interpret.Interpreter
+	// Only, when set, renders that cluster's work alone (render.Input.Only);
+	// Cluster is then asked for that cluster only, as the others' facts
+	// change nothing in its work.
+	Only string
 }
 
 // RenderBinding renders the template for each cluster of its binding as
@@ -45,6 +50,10 @@ func RenderBinding(in BindingInput) (map[string]render.Work, error) {
 	}
 	targets := make([]render.Target, 0, len(in.Binding.Clusters))
 	for _, tc := range in.Binding.Clusters {
+		if in.Only != "" && tc.Name != in.Only {
+			targets = append(targets, render.Target{Cluster: &api.Cluster{ObjectMeta: metav1.ObjectMeta{Name: tc.Name}}, Replicas: tc.Replicas})
+			continue
+		}
 		c, err := in.Cluster(tc.Name)
 		if err != nil {
 			return nil, err
@@ -62,5 +71,6 @@ func RenderBinding(in BindingInput) (map[string]render.Work, error) {
 		Fleet:             in.Fleet,
 		ReplicaScheduling: scheduling,
 		Interpreter:       in.Interpreter,
+		Only:              in.Only,
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -34,6 +35,37 @@ const (
 	// differs from the last rendered one was changed by someone else.
 	AnnotationRenderedHash = "flotilla.io/rendered-hash"
 )
+
+// ReservedDomain is flotilla's label and annotation domain. Every key in it
+// or in one of its subdomains (flotilla.io/adopted,
+// resourcebinding.flotilla.io/permanent-id, …) is flotilla's own: what the
+// execution layer, the controllers and the front ends read to decide what
+// they own, adopted or may delete.
+const ReservedDomain = "flotilla.io"
+
+// annotationRolloutResume is the controller's AnnotationRolloutResume, a
+// user's request written on the template rather than a key of flotilla's.
+const annotationRolloutResume = "rollout.flotilla.io/resume"
+
+// Reserved reports whether a label or annotation key is flotilla's own:
+// its prefix is ReservedDomain or a subdomain of it, or it is
+// LabelManagedBy. A rendered object never carries such a key from its
+// template, an override or a failover's preserved labels: stampOwnership
+// removes them, so a template cannot mark its copies adopted, claim
+// another template's objects or pose as another fleet's.
+func Reserved(key string) bool {
+	switch key {
+	case LabelManagedBy:
+		return true
+	case annotationRolloutResume:
+		// A user's request on the template, kept as before: a resume
+		// rewrites the halted stage's Works, which the staged rollout's
+		// resume relies on.
+		return false
+	}
+	prefix, _, ok := strings.Cut(key, "/")
+	return ok && (prefix == ReservedDomain || strings.HasSuffix(prefix, "."+ReservedDomain))
+}
 
 // CanonicalJSON encodes an object with sorted keys and no insignificant
 // whitespace, so equal objects give equal bytes.
@@ -67,13 +99,20 @@ func RenderedHash(obj *unstructured.Unstructured) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// stampOwnership sets the ownership labels and the template annotation, then
-// the rendered hash over everything else. It runs after the overrides so no
-// override can remove or forge them.
+// stampOwnership removes every Reserved label and annotation the object
+// came with, sets the ownership labels and the template annotation, then
+// the rendered hash over everything else. It runs after the overrides and
+// the preserved labels, so none of them can remove or forge flotilla's
+// keys.
 func stampOwnership(obj *unstructured.Unstructured, ref api.TemplateRef, fleet string) error {
 	labels := obj.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
+	}
+	for k := range labels {
+		if Reserved(k) {
+			delete(labels, k)
+		}
 	}
 	labels[LabelManagedBy] = ManagedByFlotilla
 	labels[LabelFleet] = fleet
@@ -84,8 +123,12 @@ func stampOwnership(obj *unstructured.Unstructured, ref api.TemplateRef, fleet s
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
+	for k := range annotations {
+		if Reserved(k) {
+			delete(annotations, k)
+		}
+	}
 	annotations[AnnotationTemplate] = ref.String()
-	delete(annotations, AnnotationRenderedHash)
 	obj.SetAnnotations(annotations)
 
 	hash, err := RenderedHash(obj)

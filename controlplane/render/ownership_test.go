@@ -88,3 +88,58 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestRenderStripsReservedKeys: flotilla's own labels and annotations
+// never reach a rendered object from the template, an override or a
+// failover's preserved labels; other domains (Karmada's, the user's) do.
+func TestRenderStripsReservedKeys(t *testing.T) {
+	tmpl := apitest.MakeConfigMap("c", "ns").Data("k", "v").
+		Label("app", "web").
+		Label("resourcebinding.flotilla.io/permanent-id", "forged").
+		Label("notflotilla.io/kept", "yes").
+		Annotation("flotilla.io/adopted", "true").
+		Annotation("work.flotilla.io/conflict-resolution", "Overwrite").
+		Annotation("rollout.flotilla.io/resume", "1").
+		Annotation("resourcetemplate.karmada.io/retain-replicas", "true").
+		Annotation(AnnotationTemplate, "v1, Kind=ConfigMap, other/victim").Obj()
+	mark := apitest.MakeOverridePolicy("mark", "ns").Rule(nil, api.Overriders{
+		AnnotationsOverrider: []api.LabelAnnotationOverrider{{Operator: api.OverriderOpAdd, Value: map[string]string{"flotilla.io/adopted": "true", "team": "a"}}},
+	}).Obj()
+	ts := targets("east", 1)
+	ts[0].Labels = map[string]string{"failover.flotilla.io/unhealthy-since": "x", "preserved": "yes"}
+	w := mustRender(t, Input{Template: tmpl, Clusters: ts, Overrides: policy.MatchOverrides(tmpl, []api.OverridePolicy{*mark}, nil), Fleet: "prod"})["east"]
+	ref := api.TemplateRefOf(tmpl)
+	wantLabels := map[string]string{
+		"app": "web", "notflotilla.io/kept": "yes", "preserved": "yes",
+		LabelManagedBy: ManagedByFlotilla, LabelFleet: "prod", LabelTemplateID: ref.ID(),
+	}
+	if diff := cmp.Diff(wantLabels, w.Object.GetLabels()); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+	wantAnnotations := map[string]string{
+		"resourcetemplate.karmada.io/retain-replicas": "true", "team": "a", "rollout.flotilla.io/resume": "1",
+		AnnotationTemplate: ref.String(), AnnotationRenderedHash: w.Hash,
+	}
+	if diff := cmp.Diff(wantAnnotations, w.Object.GetAnnotations()); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
+}
+
+func TestReserved(t *testing.T) {
+	for key, want := range map[string]bool{
+		"flotilla.io/adopted":                      true,
+		"resourcebinding.flotilla.io/permanent-id": true,
+		"fleet.m.flotilla.io/owner":                true,
+		LabelManagedBy:                             true,
+		"flotilla.io":                              false,
+		"notflotilla.io/x":                         false,
+		"flotilla.io.example.com/x":                false,
+		"propagationpolicy.karmada.io/name":        false,
+		"app":                                      false,
+		"rollout.flotilla.io/resume":               false,
+	} {
+		if got := Reserved(key); got != want {
+			t.Errorf("Reserved(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

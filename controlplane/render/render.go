@@ -35,6 +35,12 @@ type Input struct {
 	// Interpreter revises a divided workload's replicas: the built-in
 	// table, or nil for it, extended by customizations.
 	Interpreter *interpret.Interpreter
+	// Only, when set, renders that cluster's work alone; every cluster of
+	// Clusters still counts where the clusters share something (a divided
+	// Job's completions), so the work is the one a full render gives. A
+	// caller checking one cluster's work (the execution controller) then
+	// does not render the whole fleet.
+	Only string
 }
 
 // Target is one selected cluster and its share of the replicas.
@@ -81,6 +87,9 @@ func Render(in Input) (map[string]Work, error) {
 	}
 	works := make(map[string]Work, len(in.Clusters))
 	for _, t := range in.Clusters {
+		if in.Only != "" && t.Cluster.Name != in.Only {
+			continue
+		}
 		w, err := renderOne(in, ref, t, divided, completions)
 		if err != nil {
 			return nil, fmt.Errorf("render %s for cluster %s: %w", ref, t.Cluster.Name, err)

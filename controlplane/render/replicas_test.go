@@ -181,3 +181,19 @@ func TestJobCompletionsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderOnly: rendering one cluster alone gives the very work a full
+// render gives it, a divided Job's completions (shared out over every
+// cluster) included, and no other cluster's.
+func TestRenderOnly(t *testing.T) {
+	in := Input{Template: apitest.MakeJob("j", "default").Completions(7).Obj(), Clusters: targets("a", 1, "b", 2), Fleet: "prod", ReplicaScheduling: api.ReplicaSchedulingTypeDivided}
+	full := mustRender(t, in)
+	in.Only = "b"
+	only := mustRender(t, in)
+	if len(only) != 1 {
+		t.Fatalf("Only b rendered %d works, want 1", len(only))
+	}
+	if diff := cmp.Diff(full["b"].Object.Object, only["b"].Object.Object); diff != "" {
+		t.Errorf("work of b alone differs from the full render's (-full +only):\n%s", diff)
+	}
+}

@@ -267,10 +267,7 @@ func (b *bindingReconciler) writeWork(ctx context.Context, w *workv1.Work) (*wor
 // Only the trusted clusters and replica scheduling are used, whatever the
 // binding's own spec says.
 func (b *bindingReconciler) render(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, t *shared.Trusted) (map[string]render.Work, error) {
-	checked := rb.DeepCopy()
-	checked.Spec.Clusters = t.Clusters
-	checked.Spec.Placement = &api.Placement{ReplicaScheduling: &api.ReplicaSchedulingStrategy{ReplicaSchedulingType: t.Scheduling}}
-	return hoststore.RenderBinding(ctx, hoststore.Indexed(b.client), b.opts.Interpreters(), checked, tmpl, b.opts.Fleet)
+	return shared.RenderTrusted(ctx, b.client, b.opts.Interpreters(), rb, tmpl, t, b.opts.Fleet, "")
 }
 
 // remove deletes the binding's Works and lets the binding go once they are

@@ -79,6 +79,9 @@ func (b *bindingReconciler) stageWorks(ctx context.Context, rb *workv1.ResourceB
 			return nil, err
 		}
 	}
+	if err := recordDigests(&d.status, rb.Status.Rollout, d.actions, works, desired); err != nil {
+		return nil, err
+	}
 	return &rolloutOutcome{status: &d.status, events: d.events, gates: d.gates, wait: d.wait}, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -104,7 +103,7 @@ func (s *namespaceSync) Reconcile(ctx context.Context, req reconcile.Request) (r
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	tmpl, err := namespaceTemplate(&ns)
+	tmpl, err := shared.NamespaceTemplate(&ns)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -212,18 +211,4 @@ func (s *namespaceSync) deleteWorks(ctx context.Context, name string) error {
 		}
 	}
 	return nil
-}
-
-// namespaceTemplate is the host namespace as the template rendered for
-// members: its metadata (labels and annotations) and spec; render strips
-// what the host's apiserver set.
-func namespaceTemplate(ns *corev1.Namespace) (*unstructured.Unstructured, error) {
-	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
-	if err != nil {
-		return nil, fmt.Errorf("convert namespace %s: %w", ns.Name, err)
-	}
-	u := &unstructured.Unstructured{Object: raw}
-	u.SetAPIVersion("v1")
-	u.SetKind("Namespace")
-	return u, nil
 }

@@ -5,11 +5,16 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // NamespaceWork reports whether w is (or claims to be) a Work of the
@@ -97,7 +102,60 @@ func verifyNamespaceWork(ctx context.Context, c client.Reader, w *workv1.Work, c
 	if !ns.DeletionTimestamp.IsZero() {
 		return nil, ErrPending
 	}
+	if err := verifyNamespaceContent(ctx, c, &ns, w, cluster, opts); err != nil {
+		return nil, err
+	}
 	return &Trusted{Clusters: []api.TargetCluster{{Name: cluster}}, Conflict: api.ConflictAbort}, nil
+}
+
+// verifyNamespaceContent is verifyContent for a Work of the namespace
+// sync: its Namespace must be the one the sync renders for the cluster now
+// (the host namespace's labels and annotations, with the matching
+// ClusterOverridePolicies). A different one waits (ErrPending) for the
+// sync, which the Work's change brings back, to write it again; a Work
+// edited in its execution namespace (a Pod Security label taken off) is
+// never applied.
+func verifyNamespaceContent(ctx context.Context, c client.Reader, ns *corev1.Namespace, w *workv1.Work, cluster string, opts Options) error {
+	var cl clusterv1.Cluster
+	if err := c.Get(ctx, client.ObjectKey{Name: cluster}, &cl); err != nil {
+		return fmt.Errorf("read cluster %s of work %s/%s: %w", cluster, w.Namespace, w.Name, err)
+	}
+	_, cops, invalid, err := hoststore.OverridePolicies(ctx, c, "")
+	if err != nil {
+		return err
+	}
+	tmpl, err := NamespaceTemplate(ns)
+	if err != nil {
+		return err
+	}
+	if hoststore.HeldBy(invalid, tmpl) != nil {
+		// The sync holds the namespace at its last Works while an invalid
+		// ClusterOverridePolicy may apply to it, and a held Work is not
+		// applied again (as for templates).
+		return ErrPending
+	}
+	e := cl.Engine()
+	rendered, err := render.Render(render.Input{
+		Template:  tmpl,
+		Clusters:  []render.Target{{Cluster: &e}},
+		Overrides: policy.MatchOverrides(tmpl, nil, cops),
+		Fleet:     opts.WithDefaults().Fleet,
+	})
+	if err != nil {
+		return ErrPending // the sync reports it
+	}
+	raw, err := render.CanonicalJSON(rendered[cluster].Object)
+	if err != nil {
+		return err
+	}
+	want, err := ManifestsDigest([]api.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}})
+	if err != nil {
+		return err
+	}
+	if got, err := ManifestsDigest(w.Spec.Workload.Manifests); err != nil || got != want {
+		return ErrPending
+	}
+	return nil
 }
 
 // ownedNamespaceWork is ownedWork for a Work of the namespace sync being

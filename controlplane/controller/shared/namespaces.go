@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -86,4 +87,19 @@ func NewNamespaceWork(ns *corev1.Namespace, rendered render.Work) (*workv1.Work,
 		},
 		Spec: api.WorkSpec{Workload: api.WorkloadTemplate{Manifests: []api.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}},
 	}, nil
+}
+
+// NamespaceTemplate is the host namespace as the template rendered for
+// members: its metadata (labels and annotations) and spec; render strips
+// what the host's apiserver set. The namespace sync renders it, and
+// the execution controller checks a namespace Work against it.
+func NamespaceTemplate(ns *corev1.Namespace) (*unstructured.Unstructured, error) {
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
+	if err != nil {
+		return nil, fmt.Errorf("convert namespace %s: %w", ns.Name, err)
+	}
+	u := &unstructured.Unstructured{Object: raw}
+	u.SetAPIVersion("v1")
+	u.SetKind("Namespace")
+	return u, nil
 }

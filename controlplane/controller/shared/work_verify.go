@@ -58,7 +58,8 @@ func ValidateWork(w *workv1.Work) field.ErrorList {
 // it: the binding its annotations name exists with the UID of its
 // permanent-id label, the binding passes trust, the Work is the one the
 // binding controller names for its template (name and manifest) in a
-// cluster the binding is scheduled to or being evicted from. It returns the
+// cluster the binding is scheduled to or being evicted from, and its
+// manifest is the binding's rendering (verifyContent). It returns the
 // binding's trusted settings, a *RefusedError, or errPending. A Work
 // written by anyone else, with labels and annotations computed to look
 // right, gets no further: the execution namespaces are not a trust
@@ -121,6 +122,9 @@ func VerifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster st
 	}
 	if !slices.ContainsFunc(t.Clusters, func(tc api.TargetCluster) bool { return tc.Name == cluster }) && !Evicting(&rb, cluster) {
 		return nil, refuse(field.Invalid(field.NewPath("metadata", "namespace"), w.Namespace, fmt.Sprintf("binding %s is not scheduled to cluster %s", key, cluster)))
+	}
+	if err := verifyContent(ctx, c, opts.Interpreters(), &rb, tmpl, t, w, cluster, opts.Fleet); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -1,0 +1,318 @@
+package controller_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+)
+
+// TestTemplateCannotMarkItselfAdopted: a template that carries
+// flotilla.io/adopted=true and other keys of flotilla's own domain is
+// propagated without them, and its copies, which flotilla created, are
+// deleted when a policy change moves the template off a member and when
+// the template is deleted, not released as if flotilla had adopted them.
+func TestTemplateCannotMarkItselfAdopted(t *testing.T) {
+	env := startControlPlane(t)
+	hub, names := env.hub, env.names
+	ctx := t.Context()
+	key := client.ObjectKey{Namespace: "default", Name: "marked"}
+	pp := createPolicy(t, hub, apitest.MakePropagationPolicy("marked", "default").SelectName("v1", "ConfigMap", "marked").ClusterNames(names[0]))
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
+		Labels:      map[string]string{"app": "marked", shared.LabelBindingPermanentID: "forged"},
+		Annotations: map[string]string{"flotilla.io/adopted": "true", shared.AnnotationConflictResolution: "Overwrite", "team": "a"},
+	}, Data: map[string]string{"k": "v"}})
+	var cm corev1.ConfigMap
+	testkit.Eventually(t, deadline, "the ConfigMap in "+names[0], func() (bool, string) {
+		err := env.members[names[0]].Get(ctx, key, &cm)
+		return err == nil, fmt.Sprint(err)
+	})
+	for k := range cm.Labels {
+		if strings.Contains(k, "flotilla.io/") && k != render.LabelFleet && k != render.LabelTemplateID {
+			t.Errorf("member copy carries the template's reserved label %s=%s", k, cm.Labels[k])
+		}
+	}
+	for k := range cm.Annotations {
+		if strings.Contains(k, "flotilla.io/") && k != render.AnnotationTemplate && k != render.AnnotationRenderedHash {
+			t.Errorf("member copy carries the template's reserved annotation %s=%s", k, cm.Annotations[k])
+		}
+	}
+	if cm.Labels["app"] != "marked" || cm.Annotations["team"] != "a" {
+		t.Errorf("member copy lost the template's own keys: labels %v annotations %v", cm.Labels, cm.Annotations)
+	}
+
+	t.Log("the policy moves the template off " + names[0] + ": the copy flotilla created there is deleted")
+	placeOn(t, hub, pp, names[1])
+	testkit.Eventually(t, deadline, "the copy gone from "+names[0]+" and made in "+names[1], func() (bool, string) {
+		err0 := env.members[names[0]].Get(ctx, key, &corev1.ConfigMap{})
+		err1 := env.members[names[1]].Get(ctx, key, &corev1.ConfigMap{})
+		return apierrors.IsNotFound(err0) && err1 == nil, fmt.Sprintf("%s: %v; %s: %v", names[0], err0, names[1], err1)
+	})
+
+	t.Log("the template is deleted: its copy is deleted too")
+	if err := hub.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, deadline, "the copy gone from "+names[1], func() (bool, string) {
+		err := env.members[names[1]].Get(ctx, key, &corev1.ConfigMap{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+}
+
+// TestEditedWorksAreNeverApplied: a Work whose manifest someone with write
+// access to its execution namespace changed never reaches its member, not
+// even before the binding controller writes it back, for a plain Work and
+// for the Work a staged rollout holds at the previous rendering (which
+// the binding controller never writes back).
+func TestEditedWorksAreNeverApplied(t *testing.T) {
+	env := startControlPlane(t)
+	hub, names := env.hub, env.names
+	ctx := t.Context()
+
+	t.Log("a plain Work: the edit is written back and never applied")
+	env.namespaces(t, "tenant-b")
+	workKey := env.victim(t, "victim", names[0])
+	victim := client.ObjectKey{Namespace: "tenant-b", Name: "victim"}
+	seen := watchData(t, env, names[0], victim, "owner")
+	editWork(t, hub, workKey, func(cm *corev1.ConfigMap) { cm.Data["owner"] = "attacker" })
+	testkit.Eventually(t, deadline, "the Work written back", func() (bool, string) {
+		data := workData(t, hub, workKey)
+		return data["owner"] == "tenant-b", fmt.Sprintf("work data %v", data)
+	})
+	time.Sleep(3 * time.Second) // a few resyncs of the execution controller
+	if got := seen(); strings.Contains(got, "attacker") {
+		t.Errorf("the edited manifest reached %s: the member's ConfigMap was %s", names[0], got)
+	}
+
+	t.Log("a namespace sync's Work: the edit is written back and never applied")
+	var nsWorks workv1.WorkList
+	if err := hub.List(ctx, &nsWorks, client.InNamespace(shared.ExecutionNamespace(names[0])), client.MatchingLabels{shared.LabelNamespaceSyncName: "tenant-b"}); err != nil || len(nsWorks.Items) != 1 {
+		t.Fatalf("the namespace sync's Work of tenant-b in %s: %v, %d found", names[0], err, len(nsWorks.Items))
+	}
+	nsWork := client.ObjectKeyFromObject(&nsWorks.Items[0])
+	nsSeen := watchNamespaceLabel(t, env, names[0], "tenant-b", "attacker")
+	var w workv1.Work
+	if err := hub.Get(ctx, nsWork, &w); err != nil {
+		t.Fatal(err)
+	}
+	var ns corev1.Namespace
+	if err := json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &ns); err != nil {
+		t.Fatal(err)
+	}
+	metav1.SetMetaDataLabel(&ns.ObjectMeta, "attacker", "yes")
+	raw, err := json.Marshal(&ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Spec.Workload.Manifests[0] = api.Manifest{RawExtension: runtime.RawExtension{Raw: raw}}
+	if err := hub.Update(ctx, &w); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, deadline, "the namespace Work written back", func() (bool, string) {
+		if err := hub.Get(ctx, nsWork, &w); err != nil {
+			return false, err.Error()
+		}
+		return !strings.Contains(string(w.Spec.Workload.Manifests[0].Raw), "attacker"), string(w.Spec.Workload.Manifests[0].Raw)
+	})
+	time.Sleep(3 * time.Second)
+	if got := nsSeen(); strings.Contains(got, "yes") {
+		t.Errorf("the edited namespace Work reached %s: the member namespace's label attacker was %s", names[0], got)
+	}
+	// The sync's own change still reaches the member.
+	var hostNS corev1.Namespace
+	if err := hub.Get(ctx, client.ObjectKey{Name: "tenant-b"}, &hostNS); err != nil {
+		t.Fatal(err)
+	}
+	metav1.SetMetaDataLabel(&hostNS.ObjectMeta, "team", "b")
+	if err := hub.Update(ctx, &hostNS); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, deadline, "the host namespace's new label in "+names[0], func() (bool, string) {
+		var m corev1.Namespace
+		if err := env.members[names[0]].Get(ctx, client.ObjectKey{Name: "tenant-b"}, &m); err != nil {
+			return false, err.Error()
+		}
+		return m.Labels["team"] == "b", fmt.Sprintf("labels %v", m.Labels)
+	})
+
+	t.Log("a held rollout stage: the edit is never applied")
+	held := client.ObjectKey{Namespace: "default", Name: "staged"}
+	pp := createPolicy(t, hub, apitest.MakePropagationPolicy("staged", "default").SelectName("v1", "ConfigMap", "staged").ClusterNames(names[0], names[1]))
+	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: held.Namespace, Name: held.Name}, Data: map[string]string{"v": "1"}})
+	waitData(t, env, names[0], held, "v", "1")
+	waitData(t, env, names[1], held, "v", "1")
+	// The canary's gate bakes for an hour: the rest holds the previous
+	// rendering for the whole test.
+	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
+		t.Fatal(err)
+	}
+	pp.Spec.Rollout = &api.RolloutStrategy{Stages: []api.RolloutStage{
+		{Name: "canary", ClusterAffinity: apitest.MakeAffinity().Names(names[0]).Obj(), Gate: &api.RolloutGate{BakeSeconds: 3600, TimeoutSeconds: ptr.To[int32](7200)}},
+		{Name: "rest"},
+	}}
+	if err := hub.Update(ctx, pp); err != nil {
+		t.Fatal(err)
+	}
+	var tmpl corev1.ConfigMap
+	if err := hub.Get(ctx, held, &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	tmpl.Data["v"] = "2"
+	if err := hub.Update(ctx, &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	waitData(t, env, names[0], held, "v", "2")
+	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "staged")}
+	heldWork := client.ObjectKey{Namespace: shared.ExecutionNamespace(names[1]), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "staged"})}
+	// A ConfigMap has no generation, so the revision stays; the held
+	// Work and a rollout status written by a pass over it tell.
+	testkit.Eventually(t, deadline, names[1]+" held at the previous rendering", func() (bool, string) {
+		var rb workv1.ResourceBinding
+		if err := hub.Get(ctx, rbKey, &rb); err != nil {
+			return false, err.Error()
+		}
+		st := rb.Status.Rollout
+		data := workData(t, hub, heldWork)
+		return st != nil && st.Stage == "canary" && len(st.Clusters) == 2 && data["v"] == "1", fmt.Sprintf("rollout %+v, held work data %v", st, data)
+	})
+	seen = watchData(t, env, names[1], held, "v")
+	editWork(t, hub, heldWork, func(cm *corev1.ConfigMap) { cm.Data["v"] = "attacker" })
+	waitWorkRefused(t, hub, heldWork, "nor the rendering its staged rollout holds there")
+	time.Sleep(3 * time.Second)
+	if got := seen(); strings.Contains(got, "attacker") {
+		t.Errorf("the edited held manifest reached %s: the member's ConfigMap was %s", names[1], got)
+	}
+	waitData(t, env, names[1], held, "v", "1")
+}
+
+// editWork changes the ConfigMap a Work carries, as someone with write
+// access to its execution namespace would.
+func editWork(t *testing.T, hub client.Client, key client.ObjectKey, edit func(*corev1.ConfigMap)) {
+	t.Helper()
+	var w workv1.Work
+	if err := hub.Get(t.Context(), key, &w); err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &cm); err != nil {
+		t.Fatal(err)
+	}
+	edit(&cm)
+	raw, err := json.Marshal(&cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Spec.Workload.Manifests[0] = api.Manifest{RawExtension: runtime.RawExtension{Raw: raw}}
+	if err := hub.Update(t.Context(), &w); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// workData is the data of the ConfigMap a Work carries.
+func workData(t *testing.T, hub client.Client, key client.ObjectKey) map[string]string {
+	t.Helper()
+	var w workv1.Work
+	if err := hub.Get(t.Context(), key, &w); err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &cm); err != nil {
+		t.Fatal(err)
+	}
+	return cm.Data
+}
+
+// waitData waits until a member's ConfigMap has data[k] == v.
+func waitData(t *testing.T, env fleetEnv, cluster string, key client.ObjectKey, k, v string) {
+	t.Helper()
+	testkit.Eventually(t, deadline, fmt.Sprintf("%s in %s has %s=%s", key, cluster, k, v), func() (bool, string) {
+		var cm corev1.ConfigMap
+		if err := env.members[cluster].Get(t.Context(), key, &cm); err != nil {
+			return false, err.Error()
+		}
+		return cm.Data[k] == v, fmt.Sprintf("data %v", cm.Data)
+	})
+}
+
+// watchData watches a member's ConfigMap from now on and returns what
+// every version of it held in data[k], so a value that was there only for
+// a moment is seen too.
+func watchData(t *testing.T, env fleetEnv, cluster string, key client.ObjectKey, k string) func() string {
+	t.Helper()
+	var member *kubernetes.Clientset
+	for _, c := range env.fleet {
+		if c.Name == cluster {
+			member = kubernetes.NewForConfigOrDie(c.RESTConfig())
+		}
+	}
+	w, err := member.CoreV1().ConfigMaps(key.Namespace).Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + key.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	var values []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Error {
+				values = append(values, cm.Data[k])
+			}
+		}
+	}()
+	return func() string {
+		w.Stop()
+		<-done
+		return strings.Join(values, ", ")
+	}
+}
+
+// watchNamespaceLabel is watchData for a member namespace's label.
+func watchNamespaceLabel(t *testing.T, env fleetEnv, cluster, name, label string) func() string {
+	t.Helper()
+	var member *kubernetes.Clientset
+	for _, c := range env.fleet {
+		if c.Name == cluster {
+			member = kubernetes.NewForConfigOrDie(c.RESTConfig())
+		}
+	}
+	w, err := member.CoreV1().Namespaces().Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	var values []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			if ns, ok := ev.Object.(*corev1.Namespace); ok && ev.Type != watch.Error {
+				values = append(values, ns.Labels[label])
+			}
+		}
+	}()
+	return func() string {
+		w.Stop()
+		<-done
+		return strings.Join(values, ", ")
+	}
+}
