@@ -152,6 +152,9 @@ spec:
       clusterNames: [%s]
     - affinityName: backup
       clusterNames: [%s]
+  # Karmada refuses application failover without propagateDeps, and so do
+  # the controllers: an invalid policy claims nothing.
+  propagateDeps: true
   failover:
     application:
       decisionConditions:

@@ -257,6 +257,9 @@ func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
     clusterAffinities:
     - {affinityName: primary, clusterNames: [%s]}
     - {affinityName: backup, clusterNames: [%s]}
+  # Karmada refuses application failover without propagateDeps, and so do
+  # the controllers: an invalid policy claims nothing.
+  propagateDeps: true
   failover:
     application:
       decisionConditions: {tolerationSeconds: 2}

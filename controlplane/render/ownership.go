@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -37,11 +38,24 @@ const (
 )
 
 // ReservedDomain is flotilla's label and annotation domain. Every key in it
-// or in one of its subdomains (flotilla.io/adopted,
-// resourcebinding.flotilla.io/permanent-id, …) is flotilla's own: what the
-// execution layer, the controllers and the front ends read to decide what
-// they own, adopted or may delete.
+// or in one of flotilla's own subdomains of it (reservedSubdomains:
+// flotilla.io/adopted, resourcebinding.flotilla.io/permanent-id, …) is
+// flotilla's own: what the execution layer, the controllers and the front
+// ends read to decide what they own, adopted or may delete.
 const ReservedDomain = "flotilla.io"
+
+// reservedSubdomains are the subdomains of ReservedDomain that prefix
+// flotilla's keys: one per API group and per controller that keeps state in
+// labels or annotations. Other subdomains are not flotilla's: a user's own
+// group may sit under it (the Crossplane examples label their copies
+// apps.example.flotilla.io/cluster), and those keys must reach members.
+// TestReservedCoversEveryKey keeps this list in step with the keys the code
+// uses.
+var reservedSubdomains = []string{
+	"cluster", "clusterpropagationpolicy", "clusterresourcebinding", "config", "failover", "fleet.m",
+	"namespace", "overridepolicy", "policy", "propagationpolicy", "resourcebinding", "resourcetemplate",
+	"rollout", "work",
+}
 
 // annotationRolloutResume is the controller's AnnotationRolloutResume, a
 // user's request written on the template rather than a key of flotilla's.
@@ -64,7 +78,14 @@ func Reserved(key string) bool {
 		return false
 	}
 	prefix, _, ok := strings.Cut(key, "/")
-	return ok && (prefix == ReservedDomain || strings.HasSuffix(prefix, "."+ReservedDomain))
+	if !ok {
+		return false
+	}
+	if prefix == ReservedDomain {
+		return true
+	}
+	sub, ok := strings.CutSuffix(prefix, "."+ReservedDomain)
+	return ok && slices.Contains(reservedSubdomains, sub)
 }
 
 // CanonicalJSON encodes an object with sorted keys and no insignificant

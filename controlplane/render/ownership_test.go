@@ -1,6 +1,10 @@
 package render
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -137,9 +141,51 @@ func TestReserved(t *testing.T) {
 		"propagationpolicy.karmada.io/name":        false,
 		"app":                                      false,
 		"rollout.flotilla.io/resume":               false,
+		"apps.example.flotilla.io/cluster":         false,
+		"work.flotilla.io/verified-generation":     true,
 	} {
 		if got := Reserved(key); got != want {
 			t.Errorf("Reserved(%q) = %v, want %v", key, got, want)
 		}
+	}
+}
+
+// TestReservedCoversEveryKey: every flotilla.io label or annotation key
+// that the project's code names is Reserved (but the resume request), so a
+// key added in a new subdomain cannot be forged from a template unnoticed.
+func TestReservedCoversEveryKey(t *testing.T) {
+	root := "../.."
+	key := regexp.MustCompile(`"((?:[a-z0-9-]+\.)*flotilla\.io/[A-Za-z0-9._-]+)"`)
+	found := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (name == "examples" || name == "testdata" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range key.FindAllStringSubmatch(string(src), -1) {
+			found++
+			if k := m[1]; !Reserved(k) && k != annotationRolloutResume {
+				t.Errorf("%s names %q, which Reserved does not cover: add its subdomain to reservedSubdomains", path, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 20 {
+		t.Fatalf("found only %d flotilla.io keys under %s: the walk is broken", found, root)
 	}
 }
