@@ -5,6 +5,9 @@
 
 provider "flotilla" {
   fleet = "geo-redundant"
+  # Refresh and destroy reach the clusters through the connections recorded in state; a recorded
+  # context beside the kubeconfig file is used only if named here (an edited state cannot pick another).
+  trusted_connection_overrides = [for c in values(var.contexts) : { context = c }]
 }
 
 resource "flotilla_cluster" "us_east_1" {

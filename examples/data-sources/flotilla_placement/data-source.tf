@@ -1,4 +1,12 @@
 # Where would this Deployment go, and why not elsewhere? Nothing is applied.
+
+# Refresh, import and destroy reach the clusters through the connections recorded in
+# state; a recorded context beside the kubeconfig file is used only if named here, so an
+# edited state cannot pick another.
+provider "flotilla" {
+  trusted_connection_overrides = [{ context = "kind-east" }, { context = "kind-west" }]
+}
+
 resource "flotilla_cluster" "east" {
   name       = "east"
   region     = "us-east"

@@ -1,6 +1,14 @@
 # Two clusters reached through kubeconfig contexts. Contexts and exec plugins
 # keep credentials out of the configuration, so the values that
 # flotilla_manifest receives from these resources stay the same between runs.
+
+# Refresh, import and destroy reach the clusters through the connections recorded in
+# state; a recorded context beside the kubeconfig file is used only if named here, so an
+# edited state cannot pick another.
+provider "flotilla" {
+  trusted_connection_overrides = [{ context = "kind-east" }, { context = "kind-west" }]
+}
+
 resource "flotilla_cluster" "east" {
   name           = "east"
   cloud_provider = "aws"

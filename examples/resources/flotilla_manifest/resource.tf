@@ -2,6 +2,14 @@
 # west; west pulls the image from its regional registry. `terraform plan`
 # shows `placement` ({ east = 1, west = 2 }) and the exact Deployment each
 # cluster gets in `rendered`, before anything rolls out.
+
+# Refresh, import and destroy reach the clusters through the connections recorded in
+# state; a recorded context beside the kubeconfig file is used only if named here, so an
+# edited state cannot pick another.
+provider "flotilla" {
+  trusted_connection_overrides = [{ context = "kind-east" }, { context = "kind-west" }]
+}
+
 resource "flotilla_cluster" "east" {
   name       = "east"
   region     = "us-east"
