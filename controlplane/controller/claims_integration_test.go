@@ -47,16 +47,12 @@ spec:
 	setCluster := func(name, cluster string, lazy bool) {
 		t.Helper()
 		var pp policyv1.PropagationPolicy
-		if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &pp); err != nil {
-			t.Fatal(err)
-		}
-		pp.Spec.Placement.ClusterAffinity.ClusterNames = []string{cluster}
-		if lazy {
-			pp.Spec.ActivationPreference = api.LazyActivation
-		}
-		if err := hub.Update(ctx, &pp); err != nil {
-			t.Fatal(err)
-		}
+		testkit.MustUpdate(t, hub, client.ObjectKey{Namespace: "default", Name: name}, &pp, func() {
+			pp.Spec.Placement.ClusterAffinity.ClusterNames = []string{cluster}
+			if lazy {
+				pp.Spec.ActivationPreference = api.LazyActivation
+			}
+		})
 	}
 	claimedBy := func(name string) string {
 		t.Helper()
@@ -117,13 +113,9 @@ spec:
 
 	t.Log("lazy: the template's next change brings urgent's placement")
 	var web appsv1.Deployment
-	if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &web); err != nil {
-		t.Fatal(err)
-	}
-	web.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
-	if err := hub.Update(ctx, &web); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKey{Namespace: "default", Name: "web"}, &web, func() {
+		web.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
+	})
 	waitPlaced(t, members, "web", m0)
 
 	t.Log("workloadAffinity: the host refuses it by name, without the webhook")

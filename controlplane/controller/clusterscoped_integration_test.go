@@ -128,15 +128,11 @@ spec:
 
 	t.Log("a template change reaches the members")
 	w := widget("", "")
-	if err := hub.Get(ctx, client.ObjectKey{Name: "blue"}, w); err != nil {
-		t.Fatal(err)
-	}
-	if err := unstructured.SetNestedField(w.Object, "small", "spec", "size"); err != nil {
-		t.Fatal(err)
-	}
-	if err := hub.Update(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKey{Name: "blue"}, w, func() {
+		if err := unstructured.SetNestedField(w.Object, "small", "spec", "size"); err != nil {
+			t.Fatal(err)
+		}
+	})
 	testkit.Eventually(t, deadline, "widget blue small in "+names[0], func() (bool, string) {
 		got := widget("", "")
 		if err := members[names[0]].Get(ctx, client.ObjectKey{Name: "blue"}, got); err != nil {
@@ -171,13 +167,9 @@ spec:
 	absentFor(t, members[names[2]], &rbacv1.ClusterRole{}, client.ObjectKey{Name: "flotilla:reader"}, 2*time.Second)
 
 	t.Log("policy change: the first member is pruned")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(cpp), cpp); err != nil {
-		t.Fatal(err)
-	}
-	cpp.Spec.Placement.ClusterAffinity.ClusterNames = names[1:2]
-	if err := hub.Update(ctx, cpp); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(cpp), cpp, func() {
+		cpp.Spec.Placement.ClusterAffinity.ClusterNames = names[1:2]
+	})
 	waitGone(t, members[names[0]], &rbacv1.ClusterRole{}, "flotilla:reader")
 	waitGone(t, members[names[0]], widget("", ""), "blue")
 

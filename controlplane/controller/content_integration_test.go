@@ -110,24 +110,9 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	}
 	nsWork := client.ObjectKeyFromObject(&nsWorks.Items[0])
 	nsSeen := watchNamespaceLabel(t, env, names[0], "tenant-b", "attacker")
-	var w workv1.Work
-	if err := hub.Get(ctx, nsWork, &w); err != nil {
-		t.Fatal(err)
-	}
-	var ns corev1.Namespace
-	if err := json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &ns); err != nil {
-		t.Fatal(err)
-	}
-	metav1.SetMetaDataLabel(&ns.ObjectMeta, "attacker", "yes")
-	raw, err := json.Marshal(&ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Spec.Workload.Manifests[0] = api.Manifest{RawExtension: runtime.RawExtension{Raw: raw}}
-	if err := hub.Update(ctx, &w); err != nil {
-		t.Fatal(err)
-	}
+	editWork(t, hub, nsWork, func(ns *corev1.Namespace) { metav1.SetMetaDataLabel(&ns.ObjectMeta, "attacker", "yes") })
 	testkit.Eventually(t, deadline, "the namespace Work written back", func() (bool, string) {
+		var w workv1.Work
 		if err := hub.Get(ctx, nsWork, &w); err != nil {
 			return false, err.Error()
 		}
@@ -139,13 +124,9 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	}
 	// The sync's own change still reaches the member.
 	var hostNS corev1.Namespace
-	if err := hub.Get(ctx, client.ObjectKey{Name: "tenant-b"}, &hostNS); err != nil {
-		t.Fatal(err)
-	}
-	metav1.SetMetaDataLabel(&hostNS.ObjectMeta, "team", "b")
-	if err := hub.Update(ctx, &hostNS); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKey{Name: "tenant-b"}, &hostNS, func() {
+		metav1.SetMetaDataLabel(&hostNS.ObjectMeta, "team", "b")
+	})
 	testkit.Eventually(t, deadline, "the host namespace's new label in "+names[0], func() (bool, string) {
 		var m corev1.Namespace
 		if err := env.members[names[0]].Get(ctx, client.ObjectKey{Name: "tenant-b"}, &m); err != nil {
@@ -162,24 +143,16 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	waitData(t, env, names[1], held, "v", "1")
 	// The canary's gate bakes for an hour: the rest holds the previous
 	// rendering for the whole test.
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Rollout = &api.RolloutStrategy{Stages: []api.RolloutStage{
-		{Name: "canary", ClusterAffinity: apitest.MakeAffinity().Names(names[0]).Obj(), Gate: &api.RolloutGate{BakeSeconds: 3600, TimeoutSeconds: ptr.To[int32](7200)}},
-		{Name: "rest"},
-	}}
-	if err := hub.Update(ctx, pp); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(pp), pp, func() {
+		pp.Spec.Rollout = &api.RolloutStrategy{Stages: []api.RolloutStage{
+			{Name: "canary", ClusterAffinity: apitest.MakeAffinity().Names(names[0]).Obj(), Gate: &api.RolloutGate{BakeSeconds: 3600, TimeoutSeconds: ptr.To[int32](7200)}},
+			{Name: "rest"},
+		}}
+	})
 	var tmpl corev1.ConfigMap
-	if err := hub.Get(ctx, held, &tmpl); err != nil {
-		t.Fatal(err)
-	}
-	tmpl.Data["v"] = "2"
-	if err := hub.Update(ctx, &tmpl); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, held, &tmpl, func() {
+		tmpl.Data["v"] = "2"
+	})
 	waitData(t, env, names[0], held, "v", "2")
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "staged")}
 	heldWork := client.ObjectKey{Namespace: shared.ExecutionNamespace(names[1]), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "staged"})}
@@ -204,27 +177,23 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	waitData(t, env, names[1], held, "v", "1")
 }
 
-// editWork changes the ConfigMap a Work carries, as someone with write
+// editWork changes the object (a T) a Work carries, as someone with write
 // access to its execution namespace would.
-func editWork(t *testing.T, hub client.Client, key client.ObjectKey, edit func(*corev1.ConfigMap)) {
+func editWork[T any](t *testing.T, hub client.Client, key client.ObjectKey, edit func(*T)) {
 	t.Helper()
 	var w workv1.Work
-	if err := hub.Get(t.Context(), key, &w); err != nil {
-		t.Fatal(err)
-	}
-	var cm corev1.ConfigMap
-	if err := json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &cm); err != nil {
-		t.Fatal(err)
-	}
-	edit(&cm)
-	raw, err := json.Marshal(&cm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Spec.Workload.Manifests[0] = api.Manifest{RawExtension: runtime.RawExtension{Raw: raw}}
-	if err := hub.Update(t.Context(), &w); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, key, &w, func() {
+		var obj T
+		if err := json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &obj); err != nil {
+			t.Fatal(err)
+		}
+		edit(&obj)
+		raw, err := json.Marshal(&obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Spec.Workload.Manifests[0] = api.Manifest{RawExtension: runtime.RawExtension{Raw: raw}}
+	})
 }
 
 // workData is the data of the ConfigMap a Work carries.

@@ -167,11 +167,7 @@ func createPolicy(t *testing.T, hub client.Client, w *apitest.PropagationPolicyW
 // (placement.clusterAffinity.clusterNames).
 func placeOn(t *testing.T, hub client.Client, pp *policyv1.PropagationPolicy, clusters ...string) {
 	t.Helper()
-	if err := hub.Get(t.Context(), client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Placement.ClusterAffinity.ClusterNames = clusters
-	if err := hub.Update(t.Context(), pp); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(pp), pp, func() {
+		pp.Spec.Placement.ClusterAffinity.ClusterNames = clusters
+	})
 }

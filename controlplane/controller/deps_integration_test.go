@@ -52,30 +52,18 @@ func TestPropagateDeps(t *testing.T) {
 	}
 
 	t.Log("edits of the ConfigMap and of the Secret (not a template kind) reach the members")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(cm), cm); err != nil {
-		t.Fatal(err)
-	}
-	cm.Data["mode"] = "green"
-	if err := hub.Update(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(secret), secret); err != nil {
-		t.Fatal(err)
-	}
-	secret.Data["mode"] = []byte("green")
-	if err := hub.Update(ctx, secret); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(cm), cm, func() {
+		cm.Data["mode"] = "green"
+	})
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(secret), secret, func() {
+		secret.Data["mode"] = []byte("green")
+	})
 	waitDependencies(t, env, map[string]bool{names[0]: true, names[1]: true, names[2]: false}, "green")
 
 	t.Log("move: the dependencies follow the Deployment and leave the first member")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Placement.ClusterAffinity.ClusterNames = []string{names[1], names[2]}
-	if err := hub.Update(ctx, pp); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(pp), pp, func() {
+		pp.Spec.Placement.ClusterAffinity.ClusterNames = []string{names[1], names[2]}
+	})
 	waitReplicas(t, env.members, map[string]int32{names[0]: -1, names[1]: 2, names[2]: 2})
 	waitDependencies(t, env, map[string]bool{names[0]: false, names[1]: true, names[2]: true}, "green")
 

@@ -62,13 +62,9 @@ spec:
 	setSuspension(t, env, pp, &api.Suspension{Dispatching: ptr.To(true)})
 	waitBindingDispatching(t, env, key, names[0]+", "+names[1])
 	var d appsv1.Deployment
-	if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Replicas = ptr.To[int32](3)
-	if err := hub.Update(ctx, &d); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKey{Namespace: "default", Name: "web"}, &d, func() {
+		d.Spec.Replicas = ptr.To[int32](3)
+	})
 	waitWorkHeld(t, env, names[0], 3)
 	waitWorkHeld(t, env, names[1], 3)
 	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: -1, names[2]: -1})
@@ -178,13 +174,9 @@ spec:
 // setSuspension writes the policy's suspension.
 func setSuspension(t *testing.T, env controlPlane, pp *policyv1.PropagationPolicy, s *api.Suspension) {
 	t.Helper()
-	if err := env.hub.Get(t.Context(), client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Suspension = s
-	if err := env.hub.Update(t.Context(), pp); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, env.hub, client.ObjectKeyFromObject(pp), pp, func() {
+		pp.Spec.Suspension = s
+	})
 }
 
 // waitWorkHeld waits until the cluster's Work of Deployment web holds the

@@ -102,12 +102,5 @@ func TestGracefulEvictionAndRebalance(t *testing.T) {
 func setTaints(t *testing.T, hub client.Client, name string, taints ...corev1.Taint) {
 	t.Helper()
 	var cl clusterv1.Cluster
-	if err := hub.Get(t.Context(), client.ObjectKey{Name: name}, &cl); err != nil {
-		t.Fatal(err)
-	}
-	orig := cl.DeepCopy()
-	cl.Spec.Taints = taints
-	if err := hub.Patch(t.Context(), &cl, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKey{Name: name}, &cl, func() { cl.Spec.Taints = taints })
 }

@@ -84,13 +84,9 @@ func TestHPARetainsMemberReplicas(t *testing.T) {
 	}
 
 	t.Log("an image change rolls out and leaves the member's replicas alone")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(&tmpl), &tmpl); err != nil {
-		t.Fatal(err)
-	}
-	tmpl.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
-	if err := hub.Update(ctx, &tmpl); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(&tmpl), &tmpl, func() {
+		tmpl.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
+	})
 	testkit.Eventually(t, deadline, "new image on both members", func() (bool, string) {
 		for _, name := range names[:2] {
 			var d appsv1.Deployment

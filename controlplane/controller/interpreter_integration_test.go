@@ -206,21 +206,14 @@ func TestRolloutCustomization(t *testing.T) {
 	})
 
 	t.Log("a replicaRevision script that never ends: an error naming it, nothing applied")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(ric), ric); err != nil {
-		t.Fatal(err)
-	}
-	ric.Spec.Customizations.ReplicaRevision = &api.LuaScript{LuaScript: "function ReviseReplica(obj, n)\n  while true do\n  end\nend\n"}
-	if err := hub.Update(ctx, ric); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(ric), ric, func() {
+		ric.Spec.Customizations.ReplicaRevision = &api.LuaScript{LuaScript: "function ReviseReplica(obj, n)\n  while true do\n  end\nend\n"}
+	})
 	u, err := getRollout(t, hub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = unstructured.SetNestedField(u.Object, int64(9), "spec", "replicas")
-	if err := hub.Update(ctx, u); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(u), u, func() { _ = unstructured.SetNestedField(u.Object, int64(9), "spec", "replicas") })
 	testkit.Eventually(t, deadline, "binding FullyApplied False naming the customization", func() (bool, string) {
 		_, c, err := bindingHealth()
 		if err != nil || c == nil {
@@ -295,7 +288,6 @@ func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
 func TestRolloutRetention(t *testing.T) {
 	env := startControlPlane(t)
 	hub, members, names := env.hub, env.members, env.names
-	ctx := t.Context()
 	setUpRolloutCRDs(t, env)
 	testkit.MustCreate(t, hub, exampleCustomization(t))
 	createRolloutPolicy(t, hub, `
@@ -332,23 +324,16 @@ func TestRolloutRetention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = unstructured.SetNestedField(u.Object, int64(7), "spec", "replicas")
-	if err := member.Update(ctx, u, client.FieldOwner("hpa")); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, member, client.ObjectKeyFromObject(u), u, func() { _ = unstructured.SetNestedField(u.Object, int64(7), "spec", "replicas") }, client.FieldOwner("hpa"))
 	time.Sleep(4 * time.Second) // four resyncs (Resync is 1s)
 	if v, err := replicas(); err != nil || v != "7" {
 		t.Fatalf("replicas after resyncs = %s, %v; want the member's 7", v, err)
 	}
 
 	t.Log("an image change rolls out and leaves the replicas alone")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(r), r); err != nil {
-		t.Fatal(err)
-	}
-	_ = unstructured.SetNestedSlice(r.Object, []any{map[string]any{"name": "checkout", "image": "checkout:2"}}, "spec", "template", "spec", "containers")
-	if err := hub.Update(ctx, r); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(r), r, func() {
+		_ = unstructured.SetNestedSlice(r.Object, []any{map[string]any{"name": "checkout", "image": "checkout:2"}}, "spec", "template", "spec", "containers")
+	})
 	testkit.Eventually(t, deadline, "image checkout:2 with 7 replicas", func() (bool, string) {
 		img, err := image()
 		n, _ := replicas()

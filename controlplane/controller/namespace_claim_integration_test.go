@@ -100,13 +100,9 @@ spec:
 	intact("claimed")
 
 	t.Log("the policy leaves the first member: its Work goes back to the sync")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(cpp), cpp); err != nil {
-		t.Fatal(err)
-	}
-	cpp.Spec.Placement.ClusterAffinity.ClusterNames = names[1:2]
-	if err := hub.Update(ctx, cpp); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(cpp), cpp, func() {
+		cpp.Spec.Placement.ClusterAffinity.ClusterNames = names[1:2]
+	})
 	if uid := waitWorkOwner(t, hub, workOf(names[0]), "the namespace sync", ""); uid != workUIDs[names[0]] {
 		t.Errorf("the Work of team-a in %s was replaced (UID %s, was %s), want it handed back in place", names[0], uid, workUIDs[names[0]])
 	}
@@ -124,13 +120,9 @@ spec:
 	}
 	waitGone(t, hub, &workv1.ClusterResourceBinding{}, bindingName)
 	var ns corev1.Namespace
-	if err := hub.Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil {
-		t.Fatal(err)
-	}
-	ns.Labels["team"] = "b"
-	if err := hub.Update(ctx, &ns); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKey{Name: "team-a"}, &ns, func() {
+		ns.Labels["team"] = "b"
+	})
 	for _, n := range names {
 		waitNamespace(t, env, n, "team-a", map[string]string{"team": "b"}, nil)
 	}

@@ -76,13 +76,9 @@ spec:
 
 	t.Log("a label change on the host reaches the members")
 	var ns corev1.Namespace
-	if err := hub.Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil {
-		t.Fatal(err)
-	}
-	ns.Labels["team"] = "b"
-	if err := hub.Update(ctx, &ns); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKey{Name: "team-a"}, &ns, func() {
+		ns.Labels["team"] = "b"
+	})
 	waitNamespace(t, env, withOverride, "team-a", map[string]string{"team": "b", "region": "west"}, nil)
 
 	t.Log("a member registered later gets the namespace, without the other cluster's override")

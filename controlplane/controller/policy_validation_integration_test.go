@@ -218,11 +218,7 @@ func waitBindingCondition(t *testing.T, hub client.Client, key client.ObjectKey,
 // updatePolicy reads p again, changes it with mod and writes it.
 func updatePolicy[P client.Object](t *testing.T, hub client.Client, p P, mod func(P)) {
 	t.Helper()
-	if err := hub.Get(t.Context(), client.ObjectKeyFromObject(p), p); err != nil {
-		t.Fatal(err)
-	}
-	mod(p)
-	if err := hub.Update(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(p), p, func() {
+		mod(p)
+	})
 }

@@ -179,13 +179,9 @@ func TestStagedRollout(t *testing.T) {
 	assertStagedAfterBake(t, env, canary, rest, "web:v3")
 
 	t.Log("rollback mode: a broken image's canary gets web:v3 back")
-	if err := hub.Get(t.Context(), client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.Rollout.OnGateFailure = api.RolloutRollback
-	if err := hub.Update(t.Context(), pp); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(pp), pp, func() {
+		pp.Spec.Rollout.OnGateFailure = api.RolloutRollback
+	})
 	before = memberVersions(t, env, rest)
 	setImage(t, hub, "web:broken")
 	rb = waitStaged(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)

@@ -312,13 +312,9 @@ spec:
 	}
 
 	t.Log("Overwrite: the object is adopted")
-	if err := hub.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
-		t.Fatal(err)
-	}
-	pp.Spec.ConflictResolution = "Overwrite"
-	if err := hub.Update(ctx, pp); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(pp), pp, func() {
+		pp.Spec.ConflictResolution = "Overwrite"
+	})
 	testkit.Eventually(t, deadline, "member object adopted, binding fully applied", func() (bool, string) {
 		if err := member.Get(ctx, client.ObjectKey{Namespace: "default", Name: "settings"}, &cm); err != nil {
 			return false, err.Error()

@@ -71,13 +71,9 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 	changed := time.Now()
 	for i := range templates {
 		cm := &corev1.ConfigMap{}
-		if err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: fmt.Sprintf("cm-%d", i)}, cm); err != nil {
-			t.Fatal(err)
-		}
-		cm.Data["v"] = "2"
-		if err := env.hub.Update(t.Context(), cm); err != nil {
-			t.Fatal(err)
-		}
+		testkit.MustUpdate(t, env.hub, client.ObjectKey{Namespace: "default", Name: fmt.Sprintf("cm-%d", i)}, cm, func() {
+			cm.Data["v"] = "2"
+		})
 	}
 	env.waitHealthyAt(t, templates, "2")
 	took := time.Since(changed)

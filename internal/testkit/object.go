@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
@@ -14,6 +15,25 @@ func MustCreate(t testing.TB, c client.Client, obj client.Object) {
 	t.Helper()
 	if err := c.Create(t.Context(), obj); err != nil {
 		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// MustUpdate reads the object at key from c into obj, applies edit (which
+// changes obj, usually through a closure over it) and writes obj back, again
+// from a fresh read on a conflict: the controllers under test write the same
+// objects (status, finalizers, annotations) while a test edits them, so a
+// bare read-then-update fails at random. edit must be repeatable.
+func MustUpdate(t testing.TB, c client.Client, key client.ObjectKey, obj client.Object, edit func(), opts ...client.UpdateOption) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(t.Context(), key, obj); err != nil {
+			return err
+		}
+		edit()
+		return c.Update(t.Context(), obj, opts...)
+	})
+	if err != nil {
+		t.Fatalf("update %T %s: %v", obj, key, err)
 	}
 }
 

@@ -223,13 +223,9 @@ func testAdoption(t *testing.T, e env) {
 	}
 
 	t.Log("with spec.forProvider.adopt the manifest takes the ConfigMap over")
-	if err := e.mgmt.Get(ctx, client.ObjectKeyFromObject(mg), mg); err != nil {
-		t.Fatal(err)
-	}
-	mg.Spec.ForProvider.Adopt = true
-	if err := e.mgmt.Update(ctx, mg); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, e.mgmt, client.ObjectKeyFromObject(mg), mg, func() {
+		mg.Spec.ForProvider.Adopt = true
+	})
 	poll(t, "ConfigMap adopted", func() (bool, string) {
 		if err := e.mgmt.Get(ctx, client.ObjectKeyFromObject(existing), &cm); err != nil {
 			return false, err.Error()

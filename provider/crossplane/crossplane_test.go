@@ -175,13 +175,9 @@ spec:
 	})
 
 	t.Log("update: scaling the manifest to 6 replicas moves 2 and 4 to the members")
-	if err := e.mgmt.Get(ctx, client.ObjectKeyFromObject(web), web); err != nil {
-		t.Fatal(err)
-	}
-	web.Spec.ForProvider = manifest(t, "web", 6, nil).Spec.ForProvider
-	if err := e.mgmt.Update(ctx, web); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, e.mgmt, client.ObjectKeyFromObject(web), web, func() {
+		web.Spec.ForProvider = manifest(t, "web", 6, nil).Spec.ForProvider
+	})
 	poll(t, "members scaled 2:4", func() (bool, string) {
 		got, err := memberDeployments(t, e.members, "web")
 		if err != nil {

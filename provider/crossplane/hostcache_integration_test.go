@@ -85,13 +85,9 @@ func TestHostClientsBounded(t *testing.T) {
 	last := mrs[configs-1]
 	before := hosts.clients.len()
 	var s corev1.Secret
-	if err := kube.Get(ctx, client.ObjectKey{Namespace: "tenant", Name: last.Name}, &s); err != nil {
-		t.Fatal(err)
-	}
-	s.Data["kubeconfig"] = append([]byte("# rotated\n"), s.Data["kubeconfig"]...)
-	if err := kube.Update(ctx, &s); err != nil {
-		t.Fatal(err)
-	}
+	testkit.MustUpdate(t, kube, client.ObjectKey{Namespace: "tenant", Name: last.Name}, &s, func() {
+		s.Data["kubeconfig"] = append([]byte("# rotated\n"), s.Data["kubeconfig"]...)
+	})
 	if _, err := hosts.connect(ctx, last); err != nil {
 		t.Fatal(err)
 	}
