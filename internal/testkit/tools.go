@@ -31,6 +31,15 @@ func Helm(t testing.TB, moduleRoot string) string {
 	return filepath.Join(pinnedTools(t, moduleRoot, "helm", "FLOTILLA_HELM_TOOLS", "helm"), "helm")
 }
 
+// Goreleaser returns the path of the pinned goreleaser: in
+// $FLOTILLA_GORELEASER_TOOLS, or where `make tools` puts it
+// (~/.cache/flotilla/tools/<hash of tools/goreleaser/go.sum>). Without it
+// the test is skipped, except in CI, as CrossplaneTools.
+func Goreleaser(t testing.TB, moduleRoot string) string {
+	t.Helper()
+	return filepath.Join(pinnedTools(t, moduleRoot, "goreleaser", "FLOTILLA_GORELEASER_TOOLS", "goreleaser"), "goreleaser")
+}
+
 // pinnedTools is the directory of the tools built from the module
 // tools/<module>: $env, or the cache directory named after its go.sum.
 func pinnedTools(t testing.TB, moduleRoot, module, env string, binaries ...string) string {
