@@ -11,6 +11,8 @@
 #   VERSION
 # RELEASE_SINGLE_TARGET=1 builds the provider for this machine's platform only
 # (the test does, to stay fast); a release builds every platform.
+# RELEASE_PUBLISH=1 (the release workflow, on a tag) has goreleaser publish the
+# zips, checksums, signature and manifest to the tag's GitHub release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${GORELEASER:?path of the pinned goreleaser}" "${HELM:?path of the pinned helm}" "${CROSSPLANE:?path of the pinned crossplane CLI}"
@@ -21,6 +23,13 @@ rm -rf "$out"
 mkdir -p "$out/charts"
 
 args=(release --snapshot --clean)
+if [[ -n "${RELEASE_PUBLISH:-}" ]]; then
+	if ! git describe --tags --exact-match --match 'v[0-9]*.[0-9]*.[0-9]*' >/dev/null 2>&1; then
+		echo "release: RELEASE_PUBLISH needs HEAD to be a vX.Y.Z tag; it is not" >&2
+		exit 1
+	fi
+	args=(release --clean)
+fi
 if [[ -n "${RELEASE_SINGLE_TARGET:-}" ]]; then
 	# goreleaser's release has no single-target switch: the same configuration with this platform only.
 	mkdir -p bin
