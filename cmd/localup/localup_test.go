@@ -130,7 +130,12 @@ func TestDemoScript(t *testing.T) {
 // the test failed).
 func startLocal(t *testing.T) (string, *state) {
 	t.Helper()
-	bin := buildBinary(t)
+	return startLocalWith(t, buildBinary(t))
+}
+
+// startLocalWith is startLocal with the control plane binary bin.
+func startLocalWith(t *testing.T, bin string) (string, *state) {
+	t.Helper()
 	dir := testDir(t)
 	var out bytes.Buffer
 	// A test binary killed before its cleanup (a -timeout panic, say) leaves
