@@ -148,3 +148,24 @@ func SumAssignments(assignments []StaticClusterAssignment) corev1.ResourceList {
 	}
 	return out
 }
+
+// ScheduledReplicas is the replicas a scheduling result places in every
+// cluster together (a Duplicated workload counts once per cluster).
+func ScheduledReplicas(clusters []TargetCluster) int64 {
+	var n int64
+	for _, c := range clusters {
+		n += int64(c.Replicas)
+	}
+	return n
+}
+
+// BindingUsage is what a binding's scheduling result uses of its
+// namespace's quota: one replica's request times the replicas scheduled in
+// every cluster, Karmada's CalculateResourceUsage (with pods counted).
+func BindingUsage(spec *ResourceBindingSpec) corev1.ResourceList {
+	var per corev1.ResourceList
+	if spec.ReplicaRequirements != nil {
+		per = spec.ReplicaRequirements.ResourceRequest
+	}
+	return ReplicaUsage(per, ScheduledReplicas(spec.Clusters))
+}
