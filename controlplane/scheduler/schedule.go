@@ -178,6 +178,9 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
 		}
+		if room, ok := b.QuotaRoom[cands[i].clusterName]; ok && estimate {
+			cands[i].available = max(0, min(cands[i].available, room))
+		}
 	}
 	if spreading {
 		cands = s.sortCandidates(cands)
