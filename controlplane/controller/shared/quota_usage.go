@@ -124,6 +124,14 @@ func (n *NamespaceQuotas) Room(rb *workv1.ResourceBinding) map[string]int64 {
 // result that uses more of a broken limit than rb's previous result is
 // refused: lowering a quota below what runs already evicts nothing.
 func (n *NamespaceQuotas) Exceeded(rb *workv1.ResourceBinding, clusters []api.TargetCluster) string {
+	next := rb.Spec.DeepCopy()
+	next.Clusters = clusters
+	return n.ExceededBy(&rb.Spec, next)
+}
+
+// ExceededBy is Exceeded for a binding whose spec goes from previous (nil
+// for a new binding) to next.
+func (n *NamespaceQuotas) ExceededBy(previous, next *api.ResourceBindingSpec) string {
 	if n == nil {
 		return ""
 	}
@@ -131,12 +139,13 @@ func (n *NamespaceQuotas) Exceeded(rb *workv1.ResourceBinding, clusters []api.Ta
 	for i := range n.others {
 		used = api.AddResources(used, api.BindingUsage(&n.others[i].Spec))
 	}
-	next := rb.Spec.DeepCopy()
-	next.Clusters = clusters
-	requested, previous := api.BindingUsage(next), api.BindingUsage(&rb.Spec)
+	requested, had := api.BindingUsage(next), corev1.ResourceList{}
+	if previous != nil {
+		had = api.BindingUsage(previous)
+	}
 	var out []string
 	for _, q := range n.Quotas {
-		was := api.ChargedUsage(q.Spec.Overall, previous)
+		was := api.ChargedUsage(q.Spec.Overall, had)
 		var broken []string
 		for _, e := range api.QuotaExceeded(q.Spec.Overall, used, requested) {
 			if e.Requested.Cmp(was[e.Name]) > 0 {
