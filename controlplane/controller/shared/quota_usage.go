@@ -3,7 +3,6 @@ package shared
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,18 +31,14 @@ func NamespaceUsage(ctx context.Context, c client.Reader, namespace string, exce
 	return used, nil
 }
 
-// NamespaceQuotas is what scheduling one binding weighs against: the valid
-// FederatedResourceQuotas of its namespace and the scheduling results of
-// the namespace's other bindings.
-type NamespaceQuotas struct {
-	// Quotas are the namespace's valid quotas; an invalid one (written
-	// while no webhook ran) limits nothing, as its controller refuses it.
-	Quotas []policyv1.FederatedResourceQuota
-	others []workv1.ResourceBinding
-}
+// NamespaceQuotas is the api.QuotaView of one binding, read from the host.
+type NamespaceQuotas struct{ view api.QuotaView }
 
-// LoadNamespaceQuotas reads what rb is weighed against; nil for a
-// cluster-scoped binding or a namespace without a quota.
+// LoadNamespaceQuotas reads what rb is weighed against: its namespace's
+// valid FederatedResourceQuotas (an invalid one, written while no webhook
+// ran, limits nothing, as its controller refuses it) and the namespace's
+// other bindings; nil for a cluster-scoped binding or a namespace without
+// a quota.
 func LoadNamespaceQuotas(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding) (*NamespaceQuotas, error) {
 	if rb.Namespace == "" {
 		return nil, nil
@@ -55,10 +50,10 @@ func LoadNamespaceQuotas(ctx context.Context, c client.Reader, rb *workv1.Resour
 	n := &NamespaceQuotas{}
 	for i := range quotas.Items {
 		if q := &quotas.Items[i]; q.DeletionTimestamp.IsZero() && len(q.Validate()) == 0 {
-			n.Quotas = append(n.Quotas, *q)
+			n.view.Quotas = append(n.view.Quotas, q.Engine())
 		}
 	}
-	if len(n.Quotas) == 0 {
+	if len(n.view.Quotas) == 0 {
 		return nil, nil
 	}
 	var bindings workv1.ResourceBindingList
@@ -67,94 +62,31 @@ func LoadNamespaceQuotas(ctx context.Context, c client.Reader, rb *workv1.Resour
 	}
 	for i := range bindings.Items {
 		if b := &bindings.Items[i]; b.Name != rb.Name {
-			n.others = append(n.others, *b)
+			n.view.Others = append(n.view.Others, b.Spec)
 		}
 	}
 	return n, nil
 }
 
-// requests is one replica's request of a binding.
-func requests(spec *api.ResourceBindingSpec) corev1.ResourceList {
-	if spec.ReplicaRequirements == nil {
-		return nil
-	}
-	return spec.ReplicaRequirements.ResourceRequest
-}
-
-// Room is, per cluster a static assignment names, how many replicas rb may
-// add there to its previous result: what the assignment's hard limits
-// leave after the other bindings' replicas in that cluster, less what rb
-// already runs there. The tightest quota wins.
+// Room is api.QuotaView.Room for rb's current clusters.
 func (n *NamespaceQuotas) Room(rb *workv1.ResourceBinding) map[string]int64 {
 	if n == nil {
 		return nil
 	}
-	out := map[string]int64{}
-	for _, q := range n.Quotas {
-		for _, a := range q.Spec.StaticAssignments {
-			used := corev1.ResourceList{}
-			for i := range n.others {
-				o := &n.others[i].Spec
-				for _, tc := range o.Clusters {
-					if tc.Name == a.ClusterName {
-						used = api.AddResources(used, api.ReplicaUsage(requests(o), int64(tc.Replicas)))
-					}
-				}
-			}
-			fit, limited := api.ReplicasWithin(a.Hard, used, requests(&rb.Spec))
-			if !limited {
-				continue
-			}
-			for _, tc := range rb.Spec.Clusters {
-				if tc.Name == a.ClusterName {
-					fit -= int64(tc.Replicas)
-				}
-			}
-			fit = max(0, fit)
-			if have, ok := out[a.ClusterName]; !ok || fit < have {
-				out[a.ClusterName] = fit
-			}
-		}
-	}
-	return out
+	return n.view.Room(&rb.Spec)
 }
 
-// Exceeded says which quota placing rb's replicas on clusters would break,
-// with the numbers; "" when every quota holds. As in Karmada, only a
-// result that uses more of a broken limit than rb's previous result is
-// refused: lowering a quota below what runs already evicts nothing.
+// Exceeded is api.QuotaView.ExceededBy for rb moving to clusters.
 func (n *NamespaceQuotas) Exceeded(rb *workv1.ResourceBinding, clusters []api.TargetCluster) string {
 	next := rb.Spec.DeepCopy()
 	next.Clusters = clusters
 	return n.ExceededBy(&rb.Spec, next)
 }
 
-// ExceededBy is Exceeded for a binding whose spec goes from previous (nil
-// for a new binding) to next.
+// ExceededBy is api.QuotaView.ExceededBy.
 func (n *NamespaceQuotas) ExceededBy(previous, next *api.ResourceBindingSpec) string {
 	if n == nil {
 		return ""
 	}
-	used := corev1.ResourceList{}
-	for i := range n.others {
-		used = api.AddResources(used, api.BindingUsage(&n.others[i].Spec))
-	}
-	requested, had := api.BindingUsage(next), corev1.ResourceList{}
-	if previous != nil {
-		had = api.BindingUsage(previous)
-	}
-	var out []string
-	for _, q := range n.Quotas {
-		was := api.ChargedUsage(q.Spec.Overall, had)
-		var broken []string
-		for _, e := range api.QuotaExceeded(q.Spec.Overall, used, requested) {
-			if e.Requested.Cmp(was[e.Name]) > 0 {
-				broken = append(broken, e.String())
-			}
-		}
-		if len(broken) > 0 {
-			out = append(out, fmt.Sprintf("FederatedResourceQuota %s/%s: %s", q.Namespace, q.Name, strings.Join(broken, "; ")))
-		}
-	}
-	return strings.Join(out, "; ")
+	return n.view.ExceededBy(previous, next)
 }
