@@ -376,6 +376,9 @@ func (s *run) fitError(stage Stage, affinityName string, err error, cands []cand
 			if cands[i].previous > 0 {
 				why += fmt.Sprintf(" besides the %d it runs", cands[i].previous)
 			}
+			if room, ok := s.binding.QuotaRoom[cands[i].name()]; ok && room == cands[i].available {
+				why += " (as its FederatedResourceQuota assignment allows)"
+			}
 		}
 		feasible[i] = rejection{cands[i].name(), why}
 	}

@@ -259,3 +259,22 @@ type resultView struct {
 func viewOf(r scheduler.Result) resultView {
 	return resultView{Clusters: r.Clusters, AffinityName: r.AffinityName, Reasons: r.Reasons.Map()}
 }
+
+// TestQuotaRoomIsTheReason: a cluster that a static quota assignment caps
+// says so when the template does not fit, so "why not cluster X" names the
+// quota rather than the cluster's capacity.
+func TestQuotaRoomIsTheReason(t *testing.T) {
+	b := workload(12, placement(policy().DynamicWeight()))
+	b.QuotaRoom = map[string]int64{"a": 1}
+	_, err := scheduler.Schedule([]*api.Cluster{room("a", 10), room("b", 5)}, b)
+	var fit *scheduler.FitError
+	if !errors.As(err, &fit) {
+		t.Fatalf("Schedule = %v, want a FitError", err)
+	}
+	if got := fit.Reasons["a"]; got != "feasible, room for 1 more replicas (as its FederatedResourceQuota assignment allows)" {
+		t.Errorf("reason for a = %q", got)
+	}
+	if got := fit.Reasons["b"]; strings.Contains(got, "FederatedResourceQuota") {
+		t.Errorf("reason for b = %q, names a quota it does not have", got)
+	}
+}
