@@ -97,7 +97,7 @@ func (s *quotaSync) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		// Written while no webhook ran: its Works stay as last written
 		// (the execution controller refuses to apply them) until it is
 		// fixed.
-		s.rec.Object(&q, corev1.EventTypeWarning, "InvalidQuota", "Sync", fmt.Sprintf("FederatedResourceQuota %s is invalid: %v", req, errs.ToAggregate()))
+		s.rec.Object(&q, corev1.EventTypeWarning, api.ReasonPolicyInvalid, "Validate", fmt.Sprintf("FederatedResourceQuota %s is invalid: %v", req, errs.ToAggregate()))
 		return reconcile.Result{}, nil
 	}
 	works, err := s.works(ctx, req.NamespacedName)
