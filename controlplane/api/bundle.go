@@ -22,6 +22,8 @@ type Bundle struct {
 	OverridePolicies []OverridePolicy
 	// ClusterOverridePolicies are the cluster-wide override policies.
 	ClusterOverridePolicies []ClusterOverridePolicy
+	// Quotas are the FederatedResourceQuotas the plan respects.
+	Quotas []FederatedResourceQuota
 	// Bindings are previous scheduling results.
 	Bindings []ResourceBinding
 	// Interpreters are the resource interpreter customizations.
@@ -64,6 +66,7 @@ func (b *Bundle) Merge(other *Bundle) error {
 	b.ClusterPropagationPolicies = append(b.ClusterPropagationPolicies, other.ClusterPropagationPolicies...)
 	b.OverridePolicies = append(b.OverridePolicies, other.OverridePolicies...)
 	b.ClusterOverridePolicies = append(b.ClusterOverridePolicies, other.ClusterOverridePolicies...)
+	b.Quotas = append(b.Quotas, other.Quotas...)
 	b.Bindings = append(b.Bindings, other.Bindings...)
 	b.Interpreters = append(b.Interpreters, other.Interpreters...)
 	b.Templates = append(b.Templates, other.Templates...)

@@ -248,6 +248,9 @@ func karmadaKinds(kind string) (karmadaKind, bool) {
 			func(b *Bundle, o *ClusterOverridePolicy) {
 				b.ClusterOverridePolicies = append(b.ClusterOverridePolicies, *o)
 			})}, true
+	case KindFederatedResourceQuota:
+		return karmadaKind{PolicyGroupVersion, true, kindDecoder(func(o *FederatedResourceQuota) { defaultNamespace(&o.Namespace) }, ValidateFederatedResourceQuota,
+			func(b *Bundle, o *FederatedResourceQuota) { b.Quotas = append(b.Quotas, *o) })}, true
 	case KindResourceBinding:
 		return karmadaKind{BindingGroupVersion, true, kindDecoder(func(o *ResourceBinding) {
 			defaultNamespace(&o.Namespace)
@@ -354,7 +357,7 @@ func supportedKinds(group string) []string {
 	case ClusterGroup:
 		return []string{KindCluster}
 	case PolicyGroup:
-		return []string{KindClusterOverridePolicy, KindClusterPropagationPolicy, KindOverridePolicy, KindPropagationPolicy}
+		return []string{KindClusterOverridePolicy, KindClusterPropagationPolicy, KindFederatedResourceQuota, KindOverridePolicy, KindPropagationPolicy}
 	case ConfigGroup:
 		return []string{KindResourceInterpreterCustomization}
 	default:

@@ -14,6 +14,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/dependencies"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/detector"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/federatedquota"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/namespacesync"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/policyvalidation"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/schedule"
@@ -88,6 +89,9 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 		if err := namespacesync.Setup(mgr, opts); err != nil {
 			return fmt.Errorf("set up namespace sync controller: %w", err)
 		}
+	}
+	if err := federatedquota.Setup(mgr, opts, rec("federated-resource-quota")); err != nil {
+		return fmt.Errorf("set up federated resource quota controller: %w", err)
 	}
 	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet, RequestTimeout: opts.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(shared.MemberNamespaceTTL), Applied: execution.NewApplyCache()}
 	if err := work.SetupExecution(mgr, exec, opts, now, rec("execution"), false); err != nil {

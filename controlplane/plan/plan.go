@@ -40,6 +40,11 @@ type Fleet struct {
 	// the claim their Karmada annotations record sticky
 	// (policy.BindingClaim, policy.ResolveClaim).
 	Bindings []api.ResourceBinding
+	// Quotas are the FederatedResourceQuotas the plan respects: a static
+	// assignment caps what dynamic division gives its cluster, and a
+	// template whose replicas would take its namespace over a quota's
+	// overall limit is refused with the numbers.
+	Quotas []api.FederatedResourceQuota
 	// Interpreter interprets the templates' kinds: the built-in table
 	// extended by the fleet's ResourceInterpreterCustomizations (nil for
 	// the built-in table only).
@@ -56,6 +61,7 @@ func FleetFromBundle(name string, b *api.Bundle) Fleet {
 		OverridePolicies:           b.OverridePolicies,
 		ClusterOverridePolicies:    b.ClusterOverridePolicies,
 		Bindings:                   b.Bindings,
+		Quotas:                     b.Quotas,
 	}
 }
 
@@ -141,8 +147,9 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 	}
 	results := make([]Result, len(templates))
 	specs := make([]*api.PropagationSpec, len(templates))
+	ledger := newQuotaLedger(f, templates)
 	for i, tmpl := range templates {
-		results[i], specs[i] = schedule(f, decide, tmpl)
+		results[i], specs[i] = schedule(f, decide, tmpl, ledger)
 	}
 	followDependencies(f.Interpreter, templates, results, specs)
 	for i, tmpl := range templates {
@@ -162,8 +169,9 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 	return results
 }
 
-// schedule claims one template and schedules it with decide.
-func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error), tmpl *unstructured.Unstructured) (Result, *api.PropagationSpec) {
+// schedule claims one template and schedules it with decide, within the
+// quotas of its namespace as ledger counts them.
+func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error), tmpl *unstructured.Unstructured, ledger *quotaLedger) (Result, *api.PropagationSpec) {
 	res := Result{Template: api.TemplateRefOf(tmpl)}
 	prev := previousBinding(f.Bindings, res.Template)
 	// The previous result's claim is sticky, as in the continuous driver,
@@ -196,8 +204,22 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 		b.Resource.UID = tmpl.GetUID()
 		b.Replicas, b.ReplicaRequirements = replicas, req
 	}
+	quota := ledger.view(tmpl.GetNamespace())
+	var previous *api.ResourceBindingSpec
+	if prev != nil {
+		previous = &prev.Spec
+	}
+	b.QuotaRoom = quota.Room(&api.ResourceBindingSpec{ReplicaRequirements: req, Clusters: b.Previous})
 	out, err := decide(b)
 	res.AffinityTerm, res.Reasons = out.AffinityName, out.Reasons.Map()
+	if err == nil {
+		next := api.ResourceBindingSpec{ReplicaRequirements: req, Clusters: out.Clusters}
+		if over := quota.ExceededBy(previous, &next); over != "" {
+			res.Err = fmt.Errorf("%s: the template's replicas would exceed %s", res.Template.Describe(), over)
+			return res, spec
+		}
+		ledger.record(tmpl.GetNamespace(), next)
+	}
 	if err != nil {
 		res.Err = err
 		var fit *scheduler.FitError

@@ -178,6 +178,9 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
 		}
+		if room, ok := b.QuotaRoom[cands[i].clusterName]; ok && estimate {
+			cands[i].available = max(0, min(cands[i].available, room))
+		}
 	}
 	if spreading {
 		cands = s.sortCandidates(cands)
@@ -372,6 +375,9 @@ func (s *run) fitError(stage Stage, affinityName string, err error, cands []cand
 			why = fmt.Sprintf("feasible, room for %d more replicas", cands[i].available)
 			if cands[i].previous > 0 {
 				why += fmt.Sprintf(" besides the %d it runs", cands[i].previous)
+			}
+			if room, ok := s.binding.QuotaRoom[cands[i].name()]; ok && room == cands[i].available {
+				why += " (as its FederatedResourceQuota assignment allows)"
 			}
 		}
 		feasible[i] = rejection{cands[i].name(), why}

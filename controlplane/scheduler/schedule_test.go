@@ -62,6 +62,7 @@ func TestScheduleReplicas(t *testing.T) {
 	weights2111 := placement(policy().Weight(2, "m1").Weight(1, "m2", "m3", "m4"))
 	withUID := func(b scheduler.Binding, uid types.UID) scheduler.Binding { b.Resource.UID = uid; return b }
 	fresh := func(b scheduler.Binding) scheduler.Binding { b.Fresh = true; return b }
+	withQuota := func(b scheduler.Binding, room map[string]int64) scheduler.Binding { b.QuotaRoom = room; return b }
 	dynamic := placement(policy().DynamicWeight())
 	aggregated := placement(policy().Divided(api.ReplicaDivisionPreferenceAggregated))
 	overflow := placement(policy().DynamicWeight().AffinityTerm("onprem", apitest.MakeAffinity().Names("p1").Obj(),
@@ -136,6 +137,17 @@ func TestScheduleReplicas(t *testing.T) {
 		{"dynamic Fresh ignores the previous split",
 			[]*api.Cluster{room("a", 0), room("b", 12)},
 			fresh(workload(10, dynamic, tc("a", 4), tc("b", 4))), []api.TargetCluster{tc("a", 2), tc("b", 8)}},
+
+		// A static FederatedResourceQuota assignment caps what fits.
+		{"dynamic 6:8:10, a quota leaves room for 1 in c",
+			[]*api.Cluster{room("a", 6), room("b", 8), room("c", 10)},
+			withQuota(workload(12, dynamic), map[string]int64{"c": 1}), []api.TargetCluster{tc("a", 5), tc("b", 6), tc("c", 1)}},
+		{"dynamic scale-up: a cluster at its quota gets none of the new replicas",
+			[]*api.Cluster{room("a", 10), room("b", 30)},
+			withQuota(workload(8, dynamic, tc("a", 2), tc("b", 2)), map[string]int64{"b": 0}), []api.TargetCluster{tc("a", 6), tc("b", 2)}},
+		{"aggregated packs around a full quota",
+			[]*api.Cluster{room("a", 4), room("b", 6), room("c", 8)},
+			withQuota(workload(10, aggregated), map[string]int64{"c": 0}), []api.TargetCluster{tc("a", 4), tc("b", 6)}},
 
 		// Aggregated.
 		{"aggregated scale-up prefers clusters in use",
@@ -246,4 +258,23 @@ type resultView struct {
 
 func viewOf(r scheduler.Result) resultView {
 	return resultView{Clusters: r.Clusters, AffinityName: r.AffinityName, Reasons: r.Reasons.Map()}
+}
+
+// TestQuotaRoomIsTheReason: a cluster that a static quota assignment caps
+// says so when the template does not fit, so "why not cluster X" names the
+// quota rather than the cluster's capacity.
+func TestQuotaRoomIsTheReason(t *testing.T) {
+	b := workload(12, placement(policy().DynamicWeight()))
+	b.QuotaRoom = map[string]int64{"a": 1}
+	_, err := scheduler.Schedule([]*api.Cluster{room("a", 10), room("b", 5)}, b)
+	var fit *scheduler.FitError
+	if !errors.As(err, &fit) {
+		t.Fatalf("Schedule = %v, want a FitError", err)
+	}
+	if got := fit.Reasons["a"]; got != "feasible, room for 1 more replicas (as its FederatedResourceQuota assignment allows)" {
+		t.Errorf("reason for a = %q", got)
+	}
+	if got := fit.Reasons["b"]; strings.Contains(got, "FederatedResourceQuota") {
+		t.Errorf("reason for b = %q, names a quota it does not have", got)
+	}
 }

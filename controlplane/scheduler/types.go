@@ -51,6 +51,13 @@ type Binding struct {
 	// the equivalent of Karmada's rescheduleTriggeredAt.
 	Fresh bool
 
+	// QuotaRoom is, per cluster, how many more replicas the template may
+	// place there beyond its previous result under the cluster's static
+	// FederatedResourceQuota assignment; a cluster not listed is not
+	// limited. It caps the available replicas of dynamic division and
+	// spreading, so the division respects what remains of each quota.
+	QuotaRoom map[string]int64
+
 	// Now is when the tolerationSeconds of NoExecute tolerations are
 	// counted against the taints' timeAdded (NoExecuteUntolerated). The
 	// continuous driver passes its clock's time; zero, as in a plan,

@@ -50,6 +50,7 @@ var hooks = []hook{
 	{"clusterpropagationpolicy", PathClusterPropagationPolicy, policyv1.GroupVersion.Group, "clusterpropagationpolicies", admissionregistrationv1.ClusterScope},
 	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionregistrationv1.NamespacedScope},
 	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionregistrationv1.ClusterScope},
+	{"federatedresourcequota", PathFederatedResourceQuota, policyv1.GroupVersion.Group, "federatedresourcequotas", admissionregistrationv1.NamespacedScope},
 	{"resourceinterpretercustomization", PathResourceInterpreterCustomization, configv1.GroupVersion.Group, "resourceinterpretercustomizations", admissionregistrationv1.ClusterScope},
 	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionregistrationv1.NamespacedScope},
 	{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionregistrationv1.ClusterScope},

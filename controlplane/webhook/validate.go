@@ -35,6 +35,8 @@ const (
 	PathClusterPropagationPolicy = "/validate-clusterpropagationpolicy"
 	PathOverridePolicy           = "/validate-overridepolicy"
 	PathClusterOverridePolicy    = "/validate-clusteroverridepolicy"
+	// PathFederatedResourceQuota validates quotas as Karmada's webhook does.
+	PathFederatedResourceQuota = "/validate-federatedresourcequota"
 	// PathResourceInterpreterCustomization validates customizations: their
 	// fields and that every script compiles and defines its function.
 	PathResourceInterpreterCustomization = "/validate-resourceinterpretercustomization"
@@ -115,6 +117,12 @@ func Register(srv Server, scheme *runtime.Scheme, opts Options) {
 			e := r.Engine()
 			return interpret.Validate(&e)
 		},
+	}))
+	register(PathFederatedResourceQuota, admission.WithValidator(scheme, validator[*policyv1.FederatedResourceQuota]{
+		gk:   policyv1.GroupVersion.WithKind(api.KindFederatedResourceQuota).GroupKind(),
+		name: func(q *policyv1.FederatedResourceQuota) string { return q.Name },
+		// The quota controller and the scheduler run the same check.
+		validate: (*policyv1.FederatedResourceQuota).Validate,
 	}))
 	register(PathClusterOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterOverridePolicy]{
 		gk:   policyv1.GroupVersion.WithKind("ClusterOverridePolicy").GroupKind(),

@@ -62,6 +62,9 @@ func startHostWith(t *testing.T, opts webhook.Options) (client.Client, *testenv.
 	if opts.Secrets == nil {
 		opts.Secrets = hub
 	}
+	if opts.Quotas == nil {
+		opts.Quotas = hub
+	}
 	controllertest.StartManager(t, host.RESTConfig(), ctrl.Options{
 		Scheme: scheme,
 		WebhookServer: crwebhook.NewServer(crwebhook.Options{

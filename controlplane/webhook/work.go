@@ -2,17 +2,20 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
@@ -43,6 +46,12 @@ type Options struct {
 	// a cluster-scoped kind (or a ClusterResourceBinding a namespaced one)
 	// is refused at admission too; nil leaves that to the controllers.
 	Mapper apimeta.RESTMapper
+	// Quotas reads FederatedResourceQuotas and the bindings of their
+	// namespaces: with it, a ResourceBinding write whose clusters take its
+	// namespace over a quota is refused (Forbidden, reason QuotaExceeded),
+	// as Karmada's ResourceBinding webhook refuses it; nil leaves that to
+	// the scheduler, which never writes such a result.
+	Quotas client.Reader
 	// MaxInFlight bounds the admission reviews all handlers work on at
 	// once; a review beyond it is refused at once with 429 Too Many
 	// Requests. 0 means DefaultMaxInFlight.
@@ -109,17 +118,46 @@ func (v clusterBindingValidator) ValidateDelete(context.Context, *workv1.Cluster
 }
 
 // ValidateCreate implements admission.CustomValidator: it checks a created object as the engine would.
-func (v bindingValidator) ValidateCreate(_ context.Context, rb *workv1.ResourceBinding) (admission.Warnings, error) {
-	return nil, v.check(rb)
+func (v bindingValidator) ValidateCreate(ctx context.Context, rb *workv1.ResourceBinding) (admission.Warnings, error) {
+	if err := v.check(rb); err != nil {
+		return nil, err
+	}
+	return nil, v.checkQuota(ctx, nil, rb)
 }
 
 // ValidateUpdate implements admission.CustomValidator: it checks an updated object as the engine would.
-func (v bindingValidator) ValidateUpdate(_ context.Context, old, rb *workv1.ResourceBinding) (admission.Warnings, error) {
+func (v bindingValidator) ValidateUpdate(ctx context.Context, old, rb *workv1.ResourceBinding) (admission.Warnings, error) {
 	if equality.Semantic.DeepEqual(old.Spec, rb.Spec) && old.Labels[shared.LabelAttached] == rb.Labels[shared.LabelAttached] {
 		return nil, nil
 	}
-	return nil, v.check(rb)
+	if err := v.check(rb); err != nil {
+		return nil, err
+	}
+	return nil, v.checkQuota(ctx, &old.Spec, rb)
 }
+
+// checkQuota refuses a binding whose clusters, coming from previous (nil
+// for a new binding), take its namespace over a FederatedResourceQuota.
+func (v bindingValidator) checkQuota(ctx context.Context, previous *api.ResourceBindingSpec, rb *workv1.ResourceBinding) error {
+	if v.opts.Quotas == nil {
+		return nil
+	}
+	quotas, err := shared.LoadNamespaceQuotas(ctx, v.opts.Quotas, rb)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	over := quotas.ExceededBy(previous, &rb.Spec)
+	if over == "" {
+		return nil
+	}
+	forbidden := apierrors.NewForbidden(workv1.GroupVersion.WithResource("resourcebindings").GroupResource(), rb.Name, errors.New("its clusters would exceed "+over))
+	forbidden.ErrStatus.Reason = ReasonQuotaExceeded
+	return forbidden
+}
+
+// ReasonQuotaExceeded is the status reason of a ResourceBinding write
+// refused for a FederatedResourceQuota, Karmada's QuotaExceededReason.
+const ReasonQuotaExceeded metav1.StatusReason = "QuotaExceeded"
 
 // ValidateDelete implements admission.CustomValidator; deletions are always allowed.
 func (v bindingValidator) ValidateDelete(context.Context, *workv1.ResourceBinding) (admission.Warnings, error) {

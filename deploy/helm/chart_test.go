@@ -89,7 +89,7 @@ func TestChartDeployment(t *testing.T) {
 // status writable where flotilla writes it back.
 func TestChartRBACNamesEverything(t *testing.T) {
 	objs := render(t)
-	cr := into[rbacv1.ClusterRole](t, one(t, objs, "ClusterRole"))
+	cr := into[rbacv1.ClusterRole](t, controlPlaneRole(t, objs))
 	role := into[rbacv1.Role](t, one(t, objs, "Role"))
 	for _, r := range slices.Concat(cr.Rules, role.Rules) {
 		for _, field := range [][]string{r.APIGroups, r.Resources, r.Verbs, r.ResourceNames} {
@@ -130,7 +130,7 @@ func TestChartRBACNamesEverything(t *testing.T) {
 	}
 	// Listing Secret needs propagateSecrets, which grants them cluster-wide.
 	withSecret := render(t, "--set", "propagateSecrets=true", "--set-json", `templateKinds=[{"version":"v1","kind":"Secret","resource":"secrets"}]`)
-	if !grants(into[rbacv1.ClusterRole](t, one(t, withSecret, "ClusterRole")).Rules, "", "secrets", "list") {
+	if !grants(into[rbacv1.ClusterRole](t, controlPlaneRole(t, withSecret)).Rules, "", "secrets", "list") {
 		t.Error("propagateSecrets=true does not grant Secrets")
 	}
 }

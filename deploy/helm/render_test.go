@@ -124,6 +124,22 @@ func one(t *testing.T, objs []*unstructured.Unstructured, kind string) *unstruct
 	return found[0]
 }
 
+// controlPlaneRole returns the control plane's ClusterRole, the one that is
+// not the tenants' (tenantrole.yaml).
+func controlPlaneRole(t *testing.T, objs []*unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, o := range pick(objs, "ClusterRole") {
+		if !strings.HasSuffix(o.GetName(), "-tenant") {
+			out = append(out, o)
+		}
+	}
+	if len(out) != 1 {
+		t.Fatalf("the chart renders %d control plane ClusterRoles, want 1", len(out))
+	}
+	return out[0]
+}
+
 // into converts a rendered object into a typed one.
 func into[T any](t *testing.T, u *unstructured.Unstructured) *T {
 	t.Helper()

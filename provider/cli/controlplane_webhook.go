@@ -162,6 +162,9 @@ func (c webhookConfig) addWebhook(mgr ctrl.Manager, direct client.Client, ca []b
 	rules := c.rules
 	rules.Secrets = direct
 	rules.Mapper = mgr.GetRESTMapper()
+	// Quotas and bindings come from the manager's cache, which the
+	// scheduler and the quota controller keep anyway.
+	rules.Quotas = mgr.GetClient()
 	webhook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), rules)
 	if c.external {
 		return nil

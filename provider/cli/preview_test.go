@@ -190,6 +190,29 @@ spec:
 				}
 			},
 		},
+		"a FederatedResourceQuota refuses a template that would go over, with the numbers": {
+			input: twoClusters + webDeployment + `
+apiVersion: policy.karmada.io/v1alpha1
+kind: FederatedResourceQuota
+metadata: {name: default, namespace: default}
+spec: {overall: {pods: "2"}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement: {clusterAffinity: {clusterNames: [east]}}
+`,
+			wantCode:   ExitUnschedulable,
+			wantStderr: "could not be scheduled",
+			check: func(t *testing.T, out PreviewOutput) {
+				r := out.Results[0]
+				if !strings.Contains(r.Error, "would exceed FederatedResourceQuota default/default: pods: 3 requested, 0 used of 2") || len(r.Placement) != 0 {
+					t.Errorf("want the quota's numbers and no placement, got error %q placement %v", r.Error, r.Placement)
+				}
+			},
+		},
 		"a template no policy claims is listed with an empty placement": {
 			input:    twoClusters + webDeployment,
 			wantCode: ExitOK,

@@ -20,6 +20,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
@@ -30,6 +31,11 @@ import (
 // scheduled again. Cluster events pass only on changes that can move a
 // placement (clusterSchedulingChanged), not on pods freeing capacity.
 const unschedulableRetry = 30 * time.Second
+
+// ReasonQuotaExceeded is the Scheduled=False reason of a binding whose
+// result would take its namespace over a FederatedResourceQuota, Karmada's
+// BindingReasonQuotaExceeded.
+const ReasonQuotaExceeded = "QuotaExceeded"
 
 // schedulerReconciler writes each binding's scheduling result.
 type schedulerReconciler struct {
@@ -59,6 +65,9 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 		Watches(&workv1.ResourceBinding{}, bindingsByPriority()).
 		Watches(&workv1.ClusterResourceBinding{}, bindingsByPriority()).
 		Watches(&clusterv1.Cluster{}, affectedBindingsByPriority(s.client), builder.WithPredicates(s.fleet.track(shared.ClusterSchedulingChanged))).
+		// A quota changed, or its usage fell: the bindings it holds back
+		// try again.
+		Watches(&policyv1.FederatedResourceQuota{}, heldByQuota(s.client)).
 		Complete(s)
 }
 
@@ -113,11 +122,24 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	binding.Fresh = fresh
 	now := s.now()
 	binding.Now = now
+	quotas, err := shared.LoadNamespaceQuotas(ctx, s.client, &rb)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	binding.QuotaRoom = quotas.Room(&rb)
 	result, schedErr := fleet.snapshot.Schedule(binding)
+	// A result that takes the namespace over a FederatedResourceQuota is
+	// not written, nor its generation observed: the binding keeps its
+	// previous clusters and Works (none for a new template) until the
+	// quota has room, as Karmada's ResourceBinding webhook refuses it.
+	var overQuota string
+	if schedErr == nil {
+		overQuota = quotas.Exceeded(&rb, result.Clusters)
+	}
 
 	orig := rb.DeepCopy()
 	var requeue time.Duration
-	if schedErr == nil {
+	if schedErr == nil && overQuota == "" {
 		requeue = tolerationRunsOut(result.Clusters, byName, rb.Spec.Placement.ClusterTolerations, now)
 		status, err := shared.LastReported(ctx, s.client, &rb)
 		if err != nil {
@@ -156,15 +178,20 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 		if !errors.As(schedErr, &fit) {
 			cond.Reason = "SchedulerError"
 		}
+	} else if overQuota != "" {
+		requeue = unschedulableRetry
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, ReasonQuotaExceeded, "the template's replicas would exceed "+overQuota
 	} else {
 		rb.Status.SchedulerObservedAffinityName = result.AffinityName
 	}
 	cond.LastTransitionTime = metav1.NewTime(now)
-	if schedErr != nil && shared.ConditionMoved(apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled), cond) {
+	if cond.Status == metav1.ConditionFalse && shared.ConditionMoved(apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionScheduled), cond) {
 		s.events.Binding(&rb, corev1.EventTypeWarning, shared.EventReasonScheduleBindingFailed, shared.ActionSchedule, cond.Message)
 	}
 	apimeta.SetStatusCondition(&rb.Status.Conditions, cond)
-	rb.Status.SchedulerObservedGeneration = rb.Generation
+	if overQuota == "" {
+		rb.Status.SchedulerObservedGeneration = rb.Generation
+	}
 	if !equality.Semantic.DeepEqual(rb.Status, orig.Status) {
 		if err := shared.PatchBindingStatus(ctx, s.client, &rb, orig); err != nil {
 			return reconcile.Result{}, fmt.Errorf("write status of binding %s: %w", req, err)

@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
@@ -124,4 +126,23 @@ func affectedBindingsByPriority(c client.Reader) handler.EventHandler {
 			some(ctx, q, e.Object)
 		},
 	}
+}
+
+// heldByQuota enqueues, each at its priority, the bindings of a quota's
+// namespace that a quota holds back (Scheduled=False, QuotaExceeded).
+func heldByQuota(c client.Reader) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var list workv1.ResourceBindingList
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "list bindings", "namespace", obj.GetNamespace())
+			return nil
+		}
+		var out []reconcile.Request
+		for i := range list.Items {
+			if c := apimeta.FindStatusCondition(list.Items[i].Status.Conditions, api.ConditionScheduled); c != nil && c.Reason == ReasonQuotaExceeded {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+			}
+		}
+		return out
+	})
 }

@@ -21,8 +21,13 @@ import (
 // binding's namespace (none for a ClusterResourceBinding's). The webhook refuses other Works when they are
 // written; the execution controller also checks them against their
 // binding (verifyWork). A Work of the namespace sync (label
-// namespace.flotilla.io/name) is checked as validateNamespaceWork says.
+// namespace.flotilla.io/name) is checked as validateNamespaceWork says, and
+// one of a FederatedResourceQuota (label federatedresourcequota.flotilla.io/name)
+// as validateQuotaWork says.
 func ValidateWork(w *workv1.Work) field.ErrorList {
+	if QuotaWork(w) {
+		return validateQuotaWork(w)
+	}
 	if NamespaceWork(w) {
 		return validateNamespaceWork(w)
 	}
@@ -65,6 +70,9 @@ func ValidateWork(w *workv1.Work) field.ErrorList {
 // right, gets no further: the execution namespaces are not a trust
 // boundary by themselves.
 func VerifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster string, opts Options) (*Trusted, error) {
+	if QuotaWork(w) {
+		return verifyQuotaWork(ctx, c, w, cluster, opts)
+	}
 	if NamespaceWork(w) {
 		return verifyNamespaceWork(ctx, c, w, cluster, opts)
 	}
@@ -135,6 +143,9 @@ func VerifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster st
 // names for that binding's template. A Work that is not gets its finalizer
 // dropped and its member left alone.
 func OwnedWork(ctx context.Context, c client.Reader, w *workv1.Work, opts Options) (bool, error) {
+	if QuotaWork(w) {
+		return ownedQuotaWork(w), nil
+	}
 	if NamespaceWork(w) {
 		return ownedNamespaceWork(w, opts), nil
 	}

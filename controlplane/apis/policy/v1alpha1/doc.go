@@ -1,6 +1,7 @@
 // Package v1alpha1 is policy.flotilla.io/v1alpha1: PropagationPolicy,
-// ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy, with
-// Karmada's specs. It holds types only and must not import client-go.
+// ClusterPropagationPolicy, OverridePolicy, ClusterOverridePolicy and
+// FederatedResourceQuota, with Karmada's specs. It holds types only and
+// must not import client-go.
 //
 // +kubebuilder:object:generate=true
 // +groupName=policy.flotilla.io
