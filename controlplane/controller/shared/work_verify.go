@@ -21,10 +21,15 @@ import (
 // binding's namespace (none for a ClusterResourceBinding's). The webhook refuses other Works when they are
 // written; the execution controller also checks them against their
 // binding (verifyWork). A Work of the namespace sync (label
-// namespace.flotilla.io/name) is checked as validateNamespaceWork says.
+// namespace.flotilla.io/name) is checked as validateNamespaceWork says, a
+// Work of a ServiceImport (label mcs.flotilla.io/import-name) as
+// validateMCSWork says.
 func ValidateWork(w *workv1.Work) field.ErrorList {
 	if NamespaceWork(w) {
 		return validateNamespaceWork(w)
+	}
+	if MCSWork(w) {
+		return validateMCSWork(w)
 	}
 	var errs field.ErrorList
 	md := field.NewPath("metadata")
@@ -67,6 +72,9 @@ func ValidateWork(w *workv1.Work) field.ErrorList {
 func VerifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster string, opts Options) (*Trusted, error) {
 	if NamespaceWork(w) {
 		return verifyNamespaceWork(ctx, c, w, cluster, opts)
+	}
+	if MCSWork(w) {
+		return verifyMCSWork(ctx, c, w, cluster, opts)
 	}
 	refuse := func(errs ...*field.Error) error {
 		return &RefusedError{Object: "Work " + w.Namespace + "/" + w.Name, Reasons: errs}
@@ -137,6 +145,9 @@ func VerifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster st
 func OwnedWork(ctx context.Context, c client.Reader, w *workv1.Work, opts Options) (bool, error) {
 	if NamespaceWork(w) {
 		return ownedNamespaceWork(w, opts), nil
+	}
+	if MCSWork(w) {
+		return ownedMCSWork(w), nil
 	}
 	if len(ValidateWork(w)) > 0 {
 		return false, nil
