@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -104,8 +105,17 @@ func RenderImport(ctx context.Context, c client.Reader, rb *workv1.ResourceBindi
 		return nil, RefuseBinding(rb, field.Invalid(field.NewPath("spec", "resource"), rb.Spec.Resource.Name, err.Error()))
 	}
 	out := make(map[string][]*unstructured.Unstructured, len(t.Clusters))
+	fleet := opts.WithDefaults().Fleet
 	for _, tc := range t.Clusters {
-		out[tc.Name] = objs
+		for _, obj := range objs {
+			// Rendered as a template of its own: the ownership labels let
+			// execution prune and remove only what flotilla created.
+			rendered, err := render.Render(render.Input{Template: obj, Clusters: []render.Target{{Cluster: &api.Cluster{ObjectMeta: metav1.ObjectMeta{Name: tc.Name}}}}, Fleet: fleet})
+			if err != nil {
+				return nil, fmt.Errorf("render %s %s/%s for cluster %s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), tc.Name, err)
+			}
+			out[tc.Name] = append(out[tc.Name], rendered[tc.Name].Object)
+		}
 	}
 	return out, nil
 }
