@@ -1,6 +1,7 @@
 package multicluster
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -105,4 +106,18 @@ func hashedName(prefix, key string) string {
 // Ours reports whether flotilla wrote the slice (its managed-by label).
 func Ours(s *discoveryv1.EndpointSlice) bool {
 	return s.Labels[discoveryv1.LabelManagedBy] == ManagedBy
+}
+
+// MultiClusterServiceGK is Karmada's MultiClusterService
+// (networking.karmada.io), which flotilla does not serve yet.
+var MultiClusterServiceGK = schema.GroupKind{Group: "networking.karmada.io", Kind: "MultiClusterService"}
+
+// ErrContinuousOnly is why the synchronous driver (Terraform, preview)
+// refuses the multi-cluster services kinds.
+var ErrContinuousOnly = errors.New("multi-cluster services follow the members' endpoints between runs, which only the continuous control plane does; a plan cannot show them and an apply would not keep them current")
+
+// ContinuousOnly reports whether gk is a multi-cluster services kind, which
+// only continuous mode acts on.
+func ContinuousOnly(gk schema.GroupKind) bool {
+	return IsMCSKind(gk) || gk == MultiClusterServiceGK
 }
