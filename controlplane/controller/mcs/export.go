@@ -49,16 +49,20 @@ func (r *reconciler) export(ctx context.Context, rb *workv1.ResourceBinding) err
 	desired := map[client.ObjectKey]*discoveryv1.EndpointSlice{}
 	kept := map[string]bool{}
 	var providers []api.TargetCluster
+	var whyNot []string
 	for _, tc := range t.Clusters {
-		got, reachable, err := r.clusterSlices(ctx, tc.Name, svc)
+		got, reachable, why, err := r.clusterSlices(ctx, tc.Name, svc)
 		if err != nil {
 			return err
+		}
+		if why != "" {
+			whyNot = append(whyNot, why)
 		}
 		if !reachable {
 			kept[tc.Name] = true
 			continue
 		}
-		if len(got) > 0 {
+		if why == "" {
 			providers = append(providers, tc)
 		}
 		for _, s := range got {
@@ -69,50 +73,55 @@ func (r *reconciler) export(ctx context.Context, rb *workv1.ResourceBinding) err
 	if err := shared.EnsureExecutionSpaces(ctx, r.client, providers); err != nil {
 		return err
 	}
-	return r.writeCollected(ctx, svc, desired, kept)
+	if err := r.writeCollected(ctx, svc, desired, kept); err != nil {
+		return err
+	}
+	r.exported(rb, providers, whyNot)
+	return nil
 }
 
 // clusterSlices reads the slices cluster contributes to svc. reachable is
 // false when the member could not be read (its last collection is kept);
 // a NotReady, unknown or pull-mode cluster, or one that does not run the
-// Service and its ServiceExport, contributes nothing.
-func (r *reconciler) clusterSlices(ctx context.Context, cluster string, svc types.NamespacedName) (_ []*discoveryv1.EndpointSlice, reachable bool, _ error) {
+// Service and its ServiceExport, contributes nothing. why says why the
+// cluster does not export, "" when it does.
+func (r *reconciler) clusterSlices(ctx context.Context, cluster string, svc types.NamespacedName) (_ []*discoveryv1.EndpointSlice, reachable bool, why string, _ error) {
 	var cl clusterv1.Cluster
 	err := r.client.Get(ctx, client.ObjectKey{Name: cluster}, &cl)
 	switch {
 	case shared.IsNotFound(err):
-		return nil, true, nil
+		return nil, true, fmt.Sprintf("cluster %s is not registered", cluster), nil
 	case err != nil:
-		return nil, false, fmt.Errorf("read cluster %s: %w", cluster, err)
+		return nil, false, "", fmt.Errorf("read cluster %s: %w", cluster, err)
 	}
 	if c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady); c != nil && c.Status == metav1.ConditionFalse {
-		return nil, true, nil
+		return nil, true, fmt.Sprintf("cluster %s is not ready, its endpoints are withdrawn", cluster), nil
 	}
 	if shared.IsPull(&cl) {
 		// A pull-mode member's slices would come from its agent, which
 		// does not report them yet.
-		return nil, true, nil
+		return nil, true, fmt.Sprintf("cluster %s is a pull-mode member, which does not export yet", cluster), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.WithDefaults().MemberRequestTimeout)
 	defer cancel()
 	target, err := r.members.Connect(ctx, cluster)
 	if err != nil {
-		return nil, false, nil
+		return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
 	}
 	for _, gvr := range []schema.GroupVersionResource{servicesGVR, serviceExportsGVR} {
 		_, err := target.Dynamic.Resource(gvr).Namespace(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err) || apimeta.IsNoMatchError(err):
-			return nil, true, nil
+			return nil, true, fmt.Sprintf("cluster %s runs no %s %s", cluster, kindOf(gvr), svc), nil
 		case err != nil:
-			return nil, false, nil
+			return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
 		}
 	}
 	list, err := target.Dynamic.Resource(endpointSlicesGVR).Namespace(svc.Namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: discoveryv1.LabelServiceName + "=" + svc.Name,
 	})
 	if err != nil {
-		return nil, false, nil
+		return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
 	}
 	var out []*discoveryv1.EndpointSlice
 	for i := range list.Items {
@@ -128,7 +137,15 @@ func (r *reconciler) clusterSlices(ctx context.Context, cluster string, svc type
 		}
 		out = append(out, s)
 	}
-	return out, true, nil
+	return out, true, "", nil
+}
+
+// kindOf names the kind of a member resource the collection reads.
+func kindOf(gvr schema.GroupVersionResource) string {
+	if gvr == servicesGVR {
+		return "Service"
+	}
+	return multicluster.KindServiceExport
 }
 
 // writeCollected makes the host's collected slices of svc the desired

@@ -2,6 +2,7 @@ package mcs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -106,6 +108,23 @@ func TestServiceExportAndImport(t *testing.T) {
 			t.Errorf("no collected slice %s of cluster %s on the host: %v", tc.name, tc.cluster, sliceNames(got))
 		}
 	}
+	// The export says which clusters export it.
+	testkit.Eventually(t, deadline, "a ServiceExported event on the ServiceExport", func() (bool, string) {
+		var list eventsv1.EventList
+		if err := hub.List(ctx, &list, client.InNamespace("shop")); err != nil {
+			return false, err.Error()
+		}
+		var notes []string
+		for _, e := range list.Items {
+			if e.Reason == "ServiceExported" && e.Regarding.Kind == multicluster.KindServiceExport {
+				notes = append(notes, e.Note)
+				if strings.Contains(e.Note, "exported from "+p0+", "+p1) {
+					return true, ""
+				}
+			}
+		}
+		return false, fmt.Sprint(notes)
+	})
 	// The tenant's import of the same name in another namespace gets its
 	// derived Service and no endpoints.
 	testkit.Eventually(t, deadline, "tenant-b/derived-web in the consumer", func() (bool, string) {
@@ -118,7 +137,7 @@ func TestServiceExportAndImport(t *testing.T) {
 
 	// A Work forged in the consumer's execution namespace, shaped like the
 	// import's, with an endpoint the import does not render, is never applied.
-	forgeWork(t, hub, f.Members[consumer], consumer)
+	forgeWork(t, hub, f.Members[consumer], consumer, p0)
 
 	// A provider's endpoints change and the consumer follows.
 	testkit.MustUpdate(t, f.Members[p1], client.ObjectKey{Namespace: "shop", Name: "web-b"}, real1, func() {
@@ -164,7 +183,7 @@ func TestServiceExportAndImport(t *testing.T) {
 // slice of derived-web with an endpoint the import never renders, and
 // checks that it is not applied: the execution controller verifies an
 // import Work against what the import renders now.
-func forgeWork(t *testing.T, hub, member client.Client, cluster string) {
+func forgeWork(t *testing.T, hub, member client.Client, cluster, provider string) {
 	t.Helper()
 	ctx := t.Context()
 	var rb workv1.ResourceBinding
@@ -178,6 +197,46 @@ func forgeWork(t *testing.T, hub, member client.Client, cluster string) {
 	w, err := shared.NewMCSWork(&rb, cluster, obj)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The execution controller's check, asked directly of the real host
+	// (the mcs controller deletes a forged Work soon after it appears, so
+	// the end-to-end check below alone could pass by that race).
+	opts := controllertest.Options("test")
+	var genuine workv1.WorkList
+	if err := hub.List(ctx, &genuine, client.InNamespace(shared.ExecutionNamespace(cluster)), client.MatchingLabels{shared.LabelMCSImportName: "web", shared.LabelMCSImportNamespace: "shop"}); err != nil || len(genuine.Items) == 0 {
+		t.Fatalf("the import's Works: %d, %v", len(genuine.Items), err)
+	}
+	for _, g := range genuine.Items {
+		if _, err := shared.VerifyWork(ctx, hub, &g, cluster, opts); err != nil {
+			t.Errorf("the import's own Work %s is not verified: %v", g.Name, err)
+		}
+	}
+	edited := genuine.Items[len(genuine.Items)-1].DeepCopy()
+	objs, err := shared.Manifests(edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedSlice(objs[0].Object, []any{map[string]any{"addresses": []any{"10.66.0.8"}}}, "endpoints"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := objs[0].MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited.Spec.Workload.Manifests[0].Raw = raw
+	elsewhere := w.DeepCopy()
+	elsewhere.Namespace = shared.ExecutionNamespace(provider)
+	for what, tc := range map[string]struct {
+		w       *workv1.Work
+		cluster string
+	}{
+		"a slice the import does not render": {w, cluster},
+		"the import's slice with an endpoint edited in": {edited, cluster},
+		"a Work in a cluster the import is not propagated to": {elsewhere, provider},
+	} {
+		if _, err := shared.VerifyWork(ctx, hub, tc.w, tc.cluster, opts); !errors.Is(err, shared.ErrPending) && !shared.IsRefused(err) {
+			t.Errorf("%s: verified (%v); want it held or refused", what, err)
+		}
 	}
 	testkit.MustCreate(t, hub, w)
 	// The forged Work's verdict: not applied.

@@ -22,6 +22,8 @@ type reconciler struct {
 	members  *shared.Members
 	opts     shared.Options
 	interval time.Duration
+	events   shared.Recorder
+	notes    notes
 }
 
 // Reconcile brings one ServiceExport's collected slices, or one
@@ -36,6 +38,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	err := r.client.Get(ctx, req.NamespacedName, &rb)
 	switch {
 	case shared.IsNotFound(err):
+		r.notes.forget(req.NamespacedName)
 		return reconcile.Result{}, r.cleanup(ctx, kind, req.Namespace, name)
 	case err != nil:
 		return reconcile.Result{}, fmt.Errorf("read binding %s: %w", req.NamespacedName, err)
@@ -44,13 +47,16 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if kind == multicluster.KindServiceExport {
 		err = r.export(ctx, &rb)
-	} else {
-		err = r.importTo(ctx, &rb)
+	} else if err = r.importTo(ctx, &rb); err == nil {
+		r.notes.forget(req.NamespacedName) // a refusal fixed is reported again if it recurs
 	}
 	switch {
 	case errors.Is(err, shared.ErrPending):
 	case shared.IsRefused(err):
 		// Nothing is collected or imported for a refused binding.
+		if kind == multicluster.KindServiceImport {
+			r.refused(&rb, err)
+		}
 		if err := r.cleanup(ctx, kind, rb.Namespace, name); err != nil {
 			return reconcile.Result{}, err
 		}

@@ -24,10 +24,11 @@ import (
 const maxCollectInterval = 5 * time.Second
 
 // Setup registers the multi-cluster services controller with mgr. It reads
-// members through ms, the connections every reconciler shares.
-func Setup(mgr ctrl.Manager, ms *shared.Members, opts shared.Options) error {
+// members through ms, the connections every reconciler shares, and records
+// its events with events.
+func Setup(mgr ctrl.Manager, ms *shared.Members, opts shared.Options, events shared.Recorder) error {
 	interval := min(opts.WithDefaults().Resync, maxCollectInterval)
-	r := &reconciler{client: mgr.GetClient(), members: ms, opts: opts, interval: interval}
+	r := &reconciler{client: mgr.GetClient(), members: ms, opts: opts, interval: interval, events: events}
 	return ctrl.NewControllerManagedBy(mgr).Named("mcs").
 		For(&workv1.ResourceBinding{}, builder.WithPredicates(predicate.NewPredicateFuncs(mcsBinding))).
 		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(collectedImport),
