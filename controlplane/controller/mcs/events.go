@@ -80,4 +80,3 @@ func (r *reconciler) refused(rb *workv1.ResourceBinding, err error) {
 		r.events.Binding(rb, corev1.EventTypeWarning, EventReasonServiceImportRefused, actionSync, err.Error())
 	}
 }
-

@@ -230,8 +230,8 @@ func forgeWork(t *testing.T, hub, member client.Client, cluster, provider string
 		w       *workv1.Work
 		cluster string
 	}{
-		"a slice the import does not render": {w, cluster},
-		"the import's slice with an endpoint edited in": {edited, cluster},
+		"a slice the import does not render":                  {w, cluster},
+		"the import's slice with an endpoint edited in":       {edited, cluster},
 		"a Work in a cluster the import is not propagated to": {elsewhere, provider},
 	} {
 		if _, err := shared.VerifyWork(ctx, hub, tc.w, tc.cluster, opts); !errors.Is(err, shared.ErrPending) && !shared.IsRefused(err) {
