@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -107,6 +108,15 @@ func TestServiceExportAndImport(t *testing.T) {
 		}) {
 			t.Errorf("no collected slice %s of cluster %s on the host: %v", tc.name, tc.cluster, sliceNames(got))
 		}
+	}
+	// A settled export does not churn: neither the host's copies nor the
+	// consumers' Works change while the members' slices do not. (An
+	// identical update would not show here, as the apiserver stores no
+	// no-op update; SameCollected and MergeWork keep those from being sent.)
+	versions := settledVersions(t, hub)
+	time.Sleep(3 * time.Second) // three collection intervals (resync 1 s)
+	if d := cmp.Diff(versions, settledVersions(t, hub)); d != "" {
+		t.Errorf("an unchanged export changed objects (-before +after):\n%s", d)
 	}
 	// The export says which clusters export it.
 	testkit.Eventually(t, deadline, "a ServiceExported event on the ServiceExport", func() (bool, string) {
@@ -410,4 +420,26 @@ func dumpOnFailure(t *testing.T, hub client.Client) {
 	for _, s := range sl.Items {
 		t.Logf("host slice %s/%s labels %v", s.Namespace, s.Name, s.Labels)
 	}
+}
+
+// settledVersions are the resourceVersions of the collected slices and
+// the generations of the import Works of shop/web.
+func settledVersions(t *testing.T, hub client.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	got, err := shared.CollectedSlices(t.Context(), hub, "shop", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range got {
+		out["slice "+s.Namespace+"/"+s.Name] = s.ResourceVersion
+	}
+	var works workv1.WorkList
+	if err := hub.List(t.Context(), &works, client.MatchingLabels{shared.LabelMCSImportNamespace: "shop", shared.LabelMCSImportName: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range works.Items {
+		out["work "+w.Namespace+"/"+w.Name] = fmt.Sprint(w.Generation)
+	}
+	return out
 }
