@@ -145,6 +145,31 @@ func TestServiceExportAndImport(t *testing.T) {
 		t.Errorf("tenant-b's import got endpoints of namespace shop: %v", got)
 	}
 
+	// An import whose derived Service name would be too long is refused
+	// with an event that says why; nothing is imported for it.
+	long := mcsObject("tenant-b", multicluster.KindServiceImport, importSpec())
+	long.SetName(strings.Repeat("x", 56))
+	testkit.MustCreate(t, hub, long)
+	all := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: "imports"}}
+	testkit.MustYAML(t, all, "spec:\n  resourceSelectors:\n  - {apiVersion: %s/%s, kind: %s}\n  placement:\n    clusterAffinity: {clusterNames: [%s]}\n",
+		multicluster.Group, multicluster.Version, multicluster.KindServiceImport, consumer)
+	testkit.MustCreate(t, hub, all)
+	testkit.Eventually(t, deadline, "a ServiceImportRefused event", func() (bool, string) {
+		var list eventsv1.EventList
+		if err := hub.List(ctx, &list, client.InNamespace("tenant-b")); err != nil {
+			return false, err.Error()
+		}
+		var notes []string
+		for _, e := range list.Items {
+			if e.Reason == "ServiceImportRefused" && e.Regarding.Name == long.GetName() {
+				notes = append(notes, e.Note)
+				if strings.Contains(e.Note, "is not a valid Service name") && strings.Contains(e.Note, "ServiceImport tenant-b/"+long.GetName()) {
+					return true, ""
+				}
+			}
+		}
+		return false, fmt.Sprint(notes)
+	})
 	// A Work forged in the consumer's execution namespace, shaped like the
 	// import's, with an endpoint the import does not render, is never applied.
 	forgeWork(t, hub, f.Members[consumer], consumer, p0)
