@@ -97,8 +97,10 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	if err := work.SetupStatus(mgr, exec, ms, opts, now, false); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
 	}
-	if err := mcs.Setup(mgr, ms, opts, rec("mcs")); err != nil {
-		return fmt.Errorf("set up multi-cluster services controller: %w", err)
+	if !opts.DisableMultiClusterServices {
+		if err := mcs.Setup(mgr, ms, opts, rec("mcs")); err != nil {
+			return fmt.Errorf("set up multi-cluster services controller: %w", err)
+		}
 	}
 	if err := customization.Setup(mgr, opts.Interpreters(), rec("customization-status")); err != nil {
 		return fmt.Errorf("set up customization status controller: %w", err)
