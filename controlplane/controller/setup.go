@@ -15,6 +15,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/detector"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/federatedquota"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/mcs"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/namespacesync"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/policyvalidation"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/schedule"
@@ -99,6 +100,11 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	}
 	if err := work.SetupStatus(mgr, exec, ms, opts, now, false); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
+	}
+	if !opts.DisableMultiClusterServices {
+		if err := mcs.Setup(mgr, ms, opts, rec("mcs")); err != nil {
+			return fmt.Errorf("set up multi-cluster services controller: %w", err)
+		}
 	}
 	if err := customization.Setup(mgr, opts.Interpreters(), rec("customization-status")); err != nil {
 		return fmt.Errorf("set up customization status controller: %w", err)

@@ -52,7 +52,7 @@ const ReservedDomain = "flotilla.io"
 // TestReservedCoversEveryKey keeps this list in step with the keys the code
 // uses.
 var reservedSubdomains = []string{
-	"cluster", "clusterpropagationpolicy", "clusterresourcebinding", "config", "failover", "federatedresourcequota", "fleet.m",
+	"cluster", "clusterpropagationpolicy", "clusterresourcebinding", "config", "failover", "federatedresourcequota", "fleet.m", "mcs",
 	"namespace", "overridepolicy", "policy", "propagationpolicy", "resourcebinding", "resourcetemplate",
 	"rollout", "work",
 }

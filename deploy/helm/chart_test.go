@@ -61,6 +61,7 @@ func TestChartDeployment(t *testing.T) {
 		"webhook-cert-dir":          "/etc/flotilla/serving-cert",
 		"metrics-cert-dir":          "/etc/flotilla/serving-cert",
 		"propagate-secrets":         "false",
+		"multi-cluster-services":    "true",
 		"webhook-client-ca":         "/etc/flotilla/webhook-client-ca/ca.crt",
 	} {
 		if got, _ := flagValue(args, flag); got != want {
@@ -127,6 +128,17 @@ func TestChartRBACNamesEverything(t *testing.T) {
 	}
 	if len(crdNames) != len(defs) {
 		t.Errorf("CRD patch limited to %v, want the %d CRDs of crds/", crdNames, len(defs))
+	}
+	// EndpointSlices are granted for multi-cluster services only.
+	if !grants(cr.Rules, "discovery.k8s.io", "endpointslices", "create") {
+		t.Error("the ClusterRole does not grant EndpointSlices, which multi-cluster services collect")
+	}
+	noMCS := render(t, "--set", "multiClusterServices=false")
+	if grants(into[rbacv1.ClusterRole](t, one(t, noMCS, "ClusterRole")).Rules, "discovery.k8s.io", "endpointslices", "list") {
+		t.Error("multiClusterServices=false still grants EndpointSlices")
+	}
+	if got, _ := flagValue(into[appsv1.Deployment](t, one(t, noMCS, "Deployment")).Spec.Template.Spec.Containers[0].Args, "multi-cluster-services"); got != "false" {
+		t.Errorf("multiClusterServices=false: --multi-cluster-services = %q", got)
 	}
 	// Listing Secret needs propagateSecrets, which grants them cluster-wide.
 	withSecret := render(t, "--set", "propagateSecrets=true", "--set-json", `templateKinds=[{"version":"v1","kind":"Secret","resource":"secrets"}]`)

@@ -80,6 +80,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
 	reserved := fs.String("reserved-namespaces", strings.Join(shared.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
+	multiClusterServices := fs.Bool("multi-cluster-services", true, "run the multi-cluster services controller: collect the EndpointSlices of ServiceExports from their members onto the host and give ServiceImport consumers a derived Service and the exported endpoints (needs EndpointSlice rights on the host)")
 	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in "+shared.SystemNamespace+", where Cluster credentials live (the Helm chart's setting)")
 	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
@@ -131,6 +132,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	}
 	opts.ReservedNamespaces = reservedList
 	opts.DisableNamespaceSync = !*namespaceSync
+	opts.DisableMultiClusterServices = !*multiClusterServices
 	logger := processLogger("flotilla", *logLevel, stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

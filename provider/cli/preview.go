@@ -51,6 +51,9 @@ type PreviewResult struct {
 	// Rollout is the claiming policy's staged rollout as assigned to the
 	// placed clusters; absent without one.
 	Rollout *PreviewRollout `json:"rollout,omitempty"`
+	// Services names the exporting or consuming clusters of a
+	// ServiceExport or ServiceImport; absent for other kinds.
+	Services *PreviewServices `json:"services,omitempty"`
 }
 
 // PreviewObject names a template in the JSON output, with its apiVersion
@@ -184,6 +187,7 @@ func toPreview(r plan.Result) (PreviewResult, error) {
 		pr.Rendered[cluster] = w.Object.Object
 	}
 	pr.Rollout = previewRollout(r)
+	pr.Services = previewServices(r)
 	return pr, nil
 }
 
@@ -230,6 +234,7 @@ func writeTable(w io.Writer, out PreviewOutput) {
 			continue
 		}
 		writeRollout(w, r)
+		writeServices(w, r)
 		clusters := make([]string, 0, len(r.Rendered))
 		for c := range r.Rendered {
 			clusters = append(clusters, c)

@@ -137,6 +137,9 @@ func decideScope(ctx context.Context, e *engine.Engine, in *manifestInputs) (rea
 	if in.template != nil && refuseInterpreterCustomization(in.template) != nil {
 		return true, refuseInterpreterCustomization(in.template)
 	}
+	if in.template != nil && refuseMultiClusterService(in.template) != nil {
+		return true, refuseMultiClusterService(in.template)
+	}
 	if in.template == nil || !in.scopeOpen {
 		return true, nil
 	}

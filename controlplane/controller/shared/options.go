@@ -214,6 +214,11 @@ type Options struct {
 	// then created in members only as the namespace of an object
 	// propagated into them. Works it wrote before stay.
 	DisableNamespaceSync bool
+	// DisableMultiClusterServices turns off the multi-cluster services
+	// controller (ServiceExport, ServiceImport), so the control plane's
+	// host identity needs no EndpointSlice rights. Collected slices and
+	// import Works it made before stay until it runs again.
+	DisableMultiClusterServices bool
 	// CredentialSecretsOnly keeps the control plane's reads of Secrets to
 	// SystemNamespace, where the Clusters' credentials live: Secrets are
 	// then neither template kinds nor propagated as dependencies

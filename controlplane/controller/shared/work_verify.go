@@ -21,15 +21,19 @@ import (
 // binding's namespace (none for a ClusterResourceBinding's). The webhook refuses other Works when they are
 // written; the execution controller also checks them against their
 // binding (verifyWork). A Work of the namespace sync (label
-// namespace.flotilla.io/name) is checked as validateNamespaceWork says, and
-// one of a FederatedResourceQuota (label federatedresourcequota.flotilla.io/name)
-// as validateQuotaWork says.
+// namespace.flotilla.io/name) is checked as validateNamespaceWork says, one
+// of a FederatedResourceQuota (label federatedresourcequota.flotilla.io/name)
+// as validateQuotaWork says, and one of a ServiceImport (label
+// mcs.flotilla.io/import-name) as validateMCSWork says.
 func ValidateWork(w *workv1.Work) field.ErrorList {
 	if QuotaWork(w) {
 		return validateQuotaWork(w)
 	}
 	if NamespaceWork(w) {
 		return validateNamespaceWork(w)
+	}
+	if MCSWork(w) {
+		return validateMCSWork(w)
 	}
 	var errs field.ErrorList
 	md := field.NewPath("metadata")
@@ -75,6 +79,9 @@ func VerifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster st
 	}
 	if NamespaceWork(w) {
 		return verifyNamespaceWork(ctx, c, w, cluster, opts)
+	}
+	if MCSWork(w) {
+		return verifyMCSWork(ctx, c, w, cluster, opts)
 	}
 	refuse := func(errs ...*field.Error) error {
 		return &RefusedError{Object: "Work " + w.Namespace + "/" + w.Name, Reasons: errs}
@@ -148,6 +155,9 @@ func OwnedWork(ctx context.Context, c client.Reader, w *workv1.Work, opts Option
 	}
 	if NamespaceWork(w) {
 		return ownedNamespaceWork(w, opts), nil
+	}
+	if MCSWork(w) {
+		return ownedMCSWork(w), nil
 	}
 	if len(ValidateWork(w)) > 0 {
 		return false, nil

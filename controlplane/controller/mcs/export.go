@@ -1,0 +1,187 @@
+package mcs
+
+import (
+	"context"
+	"fmt"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
+)
+
+// Member resources the collection reads.
+var (
+	servicesGVR       = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+	serviceExportsGVR = schema.GroupVersionResource{Group: multicluster.Group, Version: multicluster.Version, Resource: "serviceexports"}
+	endpointSlicesGVR = discoveryv1.SchemeGroupVersion.WithResource("endpointslices")
+)
+
+// export collects the slices of a ServiceExport's Service from the
+// clusters its binding is trusted to propagate it to (shared.Trust), onto
+// the host. A cluster contributes only while it is not NotReady and runs
+// both the Service and the ServiceExport; a cluster that cannot be reached
+// keeps what was last collected from it until the cluster status
+// controller marks it NotReady, which withdraws it.
+func (r *reconciler) export(ctx context.Context, rb *workv1.ResourceBinding) error {
+	tmpl, err := shared.ReadTemplate(ctx, r.client, rb)
+	if err != nil {
+		return err
+	}
+	if tmpl == nil {
+		return r.cleanup(ctx, multicluster.KindServiceExport, rb.Namespace, rb.Spec.Resource.Name)
+	}
+	t, err := shared.Trust(ctx, r.client, rb, tmpl, r.opts)
+	if err != nil {
+		return err
+	}
+	svc := types.NamespacedName{Namespace: tmpl.GetNamespace(), Name: tmpl.GetName()}
+	desired := map[client.ObjectKey]*discoveryv1.EndpointSlice{}
+	kept := map[string]bool{}
+	var providers []api.TargetCluster
+	var whyNot []string
+	for _, tc := range t.Clusters {
+		got, reachable, why, err := r.clusterSlices(ctx, tc.Name, svc)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			whyNot = append(whyNot, why)
+		}
+		if !reachable {
+			kept[tc.Name] = true
+			continue
+		}
+		if why == "" {
+			providers = append(providers, tc)
+		}
+		for _, s := range got {
+			c := multicluster.Collect(tc.Name, shared.ExecutionNamespace(tc.Name), s)
+			desired[client.ObjectKeyFromObject(c)] = c
+		}
+	}
+	if err := shared.EnsureExecutionSpaces(ctx, r.client, providers); err != nil {
+		return err
+	}
+	if err := r.writeCollected(ctx, svc, desired, kept); err != nil {
+		return err
+	}
+	r.exported(rb, providers, whyNot)
+	return nil
+}
+
+// clusterSlices reads the slices cluster contributes to svc. reachable is
+// false when the member could not be read (its last collection is kept);
+// a NotReady, unknown or pull-mode cluster, or one that does not run the
+// Service and its ServiceExport, contributes nothing. why says why the
+// cluster does not export, "" when it does.
+func (r *reconciler) clusterSlices(ctx context.Context, cluster string, svc types.NamespacedName) (_ []*discoveryv1.EndpointSlice, reachable bool, why string, _ error) {
+	var cl clusterv1.Cluster
+	err := r.client.Get(ctx, client.ObjectKey{Name: cluster}, &cl)
+	switch {
+	case shared.IsNotFound(err):
+		return nil, true, fmt.Sprintf("cluster %s is not registered", cluster), nil
+	case err != nil:
+		return nil, false, "", fmt.Errorf("read cluster %s: %w", cluster, err)
+	}
+	if c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady); c != nil && c.Status == metav1.ConditionFalse {
+		return nil, true, fmt.Sprintf("cluster %s is not ready, its endpoints are withdrawn", cluster), nil
+	}
+	if shared.IsPull(&cl) {
+		// A pull-mode member's slices would come from its agent, which
+		// does not report them yet.
+		return nil, true, fmt.Sprintf("cluster %s is a pull-mode member, which does not export yet", cluster), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.WithDefaults().MemberRequestTimeout)
+	defer cancel()
+	target, err := r.members.Connect(ctx, cluster)
+	if err != nil {
+		return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
+	}
+	for _, gvr := range []schema.GroupVersionResource{servicesGVR, serviceExportsGVR} {
+		_, err := target.Dynamic.Resource(gvr).Namespace(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err) || apimeta.IsNoMatchError(err):
+			return nil, true, fmt.Sprintf("cluster %s runs no %s %s", cluster, kindOf(gvr), svc), nil
+		case err != nil:
+			return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
+		}
+	}
+	list, err := target.Dynamic.Resource(endpointSlicesGVR).Namespace(svc.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: discoveryv1.LabelServiceName + "=" + svc.Name,
+	})
+	if err != nil {
+		return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
+	}
+	var out []*discoveryv1.EndpointSlice
+	for i := range list.Items {
+		s := &discoveryv1.EndpointSlice{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, s); err != nil {
+			continue
+		}
+		// The label selector is the member's answer; the slice is checked
+		// again here, so a member that answers with other slices
+		// contributes nothing of them.
+		if multicluster.ExportedSlice(svc, s) != "" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, true, "", nil
+}
+
+// kindOf names the kind of a member resource the collection reads.
+func kindOf(gvr schema.GroupVersionResource) string {
+	if gvr == servicesGVR {
+		return "Service"
+	}
+	return multicluster.KindServiceExport
+}
+
+// writeCollected makes the host's collected slices of svc the desired
+// ones: created, updated only when they differ, and deleted when no
+// cluster contributes them, except those of the kept clusters.
+func (r *reconciler) writeCollected(ctx context.Context, svc types.NamespacedName, desired map[client.ObjectKey]*discoveryv1.EndpointSlice, kept map[string]bool) error {
+	have, err := shared.CollectedSlices(ctx, r.client, svc.Namespace, svc.Name)
+	if err != nil {
+		return err
+	}
+	for i := range have {
+		cur := &have[i]
+		key := client.ObjectKeyFromObject(cur)
+		want, ok := desired[key]
+		switch {
+		case !ok && kept[cur.Labels[multicluster.LabelSourceCluster]]:
+		case !ok:
+			if err := r.client.Delete(ctx, cur); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete collected endpoint slice %s: %w", key, err)
+			}
+		case !multicluster.SameCollected(cur, want):
+			upd := cur.DeepCopy()
+			for k, v := range want.Labels {
+				upd.Labels[k] = v
+			}
+			upd.AddressType, upd.Endpoints, upd.Ports = want.AddressType, want.Endpoints, want.Ports
+			if err := r.client.Update(ctx, upd); err != nil {
+				return fmt.Errorf("update collected endpoint slice %s: %w", key, err)
+			}
+		}
+		delete(desired, key)
+	}
+	for key, want := range desired {
+		if err := r.client.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create collected endpoint slice %s: %w", key, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,470 @@
+package mcs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+)
+
+const deadline = 30 * time.Second
+
+// TestServiceExportAndImport exports a Service from two real members and
+// imports it into a third. The members are apiserver-only, so the test
+// writes the providers' EndpointSlices as their EndpointSlice controller
+// would. The consumer's derived Service gets exactly the providers'
+// endpoints, follows a provider's change, loses a provider's endpoints
+// while it is NotReady and gets them back, never receives the forged
+// slices (another Service, another namespace, a non-exporting cluster, a
+// slice flotilla imported, a forged Work), a tenant's import in another
+// namespace gets none of them, and deleting the export and the import
+// removes what flotilla made and nothing else.
+func TestServiceExportAndImport(t *testing.T) {
+	f := controllertest.StartFleet(t, 3)
+	hub, names := f.Hub, f.Names
+	p0, p1, consumer := names[0], names[1], names[2]
+	ctx := t.Context()
+	for _, c := range append([]client.Client{hub}, f.Members[p0], f.Members[p1], f.Members[consumer]) {
+		installCRDs(t, c)
+	}
+	for _, ns := range []string{"shop", "tenant-b"} {
+		testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	// The providers run shop/web; p0 also runs other/web, which is not
+	// exported; the consumer runs a web of its own, not exported from it.
+	for _, n := range []string{p0, p1, consumer} {
+		m := f.Members[n]
+		testkit.MustCreate(t, m, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
+		testkit.MustCreate(t, m, service("shop", "web"))
+	}
+	testkit.MustCreate(t, f.Members[p0], &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "other"}})
+	testkit.MustCreate(t, f.Members[p0], service("other", "web"))
+	testkit.MustCreate(t, f.Members[p0], slice("other", "web-x", "web", "10.66.0.4"))
+	testkit.MustCreate(t, f.Members[p0], slice("shop", "web-a", "web", "10.0.0.1"))
+	real1 := slice("shop", "web-b", "web", "10.1.0.1", "10.1.0.2")
+	real1.Labels[multicluster.LabelSourceCluster] = p0 // claims another cluster
+	testkit.MustCreate(t, f.Members[p1], real1)
+	testkit.MustCreate(t, f.Members[p1], slice("shop", "other-a", "other", "10.66.0.1"))
+	imported := slice("shop", "web-imp", "web", "10.66.0.2")
+	imported.Labels[discoveryv1.LabelManagedBy] = multicluster.ManagedBy
+	testkit.MustCreate(t, f.Members[p1], imported)
+	testkit.MustCreate(t, f.Members[consumer], slice("shop", "web-local", "web", "10.66.0.3"))
+	// A user's own slice of the derived Service's name in the consumer,
+	// which flotilla must leave alone.
+	testkit.MustCreate(t, f.Members[consumer], slice("shop", "users", "derived-web", "10.77.0.1"))
+
+	createMCS(t, hub, "shop", multicluster.KindServiceExport, nil)
+	createPolicy(t, hub, "shop", "export", multicluster.KindServiceExport, p0, p1)
+	createMCS(t, hub, "shop", multicluster.KindServiceImport, importSpec())
+	createPolicy(t, hub, "shop", "import", multicluster.KindServiceImport, consumer)
+	createMCS(t, hub, "tenant-b", multicluster.KindServiceImport, importSpec())
+	createPolicy(t, hub, "tenant-b", "import", multicluster.KindServiceImport, consumer)
+
+	start := time.Now()
+	f.StartControlPlane(t)
+	t.Cleanup(func() { dumpOnFailure(t, hub) })
+	cm := f.Members[consumer]
+	waitAddresses(t, cm, "shop", "10.0.0.1", "10.1.0.1", "10.1.0.2")
+	t.Logf("first import in %s", time.Since(start).Round(time.Millisecond))
+
+	var svc corev1.Service
+	if err := cm.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "derived-web"}, &svc); err != nil {
+		t.Fatal(err)
+	}
+	if svc.Spec.Selector != nil || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 80 || svc.Spec.Ports[0].Name != "http" {
+		t.Errorf("derived Service: selector %v, ports %+v; want no selector and the import's port http/80", svc.Spec.Selector, svc.Spec.Ports)
+	}
+	// The host's copies live in the providers' execution namespaces,
+	// labelled with the cluster they were read from, whatever the slice said.
+	for _, tc := range []struct{ cluster, name string }{{p0, "shop.web-a"}, {p1, "shop.web-b"}} {
+		got, err := shared.CollectedSlices(ctx, hub, "shop", "web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(got, func(s discoveryv1.EndpointSlice) bool {
+			return s.Namespace == shared.ExecutionNamespace(tc.cluster) && strings.HasPrefix(s.Name, tc.name+"-") && s.Labels[multicluster.LabelSourceCluster] == tc.cluster
+		}) {
+			t.Errorf("no collected slice %s of cluster %s on the host: %v", tc.name, tc.cluster, sliceNames(got))
+		}
+	}
+	// A settled export does not churn: neither the host's copies nor the
+	// consumers' Works change while the members' slices do not. (An
+	// identical update would not show here, as the apiserver stores no
+	// no-op update; SameCollected and MergeWork keep those from being sent.)
+	versions := settledVersions(t, hub)
+	time.Sleep(3 * time.Second) // three collection intervals (resync 1 s)
+	if d := cmp.Diff(versions, settledVersions(t, hub)); d != "" {
+		t.Errorf("an unchanged export changed objects (-before +after):\n%s", d)
+	}
+	// The export says which clusters export it.
+	testkit.Eventually(t, deadline, "a ServiceExported event on the ServiceExport", func() (bool, string) {
+		var list eventsv1.EventList
+		if err := hub.List(ctx, &list, client.InNamespace("shop")); err != nil {
+			return false, err.Error()
+		}
+		var notes []string
+		for _, e := range list.Items {
+			if e.Reason == "ServiceExported" && e.Regarding.Kind == multicluster.KindServiceExport {
+				notes = append(notes, e.Note)
+				if strings.Contains(e.Note, "exported from "+p0+", "+p1) {
+					return true, ""
+				}
+			}
+		}
+		return false, fmt.Sprint(notes)
+	})
+	// The tenant's import of the same name in another namespace gets its
+	// derived Service and no endpoints.
+	testkit.Eventually(t, deadline, "tenant-b/derived-web in the consumer", func() (bool, string) {
+		err := cm.Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "derived-web"}, &corev1.Service{})
+		return err == nil, fmt.Sprint(err)
+	})
+	if got := addresses(t, cm, "tenant-b"); len(got) > 0 {
+		t.Errorf("tenant-b's import got endpoints of namespace shop: %v", got)
+	}
+
+	// An import whose derived Service name would be too long is refused
+	// with an event that says why; nothing is imported for it.
+	long := mcsObject("tenant-b", multicluster.KindServiceImport, importSpec())
+	long.SetName(strings.Repeat("x", 56))
+	testkit.MustCreate(t, hub, long)
+	all := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: "imports"}}
+	testkit.MustYAML(t, all, "spec:\n  resourceSelectors:\n  - {apiVersion: %s/%s, kind: %s}\n  placement:\n    clusterAffinity: {clusterNames: [%s]}\n",
+		multicluster.Group, multicluster.Version, multicluster.KindServiceImport, consumer)
+	testkit.MustCreate(t, hub, all)
+	testkit.Eventually(t, deadline, "a ServiceImportRefused event", func() (bool, string) {
+		var list eventsv1.EventList
+		if err := hub.List(ctx, &list, client.InNamespace("tenant-b")); err != nil {
+			return false, err.Error()
+		}
+		var notes []string
+		for _, e := range list.Items {
+			if e.Reason == "ServiceImportRefused" && e.Regarding.Name == long.GetName() {
+				notes = append(notes, e.Note)
+				if strings.Contains(e.Note, "is not a valid Service name") && strings.Contains(e.Note, "ServiceImport tenant-b/"+long.GetName()) {
+					return true, ""
+				}
+			}
+		}
+		return false, fmt.Sprint(notes)
+	})
+	// A Work forged in the consumer's execution namespace, shaped like the
+	// import's, with an endpoint the import does not render, is never applied.
+	forgeWork(t, hub, f.Members[consumer], consumer, p0)
+
+	// A provider's endpoints change and the consumer follows.
+	testkit.MustUpdate(t, f.Members[p1], client.ObjectKey{Namespace: "shop", Name: "web-b"}, real1, func() {
+		real1.Endpoints = append(real1.Endpoints, endpoint("10.1.0.3"))
+	})
+	changed := time.Now()
+	waitAddresses(t, cm, "shop", "10.0.0.1", "10.1.0.1", "10.1.0.2", "10.1.0.3")
+	t.Logf("endpoint change reached the consumer in %s", time.Since(changed).Round(time.Millisecond))
+
+	// A provider that goes NotReady is withdrawn, and comes back.
+	f.Clusters[1].StopAPIServer()
+	waitAddresses(t, cm, "shop", "10.0.0.1")
+	if err := f.Clusters[1].StartAPIServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitAddresses(t, cm, "shop", "10.0.0.1", "10.1.0.1", "10.1.0.2", "10.1.0.3")
+
+	// Deleting the export empties the consumer and the host.
+	if err := hub.Delete(ctx, mcsObject("shop", multicluster.KindServiceExport, nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitAddresses(t, cm, "shop")
+	testkit.Eventually(t, deadline, "no collected slices on the host", func() (bool, string) {
+		got, err := shared.CollectedSlices(ctx, hub, "shop", "web")
+		return err == nil && len(got) == 0, fmt.Sprint(sliceNames(got), err)
+	})
+	// Deleting the import removes the derived Service, and only flotilla's.
+	if err := hub.Delete(ctx, mcsObject("shop", multicluster.KindServiceImport, nil)); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, deadline, "derived-web gone from the consumer", func() (bool, string) {
+		err := cm.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "derived-web"}, &corev1.Service{})
+		return shared.IsNotFound(err), fmt.Sprint(err)
+	})
+	for _, name := range []string{"users", "web-local"} {
+		if err := cm.Get(ctx, client.ObjectKey{Namespace: "shop", Name: name}, &discoveryv1.EndpointSlice{}); err != nil {
+			t.Errorf("the consumer's own slice %s: %v", name, err)
+		}
+	}
+}
+
+// forgeWork writes a Work that claims to be the import's, carrying a
+// slice of derived-web with an endpoint the import never renders, and
+// checks that it is not applied: the execution controller verifies an
+// import Work against what the import renders now.
+func forgeWork(t *testing.T, hub, member client.Client, cluster, provider string) {
+	t.Helper()
+	ctx := t.Context()
+	var rb workv1.ResourceBinding
+	if err := hub.Get(ctx, shared.ImportBinding("shop", "web"), &rb); err != nil {
+		t.Fatal(err)
+	}
+	forged := slice("shop", "derived-web-forged", "derived-web", "10.66.0.9")
+	forged.Labels[discoveryv1.LabelManagedBy] = multicluster.ManagedBy
+	forged.TypeMeta = metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"}
+	obj := toUnstructured(t, forged)
+	w, err := shared.NewMCSWork(&rb, cluster, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The execution controller's check, asked directly of the real host
+	// (the mcs controller deletes a forged Work soon after it appears, so
+	// the end-to-end check below alone could pass by that race).
+	opts := controllertest.Options("test")
+	var genuine workv1.WorkList
+	if err := hub.List(ctx, &genuine, client.InNamespace(shared.ExecutionNamespace(cluster)), client.MatchingLabels{shared.LabelMCSImportName: "web", shared.LabelMCSImportNamespace: "shop"}); err != nil || len(genuine.Items) == 0 {
+		t.Fatalf("the import's Works: %d, %v", len(genuine.Items), err)
+	}
+	for _, g := range genuine.Items {
+		if _, err := shared.VerifyWork(ctx, hub, &g, cluster, opts); err != nil {
+			t.Errorf("the import's own Work %s is not verified: %v", g.Name, err)
+		}
+	}
+	edited := genuine.Items[len(genuine.Items)-1].DeepCopy()
+	objs, err := shared.Manifests(edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedSlice(objs[0].Object, []any{map[string]any{"addresses": []any{"10.66.0.8"}}}, "endpoints"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := objs[0].MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited.Spec.Workload.Manifests[0].Raw = raw
+	elsewhere := w.DeepCopy()
+	elsewhere.Namespace = shared.ExecutionNamespace(provider)
+	for what, tc := range map[string]struct {
+		w       *workv1.Work
+		cluster string
+	}{
+		"a slice the import does not render":                  {w, cluster},
+		"the import's slice with an endpoint edited in":       {edited, cluster},
+		"a Work in a cluster the import is not propagated to": {elsewhere, provider},
+	} {
+		if _, err := shared.VerifyWork(ctx, hub, tc.w, tc.cluster, opts); !errors.Is(err, shared.ErrPending) && !shared.IsRefused(err) {
+			t.Errorf("%s: verified (%v); want it held or refused", what, err)
+		}
+	}
+	testkit.MustCreate(t, hub, w)
+	// The forged Work's verdict: not applied.
+	testkit.Eventually(t, deadline, "the forged Work is held", func() (bool, string) {
+		var got workv1.Work
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(w), &got); err != nil {
+			return shared.IsNotFound(err), fmt.Sprint(err) // the controller deleted it
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == api.ConditionWorkApplied && c.Status == metav1.ConditionTrue {
+				t.Fatalf("forged Work applied: %s", c.Message)
+			}
+		}
+		return true, ""
+	})
+	// The mcs controller deletes a Work its import does not want.
+	testkit.Eventually(t, deadline, "the forged Work deleted", func() (bool, string) {
+		err := hub.Get(ctx, client.ObjectKeyFromObject(w), &workv1.Work{})
+		return shared.IsNotFound(err), fmt.Sprint(err)
+	})
+	if err := member.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "derived-web-forged"}, &discoveryv1.EndpointSlice{}); !shared.IsNotFound(err) {
+		t.Errorf("forged slice in the consumer: %v", err)
+	}
+}
+
+func toUnstructured(t *testing.T, obj any) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
+	return &unstructured.Unstructured{Object: m}
+}
+
+func installCRDs(t *testing.T, c client.Client) {
+	t.Helper()
+	for _, doc := range multicluster.CRDs() {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		testkit.MustYAML(t, crd, "%s", doc)
+		testkit.MustCreate(t, c, crd)
+	}
+	testkit.Eventually(t, deadline, "MCS CRDs established", func() (bool, string) {
+		err := c.List(t.Context(), mcsList())
+		return err == nil, fmt.Sprint(err)
+	})
+}
+
+func mcsList() *unstructured.UnstructuredList {
+	l := &unstructured.UnstructuredList{}
+	l.SetAPIVersion(multicluster.Group + "/" + multicluster.Version)
+	l.SetKind("ServiceImportList")
+	return l
+}
+
+func importSpec() map[string]any {
+	return map[string]any{"type": "ClusterSetIP", "ports": []any{map[string]any{"name": "http", "protocol": "TCP", "port": int64(80)}}}
+}
+
+func mcsObject(ns, kind string, spec map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	if spec != nil {
+		u.Object["spec"] = spec
+	}
+	u.SetAPIVersion(multicluster.Group + "/" + multicluster.Version)
+	u.SetKind(kind)
+	u.SetNamespace(ns)
+	u.SetName("web")
+	return u
+}
+
+// createMCS creates the ServiceExport or ServiceImport web once the host
+// serves its kind.
+func createMCS(t *testing.T, hub client.Client, ns, kind string, spec map[string]any) {
+	t.Helper()
+	testkit.Eventually(t, deadline, kind+" created", func() (bool, string) {
+		err := hub.Create(t.Context(), mcsObject(ns, kind, spec))
+		return err == nil, fmt.Sprint(err)
+	})
+}
+
+func createPolicy(t *testing.T, hub client.Client, ns, name, kind string, clusters ...string) {
+	t.Helper()
+	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	testkit.MustYAML(t, pp, "spec:\n  resourceSelectors:\n  - {apiVersion: %s/%s, kind: %s, name: web}\n  placement:\n    clusterAffinity: {clusterNames: [%s]}\n",
+		multicluster.Group, multicluster.Version, kind, strings.Join(clusters, ", "))
+	testkit.MustCreate(t, hub, pp)
+}
+
+func service(ns, name string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": name},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}},
+	}
+}
+
+func endpoint(ip string) discoveryv1.Endpoint {
+	return discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
+		NodeName: ptr.To("node-1")}
+}
+
+func slice(ns, name, service string, ips ...string) *discoveryv1.EndpointSlice {
+	s := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: service}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](8080), Protocol: ptr.To(corev1.ProtocolTCP)}},
+	}
+	for _, ip := range ips {
+		s.Endpoints = append(s.Endpoints, endpoint(ip))
+	}
+	return s
+}
+
+// addresses are the endpoint addresses of the flotilla-managed slices of
+// ns/derived-web in a member, sorted.
+func addresses(t *testing.T, c client.Client, ns string) []string {
+	t.Helper()
+	var list discoveryv1.EndpointSliceList
+	if err := c.List(t.Context(), &list, client.InNamespace(ns), client.MatchingLabels{
+		discoveryv1.LabelServiceName: "derived-web", discoveryv1.LabelManagedBy: multicluster.ManagedBy,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range list.Items {
+		for _, e := range s.Endpoints {
+			out = append(out, e.Addresses...)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func waitAddresses(t *testing.T, c client.Client, ns string, want ...string) {
+	t.Helper()
+	slices.Sort(want)
+	testkit.Eventually(t, deadline, fmt.Sprintf("consumer's %s/derived-web endpoints %v", ns, want), func() (bool, string) {
+		got := addresses(t, c, ns)
+		return slices.Equal(got, want), fmt.Sprint(got)
+	})
+}
+
+func sliceNames(s []discoveryv1.EndpointSlice) []string {
+	out := make([]string, len(s))
+	for i := range s {
+		out[i] = s[i].Namespace + "/" + s[i].Name
+	}
+	return out
+}
+
+// dumpOnFailure logs the host's MCS bindings, import Works and collected
+// slices when the test failed, to show where the chain stopped.
+func dumpOnFailure(t *testing.T, hub client.Client) {
+	if !t.Failed() {
+		return
+	}
+	ctx := context.Background()
+	var rbs workv1.ResourceBindingList
+	_ = hub.List(ctx, &rbs)
+	for _, rb := range rbs.Items {
+		t.Logf("binding %s/%s clusters %v conditions %v", rb.Namespace, rb.Name, rb.Spec.Clusters, rb.Status.Conditions)
+	}
+	var works workv1.WorkList
+	_ = hub.List(ctx, &works)
+	for _, w := range works.Items {
+		t.Logf("work %s/%s labels %v conditions %v", w.Namespace, w.Name, w.Labels, w.Status.Conditions)
+	}
+	var sl discoveryv1.EndpointSliceList
+	_ = hub.List(ctx, &sl)
+	for _, s := range sl.Items {
+		t.Logf("host slice %s/%s labels %v", s.Namespace, s.Name, s.Labels)
+	}
+}
+
+// settledVersions are the resourceVersions of the collected slices and
+// the generations of the import Works of shop/web.
+func settledVersions(t *testing.T, hub client.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	got, err := shared.CollectedSlices(t.Context(), hub, "shop", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range got {
+		out["slice "+s.Namespace+"/"+s.Name] = s.ResourceVersion
+	}
+	var works workv1.WorkList
+	if err := hub.List(t.Context(), &works, client.MatchingLabels{shared.LabelMCSImportNamespace: "shop", shared.LabelMCSImportName: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range works.Items {
+		out["work "+w.Namespace+"/"+w.Name] = fmt.Sprint(w.Generation)
+	}
+	return out
+}

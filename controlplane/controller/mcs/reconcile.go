@@ -1,0 +1,115 @@
+package mcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
+)
+
+// reconciler collects the endpoints of ServiceExports and writes the Works
+// of ServiceImports.
+type reconciler struct {
+	client   client.Client
+	members  *shared.Members
+	opts     shared.Options
+	interval time.Duration
+	events   shared.Recorder
+	notes    notes
+}
+
+// Reconcile brings one ServiceExport's collected slices, or one
+// ServiceImport's Works, to what the fleet shows now. A binding that is
+// gone, being deleted or refused leaves nothing flotilla made for it.
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	kind, name, ok := kindOfBinding(req.Name)
+	if !ok {
+		return reconcile.Result{}, nil
+	}
+	var rb workv1.ResourceBinding
+	err := r.client.Get(ctx, req.NamespacedName, &rb)
+	switch {
+	case shared.IsNotFound(err):
+		r.notes.forget(req.NamespacedName)
+		return reconcile.Result{}, r.cleanup(ctx, kind, req.Namespace, name)
+	case err != nil:
+		return reconcile.Result{}, fmt.Errorf("read binding %s: %w", req.NamespacedName, err)
+	case !rb.DeletionTimestamp.IsZero() || rb.Spec.Resource.Name != name:
+		return reconcile.Result{}, r.cleanup(ctx, kind, req.Namespace, name)
+	}
+	if kind == multicluster.KindServiceExport {
+		err = r.export(ctx, &rb)
+	} else if err = r.importTo(ctx, &rb); err == nil {
+		r.notes.forget(req.NamespacedName) // a refusal fixed is reported again if it recurs
+	}
+	switch {
+	case errors.Is(err, shared.ErrPending):
+	case shared.IsRefused(err):
+		// Nothing is collected or imported for a refused binding.
+		if kind == multicluster.KindServiceImport {
+			r.refused(&rb, err)
+		}
+		if err := r.cleanup(ctx, kind, rb.Namespace, name); err != nil {
+			return reconcile.Result{}, err
+		}
+	case err != nil:
+		return reconcile.Result{}, err
+	}
+	return shared.ResyncAfter(r.interval), nil
+}
+
+// cleanup removes what flotilla made for the ServiceExport or
+// ServiceImport namespace/name: the collected slices, or the import Works
+// (whose removal takes the derived Service and slices out of the
+// consumers).
+func (r *reconciler) cleanup(ctx context.Context, kind, namespace, name string) error {
+	if kind == multicluster.KindServiceExport {
+		have, err := shared.CollectedSlices(ctx, r.client, namespace, name)
+		if err != nil {
+			return err
+		}
+		for i := range have {
+			if err := r.client.Delete(ctx, &have[i]); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete collected endpoint slice %s/%s: %w", have[i].Namespace, have[i].Name, err)
+			}
+		}
+		return nil
+	}
+	works, err := r.importWorks(ctx, namespace, name)
+	if err != nil {
+		return err
+	}
+	for i := range works {
+		if err := r.deleteWork(ctx, &works[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importWorks lists the Works of the ServiceImport namespace/name.
+func (r *reconciler) importWorks(ctx context.Context, namespace, name string) ([]workv1.Work, error) {
+	var list workv1.WorkList
+	if err := r.client.List(ctx, &list, client.MatchingLabels{shared.LabelMCSImportNamespace: namespace, shared.LabelMCSImportName: name}); err != nil {
+		return nil, fmt.Errorf("list works of ServiceImport %s/%s: %w", namespace, name, err)
+	}
+	return list.Items, nil
+}
+
+func (r *reconciler) deleteWork(ctx context.Context, w *workv1.Work) error {
+	if !w.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	if err := r.client.Delete(ctx, w); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete work %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+)
+
+// PreviewServices says, for a ServiceExport or ServiceImport, which
+// clusters would export the Service (those of the placement that run it)
+// or consume it. The endpoints themselves move only in continuous mode.
+type PreviewServices struct {
+	// Role is "export" or "import".
+	Role string `json:"role"`
+	// Clusters are the exporting or consuming clusters, in placement order.
+	Clusters []string `json:"clusters"`
+	// Note says what a preview cannot show.
+	Note string `json:"note"`
+}
+
+// previewServices is the services view of r, nil for other kinds.
+func previewServices(r plan.Result) *PreviewServices {
+	gk := schema.GroupKind{Group: r.Template.Group, Kind: r.Template.Kind}
+	if !multicluster.IsMCSKind(gk) || r.Err != nil || r.Policy == nil {
+		return nil
+	}
+	s := &PreviewServices{Role: "export", Clusters: []string{},
+		Note: "clusters of the placement that run the Service export its endpoints; they move only in continuous mode"}
+	if gk == multicluster.ServiceImportGK {
+		s.Role = "import"
+		s.Note = "each consumer gets Service " + multicluster.DerivedPrefix + r.Template.Name + " with the exporting clusters' endpoints, in continuous mode only"
+	}
+	for _, tc := range r.Placement {
+		s.Clusters = append(s.Clusters, tc.Name)
+	}
+	return s
+}
+
+// writeServices writes the services view of a result in the table output.
+func writeServices(w io.Writer, r PreviewResult) {
+	s := r.Services
+	if s == nil {
+		return
+	}
+	verb := "exported from"
+	if s.Role == "import" {
+		verb = "imported into"
+	}
+	clusters := strings.Join(s.Clusters, ", ")
+	if clusters == "" {
+		clusters = "no cluster"
+	}
+	fmt.Fprintf(w, "\n# %s: %s %s (%s)\n", r.Template, verb, clusters, s.Note)
+}
