@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/estimator"
 )
 
 // DefaultProbeTimeout bounds Client.Probe when CacheOptions sets no timeout.
@@ -278,3 +280,29 @@ func (c *Client) RESTConfig() *rest.Config { return rest.CopyConfig(c.config) }
 // Fingerprint is Connection.Fingerprint of the connection the client was
 // built from.
 func (c *Client) Fingerprint() string { return c.fingerprint }
+
+// Peek returns the client the cache holds for the member called name,
+// without building one: readers that have no connection of their own (the
+// scheduler's per-node estimator) use what the cluster status controller
+// connected.
+func (c *Cache) Peek(name string) (*Client, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[name]
+	if !ok {
+		return nil, false
+	}
+	return e.client, true
+}
+
+// Nodes is the member's nodes and their pods' requests, kept by the
+// watching cache's informers (CacheOptions.Watch), for the per-node
+// replica estimator and the resource modelings; nil when the client does
+// not watch, or its informers have not synced or last failed to list or
+// watch.
+func (c *Client) Nodes() *estimator.Nodes {
+	if c.watch == nil {
+		return nil
+	}
+	return c.watch.nodesIndex()
+}

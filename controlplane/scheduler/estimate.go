@@ -19,7 +19,9 @@ import (
 //   - The pod count bounds the result: allocatable − allocated − allocating pods.
 //   - Without a resource request the pod count is the answer.
 //   - When the cluster reports allocatable modelings and its resource models
-//     cover every requested resource, the answer comes from the models: for
+//     (Karmada's default ones when it declares none, as Karmada's apiserver
+//     writes them) cover every requested resource, the answer comes from
+//     the models: for
 //     each grade at or above the smallest grade whose lower bounds hold one
 //     replica, nodes × replicas one such node holds.
 //   - Otherwise, per requested resource, (allocatable − allocated −
@@ -121,8 +123,9 @@ func replicasBySummary(s *api.ResourceSummary, wants []want) int64 {
 // grade. It reports false when the models do not describe every requested
 // resource, so the caller falls back to the summary.
 func replicasByResourceModels(cluster *api.Cluster, wants []want) (int64, bool) {
-	models := make([]api.ResourceModel, len(cluster.Spec.ResourceModels))
-	copy(models, cluster.Spec.ResourceModels)
+	declared := api.ResourceModelsOf(&cluster.Spec)
+	models := make([]api.ResourceModel, len(declared))
+	copy(models, declared)
 	sort.SliceStable(models, func(i, j int) bool { return models[i].Grade < models[j].Grade })
 	if len(models) == 0 {
 		return 0, false

@@ -162,8 +162,12 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	spreading := plan.cluster != nil || plan.group != nil
 	estimate := b.Replicas > 0 && (usesAvailability(s.strategy) || spreading)
 	var est *estimator
+	var perNode func(string) (int32, bool)
 	if estimate {
 		est = newEstimator(b.ReplicaRequirements)
+		if b.NodeEstimates != nil {
+			perNode = b.NodeEstimates(b.ReplicaRequirements)
+		}
 	}
 	for i := range cands {
 		if s.facts != nil {
@@ -177,6 +181,11 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 			cands[i].available = int64(est.availableFrom(&s.facts[cands[i].index], cands[i].cluster))
 		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
+		}
+		if perNode != nil {
+			if n, ok := perNode(cands[i].clusterName); ok {
+				cands[i].available = min(cands[i].available, int64(n))
+			}
 		}
 	}
 	if spreading {

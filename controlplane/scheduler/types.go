@@ -51,6 +51,16 @@ type Binding struct {
 	// the equivalent of Karmada's rescheduleTriggeredAt.
 	Fresh bool
 
+	// NodeEstimates, when set, is the per-node estimator (Karmada's
+	// accurate estimator): for the template's replica requirements it gives
+	// a function answering, per cluster, how many replicas the cluster can
+	// start node by node, or false when it has no per-node figures (a Pull
+	// cluster, a member not watched yet). Where it answers, the cluster's
+	// available replicas are the smaller of its answer and the general
+	// estimator's, as Karmada takes the minimum over its estimators. Nil,
+	// as in a plan, means the general estimator alone.
+	NodeEstimates NodeEstimator
+
 	// Now is when the tolerationSeconds of NoExecute tolerations are
 	// counted against the taints' timeAdded (NoExecuteUntolerated). The
 	// continuous driver passes its clock's time; zero, as in a plan,
@@ -79,6 +89,12 @@ func BindingFor(rb *api.ResourceBinding, placement api.Placement) Binding {
 	}
 	return b
 }
+
+// NodeEstimator prepares the per-node estimate of one replica requirement
+// (see Binding.NodeEstimates); the function it returns is called once per
+// candidate cluster of a decision, and may be called from several
+// goroutines.
+type NodeEstimator func(req *api.ReplicaRequirements) func(cluster string) (int32, bool)
 
 // Result is a scheduling decision.
 type Result struct {
