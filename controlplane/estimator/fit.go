@@ -1,8 +1,11 @@
 package estimator
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +20,9 @@ import (
 // affinity (node selector and hard node affinity together) and its
 // tolerations.
 type Requirement struct {
+	// key identifies the requirement for Nodes' memo; empty, it is not
+	// memoized.
+	key         string
 	wants       []want
 	affinity    nodeaffinity.RequiredNodeAffinity
 	constrained bool
@@ -30,7 +36,7 @@ type want struct {
 
 // NewRequirement prepares req; nil means a pod slot and nothing else.
 func NewRequirement(req *api.ReplicaRequirements) *Requirement {
-	r := &Requirement{}
+	r := &Requirement{key: "pods"}
 	if req == nil {
 		return r
 	}
@@ -40,18 +46,37 @@ func NewRequirement(req *api.ReplicaRequirements) *Requirement {
 		}
 	}
 	sort.Slice(r.wants, func(i, j int) bool { return r.wants[i].name < r.wants[j].name })
-	if c := req.NodeClaim; c != nil {
-		r.tolerations = c.Tolerations
-		if len(c.NodeSelector) > 0 || c.HardNodeAffinity != nil {
-			r.constrained = true
-			var affinity *corev1.Affinity
-			if c.HardNodeAffinity != nil {
-				affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: c.HardNodeAffinity}}
-			}
-			r.affinity = nodeaffinity.NewRequiredNodeAffinity(c.NodeSelector, affinity)
-		}
+	var key strings.Builder
+	key.WriteString("pods,")
+	for _, w := range r.wants {
+		fmt.Fprintf(&key, "%s=%d,", w.name, w.n)
 	}
+	if c := req.NodeClaim; c != nil {
+		// encoding/json sorts the selector's keys; a claim that does not
+		// encode (not reachable for the API type) is never memoized.
+		r.constrain(c)
+		claim, err := json.Marshal(c)
+		if err != nil {
+			r.key = ""
+			return r
+		}
+		key.Write(claim)
+	}
+	r.key = key.String()
 	return r
+}
+
+// constrain sets the node constraints of claim.
+func (r *Requirement) constrain(c *api.NodeClaim) {
+	r.tolerations = c.Tolerations
+	if len(c.NodeSelector) > 0 || c.HardNodeAffinity != nil {
+		r.constrained = true
+		var affinity *corev1.Affinity
+		if c.HardNodeAffinity != nil {
+			affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: c.HardNodeAffinity}}
+		}
+		r.affinity = nodeaffinity.NewRequiredNodeAffinity(c.NodeSelector, affinity)
+	}
 }
 
 // unschedulableTaint is how kube-scheduler sees a cordoned node: a pod
@@ -72,7 +97,7 @@ func (r *Requirement) admits(nd *node) bool {
 	if nd.unschedulable && !schedcorev1.TolerationsTolerateTaint(logr.Discard(), r.tolerations, &unschedulableTaint, false) {
 		return false
 	}
-	if len(nd.obj.Spec.Taints) > 0 {
+	if nd.tainted {
 		if _, untolerated := schedcorev1.FindMatchingUntoleratedTaint(logr.Discard(), nd.obj.Spec.Taints, r.tolerations, doNotSchedule, false); untolerated {
 			return false
 		}
@@ -99,12 +124,35 @@ func doNotSchedule(t *corev1.Taint) bool {
 func (n *Nodes) MaxReplicas(r *Requirement) int32 {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
+	if r.key != "" {
+		n.memoMu.Lock()
+		e, ok := n.memo[r.key]
+		n.memoMu.Unlock()
+		if ok && e.gen == n.gen {
+			return e.n
+		}
+	}
+	got := n.walk(r)
+	if r.key != "" {
+		n.memoMu.Lock()
+		if n.memo == nil || len(n.memo) >= maxMemo {
+			n.memo = map[string]memoEntry{}
+		}
+		n.memo[r.key] = memoEntry{gen: n.gen, n: got}
+		n.memoMu.Unlock()
+	}
+	return got
+}
+
+// walk is MaxReplicas over every node. Call with mu held.
+func (n *Nodes) walk(r *Requirement) int32 {
 	var total int64
-	for name, nd := range n.nodes {
+	for i := range n.list {
+		nd := &n.list[i]
 		if !r.admits(nd) {
 			continue
 		}
-		total += n.fits(name, nd, r)
+		total += nd.fits(r)
 		if total >= math.MaxInt32 {
 			return math.MaxInt32
 		}
@@ -112,11 +160,14 @@ func (n *Nodes) MaxReplicas(r *Requirement) int32 {
 	return int32(total)
 }
 
-// fits is how many replicas one node holds. Call with mu held.
-func (n *Nodes) fits(name string, nd *node, r *Requirement) int64 {
-	u := n.used[name]
+// noPods is the usage of a node no pod is bound to.
+var noPods amounts
+
+// fits is how many replicas the node holds. Call with Nodes.mu held.
+func (nd *node) fits(r *Requirement) int64 {
+	u := nd.used
 	if u == nil {
-		u = &amounts{}
+		u = &noPods
 	}
 	best := nd.allocatable.pods - u.pods
 	for _, w := range r.wants {

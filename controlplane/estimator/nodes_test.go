@@ -158,6 +158,26 @@ func TestNodesIncremental(t *testing.T) {
 	}
 	n.SetNode(testNode("a", cordoned))
 	check("a cordoned by an update", 4)
+
+	// Deleting from the middle moves the last node into its place: an
+	// update of the moved node and a pod on it must still find it.
+	n.SetNode(testNode("c"))
+	n.SetNode(testNode("d"))
+	check("c and d added", 12)
+	n.DeleteNode("b")
+	check("b deleted from the middle", 8)
+	n.SetNode(testNode("d", cordoned))
+	check("d, moved, cordoned", 4)
+	n.SetPod("ns/q", "c", corev1.PodRunning, free("cpu", "2"))
+	check("pod on c", 2)
+	n.DeleteNode("c")
+	n.DeleteNode("c")
+	check("c deleted twice", 0)
+	n.SetNode(testNode("c"))
+	check("c back with its pod", 2)
+	if n.Len() != 3 {
+		t.Errorf("Len = %d, want 3 (a, c, d)", n.Len())
+	}
 }
 
 func TestNodesFree(t *testing.T) {
@@ -179,5 +199,38 @@ func TestNodesFree(t *testing.T) {
 	want := map[string]bool{"2500m/7Gi/109": true, "4/8Gi/0": true}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Free = %v, want %v", got, want)
+	}
+}
+
+// TestMaxReplicasMemo attacks the memo: an answer is reused only for an
+// equal requirement and only while the member is unchanged.
+func TestMaxReplicasMemo(t *testing.T) {
+	n := NewNodes()
+	n.SetNode(testNode("a", labels("disk", "ssd")))
+	n.SetNode(testNode("b", labels("disk", "hdd")))
+	ssd := func() *Requirement {
+		return NewRequirement(req(&api.NodeClaim{NodeSelector: map[string]string{"disk": "ssd"}}, "cpu", "1"))
+	}
+	hdd := NewRequirement(req(&api.NodeClaim{NodeSelector: map[string]string{"disk": "hdd"}}, "cpu", "2"))
+	steps := []struct {
+		name string
+		r    *Requirement
+		want int32
+	}{
+		{"ssd", ssd(), 4},
+		{"hdd: another selector and request", hdd, 2},
+		{"ssd, built again", ssd(), 4},
+		{"any node, 1 core", NewRequirement(req(nil, "cpu", "1")), 8},
+		{"any node, 2 cores", NewRequirement(req(nil, "cpu", "2")), 4},
+		{"a pod slot", NewRequirement(nil), 220},
+	}
+	for _, s := range steps {
+		if got := n.MaxReplicas(s.r); got != s.want {
+			t.Errorf("%s: MaxReplicas = %d, want %d", s.name, got, s.want)
+		}
+	}
+	n.SetPod("ns/p", "a", corev1.PodRunning, free("cpu", "3"))
+	if got := n.MaxReplicas(ssd()); got != 1 {
+		t.Errorf("after a pod on a: MaxReplicas = %d, want 1", got)
 	}
 }
