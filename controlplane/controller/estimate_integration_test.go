@@ -26,10 +26,11 @@ import (
 // members whose Node objects and bound Pods the test writes (no kubelet,
 // no kube-scheduler: the estimate reads only what the apiserver stores):
 //
-//   - frag: four nodes of 4 cores whose pods leave 1.75, 1.75, 1.75 and
-//     0.75 cores free: the summary has room for 6 one-core replicas, the
-//     nodes for 3. Its resourceModels grade memory only, so the general
-//     estimator divides the summary (the models do not cover cpu).
+//   - frag: four nodes of 4 cores. One has 0.75 cores free; the other
+//     three have 3.25 cores free but one free pod slot each (2 slots, one
+//     pod bound). Its resourceModels grade cpu at 0, 1 and 2 cores, so the
+//     general estimator (Karmada's: two replicas per 2-core model node)
+//     has room for 6 one-core replicas, the nodes for 3.
 //   - mixed: a 32-core node tainted dedicated=gpu:NoSchedule and a 3-core
 //     node labelled disk=ssd, graded by Karmada's default models.
 //
@@ -44,27 +45,26 @@ func TestPerNodeEstimate(t *testing.T) {
 
 	var cl clusterv1.Cluster
 	testkit.MustUpdate(t, f.Hub, client.ObjectKey{Name: frag}, &cl, func() {
-		cl.Spec.ResourceModels = []api.ResourceModel{
-			{Grade: 0, Ranges: []api.ResourceModelRange{{Name: corev1.ResourceMemory, Min: resource.MustParse("0"), Max: resource.MustParse("16Gi")}}},
-			{Grade: 1, Ranges: []api.ResourceModelRange{{Name: corev1.ResourceMemory, Min: resource.MustParse("16Gi"), Max: resource.MustParse("1Ti")}}},
+		cpu := func(grade uint, lo, hi string) api.ResourceModel {
+			return api.ResourceModel{Grade: grade, Ranges: []api.ResourceModelRange{{Name: corev1.ResourceCPU, Min: resource.MustParse(lo), Max: resource.MustParse(hi)}}}
 		}
+		cl.Spec.ResourceModels = []api.ResourceModel{cpu(0, "0", "1"), cpu(1, "1", "2"), cpu(2, "2", "128")}
 	})
 	// No controller manager runs to create the ServiceAccount pods need.
 	testkit.MustCreate(t, f.Members[frag], &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "default"}})
-	for i, used := range []string{"2250m", "2250m", "2250m", "3250m"} {
-		memory := "8Gi"
+	for i, used := range []string{"3250m", "750m", "750m", "750m"} {
+		name, pods := fmt.Sprintf("frag-%d", i), "2"
 		if i == 0 {
-			memory = "32Gi"
+			pods = "110"
 		}
-		name := fmt.Sprintf("frag-%d", i)
-		writeNode(t, f.Members[frag], name, "4", memory, nil, nil)
+		writeNode(t, f.Members[frag], name, "4", "8Gi", pods, nil, nil)
 		writePod(t, f.Members[frag], name, used)
 	}
-	writeNode(t, f.Members[mixed], "big", "32", "256Gi", nil, []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}})
-	writeNode(t, f.Members[mixed], "ssd", "3", "8Gi", map[string]string{"disk": "ssd"}, nil)
+	writeNode(t, f.Members[mixed], "big", "32", "256Gi", "110", nil, []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}})
+	writeNode(t, f.Members[mixed], "ssd", "3", "8Gi", "110", map[string]string{"disk": "ssd"}, nil)
 
-	t.Log("modelings: frag by its memory-only models, mixed by Karmada's default ones")
-	waitModelings(t, f.Hub, frag, []api.AllocatableModeling{{Grade: 0, Count: 3}, {Grade: 1, Count: 1}})
+	t.Log("modelings: frag by its cpu models, mixed by Karmada's default ones")
+	waitModelings(t, f.Hub, frag, []api.AllocatableModeling{{Grade: 0, Count: 1}, {Grade: 1}, {Grade: 2, Count: 3}})
 	waitModelings(t, f.Hub, mixed, []api.AllocatableModeling{{Grade: 0}, {Grade: 1, Count: 1}, {Grade: 2}, {Grade: 3}, {Grade: 4}, {Grade: 5}, {Grade: 6, Count: 1}, {Grade: 7}, {Grade: 8}})
 
 	policy := func(name string) *apitest.PropagationPolicyWrapper {
@@ -79,7 +79,7 @@ func TestPerNodeEstimate(t *testing.T) {
 		s.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 	}))
 
-	t.Log("fragmented nodes: frag's summary says 6, its nodes 3; mixed's untolerated big node holds none: 3 and 3")
+	t.Log("pod slots per node: frag's models say 6, its nodes 3; mixed's untolerated big node holds none: 3 and 3")
 	waitPlacement(t, f.Hub, "web", map[string]int32{frag: 3, mixed: 3})
 	t.Log("node selector disk=ssd: only mixed's ssd node, which holds 3")
 	waitPlacement(t, f.Hub, "ssd", map[string]int32{mixed: 3})
@@ -88,13 +88,12 @@ func TestPerNodeEstimate(t *testing.T) {
 	t.Logf("TestPerNodeEstimate: %v", time.Since(start).Round(10*time.Millisecond))
 }
 
-// writeNode creates a Ready node with cpu and memory allocatable and 110
-// pod slots.
-func writeNode(t *testing.T, c client.Client, name, cpu, memory string, labels map[string]string, taints []corev1.Taint) {
+// writeNode creates a Ready node with cpu, memory and pods allocatable.
+func writeNode(t *testing.T, c client.Client, name, cpu, memory, pods string, labels map[string]string, taints []corev1.Taint) {
 	t.Helper()
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: corev1.NodeSpec{Taints: taints}}
 	testkit.MustCreate(t, c, n)
-	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory), corev1.ResourcePods: resource.MustParse("110")}
+	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory), corev1.ResourcePods: resource.MustParse(pods)}
 	n.Status = corev1.NodeStatus{Capacity: res, Allocatable: res,
 		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}}
 	if err := c.Status().Update(t.Context(), n); err != nil {
