@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -192,6 +193,9 @@ type Client struct {
 	// watch keeps the summaries when the cache watches members; nil
 	// otherwise.
 	watch *summaryWatch
+	// listed is the per-node index of the last status collection that
+	// listed nodes and pods (Nodes).
+	listed atomic.Pointer[estimator.Nodes]
 	// discovered is the last complete API discovery, kept for a watching
 	// cache's DiscoveryInterval.
 	discovered discoveryCache
@@ -295,14 +299,17 @@ func (c *Cache) Peek(name string) (*Client, bool) {
 	return e.client, true
 }
 
-// Nodes is the member's nodes and their pods' requests, kept by the
-// watching cache's informers (CacheOptions.Watch), for the per-node
-// replica estimator and the resource modelings; nil when the client does
-// not watch, or its informers have not synced or last failed to list or
-// watch.
+// Nodes is the member's nodes and their pods' requests, for the per-node
+// replica estimator and the resource modelings: kept by the watching
+// cache's informers (CacheOptions.Watch) while they are synced and
+// healthy, else as of the last status collection that listed them (a
+// client that does not watch, such as the Terraform provider's); nil when
+// there is neither.
 func (c *Client) Nodes() *estimator.Nodes {
-	if c.watch == nil {
-		return nil
+	if c.watch != nil {
+		if index := c.watch.nodesIndex(); index != nil {
+			return index
+		}
 	}
-	return c.watch.nodesIndex()
+	return c.listed.Load()
 }

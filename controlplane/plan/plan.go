@@ -44,6 +44,10 @@ type Fleet struct {
 	// extended by the fleet's ResourceInterpreterCustomizations (nil for
 	// the built-in table only).
 	Interpreter *interpret.Interpreter
+	// NodeEstimates is the per-node estimator over the members whose nodes
+	// were read (scheduler.Binding.NodeEstimates); nil, as in preview, for
+	// the general estimator alone.
+	NodeEstimates scheduler.NodeEstimator
 }
 
 // FleetFromBundle takes the clusters, policies and bindings of a decoded bundle.
@@ -196,6 +200,7 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 		b.Resource.UID = tmpl.GetUID()
 		b.Replicas, b.ReplicaRequirements = replicas, req
 	}
+	b.NodeEstimates = f.NodeEstimates
 	out, err := decide(b)
 	res.AffinityTerm, res.Reasons = out.AffinityName, out.Reasons.Map()
 	if err != nil {
