@@ -64,6 +64,13 @@ type Fleet struct {
 	// Interpreter is the built-in table extended by the fleet's resource
 	// interpreter customizations; nil interprets the built-in kinds only.
 	Interpreter *interpret.Interpreter
+	// PerNode asks Plan for the per-node estimate of the members whose
+	// status it reads live (see Plan). It is off for plans that Apply must
+	// reproduce: a plan from recorded status (Member.Recorded) has no
+	// per-node figures, and Apply's live re-plan must divide replicas as
+	// that plan did, or it would refuse every scale-up over a fragmented
+	// member as a stale plan.
+	PerNode bool
 }
 
 // Options configures an Engine.
@@ -252,15 +259,17 @@ func (e *Engine) ForgetStatus() {
 // return value says, per member, why its live status could not be read;
 // such members are planned as unreachable.
 //
-// A member whose nodes and pods were read with its status is also
-// estimated node by node (Karmada's accurate estimator): its room for a
-// template is the smaller of the general estimate and what its nodes can
-// start. A member with recorded status only, or none, has the general
-// estimate.
+// With fleet.PerNode, a member whose nodes and pods were read with its
+// status is also estimated node by node (Karmada's accurate estimator): its
+// room for a template is the smaller of the general estimate and what its
+// nodes can start. A member with recorded status only, or none, has the
+// general estimate.
 func (e *Engine) Plan(ctx context.Context, fleet Fleet, templates []*unstructured.Unstructured, previous []Previous) ([]plan.Result, map[string]error) {
 	clusters, reasons := e.Snapshot(ctx, fleet.Members)
 	pf := planFleet(e.opts.Fleet, fleet, clusters, bindings(templates, previous))
-	pf.NodeEstimates = e.nodeEstimates(fleet.Members)
+	if fleet.PerNode {
+		pf.NodeEstimates = e.nodeEstimates(fleet.Members)
+	}
 	return plan.Plan(pf, templates), reasons
 }
 

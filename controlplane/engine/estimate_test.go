@@ -21,7 +21,8 @@ import (
 // stores): frag's four 4-core nodes have 1.75, 1.75, 1.75 and 0.75 cores
 // free, room for 6 one-core replicas by the summary but 3 by its nodes;
 // roomy has one node with 3 free. Six replicas by dynamic weight follow
-// the nodes, 3 and 3, where the summary alone gives 4 and 2.
+// the nodes, 3 and 3, with Fleet.PerNode, and the summary, 4 and 2,
+// without it.
 func TestPlanPerNode(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	frag, roomy := env.Clusters[0], env.Clusters[1]
@@ -57,13 +58,22 @@ func TestPlanPerNode(t *testing.T) {
 			"spec", "template", "spec", "containers").Obj()
 	fleet := Fleet{Members: members, PropagationPolicies: []api.PropagationPolicy{*apitest.MakePropagationPolicy("web", "default").
 		SelectName("apps/v1", "Deployment", "web").DynamicWeight().Obj()}}
-	results, reasons := e.Plan(t.Context(), fleet, []*unstructured.Unstructured{web}, nil)
-	if len(reasons) > 0 || results[0].Err != nil {
-		t.Fatalf("plan: %v %v", reasons, results[0].Err)
-	}
-	want := map[string]int32{frag.Name: 3, roomy.Name: 3}
-	if got := placement(results[0]); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("placement %v, want %v: frag's nodes hold 3 one-core replicas, not its summed 6 free cores", got, want)
+	for _, c := range []struct {
+		perNode bool
+		want    map[string]int32
+	}{
+		{true, map[string]int32{frag.Name: 3, roomy.Name: 3}},
+		// A plan Apply must reproduce keeps the general estimate.
+		{false, map[string]int32{frag.Name: 4, roomy.Name: 2}},
+	} {
+		fleet.PerNode = c.perNode
+		results, reasons := e.Plan(t.Context(), fleet, []*unstructured.Unstructured{web}, nil)
+		if len(reasons) > 0 || results[0].Err != nil {
+			t.Fatalf("plan: %v %v", reasons, results[0].Err)
+		}
+		if got := placement(results[0]); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("PerNode %t: placement %v, want %v (frag's nodes hold 3 one-core replicas, its summed free cores 6)", c.perNode, got, c.want)
+		}
 	}
 }
 

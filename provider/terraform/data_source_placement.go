@@ -132,6 +132,9 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		resp.Diagnostics.Append(diags...)
 		return
 	}
+	// A preview that nothing applies: the per-node estimate of the members
+	// read now may show what will really start.
+	in.fleet.PerNode = true
 	results, unreachable := d.data.Engine.Plan(ctx, in.fleet, []*unstructured.Unstructured{in.template}, nil)
 	for _, name := range sortedKeys(unreachable) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",
