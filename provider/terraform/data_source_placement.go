@@ -56,7 +56,10 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Previews where a template would go and what each cluster would receive, without applying anything: " +
 			"the same planning step `flotilla_manifest` runs. Unlike the resource, a template that cannot be placed is not an " +
-			"error here: `schedulable` is false and `error` and `reasons` say why, so \"why not cluster X\" can be answered in Terraform.",
+			"error here: `schedulable` is false and `error` and `reasons` say why, so \"why not cluster X\" can be answered in Terraform. " +
+			"For dynamic weights and `Aggregated`, a member it reads is also estimated node by node (requests, node selector and " +
+			"affinity, tolerations, free pod slots per node), so the preview shows what its nodes can really start; " +
+			"`flotilla_manifest` plans with the cluster-wide estimate, which its apply can reproduce.",
 		Attributes: map[string]schema.Attribute{
 			"manifest": schema.DynamicAttribute{
 				MarkdownDescription: "The resource template, as for `flotilla_manifest`. Sensitive, as there.",
