@@ -74,6 +74,17 @@ func TestPlanPerNode(t *testing.T) {
 		if got := placement(results[0]); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("PerNode %t: placement %v, want %v (frag's nodes hold 3 one-core replicas, its summed free cores 6)", c.perNode, got, c.want)
 		}
+		var limits []string
+		for _, l := range results[0].NodeLimited {
+			limits = append(limits, l.Cluster+": "+l.String())
+		}
+		want := []string{frag.Name + ": per-node fit: room for 3; cluster-wide free would allow 6"}
+		if !c.perNode {
+			want = nil
+		}
+		if fmt.Sprint(limits) != fmt.Sprint(want) {
+			t.Errorf("PerNode %t: node limits %q, want %q", c.perNode, limits, want)
+		}
 	}
 }
 

@@ -122,6 +122,10 @@ type Result struct {
 	Err error
 	// Reasons says, per cluster, why it was not chosen.
 	Reasons map[string]string
+	// NodeLimited lists the placed clusters whose nodes hold fewer
+	// replicas than their cluster-wide free resources would allow (with
+	// Fleet.NodeEstimates).
+	NodeLimited []scheduler.NodeLimit
 }
 
 // Plan plans every template against the fleet. Results come in template
@@ -202,7 +206,7 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 	}
 	b.NodeEstimates = f.NodeEstimates
 	out, err := decide(b)
-	res.AffinityTerm, res.Reasons = out.AffinityName, out.Reasons.Map()
+	res.AffinityTerm, res.Reasons, res.NodeLimited = out.AffinityName, out.Reasons.Map(), out.NodeLimited
 	if err != nil {
 		res.Err = err
 		var fit *scheduler.FitError

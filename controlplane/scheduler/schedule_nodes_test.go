@@ -65,6 +65,22 @@ func TestScheduleNodeEstimates(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the clusters the nodes limited are named with both figures", func(t *testing.T) {
+		res, err := scheduler.Schedule(fleet, with(workload(7, dynamic), map[string]int32{"east": 100, "west": 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []scheduler.NodeLimit{{Cluster: "west", PerNode: 1, ClusterWide: 6}}
+		if diff := cmp.Diff(want, res.NodeLimited); diff != "" {
+			t.Errorf("NodeLimited (-want +got):\n%s", diff)
+		}
+		if got, want := res.NodeLimited[0].String(), "per-node fit: room for 1; cluster-wide free would allow 6"; got != want {
+			t.Errorf("String() = %q, want %q", got, want)
+		}
+		if res, _ := scheduler.Schedule(fleet, workload(6, dynamic)); res.NodeLimited != nil {
+			t.Errorf("NodeLimited without per-node estimates: %v", res.NodeLimited)
+		}
+	})
 	t.Run("nodes that hold none leave the template unschedulable", func(t *testing.T) {
 		if _, err := scheduler.Schedule(fleet, with(workload(2, dynamic), map[string]int32{"east": 0, "west": 0})); err == nil {
 			t.Fatal("scheduled replicas no node can start")

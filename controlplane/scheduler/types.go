@@ -109,6 +109,27 @@ type Result struct {
 	// Reasons says, for every cluster of the snapshot that is not in
 	// Clusters, why not.
 	Reasons Reasons
+
+	// NodeLimited lists the clusters of Clusters whose room for the
+	// template the per-node estimate (Binding.NodeEstimates) made smaller
+	// than the cluster-wide one, sorted by name.
+	NodeLimited []NodeLimit
+}
+
+// NodeLimit is a cluster whose nodes hold fewer replicas than its
+// cluster-wide free resources would allow.
+type NodeLimit struct {
+	// Cluster is the cluster's name.
+	Cluster string
+	// PerNode is the room the per-node estimate gives.
+	PerNode int32
+	// ClusterWide is the room the general estimate gives.
+	ClusterWide int32
+}
+
+// String is the limit as plans show it.
+func (l NodeLimit) String() string {
+	return fmt.Sprintf("per-node fit: room for %d; cluster-wide free would allow %d", l.PerNode, l.ClusterWide)
 }
 
 // Reasons says why clusters were left out of a decision. It keeps the

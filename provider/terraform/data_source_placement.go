@@ -3,6 +3,7 @@ package terraform
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -111,9 +112,10 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Computed:            true,
 			},
 			"reasons": schema.MapAttribute{
-				MarkdownDescription: "Cluster → why it was not chosen.",
-				ElementType:         types.StringType,
-				Computed:            true,
+				MarkdownDescription: "Cluster → why it was not chosen, or, for a chosen cluster whose nodes hold fewer replicas " +
+					"than its cluster-wide free resources would allow, both figures (`per-node fit: room for 3; cluster-wide free would allow 6`).",
+				ElementType: types.StringType,
+				Computed:    true,
 			},
 		},
 	}
@@ -162,9 +164,10 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		}
 		m.Error = types.StringValue(res.Err.Error())
 	}
-	why := res.Reasons
-	if why == nil {
-		why = map[string]string{}
+	why := map[string]string{}
+	maps.Copy(why, res.Reasons)
+	for _, l := range res.NodeLimited {
+		why[l.Cluster] = l.String()
 	}
 	reasons, d2 := types.MapValueFrom(ctx, types.StringType, why)
 	resp.Diagnostics.Append(d2...)
