@@ -7,6 +7,9 @@
 #
 #   scheduling   BenchmarkScheduleLatency (pure scheduler, no I/O) and
 #                BenchmarkIssueFleetLatency (the fleet shape of issue 23)
+#   estimator    BenchmarkNodeEstimate (one template over a 1,000-node member)
+#                and BenchmarkNodeEstimateSchedule (decisions with the
+#                per-node estimator beside the general one, issue 35)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
 #   terraform    scripts/bench-terraform.sh (apiserver-only members)
 #   kubernetes   scripts/bench-kubernetes.sh: the same fleet and apps with
@@ -126,6 +129,42 @@ if go test -run '^$' -bench '^BenchmarkIssueFleetLatency$' -benchtime="${samples
 else
   echo "bench: issue 23 fleet scheduling benchmark failed:" >&2; tail -20 "$fleet_sched" >&2
   row "scheduling, issue 23 fleet" "10–5,000 clusters" "failed" "failed" "p99 ≤ 4 ms at 5,000 clusters"
+  status=1
+fi
+
+# --- per-node estimator (issue 35) --------------------------------------------
+# BenchmarkNodeEstimate: one template over a 1,000-node member, after a change to the member (no memo).
+# BenchmarkNodeEstimateSchedule: dynamic-weight decisions with the general estimator alone and with the
+# per-node one over ten nodes per cluster, after a change to every member and from the members' memo.
+echo "== bench: per-node estimator ($samples estimates per case)" >&2
+nodes_bench="$work/nodes.txt"
+if go test -run '^$' -bench '^(BenchmarkNodeEstimate|BenchmarkNodeEstimateSchedule)$' -benchtime="${samples}x" -count=1 \
+  ./controlplane/estimator/ ./controlplane/scheduler/ >"$nodes_bench" 2>&1; then
+  # pct NAME: "p50 p99" of a result line, "? ?" when missing.
+  pct() {
+    awk -v want="$1" '
+      { name = $1; sub(/-[0-9]+$/, "", name) }
+      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-µs") p50 = $i; if ($(i+1) == "p99-µs") p99 = $i } }
+      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$nodes_bench"
+  }
+  for claim in requests selector affinity+tolerations; do
+    read -r p50 p99 < <(pct "BenchmarkNodeEstimate/nodes=1000/$claim")
+    row "per-node estimate, $claim" "1,000 nodes" "$p50 µs" "$p99 µs" "p50 ≤ 1,000 µs: $(verdict "$p50" 1000)"
+  done
+  for n in 100 1000; do
+    read -r g50 g99 < <(pct "BenchmarkNodeEstimateSchedule/clusters=$n/general")
+    for mode in per-node per-node-memo; do
+      read -r p50 p99 < <(pct "BenchmarkNodeEstimateSchedule/clusters=$n/$mode")
+      goal="—"
+      if [ "$g50" != "?" ] && [ "$p50" != "?" ]; then
+        goal="p50 ≤ 2 × general ($g50 µs): $(verdict "$p50" "$(awk -v g="$g50" 'BEGIN { print 2 * g }')")"
+      fi
+      row "scheduling, dynamic-weighted, $mode (10 nodes per cluster)" "$n clusters" "$p50 µs" "$p99 µs" "$goal"
+    done
+  done
+else
+  echo "bench: per-node estimator benchmark failed:" >&2; tail -20 "$nodes_bench" >&2
+  row "per-node estimator" "1,000 nodes; 100–1,000 clusters" "failed" "failed" "p50 ≤ 1 ms; ≤ 2 × general"
   status=1
 fi
 

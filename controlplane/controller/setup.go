@@ -77,7 +77,7 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	if err := dependencies.Setup(mgr, opts); err != nil {
 		return fmt.Errorf("set up dependencies distributor: %w", err)
 	}
-	if err := schedule.Setup(mgr, opts, now, rec("scheduler")); err != nil {
+	if err := schedule.Setup(mgr, ms, opts, now, rec("scheduler")); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
 	if err := policyvalidation.Setup(mgr, rec("policy-validation")); err != nil {

@@ -15,10 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/estimator"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
 // DefaultStatusTTL is how long a member's collected status is reused. One
@@ -62,6 +64,13 @@ type Fleet struct {
 	// Interpreter is the built-in table extended by the fleet's resource
 	// interpreter customizations; nil interprets the built-in kinds only.
 	Interpreter *interpret.Interpreter
+	// PerNode asks Plan for the per-node estimate of the members whose
+	// status it reads live (see Plan). It is off for plans that Apply must
+	// reproduce: a plan from recorded status (Member.Recorded) has no
+	// per-node figures, and Apply's live re-plan must divide replicas as
+	// that plan did, or it would refuse every scale-up over a fragmented
+	// member as a stale plan.
+	PerNode bool
 }
 
 // Options configures an Engine.
@@ -101,6 +110,9 @@ type statusEntry struct {
 	at          time.Time
 	status      api.ClusterStatus
 	err         error
+	// nodes is the member's per-node index read with status; nil when the
+	// nodes or pods could not be listed.
+	nodes *estimator.Nodes
 }
 
 // New returns an Engine.
@@ -211,6 +223,9 @@ func (e *Engine) clusterStatus(ctx context.Context, m Member) (api.ClusterStatus
 			err = fmt.Errorf("cluster %s: %w", name, err)
 		}
 		entry := statusEntry{fingerprint: client.Fingerprint(), at: time.Now(), status: status, err: err}
+		if err == nil {
+			entry.nodes = client.Nodes()
+		}
 		e.mu.Lock()
 		e.status[name] = entry
 		e.mu.Unlock()
@@ -243,9 +258,48 @@ func (e *Engine) ForgetStatus() {
 // Previous); previous may be shorter than templates, or nil. The second
 // return value says, per member, why its live status could not be read;
 // such members are planned as unreachable.
+//
+// With fleet.PerNode, a member whose nodes and pods were read with its
+// status is also estimated node by node (Karmada's accurate estimator): its
+// room for a template is the smaller of the general estimate and what its
+// nodes can start. A member with recorded status only, or none, has the
+// general estimate.
 func (e *Engine) Plan(ctx context.Context, fleet Fleet, templates []*unstructured.Unstructured, previous []Previous) ([]plan.Result, map[string]error) {
 	clusters, reasons := e.Snapshot(ctx, fleet.Members)
-	return plan.Plan(planFleet(e.opts.Fleet, fleet, clusters, bindings(templates, previous)), templates), reasons
+	pf := planFleet(e.opts.Fleet, fleet, clusters, bindings(templates, previous))
+	if fleet.PerNode {
+		pf.NodeEstimates = e.nodeEstimates(fleet.Members)
+	}
+	return plan.Plan(pf, templates), reasons
+}
+
+// nodeEstimates is the per-node estimator over the members' indexes read
+// with their status (clusterStatus); nil when there is none.
+func (e *Engine) nodeEstimates(members []Member) scheduler.NodeEstimator {
+	indexes := map[string]*estimator.Nodes{}
+	e.mu.Lock()
+	for _, m := range members {
+		if m.Recorded != nil || m.Connection == nil {
+			continue
+		}
+		if entry, ok := e.status[m.Cluster.Name]; ok && entry.nodes != nil {
+			indexes[m.Cluster.Name] = entry.nodes
+		}
+	}
+	e.mu.Unlock()
+	if len(indexes) == 0 {
+		return nil
+	}
+	return func(req *api.ReplicaRequirements) func(string) (int32, bool) {
+		r := estimator.NewRequirement(req)
+		return func(cluster string) (int32, bool) {
+			nodes, ok := indexes[cluster]
+			if !ok {
+				return 0, false
+			}
+			return nodes.MaxReplicas(r), true
+		}
+	}
 }
 
 func planFleet(name string, fleet Fleet, clusters []api.Cluster, previous []api.ResourceBinding) plan.Fleet {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -18,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/estimator"
 )
 
 // DefaultProbeTimeout bounds Client.Probe when CacheOptions sets no timeout.
@@ -190,6 +193,9 @@ type Client struct {
 	// watch keeps the summaries when the cache watches members; nil
 	// otherwise.
 	watch *summaryWatch
+	// listed is the per-node index of the last status collection that
+	// listed nodes and pods (Nodes).
+	listed atomic.Pointer[estimator.Nodes]
 	// discovered is the last complete API discovery, kept for a watching
 	// cache's DiscoveryInterval.
 	discovered discoveryCache
@@ -278,3 +284,32 @@ func (c *Client) RESTConfig() *rest.Config { return rest.CopyConfig(c.config) }
 // Fingerprint is Connection.Fingerprint of the connection the client was
 // built from.
 func (c *Client) Fingerprint() string { return c.fingerprint }
+
+// Peek returns the client the cache holds for the member called name,
+// without building one: readers that have no connection of their own (the
+// scheduler's per-node estimator) use what the cluster status controller
+// connected.
+func (c *Cache) Peek(name string) (*Client, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[name]
+	if !ok {
+		return nil, false
+	}
+	return e.client, true
+}
+
+// Nodes is the member's nodes and their pods' requests, for the per-node
+// replica estimator and the resource modelings: kept by the watching
+// cache's informers (CacheOptions.Watch) while they are synced and
+// healthy, else as of the last status collection that listed them (a
+// client that does not watch, such as the Terraform provider's); nil when
+// there is neither.
+func (c *Client) Nodes() *estimator.Nodes {
+	if c.watch != nil {
+		if index := c.watch.nodesIndex(); index != nil {
+			return index
+		}
+	}
+	return c.listed.Load()
+}

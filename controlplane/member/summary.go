@@ -14,6 +14,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/estimator"
 )
 
 // listPageSize is how many nodes or pods one list request returns, so a
@@ -44,15 +45,17 @@ func (c *Client) summarize(ctx context.Context) (*api.NodeSummary, *api.Resource
 }
 
 // listSummaries lists the member's nodes, then its non-terminal pods, page
-// by page, and sums them.
+// by page, and sums them. The same lists fill a per-node index, kept as the
+// client's listed nodes (Client.Nodes) when both lists succeed.
 func (c *Client) listSummaries(ctx context.Context) (*api.NodeSummary, *api.ResourceSummary, error) {
-	s := newSummary()
+	s, index := newSummary(), estimator.NewNodes()
 	nodes := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.Kubernetes.CoreV1().Nodes().List(ctx, opts)
 	})
 	nodes.PageSize = listPageSize
 	if err := nodes.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
 		s.addNode(obj.(*corev1.Node))
+		index.SetNode(obj.(*corev1.Node))
 		return nil
 	}); err != nil {
 		return nil, nil, fmt.Errorf("list nodes: %w", err)
@@ -62,11 +65,15 @@ func (c *Client) listSummaries(ctx context.Context) (*api.NodeSummary, *api.Reso
 	})
 	pods.PageSize = listPageSize
 	if err := pods.EachListItem(ctx, metav1.ListOptions{FieldSelector: nonTerminalPods}, func(obj runtime.Object) error {
-		s.addPod(obj.(*corev1.Pod))
+		p := obj.(*corev1.Pod)
+		requests := podRequests(p)
+		s.addUsage(p.Spec.NodeName, p.Status.Phase, func() corev1.ResourceList { return requests })
+		index.SetPod(p.Namespace+"/"+p.Name, p.Spec.NodeName, p.Status.Phase, requests)
 		return nil
 	}); err != nil {
 		return s.nodeSummary(), nil, fmt.Errorf("list pods: %w", err)
 	}
+	c.listed.Store(index)
 	return s.nodeSummary(), s.resourceSummary(), nil
 }
 

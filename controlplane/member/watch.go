@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/estimator"
 )
 
 // errWatchStopped is summaryWatch.summarize's answer once the watch was
@@ -32,7 +33,9 @@ const syncPoll = 50 * time.Millisecond
 // probe. The informers start on the first summarize (the member answered
 // its probe and discovery) and stop with stop, or when the member refuses to
 // be watched (Forbidden), after which its client lists as without a watch.
-// It is safe for concurrent use.
+// The same events keep an estimator.Nodes (nodes), which the per-node
+// replica estimator and the resource modelings read. It is safe for
+// concurrent use.
 type summaryWatch struct {
 	kube kubernetes.Interface
 
@@ -42,6 +45,9 @@ type summaryWatch struct {
 	ctx     context.Context
 	nodes   *watchedKind
 	pods    *watchedKind
+	// index is fed by the informers' event handlers; it is replaced with
+	// them.
+	index   *estimator.Nodes
 	running sync.WaitGroup // the informers
 }
 
@@ -113,11 +119,12 @@ func (w *summaryWatch) start() (nodes, pods *watchedKind, ctx context.Context, e
 		return w.nodes, w.pods, w.ctx, nil
 	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.index = estimator.NewNodes()
 	nodeAPI, podAPI := w.kube.CoreV1().Nodes(), w.kube.CoreV1().Pods(metav1.NamespaceAll)
-	w.nodes = w.watchKind(&corev1.Node{}, summaryNode,
+	w.nodes = w.watchKind(&corev1.Node{}, summaryNode, nodeHandler(w.index),
 		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return nodeAPI.List(ctx, o) },
 		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return nodeAPI.Watch(ctx, o) })
-	w.pods = w.watchKind(&corev1.Pod{}, summaryPod,
+	w.pods = w.watchKind(&corev1.Pod{}, summaryPod, podHandler(w.index),
 		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = nonTerminalPods
 			return podAPI.List(ctx, o)
@@ -147,9 +154,9 @@ func (w *summaryWatch) stop() <-chan struct{} {
 }
 
 // watchKind runs an informer over list and watch until the watch stops, its
-// objects cut down by transform, and records the outcome of each list and
-// watch. Call it with w.mu held.
-func (w *summaryWatch) watchKind(example runtime.Object, transform cache.TransformFunc,
+// objects cut down by transform and handed to handler, and records the
+// outcome of each list and watch. Call it with w.mu held.
+func (w *summaryWatch) watchKind(example runtime.Object, transform cache.TransformFunc, handler cache.ResourceEventHandler,
 	list cache.ListWithContextFunc, watchFn cache.WatchFuncWithContext,
 ) *watchedKind {
 	ctx := w.ctx
@@ -169,6 +176,8 @@ func (w *summaryWatch) watchKind(example runtime.Object, transform cache.Transfo
 	k.informer = cache.NewSharedIndexInformer(lw, example, 0, cache.Indexers{})
 	// Neither call fails on an informer that has not started.
 	_ = k.informer.SetTransform(transform)
+	// Registered before the informer runs, so the handler sees every object.
+	_, _ = k.informer.AddEventHandler(handler)
 	_ = k.informer.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
 		// An expired watch is the normal end of one; the reflector lists
 		// again at once.
@@ -200,16 +209,17 @@ func (k *watchedKind) failure(ctx context.Context) error {
 	return nil
 }
 
-// summaryNode keeps of a node what summary.addNode reads: its name, Ready
-// condition, unschedulable flag and allocatable resources.
+// summaryNode keeps of a node what summary.addNode and the per-node
+// estimator read: its name, labels, taints, Ready condition, unschedulable
+// flag and allocatable resources.
 func summaryNode(obj any) (any, error) {
 	n, ok := obj.(*corev1.Node)
 	if !ok {
 		return obj, nil // a tombstone
 	}
 	out := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: n.Name, ResourceVersion: n.ResourceVersion},
-		Spec:       corev1.NodeSpec{Unschedulable: n.Spec.Unschedulable},
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels, ResourceVersion: n.ResourceVersion},
+		Spec:       corev1.NodeSpec{Unschedulable: n.Spec.Unschedulable, Taints: n.Spec.Taints},
 		Status:     corev1.NodeStatus{Allocatable: n.Status.Allocatable},
 	}
 	for _, c := range n.Status.Conditions {
@@ -252,4 +262,64 @@ func summaryPod(obj any) (any, error) {
 		Phase:      p.Status.Phase,
 		Requests:   podRequests(p),
 	}, nil
+}
+
+// nodes is the per-node index of the member when the informers have synced
+// and their last list and watch succeeded; nil otherwise (not started,
+// stopped, syncing or failing), when the caller falls back to the summary.
+func (w *summaryWatch) nodesIndex() *estimator.Nodes {
+	w.mu.Lock()
+	nodes, pods, index, running := w.nodes, w.pods, w.index, w.cancel != nil && !w.stopped
+	w.mu.Unlock()
+	if !running || !nodes.healthy() || !pods.healthy() {
+		return nil
+	}
+	return index
+}
+
+// healthy says the informer has synced and its last list or watch did not
+// fail.
+func (k *watchedKind) healthy() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.err == nil && k.informer.HasSynced()
+}
+
+// nodeHandler keeps index's nodes.
+func nodeHandler(index *estimator.Nodes) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if n, ok := obj.(*corev1.Node); ok {
+				index.SetNode(n)
+			}
+		},
+		UpdateFunc: func(_, obj any) {
+			if n, ok := obj.(*corev1.Node); ok {
+				index.SetNode(n)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+				index.DeleteNode(key)
+			}
+		},
+	}
+}
+
+// podHandler keeps index's pods.
+func podHandler(index *estimator.Nodes) cache.ResourceEventHandler {
+	set := func(obj any) {
+		if p, ok := obj.(*podUsage); ok {
+			index.SetPod(p.Namespace+"/"+p.Name, p.NodeName, p.Phase, p.Requests)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { set(obj) },
+		UpdateFunc: func(_, obj any) { set(obj) },
+		DeleteFunc: func(obj any) {
+			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+				index.DeletePod(key)
+			}
+		},
+	}
 }

@@ -49,6 +49,10 @@ type Fleet struct {
 	// extended by the fleet's ResourceInterpreterCustomizations (nil for
 	// the built-in table only).
 	Interpreter *interpret.Interpreter
+	// NodeEstimates is the per-node estimator over the members whose nodes
+	// were read (scheduler.Binding.NodeEstimates); nil, as in preview, for
+	// the general estimator alone.
+	NodeEstimates scheduler.NodeEstimator
 }
 
 // FleetFromBundle takes the clusters, policies and bindings of a decoded bundle.
@@ -124,6 +128,10 @@ type Result struct {
 	Err error
 	// Reasons says, per cluster, why it was not chosen.
 	Reasons map[string]string
+	// NodeLimited lists the placed clusters whose nodes hold fewer
+	// replicas than their cluster-wide free resources would allow (with
+	// Fleet.NodeEstimates).
+	NodeLimited []scheduler.NodeLimit
 }
 
 // Plan plans every template against the fleet. Results come in template
@@ -210,8 +218,9 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 		previous = &prev.Spec
 	}
 	b.QuotaRoom = quota.Room(&api.ResourceBindingSpec{ReplicaRequirements: req, Clusters: b.Previous})
+	b.NodeEstimates = f.NodeEstimates
 	out, err := decide(b)
-	res.AffinityTerm, res.Reasons = out.AffinityName, out.Reasons.Map()
+	res.AffinityTerm, res.Reasons, res.NodeLimited = out.AffinityName, out.Reasons.Map(), out.NodeLimited
 	if err == nil {
 		next := api.ResourceBindingSpec{ReplicaRequirements: req, Clusters: out.Clusters}
 		if over := quota.ExceededBy(previous, &next); over != "" {

@@ -18,10 +18,10 @@ import (
 //   - Without a resource summary nothing fits.
 //   - The pod count bounds the result: allocatable − allocated − allocating pods.
 //   - Without a resource request the pod count is the answer.
-//   - When the cluster reports allocatable modelings and its resource models
-//     cover every requested resource, the answer comes from the models: for
-//     each grade at or above the smallest grade whose lower bounds hold one
-//     replica, nodes × replicas one such node holds.
+//   - When the cluster reports allocatable modelings, the answer comes from
+//     its resource models (Karmada's default ones when it declares none, as
+//     Karmada's apiserver writes them): per counted node, the replicas its
+//     grade's lower bounds hold, at most 110 (replicasByResourceModels).
 //   - Otherwise, per requested resource, (allocatable − allocated −
 //     allocating) / request, with cpu in millicores and everything else in
 //     whole units; a requested resource the cluster does not report at all
@@ -117,56 +117,50 @@ func replicasBySummary(s *api.ResourceSummary, wants []want) int64 {
 	return best
 }
 
-// replicasByResourceModels estimates from the node counts per resource model
-// grade. It reports false when the models do not describe every requested
-// resource, so the caller falls back to the summary.
+// maxPodsPerModelNode is the pod slots of one virtual node of a resource
+// model grade: Kubernetes' default per-node limit, which Karmada's general
+// estimator gives every model node (it cannot know the real node's).
+const maxPodsPerModelNode = 110
+
+// replicasByResourceModels is Karmada's current general estimator over
+// allocatable modelings (getMaximumReplicasBasedOnResourceModels): every
+// node counted in a grade the Cluster declares (Karmada's default models
+// when it declares none) becomes a virtual node whose capacity is the
+// grade's lower bounds, with the lowest grade's bounds at zero (Karmada's
+// apiserver standardizes them so) and maxPodsPerModelNode pod slots. A
+// replica fits a virtual node while each requested resource's bound still
+// covers it; a requested resource the grade does not bound is not there,
+// so that node holds none. For one replica shape, first-fit over the
+// virtual nodes is the sum of what each holds. The node selector, affinity
+// and tolerations are not checked: virtual nodes have no labels or taints,
+// as in Karmada. It reports false only when the models cannot be read (no
+// summary), and the caller then divides the summary.
 func replicasByResourceModels(cluster *api.Cluster, wants []want) (int64, bool) {
-	models := make([]api.ResourceModel, len(cluster.Spec.ResourceModels))
-	copy(models, cluster.Spec.ResourceModels)
-	sort.SliceStable(models, func(i, j int) bool { return models[i].Grade < models[j].Grade })
-	if len(models) == 0 {
+	if cluster.Status.ResourceSummary == nil {
 		return 0, false
 	}
-
-	// lower[k][i] is the lower bound of wants[k] in models[i].
-	lower := make([][]int64, len(wants))
-	for k, w := range wants {
-		lower[k] = make([]int64, len(models))
-		for i := range models {
-			r, ok := modelRange(models[i], w.name)
-			if !ok {
-				return 0, false
-			}
-			lower[k][i] = scaled(w.name, r.Min)
-		}
-	}
-
-	// The smallest grade whose lower bounds hold one replica of every resource.
-	first := 0
-	for k, w := range wants {
-		grade := slices.IndexFunc(lower[k], func(m int64) bool { return m >= w.n })
-		if grade < 0 {
-			return 0, true
-		}
-		first = max(first, grade)
-	}
-
+	models := slices.Clone(api.ResourceModelsOf(&cluster.Spec))
+	sort.SliceStable(models, func(i, j int) bool { return models[i].Grade < models[j].Grade })
 	counts := make(map[uint]int64, len(cluster.Status.ResourceSummary.AllocatableModelings))
 	for _, m := range cluster.Status.ResourceSummary.AllocatableModelings {
-		counts[m.Grade] += int64(m.Count)
+		counts[m.Grade] += int64(max(m.Count, 0))
 	}
 	var total int64
-	for i := first; i < len(models); i++ {
-		nodes := counts[models[i].Grade]
-		if nodes <= 0 {
+	for i, m := range models {
+		nodes := counts[m.Grade]
+		if nodes == 0 || i == 0 {
+			// The lowest grade's capacity is zero: it holds no replica
+			// that requests anything.
 			continue
 		}
-		perNode := int64(math.MaxInt64)
-		for k, w := range wants {
-			perNode = min(perNode, lower[k][i]/w.n)
-		}
-		if perNode == 0 || perNode == math.MaxInt64 {
-			perNode = 1
+		perNode := int64(maxPodsPerModelNode)
+		for _, w := range wants {
+			r, ok := modelRange(m, w.name)
+			if !ok {
+				perNode = 0
+				break
+			}
+			perNode = min(perNode, scaled(w.name, r.Min)/w.n)
 		}
 		total = saturatingAdd(total, saturatingMul(nodes, perNode))
 	}

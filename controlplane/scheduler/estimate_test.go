@@ -66,10 +66,16 @@ func TestAvailableReplicas(t *testing.T) {
 		{"resource models: nothing is large enough", modeled().Obj(), request("cpu", "100"), 0},
 		{"resource models still bounded by pods",
 			modeled().Allocatable(corev1.ResourcePods, "4").Obj(), request("cpu", "1", "memory", "2Gi"), 4},
-		{"resource models without the requested resource fall back to the summary",
-			modeled().Allocatable(gpu, "2").Obj(), request("cpu", "1", string(gpu), "1"), 2},
-		{"modelings without models fall back to the summary",
-			node().Modeling(0, 3).Obj(), request("cpu", "1"), 4},
+		{"resource models without the requested resource: their virtual nodes hold none (Karmada's simulator)",
+			modeled().Allocatable(gpu, "2").Obj(), request("cpu", "1", string(gpu), "1"), 0},
+		{"resource models: at most 110 per model node",
+			modeled().Allocatable(corev1.ResourcePods, "1000").Obj(), request("cpu", "1m"), 5 * 110},
+		{"resource models: the lowest grade holds nothing, whatever its declared lower bounds",
+			node().ResourceModel(0, "cpu", "2", "4").ResourceModel(1, "cpu", "4", "8").Modeling(0, 5).Modeling(1, 1).Obj(), request("cpu", "1"), 4},
+		{"modelings without models use Karmada's default models: grade 0 nodes hold no whole core",
+			node().Modeling(0, 3).Obj(), request("cpu", "1"), 0},
+		{"modelings without models use Karmada's default models: 2 grade 6 nodes (32 cores, 256Gi) hold 32 each",
+			node().Allocatable(corev1.ResourcePods, "110").Modeling(0, 3).Modeling(6, 2).Obj(), request("cpu", "1", "memory", "2Gi"), 64},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
@@ -162,8 +163,12 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	spreading := plan.cluster != nil || plan.group != nil
 	estimate := b.Replicas > 0 && (usesAvailability(s.strategy) || spreading)
 	var est *estimator
+	var perNode func(string) (int32, bool)
 	if estimate {
 		est = newEstimator(b.ReplicaRequirements)
+		if b.NodeEstimates != nil {
+			perNode = b.NodeEstimates(b.ReplicaRequirements)
+		}
 	}
 	for i := range cands {
 		if s.facts != nil {
@@ -177,6 +182,11 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 			cands[i].available = int64(est.availableFrom(&s.facts[cands[i].index], cands[i].cluster))
 		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
+		}
+		if perNode != nil {
+			if n, ok := perNode(cands[i].clusterName); ok && int64(n) < cands[i].available {
+				cands[i].clusterWide, cands[i].available = cands[i].available, int64(n)
+			}
 		}
 		if room, ok := b.QuotaRoom[cands[i].clusterName]; ok && estimate {
 			cands[i].available = max(0, min(cands[i].available, room))
@@ -221,7 +231,20 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	s.buf.left = s.leftOut(cands, selected, counts, len(out))
 	why := make([]rejection, 0, len(rejected)+len(s.buf.left))
 	why = append(append(why, rejected...), s.buf.left...)
-	return Result{Clusters: out, AffinityName: affinityName, Reasons: Reasons{list: why}}, nil
+	return Result{Clusters: out, AffinityName: affinityName, Reasons: Reasons{list: why}, NodeLimited: nodeLimited(selected, counts)}, nil
+}
+
+// nodeLimited lists the chosen clusters whose room the per-node estimate
+// made smaller than the general one, sorted by name.
+func nodeLimited(selected []candidate, counts []int32) []NodeLimit {
+	var out []NodeLimit
+	for i := range selected {
+		if selected[i].clusterWide > 0 && counts != nil && counts[i] > 0 {
+			out = append(out, NodeLimit{Cluster: selected[i].name(), PerNode: int32(selected[i].available), ClusterWide: clampInt32(selected[i].clusterWide)})
+		}
+	}
+	slices.SortFunc(out, func(a, b NodeLimit) int { return strings.Compare(a.Cluster, b.Cluster) })
+	return out
 }
 
 // targets lists the selected clusters, with their replicas when counts

@@ -46,6 +46,9 @@ type candidate struct {
 	score int64
 	// available is how many more replicas fit, when estimated.
 	available int64
+	// clusterWide is the general estimate when the per-node estimate was
+	// smaller (and is available); zero otherwise.
+	clusterWide int64
 	// previous is how many replicas the previous result put here.
 	previous int32
 	// index is the cluster's position in the snapshot (int32 to pack

@@ -57,6 +57,15 @@ type Binding struct {
 	// limited. It caps the available replicas of dynamic division and
 	// spreading, so the division respects what remains of each quota.
 	QuotaRoom map[string]int64
+	// NodeEstimates, when set, is the per-node estimator (Karmada's
+	// accurate estimator): for the template's replica requirements it gives
+	// a function answering, per cluster, how many replicas the cluster can
+	// start node by node, or false when it has no per-node figures (a Pull
+	// cluster, a member not watched yet). Where it answers, the cluster's
+	// available replicas are the smaller of its answer and the general
+	// estimator's, as Karmada takes the minimum over its estimators. Nil,
+	// as in a plan, means the general estimator alone.
+	NodeEstimates NodeEstimator
 
 	// Now is when the tolerationSeconds of NoExecute tolerations are
 	// counted against the taints' timeAdded (NoExecuteUntolerated). The
@@ -87,6 +96,12 @@ func BindingFor(rb *api.ResourceBinding, placement api.Placement) Binding {
 	return b
 }
 
+// NodeEstimator prepares the per-node estimate of one replica requirement
+// (see Binding.NodeEstimates); the function it returns is called once per
+// candidate cluster of a decision, and may be called from several
+// goroutines.
+type NodeEstimator func(req *api.ReplicaRequirements) func(cluster string) (int32, bool)
+
 // Result is a scheduling decision.
 type Result struct {
 	// Clusters are the chosen clusters and their replicas, sorted by name.
@@ -100,6 +115,27 @@ type Result struct {
 	// Reasons says, for every cluster of the snapshot that is not in
 	// Clusters, why not.
 	Reasons Reasons
+
+	// NodeLimited lists the clusters of Clusters whose room for the
+	// template the per-node estimate (Binding.NodeEstimates) made smaller
+	// than the cluster-wide one, sorted by name.
+	NodeLimited []NodeLimit
+}
+
+// NodeLimit is a cluster whose nodes hold fewer replicas than its
+// cluster-wide free resources would allow.
+type NodeLimit struct {
+	// Cluster is the cluster's name.
+	Cluster string
+	// PerNode is the room the per-node estimate gives.
+	PerNode int32
+	// ClusterWide is the room the general estimate gives.
+	ClusterWide int32
+}
+
+// String is the limit as plans show it.
+func (l NodeLimit) String() string {
+	return fmt.Sprintf("per-node fit: room for %d; cluster-wide free would allow %d", l.PerNode, l.ClusterWide)
 }
 
 // Reasons says why clusters were left out of a decision. It keeps the

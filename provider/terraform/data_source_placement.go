@@ -3,6 +3,7 @@ package terraform
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -56,7 +57,10 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Previews where a template would go and what each cluster would receive, without applying anything: " +
 			"the same planning step `flotilla_manifest` runs. Unlike the resource, a template that cannot be placed is not an " +
-			"error here: `schedulable` is false and `error` and `reasons` say why, so \"why not cluster X\" can be answered in Terraform.",
+			"error here: `schedulable` is false and `error` and `reasons` say why, so \"why not cluster X\" can be answered in Terraform. " +
+			"For dynamic weights and `Aggregated`, a member it reads is also estimated node by node (requests, node selector and " +
+			"affinity, tolerations, free pod slots per node), so the preview shows what its nodes can really start; " +
+			"`flotilla_manifest` plans with the cluster-wide estimate, which its apply can reproduce.",
 		Attributes: map[string]schema.Attribute{
 			"manifest": schema.DynamicAttribute{
 				MarkdownDescription: "The resource template, as for `flotilla_manifest`. Sensitive, as there.",
@@ -108,9 +112,10 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Computed:            true,
 			},
 			"reasons": schema.MapAttribute{
-				MarkdownDescription: "Cluster → why it was not chosen.",
-				ElementType:         types.StringType,
-				Computed:            true,
+				MarkdownDescription: "Cluster → why it was not chosen, or, for a chosen cluster whose nodes hold fewer replicas " +
+					"than its cluster-wide free resources would allow, both figures (`per-node fit: room for 3; cluster-wide free would allow 6`).",
+				ElementType: types.StringType,
+				Computed:    true,
 			},
 		},
 	}
@@ -132,6 +137,9 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		resp.Diagnostics.Append(diags...)
 		return
 	}
+	// A preview that nothing applies: the per-node estimate of the members
+	// read now may show what will really start.
+	in.fleet.PerNode = true
 	results, unreachable := d.data.Engine.Plan(ctx, in.fleet, []*unstructured.Unstructured{in.template}, nil)
 	for _, name := range sortedKeys(unreachable) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("clusters"), "Cluster "+name+" is not reachable",
@@ -156,9 +164,10 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		}
 		m.Error = types.StringValue(res.Err.Error())
 	}
-	why := res.Reasons
-	if why == nil {
-		why = map[string]string{}
+	why := map[string]string{}
+	maps.Copy(why, res.Reasons)
+	for _, l := range res.NodeLimited {
+		why[l.Cluster] = l.String()
 	}
 	reasons, d2 := types.MapValueFrom(ctx, types.StringType, why)
 	resp.Diagnostics.Append(d2...)

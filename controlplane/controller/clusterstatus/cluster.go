@@ -17,6 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/estimator"
 )
 
 // clusterReconciler probes each Cluster and writes its status and taints.
@@ -68,6 +69,7 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	before, start := cl.DeepCopy(), time.Now()
 	probed, probeErr := r.collect(ctx, &cl)
 	shared.ObserveProbeLatency(cl.Name, probeErr, time.Since(start))
+	r.model(&cl, &probed)
 	ready := apimeta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
 	streak := r.streak(cl.Name, ready, now)
 
@@ -97,6 +99,22 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		after = wait
 	}
 	return ctrl.Result{RequeueAfter: after}, nil
+}
+
+// model fills the probed resource summary's allocatable modelings: the
+// member's Ready, schedulable nodes graded by the Cluster's resource models
+// (Karmada's default ones when it declares none), from the same informers
+// the summary was just read from. Without them (the member lists instead of
+// watching, or its informers are syncing or failing) there are no
+// modelings, and the scheduler divides the summary, as Karmada's general
+// estimator does when modelings are missing.
+func (r *clusterReconciler) model(cl *clusterv1.Cluster, probed *api.ClusterStatus) {
+	if probed.ResourceSummary == nil {
+		return
+	}
+	if nodes := r.members.Nodes(cl.Name); nodes != nil {
+		probed.ResourceSummary.AllocatableModelings = estimator.AllocatableModelings(api.ResourceModelsOf(&cl.Spec), nodes.Free())
+	}
 }
 
 // collect probes the member (members.probe): a Cluster whose credentials

@@ -23,6 +23,7 @@ import (
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/estimator"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
@@ -43,6 +44,8 @@ type schedulerReconciler struct {
 	opts   shared.Options
 	now    func() time.Time
 	events shared.Recorder
+	// members holds each watched member's per-node index (nodeEstimates).
+	members *shared.Members
 	// fleet is the Clusters prepared for scheduling, shared by the
 	// bindings scheduled while no Cluster changes.
 	fleet fleetCache
@@ -69,6 +72,25 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 		// try again.
 		Watches(&policyv1.FederatedResourceQuota{}, heldByQuota(s.client)).
 		Complete(s)
+}
+
+// nodeEstimates is the per-node estimator over the members' informers: a
+// cluster whose member is watched and synced answers from its nodes;
+// another (a Pull cluster, whose agent reports only the summary, or a
+// member not connected yet) has no answer, and the general estimator's
+// stands.
+func (s *schedulerReconciler) nodeEstimates(req *api.ReplicaRequirements) func(string) (int32, bool) {
+	r := estimator.NewRequirement(req)
+	return func(cluster string) (int32, bool) {
+		if s.members == nil {
+			return 0, false
+		}
+		nodes := s.members.Nodes(cluster)
+		if nodes == nil {
+			return 0, false
+		}
+		return nodes.MaxReplicas(r), true
+	}
 }
 
 // ownRateLimitClient is a host client that reads from the manager's cache
@@ -127,6 +149,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 		return reconcile.Result{}, err
 	}
 	binding.QuotaRoom = quotas.Room(&rb)
+	binding.NodeEstimates = s.nodeEstimates
 	result, schedErr := fleet.snapshot.Schedule(binding)
 	// A result that takes the namespace over a FederatedResourceQuota is
 	// not written, nor its generation observed: the binding keeps its

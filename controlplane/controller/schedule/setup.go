@@ -8,7 +8,8 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
-// Setup registers the scheduler with mgr.
-func Setup(mgr ctrl.Manager, opts shared.Options, now func() time.Time, events shared.Recorder) error {
-	return (&schedulerReconciler{client: mgr.GetClient(), opts: opts, now: now, events: events}).setup(mgr)
+// Setup registers the scheduler with mgr. members gives the per-node
+// estimates of the members the cluster status controller watches.
+func Setup(mgr ctrl.Manager, members *shared.Members, opts shared.Options, now func() time.Time, events shared.Recorder) error {
+	return (&schedulerReconciler{client: mgr.GetClient(), members: members, opts: opts, now: now, events: events}).setup(mgr)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/estimator"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
 
@@ -104,4 +105,16 @@ func (m *Members) Probe(ctx context.Context, cl *clusterv1.Cluster) (api.Cluster
 // notReady is the probed status of a member that must not be used.
 func notReady(reason string, err error) api.ClusterStatus {
 	return api.NotReadyStatus(reason, err, metav1.Now())
+}
+
+// Nodes is the per-node index of the member called name (member.Client's
+// Nodes), from the client the cluster status controller connected; nil
+// when there is none yet, the member is not watched (a Pull cluster), or
+// its informers are syncing or failing.
+func (m *Members) Nodes(name string) *estimator.Nodes {
+	c, ok := m.Cache.Peek(name)
+	if !ok {
+		return nil
+	}
+	return c.Nodes()
 }
