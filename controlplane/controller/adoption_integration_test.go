@@ -16,6 +16,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
@@ -30,13 +31,13 @@ import (
 // the template then releases the adopted object instead of deleting it.
 // Templates in a namespace the operator reserved are never bound.
 func TestNamespacedOverwriteIsIgnored(t *testing.T) {
-	env := startFleet(t)
-	env.startManager(t, func(o *shared.Options) {
+	env := controllertest.StartFleet(t, 3)
+	env.StartControlPlane(t, func(o *shared.Options) {
 		o.ReservedNamespaces = []string{"kube-*", shared.SystemNamespace, "istio-system"}
 	})
-	hub, names := env.hub, env.names
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
-	member := env.members[names[0]]
+	member := env.Members[names[0]]
 	cmKey := client.ObjectKey{Namespace: "default", Name: "shared"}
 	testkit.MustCreate(t, member, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}, Data: map[string]string{"owner": "someone else"}})
 
@@ -52,7 +53,7 @@ spec:
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}, Data: map[string]string{"owner": "flotilla"}})
 	workKey := client.ObjectKey{Namespace: shared.ExecutionNamespace(names[0]), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "shared"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "shared")}
-	testkit.Eventually(t, deadline, "namespaced Overwrite counts as Abort", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "namespaced Overwrite counts as Abort", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, workKey, &w); err != nil {
 			return false, err.Error()
@@ -84,7 +85,7 @@ spec:
   conflictResolution: Overwrite
 `, names[0])
 	testkit.MustCreate(t, hub, cpp)
-	testkit.Eventually(t, deadline, "adopted by the cluster policy", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "adopted by the cluster policy", func() (bool, string) {
 		if err := member.Get(ctx, cmKey, &cm); err != nil {
 			return false, err.Error()
 		}
@@ -96,7 +97,7 @@ spec:
 	if err := hub.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shared"}}); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, deadline, "work and binding gone", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "work and binding gone", func() (bool, string) {
 		werr := hub.Get(ctx, workKey, &workv1.Work{})
 		rerr := hub.Get(ctx, rbKey, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(werr) && apierrors.IsNotFound(rerr), fmt.Sprintf("work: %v, binding: %v", werr, rerr)

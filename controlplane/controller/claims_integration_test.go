@@ -6,16 +6,15 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -27,8 +26,8 @@ import (
 // while a non-Lazy one moves its template at once, and the host refuses
 // placement.workloadAffinity by name.
 func TestClaimsPreemptionAndLazy(t *testing.T) {
-	env := startControlPlane(t)
-	hub, members, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, members, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 	m0, m1, m2 := names[0], names[1], names[2]
 
@@ -65,23 +64,23 @@ spec:
 	}
 
 	testkit.MustCreate(t, hub, policyYAML("low", ", name: web", "", 1, m0))
-	testkit.MustCreate(t, hub, namedDeployment("web"))
-	waitPlaced(t, members, "web", m0)
+	testkit.MustCreate(t, hub, controllertest.NamedDeployment("web"))
+	controllertest.WaitPlaced(t, members, "web", m0)
 
 	t.Log("sticky: a higher-priority policy without preemption does not take web")
 	testkit.MustCreate(t, hub, policyYAML("high", "", "", 5, m1))
 	// api is selected by high only: once it is on m1, the detector has
 	// seen high, and web has been reconciled against it too.
-	testkit.MustCreate(t, hub, namedDeployment("api"))
-	waitPlaced(t, members, "api", m1)
-	waitPlaced(t, members, "web", m0)
+	testkit.MustCreate(t, hub, controllertest.NamedDeployment("api"))
+	controllertest.WaitPlaced(t, members, "api", m1)
+	controllertest.WaitPlaced(t, members, "web", m0)
 	if got := claimedBy("web"); got != "PropagationPolicy.low" {
 		t.Fatalf("web is claimed by %q, want PropagationPolicy.low (claims are sticky)", got)
 	}
 
 	t.Log("preemption: Always with a higher priority takes web")
 	testkit.MustCreate(t, hub, policyYAML("urgent", ", name: web", "  preemption: Always\n", 10, m2))
-	waitPlaced(t, members, "web", m2)
+	controllertest.WaitPlaced(t, members, "web", m2)
 	if got := claimedBy("web"); got != "PropagationPolicy.urgent" {
 		t.Fatalf("web is claimed by %q, want PropagationPolicy.urgent", got)
 	}
@@ -89,8 +88,8 @@ spec:
 	t.Log("lazy: urgent turns Lazy and moves to m0; high (not Lazy) moves to m0 too")
 	setCluster("urgent", m0, true)
 	setCluster("high", m0, false)
-	waitPlaced(t, members, "api", m0)
-	waitPlaced(t, members, "web", m2)
+	controllertest.WaitPlaced(t, members, "api", m0)
+	controllertest.WaitPlaced(t, members, "web", m2)
 
 	t.Log("lazy: an override still reaches the held binding (it is trusted and rendered)")
 	op := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "mark"}}
@@ -102,21 +101,21 @@ spec:
       labelsOverrider: [{operator: add, value: {marked: "yes"}}]
 `)
 	testkit.MustCreate(t, hub, op)
-	testkit.Eventually(t, deadline, "web on "+m2+" labelled marked=yes", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "web on "+m2+" labelled marked=yes", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := members[m2].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
 		}
 		return d.Labels["marked"] == "yes", fmt.Sprintf("labels %v", d.Labels)
 	})
-	waitPlaced(t, members, "web", m2)
+	controllertest.WaitPlaced(t, members, "web", m2)
 
 	t.Log("lazy: the template's next change brings urgent's placement")
 	var web appsv1.Deployment
 	testkit.MustUpdate(t, hub, client.ObjectKey{Namespace: "default", Name: "web"}, &web, func() {
 		web.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
 	})
-	waitPlaced(t, members, "web", m0)
+	controllertest.WaitPlaced(t, members, "web", m0)
 
 	t.Log("workloadAffinity: the host refuses it by name, without the webhook")
 	bad := policyYAML("affine", "", "    workloadAffinity: {affinity: {groupByLabelKey: app.group}}\n", 0, m0)
@@ -124,40 +123,4 @@ spec:
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "workloadAffinity is not supported") {
 		t.Fatalf("create a policy with workloadAffinity: %v, want it refused as not supported", err)
 	}
-}
-
-// namedDeployment is a one-replica Deployment in default.
-func namedDeployment(name string) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To[int32](1),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: name, Image: "nginx"}}},
-			},
-		},
-	}
-}
-
-// waitPlaced waits until the Deployment name exists on cluster only.
-func waitPlaced(t *testing.T, members map[string]client.Client, name, cluster string) {
-	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("%s only on %s", name, cluster), func() (bool, string) {
-		var on []string
-		for m, c := range members {
-			var d appsv1.Deployment
-			err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: name}, &d)
-			switch {
-			case apierrors.IsNotFound(err):
-			case err != nil:
-				return false, err.Error()
-			default:
-				on = append(on, m)
-			}
-		}
-		return len(on) == 1 && on[0] == cluster, fmt.Sprintf("on %v", on)
-	})
 }

@@ -19,6 +19,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -34,16 +35,16 @@ import (
 // only). When the primary comes back its old copy is removed, the task
 // ends once the backup is healthy and the template stays on the backup.
 func TestClusterFailoverStatePreservation(t *testing.T) {
-	env := startControlPlane(t)
-	hub, memberClients, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, memberClients, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 	primary, backup := names[0], names[1]
 	both := map[string]client.Client{primary: memberClients[primary], backup: memberClients[backup]}
 	primaryHealthy, backupHealthy := &atomic.Bool{}, &atomic.Bool{}
 	primaryHealthy.Store(true)
 	backupHealthy.Store(false) // so the task, and with it the injection, lasts until checked
-	playDeploymentController(t, memberClients[primary], primaryHealthy)
-	playDeploymentController(t, memberClients[backup], backupHealthy)
+	controllertest.PlayDeploymentController(t, memberClients[primary], primaryHealthy)
+	controllertest.PlayDeploymentController(t, memberClients[backup], backupHealthy)
 
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
 	testkit.MustYAML(t, pp, `
@@ -63,22 +64,22 @@ spec:
         - {aliasLabelName: failover.example.com/ready, jsonPath: "{.readyReplicas}"}
 `, primary, backup)
 	testkit.MustCreate(t, hub, pp)
-	testkit.MustCreate(t, hub, deployment(3))
-	waitReplicas(t, both, map[string]int32{primary: 3, backup: -1})
+	testkit.MustCreate(t, hub, controllertest.Deployment(3))
+	controllertest.WaitReplicas(t, both, map[string]int32{primary: 3, backup: -1})
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
-	testkit.Eventually(t, deadline, "the primary reports 3 ready replicas", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the primary reports 3 ready replicas", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		return healthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprintf("status %+v", rb.Status.AggregatedStatus)
+		return controllertest.HealthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprintf("status %+v", rb.Status.AggregatedStatus)
 	})
 	want := map[string]string{"failover.example.com/replicas": "3", "failover.example.com/ready": "3"}
 
 	t.Log("the primary's apiserver stops: NotReady, NoExecute, failover with the primary's last state")
 	start := time.Now()
-	env.fleet[0].StopAPIServer()
-	testkit.Eventually(t, deadline, "the primary NotReady and tainted NoExecute", func() (bool, string) {
+	env.Clusters[0].StopAPIServer()
+	testkit.Eventually(t, controllertest.Deadline, "the primary NotReady and tainted NoExecute", func() (bool, string) {
 		var cl clusterv1.Cluster
 		if err := hub.Get(ctx, client.ObjectKey{Name: primary}, &cl); err != nil {
 			return false, err.Error()
@@ -86,7 +87,7 @@ spec:
 		tainted := slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectNoExecute })
 		return apimeta.IsStatusConditionFalse(cl.Status.Conditions, api.ClusterConditionReady) && tainted, fmt.Sprintf("taints %v", cl.Spec.Taints)
 	})
-	testkit.Eventually(t, deadline, "a TaintUntolerated task with the preserved state", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "a TaintUntolerated task with the preserved state", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -103,12 +104,12 @@ spec:
 	t.Logf("cluster failover: the backup runs the template with the preserved state %v after the primary stopped", time.Since(start).Round(10*time.Millisecond))
 
 	t.Log("the primary comes back and the backup turns healthy: the old copy goes, the task ends, the template stays on the backup")
-	if err := env.fleet[0].StartAPIServer(ctx); err != nil {
+	if err := env.Clusters[0].StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
 	backupHealthy.Store(true)
-	waitReplicas(t, both, map[string]int32{primary: -1, backup: 3})
-	testkit.Eventually(t, deadline, "the eviction task is over", func() (bool, string) {
+	controllertest.WaitReplicas(t, both, map[string]int32{primary: -1, backup: 3})
+	testkit.Eventually(t, controllertest.Deadline, "the eviction task is over", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -125,8 +126,8 @@ spec:
 // and once the new one is applied and healthy (purgeMode Gracefully) the
 // old copy is removed and the task ends.
 func TestClusterResourceBindingFailover(t *testing.T) {
-	env := startControlPlane(t)
-	hub, members, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, members, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 
 	cpp := &policyv1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "reader"}}
@@ -148,7 +149,7 @@ spec:
 	})
 	key := client.ObjectKey{Name: "flotilla.reader-clusterrole.rbac.authorization.k8s.io"}
 	var crb workv1.ClusterResourceBinding
-	testkit.Eventually(t, deadline, "the ClusterRole placed on one cluster and applied", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the ClusterRole placed on one cluster and applied", func() (bool, string) {
 		if err := hub.Get(ctx, key, &crb); err != nil {
 			return false, err.Error()
 		}
@@ -160,8 +161,8 @@ spec:
 	if from == to {
 		to = names[1]
 	}
-	waitObject(t, members[from], from, &rbacv1.ClusterRole{}, "flotilla:reader")
-	absentFor(t, members[to], &rbacv1.ClusterRole{}, client.ObjectKey{Name: "flotilla:reader"}, time.Second)
+	controllertest.WaitObject(t, members[from], from, &rbacv1.ClusterRole{}, "flotilla:reader")
+	controllertest.AbsentFor(t, members[to], &rbacv1.ClusterRole{}, client.ObjectKey{Name: "flotilla:reader"}, time.Second)
 	// A ClusterRole of the same name that flotilla does not own holds the
 	// new copy back (conflict resolution Abort), so the eviction can be
 	// watched while it waits.
@@ -169,7 +170,7 @@ spec:
 
 	t.Logf("%s is tainted NoExecute: the ClusterRole moves to %s", from, to)
 	setTaints(t, hub, from, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
-	testkit.Eventually(t, deadline, "the binding moved with an eviction task for "+from, func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the binding moved with an eviction task for "+from, func() (bool, string) {
 		if err := hub.Get(ctx, key, &crb); err != nil {
 			return false, err.Error()
 		}
@@ -181,21 +182,21 @@ spec:
 	})
 	t.Log("the new copy cannot be applied yet: the old one stays (three resyncs)")
 	time.Sleep(3 * time.Second)
-	waitObject(t, members[from], from, &rbacv1.ClusterRole{}, "flotilla:reader")
+	controllertest.WaitObject(t, members[from], from, &rbacv1.ClusterRole{}, "flotilla:reader")
 	if err := hub.Get(ctx, key, &crb); err != nil || len(crb.Spec.GracefulEvictionTasks) != 1 {
 		t.Fatalf("binding %v, tasks %+v: want the eviction task to last while the new copy is not applied", err, crb.Spec.GracefulEvictionTasks)
 	}
 	if err := members[to].Delete(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader"}}); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, deadline, "flotilla's ClusterRole in "+to, func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "flotilla's ClusterRole in "+to, func() (bool, string) {
 		var role rbacv1.ClusterRole
 		err := members[to].Get(ctx, client.ObjectKey{Name: "flotilla:reader"}, &role)
 		return err == nil && role.Labels["owner"] == "" && len(role.Rules) == 1, fmt.Sprintf("%v, labels %v", err, role.Labels)
 	})
 	t.Log("the new copy is applied and healthy: the old one is removed, the task is over")
-	waitGone(t, members[from], &rbacv1.ClusterRole{}, "flotilla:reader")
-	testkit.Eventually(t, deadline, "no eviction task, fully applied on "+to, func() (bool, string) {
+	controllertest.WaitGone(t, members[from], &rbacv1.ClusterRole{}, "flotilla:reader")
+	testkit.Eventually(t, controllertest.Deadline, "no eviction task, fully applied on "+to, func() (bool, string) {
 		if err := hub.Get(ctx, key, &crb); err != nil {
 			return false, err.Error()
 		}

@@ -7,53 +7,18 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
-
-var widgetGVK = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
-
-// widgetCRD is a cluster-scoped custom kind, example.com/v1 Widget.
-func widgetCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
-	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	testkit.MustYAML(t, crd, `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Cluster
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-`)
-	return crd
-}
-
-func widget(name, size string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": size}}}
-	u.SetGroupVersionKind(widgetGVK)
-	u.SetName(name)
-	return u
-}
 
 // TestClusterScopedTemplates runs the control plane against a real host and
 // three real members. After it has started, a cluster-scoped CRD, an
@@ -66,8 +31,8 @@ func widget(name, size string) *unstructured.Unstructured {
 // on the host leaves the members. A tenant's namespaced policy never claims
 // a cluster-scoped object, and a ResourceBinding naming one is refused.
 func TestClusterScopedTemplates(t *testing.T) {
-	env := startControlPlane(t)
-	hub, members, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, members, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 
 	t.Log("after start: a ClusterPropagationPolicy, a cluster-scoped CRD, its instance and a ClusterRole")
@@ -88,28 +53,28 @@ spec:
       clusterNames: [%s, %s]
 `, names[0], names[1])
 	testkit.MustCreate(t, hub, cpp)
-	testkit.MustCreate(t, hub, widgetCRD(t))
+	testkit.MustCreate(t, hub, controllertest.WidgetCRD(t))
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "flotilla:reader"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}},
 	}
 	testkit.MustCreate(t, hub, role)
 	// The host serves Widgets once the CRD is established.
-	testkit.Eventually(t, deadline, "host serves widgets", func() (bool, string) {
-		err := hub.Create(ctx, widget("blue", "large"))
+	testkit.Eventually(t, controllertest.Deadline, "host serves widgets", func() (bool, string) {
+		err := hub.Create(ctx, controllertest.Widget("blue", "large"))
 		return err == nil, fmt.Sprint(err)
 	})
 
 	for _, n := range names[:2] {
-		waitObject(t, members[n], n, &apiextensionsv1.CustomResourceDefinition{}, "widgets.example.com")
-		waitObject(t, members[n], n, &rbacv1.ClusterRole{}, "flotilla:reader")
-		waitObject(t, members[n], n, widget("", ""), "blue")
+		controllertest.WaitObject(t, members[n], n, &apiextensionsv1.CustomResourceDefinition{}, "widgets.example.com")
+		controllertest.WaitObject(t, members[n], n, &rbacv1.ClusterRole{}, "flotilla:reader")
+		controllertest.WaitObject(t, members[n], n, controllertest.Widget("", ""), "blue")
 	}
-	absentFor(t, members[names[2]], &rbacv1.ClusterRole{}, client.ObjectKey{Name: "flotilla:reader"}, time.Second)
+	controllertest.AbsentFor(t, members[names[2]], &rbacv1.ClusterRole{}, client.ObjectKey{Name: "flotilla:reader"}, time.Second)
 
 	t.Log("the ClusterRole's ClusterResourceBinding: named as Karmada names it, fully applied, one status item per member")
 	roleBinding := client.ObjectKey{Name: "flotilla.reader-clusterrole.rbac.authorization.k8s.io"}
-	testkit.Eventually(t, deadline, "ClusterResourceBinding "+roleBinding.Name+" fully applied", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "ClusterResourceBinding "+roleBinding.Name+" fully applied", func() (bool, string) {
 		var crb workv1.ClusterResourceBinding
 		if err := hub.Get(ctx, roleBinding, &crb); err != nil {
 			return false, err.Error()
@@ -127,14 +92,14 @@ spec:
 	}
 
 	t.Log("a template change reaches the members")
-	w := widget("", "")
+	w := controllertest.Widget("", "")
 	testkit.MustUpdate(t, hub, client.ObjectKey{Name: "blue"}, w, func() {
 		if err := unstructured.SetNestedField(w.Object, "small", "spec", "size"); err != nil {
 			t.Fatal(err)
 		}
 	})
-	testkit.Eventually(t, deadline, "widget blue small in "+names[0], func() (bool, string) {
-		got := widget("", "")
+	testkit.Eventually(t, controllertest.Deadline, "widget blue small in "+names[0], func() (bool, string) {
+		got := controllertest.Widget("", "")
 		if err := members[names[0]].Get(ctx, client.ObjectKey{Name: "blue"}, got); err != nil {
 			return false, err.Error()
 		}
@@ -143,7 +108,7 @@ spec:
 	})
 
 	t.Log("a tenant: a namespaced policy selecting a ClusterRole claims nothing; a ResourceBinding naming one is refused")
-	env.namespaces(t, "tenant-a")
+	controllertest.Namespaces(t, env.Hub, "tenant-a")
 	tenantPP := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "grab"}}
 	testkit.MustYAML(t, tenantPP, `
 spec:
@@ -160,42 +125,24 @@ spec:
 	forged.Spec.Placement = &api.Placement{ClusterAffinity: &api.ClusterAffinity{ClusterNames: []string{names[2]}}}
 	forged.Spec.Clusters = []api.TargetCluster{{Name: names[2]}}
 	testkit.MustCreate(t, hub, forged)
-	refused := waitRefused(t, hub, client.ObjectKeyFromObject(forged), "ResourceBinding tenant-a/"+forged.Name, "spec.resource.kind", "is cluster-scoped")
-	if works := worksOf(t, hub, refused.UID); len(works) != 0 {
+	refused := controllertest.WaitRefused(t, hub, client.ObjectKeyFromObject(forged), "ResourceBinding tenant-a/"+forged.Name, "spec.resource.kind", "is cluster-scoped")
+	if works := controllertest.WorksOf(t, hub, refused.UID); len(works) != 0 {
 		t.Errorf("the forged binding has %d Works, want none", len(works))
 	}
-	absentFor(t, members[names[2]], &rbacv1.ClusterRole{}, client.ObjectKey{Name: "flotilla:reader"}, 2*time.Second)
+	controllertest.AbsentFor(t, members[names[2]], &rbacv1.ClusterRole{}, client.ObjectKey{Name: "flotilla:reader"}, 2*time.Second)
 
 	t.Log("policy change: the first member is pruned")
 	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(cpp), cpp, func() {
 		cpp.Spec.Placement.ClusterAffinity.ClusterNames = names[1:2]
 	})
-	waitGone(t, members[names[0]], &rbacv1.ClusterRole{}, "flotilla:reader")
-	waitGone(t, members[names[0]], widget("", ""), "blue")
+	controllertest.WaitGone(t, members[names[0]], &rbacv1.ClusterRole{}, "flotilla:reader")
+	controllertest.WaitGone(t, members[names[0]], controllertest.Widget("", ""), "blue")
 
 	t.Log("delete: a template deleted on the host leaves the members, its binding goes")
 	if err := hub.Delete(ctx, role); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, members[names[1]], &rbacv1.ClusterRole{}, "flotilla:reader")
-	waitGone(t, hub, &workv1.ClusterResourceBinding{}, roleBinding.Name)
-	waitObject(t, members[names[1]], names[1], widget("", ""), "blue")
-}
-
-// waitObject waits until the cluster-scoped object exists in a member.
-func waitObject(t *testing.T, c client.Client, cluster string, obj client.Object, name string) {
-	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("%T %s in %s", obj, name, cluster), func() (bool, string) {
-		err := c.Get(t.Context(), client.ObjectKey{Name: name}, obj)
-		return err == nil, fmt.Sprint(err)
-	})
-}
-
-// waitGone waits until the cluster-scoped object no longer exists.
-func waitGone(t *testing.T, c client.Client, obj client.Object, name string) {
-	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("%T %s gone", obj, name), func() (bool, string) {
-		err := c.Get(t.Context(), client.ObjectKey{Name: name}, obj)
-		return apierrors.IsNotFound(err), fmt.Sprint(err)
-	})
+	controllertest.WaitGone(t, members[names[1]], &rbacv1.ClusterRole{}, "flotilla:reader")
+	controllertest.WaitGone(t, hub, &workv1.ClusterResourceBinding{}, roleBinding.Name)
+	controllertest.WaitObject(t, members[names[1]], names[1], controllertest.Widget("", ""), "blue")
 }

@@ -36,15 +36,15 @@ func TestBindingScheduledInThreeWrites(t *testing.T) {
 	}
 	t.Cleanup(w.Stop)
 	f.StartControlPlane(t)
-	createPolicy(t, f.Hub, webPolicy(f.Names...))
-	testkit.MustCreate(t, f.Hub, deployment(2))
+	controllertest.CreatePolicy(t, f.Hub, controllertest.WebPolicy(f.Names...))
+	testkit.MustCreate(t, f.Hub, controllertest.Deployment(2))
 
 	var writes []string
-	timeout := time.After(deadline)
+	timeout := time.After(controllertest.Deadline)
 	for {
 		select {
 		case <-timeout:
-			t.Fatalf("binding not scheduled within %v; writes seen: %v", deadline, writes)
+			t.Fatalf("binding not scheduled within %v; writes seen: %v", controllertest.Deadline, writes)
 		case e, ok := <-w.ResultChan():
 			if !ok {
 				t.Fatalf("watch closed; writes seen: %v", writes)

@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
@@ -32,18 +33,18 @@ import (
 // deleted when a policy change moves the template off a member and when
 // the template is deleted, not released as if flotilla had adopted them.
 func TestTemplateCannotMarkItselfAdopted(t *testing.T) {
-	env := startControlPlane(t)
-	hub, names := env.hub, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
 	key := client.ObjectKey{Namespace: "default", Name: "marked"}
-	pp := createPolicy(t, hub, apitest.MakePropagationPolicy("marked", "default").SelectName("v1", "ConfigMap", "marked").ClusterNames(names[0]))
+	pp := controllertest.CreatePolicy(t, hub, apitest.MakePropagationPolicy("marked", "default").SelectName("v1", "ConfigMap", "marked").ClusterNames(names[0]))
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
 		Labels:      map[string]string{"app": "marked", shared.LabelBindingPermanentID: "forged"},
 		Annotations: map[string]string{"flotilla.io/adopted": "true", shared.AnnotationConflictResolution: "Overwrite", "team": "a"},
 	}, Data: map[string]string{"k": "v"}})
 	var cm corev1.ConfigMap
-	testkit.Eventually(t, deadline, "the ConfigMap in "+names[0], func() (bool, string) {
-		err := env.members[names[0]].Get(ctx, key, &cm)
+	testkit.Eventually(t, controllertest.Deadline, "the ConfigMap in "+names[0], func() (bool, string) {
+		err := env.Members[names[0]].Get(ctx, key, &cm)
 		return err == nil, fmt.Sprint(err)
 	})
 	for k := range cm.Labels {
@@ -61,10 +62,10 @@ func TestTemplateCannotMarkItselfAdopted(t *testing.T) {
 	}
 
 	t.Log("the policy moves the template off " + names[0] + ": the copy flotilla created there is deleted")
-	placeOn(t, hub, pp, names[1])
-	testkit.Eventually(t, deadline, "the copy gone from "+names[0]+" and made in "+names[1], func() (bool, string) {
-		err0 := env.members[names[0]].Get(ctx, key, &corev1.ConfigMap{})
-		err1 := env.members[names[1]].Get(ctx, key, &corev1.ConfigMap{})
+	controllertest.PlaceOn(t, hub, pp, names[1])
+	testkit.Eventually(t, controllertest.Deadline, "the copy gone from "+names[0]+" and made in "+names[1], func() (bool, string) {
+		err0 := env.Members[names[0]].Get(ctx, key, &corev1.ConfigMap{})
+		err1 := env.Members[names[1]].Get(ctx, key, &corev1.ConfigMap{})
 		return apierrors.IsNotFound(err0) && err1 == nil, fmt.Sprintf("%s: %v; %s: %v", names[0], err0, names[1], err1)
 	})
 
@@ -72,8 +73,8 @@ func TestTemplateCannotMarkItselfAdopted(t *testing.T) {
 	if err := hub.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, deadline, "the copy gone from "+names[1], func() (bool, string) {
-		err := env.members[names[1]].Get(ctx, key, &corev1.ConfigMap{})
+	testkit.Eventually(t, controllertest.Deadline, "the copy gone from "+names[1], func() (bool, string) {
+		err := env.Members[names[1]].Get(ctx, key, &corev1.ConfigMap{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 }
@@ -84,17 +85,17 @@ func TestTemplateCannotMarkItselfAdopted(t *testing.T) {
 // for the Work a staged rollout holds at the previous rendering (which
 // the binding controller never writes back).
 func TestEditedWorksAreNeverApplied(t *testing.T) {
-	env := startControlPlane(t)
-	hub, names := env.hub, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
 
 	t.Log("a plain Work: the edit is written back and never applied")
-	env.namespaces(t, "tenant-b")
-	workKey := env.victim(t, "victim", names[0])
+	controllertest.Namespaces(t, env.Hub, "tenant-b")
+	workKey := victim(t, env, "victim", names[0])
 	victim := client.ObjectKey{Namespace: "tenant-b", Name: "victim"}
 	seen := watchData(t, env, names[0], victim, "owner")
 	editWork(t, hub, workKey, func(cm *corev1.ConfigMap) { cm.Data["owner"] = "attacker" })
-	testkit.Eventually(t, deadline, "the Work written back", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the Work written back", func() (bool, string) {
 		data := workData(t, hub, workKey)
 		return data["owner"] == "tenant-b", fmt.Sprintf("work data %v", data)
 	})
@@ -111,7 +112,7 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	nsWork := client.ObjectKeyFromObject(&nsWorks.Items[0])
 	nsSeen := watchNamespaceLabel(t, env, names[0], "tenant-b", "attacker")
 	editWork(t, hub, nsWork, func(ns *corev1.Namespace) { metav1.SetMetaDataLabel(&ns.ObjectMeta, "attacker", "yes") })
-	testkit.Eventually(t, deadline, "the namespace Work written back", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the namespace Work written back", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, nsWork, &w); err != nil {
 			return false, err.Error()
@@ -127,9 +128,9 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	testkit.MustUpdate(t, hub, client.ObjectKey{Name: "tenant-b"}, &hostNS, func() {
 		metav1.SetMetaDataLabel(&hostNS.ObjectMeta, "team", "b")
 	})
-	testkit.Eventually(t, deadline, "the host namespace's new label in "+names[0], func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the host namespace's new label in "+names[0], func() (bool, string) {
 		var m corev1.Namespace
-		if err := env.members[names[0]].Get(ctx, client.ObjectKey{Name: "tenant-b"}, &m); err != nil {
+		if err := env.Members[names[0]].Get(ctx, client.ObjectKey{Name: "tenant-b"}, &m); err != nil {
 			return false, err.Error()
 		}
 		return m.Labels["team"] == "b", fmt.Sprintf("labels %v", m.Labels)
@@ -137,7 +138,7 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 
 	t.Log("a held rollout stage: the edit is never applied")
 	held := client.ObjectKey{Namespace: "default", Name: "staged"}
-	pp := createPolicy(t, hub, apitest.MakePropagationPolicy("staged", "default").SelectName("v1", "ConfigMap", "staged").ClusterNames(names[0], names[1]))
+	pp := controllertest.CreatePolicy(t, hub, apitest.MakePropagationPolicy("staged", "default").SelectName("v1", "ConfigMap", "staged").ClusterNames(names[0], names[1]))
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: held.Namespace, Name: held.Name}, Data: map[string]string{"v": "1"}})
 	waitData(t, env, names[0], held, "v", "1")
 	waitData(t, env, names[1], held, "v", "1")
@@ -158,7 +159,7 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	heldWork := client.ObjectKey{Namespace: shared.ExecutionNamespace(names[1]), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "staged"})}
 	// A ConfigMap has no generation, so the revision stays; the held
 	// Work and a rollout status written by a pass over it tell.
-	testkit.Eventually(t, deadline, names[1]+" held at the previous rendering", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, names[1]+" held at the previous rendering", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
@@ -169,7 +170,7 @@ func TestEditedWorksAreNeverApplied(t *testing.T) {
 	})
 	seen = watchData(t, env, names[1], held, "v")
 	editWork(t, hub, heldWork, func(cm *corev1.ConfigMap) { cm.Data["v"] = "attacker" })
-	waitWorkRefused(t, hub, heldWork, "nor the rendering its staged rollout holds there")
+	controllertest.WaitWorkRefused(t, hub, heldWork, "nor the rendering its staged rollout holds there")
 	time.Sleep(3 * time.Second)
 	if got := seen(); strings.Contains(got, "attacker") {
 		t.Errorf("the edited held manifest reached %s: the member's ConfigMap was %s", names[1], got)
@@ -211,11 +212,11 @@ func workData(t *testing.T, hub client.Client, key client.ObjectKey) map[string]
 }
 
 // waitData waits until a member's ConfigMap has data[k] == v.
-func waitData(t *testing.T, env fleetEnv, cluster string, key client.ObjectKey, k, v string) {
+func waitData(t *testing.T, env controllertest.Fleet, cluster string, key client.ObjectKey, k, v string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("%s in %s has %s=%s", key, cluster, k, v), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("%s in %s has %s=%s", key, cluster, k, v), func() (bool, string) {
 		var cm corev1.ConfigMap
-		if err := env.members[cluster].Get(t.Context(), key, &cm); err != nil {
+		if err := env.Members[cluster].Get(t.Context(), key, &cm); err != nil {
 			return false, err.Error()
 		}
 		return cm.Data[k] == v, fmt.Sprintf("data %v", cm.Data)
@@ -225,10 +226,10 @@ func waitData(t *testing.T, env fleetEnv, cluster string, key client.ObjectKey, 
 // watchData watches a member's ConfigMap from now on and returns what
 // every version of it held in data[k], so a value that was there only for
 // a moment is seen too.
-func watchData(t *testing.T, env fleetEnv, cluster string, key client.ObjectKey, k string) func() string {
+func watchData(t *testing.T, env controllertest.Fleet, cluster string, key client.ObjectKey, k string) func() string {
 	t.Helper()
 	var member *kubernetes.Clientset
-	for _, c := range env.fleet {
+	for _, c := range env.Clusters {
 		if c.Name == cluster {
 			member = kubernetes.NewForConfigOrDie(c.RESTConfig())
 		}
@@ -256,10 +257,10 @@ func watchData(t *testing.T, env fleetEnv, cluster string, key client.ObjectKey,
 }
 
 // watchNamespaceLabel is watchData for a member namespace's label.
-func watchNamespaceLabel(t *testing.T, env fleetEnv, cluster, name, label string) func() string {
+func watchNamespaceLabel(t *testing.T, env controllertest.Fleet, cluster, name, label string) func() string {
 	t.Helper()
 	var member *kubernetes.Clientset
-	for _, c := range env.fleet {
+	for _, c := range env.Clusters {
 		if c.Name == cluster {
 			member = kubernetes.NewForConfigOrDie(c.RESTConfig())
 		}

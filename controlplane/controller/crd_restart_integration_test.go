@@ -10,6 +10,7 @@ import (
 
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -22,8 +23,8 @@ import (
 // detector with the same number of watches as the first (none leaked), and
 // a new instance is propagated.
 func TestDetectorOfDeletedCRD(t *testing.T) {
-	env := startControlPlane(t)
-	hub, members, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, members, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 	cpp := &policyv1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "widgets"}}
 	testkit.MustYAML(t, cpp, `
@@ -41,13 +42,13 @@ spec:
 
 	install := func(name string) {
 		t.Helper()
-		testkit.MustCreate(t, hub, widgetCRD(t))
-		testkit.Eventually(t, deadline, "host serves widgets", func() (bool, string) {
-			err := hub.Create(ctx, widget(name, "large"))
+		testkit.MustCreate(t, hub, controllertest.WidgetCRD(t))
+		testkit.Eventually(t, controllertest.Deadline, "host serves widgets", func() (bool, string) {
+			err := hub.Create(ctx, controllertest.Widget(name, "large"))
 			return err == nil, fmt.Sprint(err)
 		})
-		waitObject(t, members[names[0]], names[0], widget("", ""), name)
-		testkit.Eventually(t, deadline, "Widget detector running", func() (bool, string) {
+		controllertest.WaitObject(t, members[names[0]], names[0], controllertest.Widget("", ""), name)
+		testkit.Eventually(t, controllertest.Deadline, "Widget detector running", func() (bool, string) {
 			running, watches := detectorMetric(t, "flotilla_template_kind_detector"), detectorMetric(t, "flotilla_template_kind_watches")
 			return running == 1 && watches > 0, fmt.Sprintf("detector %v, watches %v", running, watches)
 		})
@@ -58,22 +59,22 @@ spec:
 	first := detectorMetric(t, "flotilla_template_kind_watches")
 
 	t.Log("delete the CRD on the host: the detector stops and lets go of its watches")
-	if err := hub.Delete(ctx, widgetCRD(t)); err != nil {
+	if err := hub.Delete(ctx, controllertest.WidgetCRD(t)); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, hub, &apiextensionsv1.CustomResourceDefinition{}, "widgets.example.com")
-	testkit.Eventually(t, deadline, "Widget detector stopped", func() (bool, string) {
+	controllertest.WaitGone(t, hub, &apiextensionsv1.CustomResourceDefinition{}, "widgets.example.com")
+	testkit.Eventually(t, controllertest.Deadline, "Widget detector stopped", func() (bool, string) {
 		running, watches := detectorMetric(t, "flotilla_template_kind_detector"), detectorMetric(t, "flotilla_template_kind_watches")
 		return running == 0 && watches == 0, fmt.Sprintf("detector %v, watches %v", running, watches)
 	})
-	waitGone(t, hub, &workv1.ClusterResourceBinding{}, "blue-widget.example.com")
+	controllertest.WaitGone(t, hub, &workv1.ClusterResourceBinding{}, "blue-widget.example.com")
 
 	t.Log("install the CRD again: a new detector, as many watches as before, and propagation works")
 	install("green")
 	if again := detectorMetric(t, "flotilla_template_kind_watches"); again != first {
 		t.Errorf("Widget detector holds %v watches after the CRD came back, %v the first time: handlers leaked or missing", again, first)
 	}
-	waitObject(t, hub, "host", &workv1.ClusterResourceBinding{}, "green-widget.example.com")
+	controllertest.WaitObject(t, hub, "host", &workv1.ClusterResourceBinding{}, "green-widget.example.com")
 }
 
 // detectorMetric reads a gauge of the Widget kind's detector from the

@@ -27,11 +27,11 @@ import (
 )
 
 // newHost is a host apiserver with the CRDs and flotilla-system, as a
-// fleetEnv without Clusters; its control plane is started with
-// startManager.
-func newHost(t *testing.T, host *testenv.Cluster) fleetEnv {
+// Fleet without members; its control plane is started with
+// StartControlPlane.
+func newHost(t *testing.T, host *testenv.Cluster) controllertest.Fleet {
 	t.Helper()
-	return fleetEnv{host: host, hub: controllertest.SystemHost(t, host), members: map[string]client.Client{}}
+	return controllertest.Fleet{Host: host, Hub: controllertest.SystemHost(t, host), Members: map[string]client.Client{}}
 }
 
 // addCluster registers m as Cluster name in the host, with a Secret of
@@ -46,7 +46,7 @@ func addCluster(t *testing.T, hub client.Client, name, secretNamespace string, m
 func waitClusterReady(t *testing.T, hub client.Client, name string, status metav1.ConditionStatus, reason string) string {
 	t.Helper()
 	var msg string
-	testkit.Eventually(t, deadline, fmt.Sprintf("cluster %s Ready=%s %s", name, status, reason), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("cluster %s Ready=%s %s", name, status, reason), func() (bool, string) {
 		var cl clusterv1.Cluster
 		if err := hub.Get(t.Context(), client.ObjectKey{Name: name}, &cl); err != nil {
 			return false, err.Error()
@@ -98,8 +98,8 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.startManager(t)
-	b.startManager(t)
+	a.StartControlPlane(t)
+	b.StartControlPlane(t)
 	ctx := t.Context()
 
 	t.Log("a kubeconfig with an exec plugin is refused and never runs")
@@ -117,8 +117,8 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addCluster(t, a.hub, "exec", shared.SystemNamespace, m, map[string][]byte{clusterv1.SecretKeyKubeconfig: execKubeconfig})
-	msg := waitClusterReady(t, a.hub, "exec", metav1.ConditionFalse, api.ReasonCredentialsRefused)
+	addCluster(t, a.Hub, "exec", shared.SystemNamespace, m, map[string][]byte{clusterv1.SecretKeyKubeconfig: execKubeconfig})
+	msg := waitClusterReady(t, a.Hub, "exec", metav1.ConditionFalse, api.ReasonCredentialsRefused)
 	for _, want := range []string{"cluster exec", "secret flotilla-system/exec", "kubeconfig: user", "sets exec"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Ready message %q does not say %q", msg, want)
@@ -126,39 +126,39 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	}
 
 	t.Log("a secretRef outside flotilla-system is refused")
-	addCluster(t, a.hub, "elsewhere", "default", m, controllertest.TokenData(m))
-	msg = waitClusterReady(t, a.hub, "elsewhere", metav1.ConditionFalse, api.ReasonCredentialsRefused)
+	addCluster(t, a.Hub, "elsewhere", "default", m, controllertest.TokenData(m))
+	msg = waitClusterReady(t, a.Hub, "elsewhere", metav1.ConditionFalse, api.ReasonCredentialsRefused)
 	if want := `spec.secretRef.namespace "default"`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}
 
 	t.Log("the first control plane claims the member and applies to it")
-	addCluster(t, a.hub, "m", shared.SystemNamespace, m, controllertest.TokenData(m))
-	waitClusterReady(t, a.hub, "m", metav1.ConditionTrue, "")
-	propagateConfigMap(t, a.hub, "from-a", "m")
-	testkit.Eventually(t, deadline, "ConfigMap from-a in the member", func() (bool, string) {
+	addCluster(t, a.Hub, "m", shared.SystemNamespace, m, controllertest.TokenData(m))
+	waitClusterReady(t, a.Hub, "m", metav1.ConditionTrue, "")
+	propagateConfigMap(t, a.Hub, "from-a", "m")
+	testkit.Eventually(t, controllertest.Deadline, "ConfigMap from-a in the member", func() (bool, string) {
 		err := memberClient.Get(ctx, client.ObjectKey{Namespace: "default", Name: "from-a"}, &corev1.ConfigMap{})
 		return err == nil, fmt.Sprintf("get: %v", err)
 	})
 
 	t.Log("a second Cluster for the same member is refused")
-	addCluster(t, a.hub, "m-twin", shared.SystemNamespace, m, controllertest.TokenData(m))
-	msg = waitClusterReady(t, a.hub, "m-twin", metav1.ConditionFalse, api.ReasonMembershipConflict)
+	addCluster(t, a.Hub, "m-twin", shared.SystemNamespace, m, controllertest.TokenData(m))
+	msg = waitClusterReady(t, a.Hub, "m-twin", metav1.ConditionFalse, api.ReasonMembershipConflict)
 	if want := `is already registered as "m" in fleet "test"`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}
 
 	t.Log("a second control plane with the same fleet name is refused, and applies nothing")
-	addCluster(t, b.hub, "m", shared.SystemNamespace, m, controllertest.TokenData(m))
-	msg = waitClusterReady(t, b.hub, "m", metav1.ConditionFalse, api.ReasonMembershipConflict)
+	addCluster(t, b.Hub, "m", shared.SystemNamespace, m, controllertest.TokenData(m))
+	msg = waitClusterReady(t, b.Hub, "m", metav1.ConditionFalse, api.ReasonMembershipConflict)
 	if want := `already registered as "m" in fleet "test" by controlplane/`; !strings.Contains(msg, want) {
 		t.Errorf("Ready message %q does not say %q", msg, want)
 	}
-	propagateConfigMap(t, b.hub, "from-b", "m")
-	propagateConfigMap(t, a.hub, "from-a-later", "m")
+	propagateConfigMap(t, b.Hub, "from-b", "m")
+	propagateConfigMap(t, a.Hub, "from-a-later", "m")
 	// The first control plane's later ConfigMap arriving shows the member
 	// was written to since; the second's must still be absent.
-	testkit.Eventually(t, deadline, "ConfigMap from-a-later in the member", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "ConfigMap from-a-later in the member", func() (bool, string) {
 		err := memberClient.Get(ctx, client.ObjectKey{Namespace: "default", Name: "from-a-later"}, &corev1.ConfigMap{})
 		return err == nil, fmt.Sprintf("get: %v", err)
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -24,11 +25,11 @@ import (
 // deleting the Deployment removes them from the members and deletes their
 // attached bindings.
 func TestPropagateDeps(t *testing.T) {
-	env := startControlPlane(t)
-	hub, names := env.hub, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
 
-	pp := createPolicy(t, hub, webPolicy(names[:2]...).Divided(api.ReplicaDivisionPreferenceWeighted).PropagateDeps())
+	pp := controllertest.CreatePolicy(t, hub, controllertest.WebPolicy(names[:2]...).Divided(api.ReplicaDivisionPreferenceWeighted).PropagateDeps())
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-env"}, Data: map[string]string{"mode": "blue"}}
 	testkit.MustCreate(t, hub, cm)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-tls"}, Data: map[string][]byte{"mode": []byte("blue")}}
@@ -36,7 +37,7 @@ func TestPropagateDeps(t *testing.T) {
 	testkit.MustCreate(t, hub, dependentDeployment())
 
 	t.Log("propagate: the dependencies reach the Deployment's two members only")
-	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
 	waitDependencies(t, env, map[string]bool{names[0]: true, names[1]: true, names[2]: false}, "blue")
 	for _, name := range []string{"web-env-configmap", "web-tls-secret"} {
 		var rb workv1.ResourceBinding
@@ -64,7 +65,7 @@ func TestPropagateDeps(t *testing.T) {
 	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(pp), pp, func() {
 		pp.Spec.Placement.ClusterAffinity.ClusterNames = []string{names[1], names[2]}
 	})
-	waitReplicas(t, env.members, map[string]int32{names[0]: -1, names[1]: 2, names[2]: 2})
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{names[0]: -1, names[1]: 2, names[2]: 2})
 	waitDependencies(t, env, map[string]bool{names[0]: false, names[1]: true, names[2]: true}, "green")
 
 	t.Log("delete: the dependencies leave the members and their bindings go")
@@ -72,7 +73,7 @@ func TestPropagateDeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDependencies(t, env, map[string]bool{names[0]: false, names[1]: false, names[2]: false}, "")
-	testkit.Eventually(t, deadline, "attached bindings deleted", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "attached bindings deleted", func() (bool, string) {
 		var list workv1.ResourceBindingList
 		if err := hub.List(ctx, &list, client.InNamespace("default")); err != nil {
 			return false, err.Error()
@@ -93,7 +94,7 @@ func TestPropagateDeps(t *testing.T) {
 // dependentDeployment is a Deployment of 4 replicas whose pods take their
 // environment from ConfigMap web-env and mount Secret web-tls.
 func dependentDeployment() *appsv1.Deployment {
-	d := deployment(4)
+	d := controllertest.Deployment(4)
 	spec := &d.Spec.Template.Spec
 	spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-env"}}}}
 	spec.Volumes = []corev1.Volume{{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "web-tls"}}}}
@@ -102,11 +103,11 @@ func dependentDeployment() *appsv1.Deployment {
 
 // waitDependencies waits until ConfigMap web-env and Secret web-tls, both
 // with data mode=mode, exist on the members marked true and on no other.
-func waitDependencies(t *testing.T, env controlPlane, want map[string]bool, mode string) {
+func waitDependencies(t *testing.T, env controllertest.Fleet, want map[string]bool, mode string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("dependencies on %v", want), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("dependencies on %v", want), func() (bool, string) {
 		for name, present := range want {
-			c := env.members[name]
+			c := env.Members[name]
 			var cm corev1.ConfigMap
 			cmErr := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web-env"}, &cm)
 			var sec corev1.Secret

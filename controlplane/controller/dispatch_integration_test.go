@@ -19,6 +19,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -31,8 +32,8 @@ import (
 // and reaches no member. Lifting the suspension dispatches everywhere and
 // the binding's Dispatching condition goes.
 func TestSuspendDispatching(t *testing.T) {
-	env := startControlPlane(t)
-	hub, names := env.hub, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
 	testkit.MustYAML(t, pp, `
@@ -49,13 +50,13 @@ spec:
       clusterNames: [%s]
 `, names[0], names[1], names[1])
 	testkit.MustCreate(t, hub, pp)
-	testkit.MustCreate(t, hub, deployment(2))
+	testkit.MustCreate(t, hub, controllertest.Deployment(2))
 	key := client.ObjectKey{Namespace: "default", Name: "web-deployment.apps"}
 
 	t.Log("dispatchingOnClusters: the named member is scheduled and has a Work, but no Deployment")
-	waitReplicas(t, env.members, map[string]int32{names[0]: 2})
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{names[0]: 2})
 	waitWorkHeld(t, env, names[1], 2)
-	waitReplicas(t, env.members, map[string]int32{names[1]: -1, names[2]: -1})
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{names[1]: -1, names[2]: -1})
 	waitBindingDispatching(t, env, key, names[1])
 
 	t.Log("dispatching: true: an edit is written into every Work and reaches no member")
@@ -67,12 +68,12 @@ spec:
 	})
 	waitWorkHeld(t, env, names[0], 3)
 	waitWorkHeld(t, env, names[1], 3)
-	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: -1, names[2]: -1})
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{names[0]: 2, names[1]: -1, names[2]: -1})
 
 	t.Log("lifted: every scheduled member gets the current template, the condition goes")
 	setSuspension(t, env, pp, nil)
-	waitReplicas(t, env.members, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
-	testkit.Eventually(t, deadline, "binding Dispatching condition removed", func() (bool, string) {
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
+	testkit.Eventually(t, controllertest.Deadline, "binding Dispatching condition removed", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := hub.Get(ctx, key, &rb); err != nil {
 			return false, err.Error()
@@ -90,8 +91,8 @@ spec:
 // are created, and then propagates with the override applied and the
 // priority resolved into spec.schedulePriority.
 func TestPolicyWaitsAndOtherScheduler(t *testing.T) {
-	env := startControlPlane(t)
-	hub, names := env.hub, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
 
 	other := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "other"}}
@@ -120,7 +121,7 @@ spec:
 
 	t.Log("schedulerName: left unscheduled, with a condition naming the scheduler")
 	otherKey := client.ObjectKey{Namespace: "default", Name: "other-configmap"}
-	testkit.Eventually(t, deadline, "binding left to my-scheduler", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "binding left to my-scheduler", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := hub.Get(ctx, otherKey, &rb); err != nil {
 			return false, err.Error()
@@ -151,9 +152,9 @@ spec:
 	waitEvent(t, env, "waits", api.ReasonPriorityClassNotFound, `"flotilla-high"`)
 	noBinding(t, env, waitsKey)
 	testkit.MustCreate(t, hub, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-high"}, Value: 1000})
-	testkit.Eventually(t, deadline, "ConfigMap waits propagated with the override", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "ConfigMap waits propagated with the override", func() (bool, string) {
 		var cm corev1.ConfigMap
-		err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "default", Name: "waits"}, &cm)
+		err := env.Members[names[0]].Get(ctx, client.ObjectKey{Namespace: "default", Name: "waits"}, &cm)
 		return err == nil && cm.Data["colour"] == "blue", fmt.Sprintf("%v %v", err, cm.Data)
 	})
 	var rb workv1.ResourceBinding
@@ -165,16 +166,16 @@ spec:
 	}
 	for _, n := range names {
 		var cm corev1.ConfigMap
-		if err := env.members[n].Get(ctx, client.ObjectKey{Namespace: "default", Name: "other"}, &cm); !apierrors.IsNotFound(err) {
+		if err := env.Members[n].Get(ctx, client.ObjectKey{Namespace: "default", Name: "other"}, &cm); !apierrors.IsNotFound(err) {
 			t.Errorf("member %s: ConfigMap other left to another scheduler: %v", n, err)
 		}
 	}
 }
 
 // setSuspension writes the policy's suspension.
-func setSuspension(t *testing.T, env controlPlane, pp *policyv1.PropagationPolicy, s *api.Suspension) {
+func setSuspension(t *testing.T, env controllertest.Fleet, pp *policyv1.PropagationPolicy, s *api.Suspension) {
 	t.Helper()
-	testkit.MustUpdate(t, env.hub, client.ObjectKeyFromObject(pp), pp, func() {
+	testkit.MustUpdate(t, env.Hub, client.ObjectKeyFromObject(pp), pp, func() {
 		pp.Spec.Suspension = s
 	})
 }
@@ -182,11 +183,11 @@ func setSuspension(t *testing.T, env controlPlane, pp *policyv1.PropagationPolic
 // waitWorkHeld waits until the cluster's Work of Deployment web holds the
 // given replicas, is held back, and the execution controller has said so
 // for this very generation (so it has seen it and applied nothing).
-func waitWorkHeld(t *testing.T, env controlPlane, cluster string, replicas int32) {
+func waitWorkHeld(t *testing.T, env controllertest.Fleet, cluster string, replicas int32) {
 	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("work of %s held back with %d replicas", cluster, replicas), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("work of %s held back with %d replicas", cluster, replicas), func() (bool, string) {
 		var list workv1.WorkList
-		if err := env.hub.List(t.Context(), &list, client.InNamespace(shared.ExecutionNamespace(cluster))); err != nil {
+		if err := env.Hub.List(t.Context(), &list, client.InNamespace(shared.ExecutionNamespace(cluster))); err != nil {
 			return false, err.Error()
 		}
 		for _, w := range list.Items {
@@ -206,11 +207,11 @@ func waitWorkHeld(t *testing.T, env controlPlane, cluster string, replicas int32
 
 // waitBindingDispatching waits for the binding's Dispatching=False
 // condition naming exactly the held-back clusters.
-func waitBindingDispatching(t *testing.T, env controlPlane, key client.ObjectKey, held string) {
+func waitBindingDispatching(t *testing.T, env controllertest.Fleet, key client.ObjectKey, held string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, "binding Dispatching=False for "+held, func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "binding Dispatching=False for "+held, func() (bool, string) {
 		var rb workv1.ResourceBinding
-		if err := env.hub.Get(t.Context(), key, &rb); err != nil {
+		if err := env.Hub.Get(t.Context(), key, &rb); err != nil {
 			return false, err.Error()
 		}
 		c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionDispatching)
@@ -222,11 +223,11 @@ func waitBindingDispatching(t *testing.T, env controlPlane, key client.ObjectKey
 
 // waitEvent waits for a Warning event on ConfigMap name with the reason and
 // a note containing want.
-func waitEvent(t *testing.T, env controlPlane, name, reason, want string) {
+func waitEvent(t *testing.T, env controllertest.Fleet, name, reason, want string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, "event "+reason+" on "+name, func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "event "+reason+" on "+name, func() (bool, string) {
 		var list eventsv1.EventList
-		if err := env.hub.List(t.Context(), &list, client.InNamespace("default")); err != nil {
+		if err := env.Hub.List(t.Context(), &list, client.InNamespace("default")); err != nil {
 			return false, err.Error()
 		}
 		var seen []string
@@ -241,10 +242,10 @@ func waitEvent(t *testing.T, env controlPlane, name, reason, want string) {
 }
 
 // noBinding checks that no binding exists for the key.
-func noBinding(t *testing.T, env controlPlane, key client.ObjectKey) {
+func noBinding(t *testing.T, env controllertest.Fleet, key client.ObjectKey) {
 	t.Helper()
 	var rb workv1.ResourceBinding
-	if err := env.hub.Get(t.Context(), key, &rb); !apierrors.IsNotFound(err) {
+	if err := env.Hub.Get(t.Context(), key, &rb); !apierrors.IsNotFound(err) {
 		t.Fatalf("binding %s: %v, want none while the policy waits", key, err)
 	}
 }

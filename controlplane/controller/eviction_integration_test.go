@@ -12,6 +12,7 @@ import (
 
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -23,22 +24,22 @@ import (
 // stays on the backup member (stickiness) until a reschedule is requested on
 // the binding, which brings it back to the preferred member.
 func TestGracefulEvictionAndRebalance(t *testing.T) {
-	env := startControlPlane(t)
-	hub, memberClients, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, memberClients, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 	primary, backup := names[0], names[1]
 	both := func() map[string]client.Client {
 		return map[string]client.Client{primary: memberClients[primary], backup: memberClients[backup]}
 	}
 
-	createPolicy(t, hub, primaryBackupPolicy(primary, backup))
-	testkit.MustCreate(t, hub, deployment(4))
-	waitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
-	setReady(t, memberClients[primary], 4)
+	controllertest.CreatePolicy(t, hub, primaryBackupPolicy(primary, backup))
+	testkit.MustCreate(t, hub, controllertest.Deployment(4))
+	controllertest.WaitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
+	controllertest.SetReady(t, memberClients[primary], 4)
 
 	t.Log("graceful eviction: the primary member is tainted NoExecute by hand")
 	setTaints(t, hub, primary, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
-	waitReplicas(t, both(), map[string]int32{primary: 4, backup: 4})
+	controllertest.WaitReplicas(t, both(), map[string]int32{primary: 4, backup: 4})
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
@@ -55,14 +56,14 @@ func TestGracefulEvictionAndRebalance(t *testing.T) {
 
 	t.Log("the old copy stays while the replacement is not ready (three resyncs)")
 	time.Sleep(3 * time.Second)
-	waitReplicas(t, both(), map[string]int32{primary: 4, backup: 4})
+	controllertest.WaitReplicas(t, both(), map[string]int32{primary: 4, backup: 4})
 
 	t.Log("the replacement becomes ready: the old copy goes and the task is dropped")
 	readyAt := time.Now()
-	setReady(t, memberClients[backup], 4)
-	waitReplicas(t, both(), map[string]int32{primary: -1, backup: 4})
+	controllertest.SetReady(t, memberClients[backup], 4)
+	controllertest.WaitReplicas(t, both(), map[string]int32{primary: -1, backup: 4})
 	pruned := time.Since(readyAt)
-	testkit.Eventually(t, deadline, "no graceful eviction task", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "no graceful eviction task", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -73,7 +74,7 @@ func TestGracefulEvictionAndRebalance(t *testing.T) {
 	t.Log("the taint goes: the template stays on the backup member")
 	setTaints(t, hub, primary)
 	time.Sleep(3 * time.Second)
-	waitReplicas(t, both(), map[string]int32{primary: -1, backup: 4})
+	controllertest.WaitReplicas(t, both(), map[string]int32{primary: -1, backup: 4})
 
 	t.Log("rebalance: a reschedule request brings it back to the primary member")
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
@@ -86,9 +87,9 @@ func TestGracefulEvictionAndRebalance(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	waitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
+	controllertest.WaitReplicas(t, both(), map[string]int32{primary: 4, backup: -1})
 	t.Logf("rebalance: template back on %s and pruned from %s after %v", primary, backup, time.Since(start).Round(10*time.Millisecond))
-	testkit.Eventually(t, deadline, "the request is served once", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the request is served once", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}

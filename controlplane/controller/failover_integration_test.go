@@ -1,13 +1,11 @@
 package controller_test
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -16,6 +14,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -26,8 +25,8 @@ import (
 // the binding gets an ApplicationFailure eviction task, the replicas come up
 // on the backup member, and the old copy goes once the backup is healthy.
 func TestApplicationFailover(t *testing.T) {
-	env := startControlPlane(t)
-	hub := env.hub
+	env := controllertest.StartRunning(t, 3)
+	hub := env.Hub
 	ctx := t.Context()
 	pb := startPrimaryBackup(t, env, true, 4, &api.ApplicationFailoverBehavior{
 		DecisionConditions: api.DecisionConditions{TolerationSeconds: ptr.To[int32](2)},
@@ -36,11 +35,11 @@ func TestApplicationFailover(t *testing.T) {
 	})
 	primary, backup, both, primaryHealthy, rbKey := pb.primary, pb.backup, pb.both, pb.primaryHealthy, pb.rbKey
 	var rb workv1.ResourceBinding
-	testkit.Eventually(t, deadline, "the primary reports Healthy", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		return healthOf(&rb, primary) == api.ResourceHealthy && rb.Annotations[failover.AnnotationUnhealthySince] == "",
+		return controllertest.HealthOf(&rb, primary) == api.ResourceHealthy && rb.Annotations[failover.AnnotationUnhealthySince] == "",
 			fmt.Sprintf("status %+v, annotations %v", rb.Status.AggregatedStatus, rb.Annotations)
 	})
 
@@ -77,14 +76,14 @@ func TestApplicationFailover(t *testing.T) {
 		t.Errorf("evicted %v after the template turned unhealthy, before the 2s toleration", evicted)
 	}
 
-	waitReplicas(t, both, map[string]int32{backup: 4})
+	controllertest.WaitReplicas(t, both, map[string]int32{backup: 4})
 	placed := time.Since(start)
-	waitReplicas(t, both, map[string]int32{primary: -1, backup: 4})
+	controllertest.WaitReplicas(t, both, map[string]int32{primary: -1, backup: 4})
 	pruned := time.Since(start)
 	t.Logf("application failover: task after %v, 4 replicas on %s after %v, old copy on %s removed after %v (toleration 2s, resync 1s)",
 		evicted.Round(10*time.Millisecond), backup, placed.Round(10*time.Millisecond), primary, pruned.Round(10*time.Millisecond))
 
-	testkit.Eventually(t, deadline, "the task is over and the record is empty", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the task is over and the record is empty", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -93,61 +92,14 @@ func TestApplicationFailover(t *testing.T) {
 	})
 	t.Log("the template stays on the backup once the task is over")
 	time.Sleep(3 * time.Second)
-	waitReplicas(t, both, map[string]int32{primary: -1, backup: 4})
-}
-
-// healthOf is the health a binding reports for cluster.
-func healthOf(rb *workv1.ResourceBinding, cluster string) api.ResourceHealth {
-	for _, it := range rb.Status.AggregatedStatus {
-		if it.ClusterName == cluster {
-			return it.Health
-		}
-	}
-	return ""
-}
-
-// playDeploymentController writes the status of Deployment default/web in an
-// APIServerOnly member until the test ends, as its deployment controller
-// would: every replica available while healthy is set, none otherwise.
-func playDeploymentController(t *testing.T, c client.Client, healthy *atomic.Bool) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			var d appsv1.Deployment
-			if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
-				continue
-			}
-			n := ptr.Deref(d.Spec.Replicas, 1)
-			want := appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n}
-			if !healthy.Load() {
-				want.ReadyReplicas, want.AvailableReplicas, want.UnavailableReplicas = 0, 0, n
-			}
-			if equality.Semantic.DeepEqual(d.Status, want) {
-				continue
-			}
-			d.Status = want
-			// A conflict or an outage is retried on the next tick.
-			_ = c.Status().Update(ctx, &d)
-		}
-	}()
+	controllertest.WaitReplicas(t, both, map[string]int32{primary: -1, backup: 4})
 }
 
 // fastPoll is poll at a 50 ms period, for states that may last only a
 // resync or two.
 func fastPoll(t *testing.T, what string, f func() (bool, string)) {
 	t.Helper()
-	testkit.EventuallyEvery(t, 50*time.Millisecond, deadline, what, f)
+	testkit.EventuallyEvery(t, 50*time.Millisecond, controllertest.Deadline, what, f)
 }
 
 // primaryBackup is Deployment web placed on a primary member, with a backup
@@ -164,17 +116,17 @@ type primaryBackup struct {
 // startPrimaryBackup creates the policy, with propagateDeps and the
 // failover given, and the Deployment of replicas, and waits until all of
 // them run on the primary.
-func startPrimaryBackup(t *testing.T, env controlPlane, backupHealthy bool, replicas int32, failover *api.ApplicationFailoverBehavior) primaryBackup {
+func startPrimaryBackup(t *testing.T, env controllertest.Fleet, backupHealthy bool, replicas int32, failover *api.ApplicationFailoverBehavior) primaryBackup {
 	t.Helper()
-	pb := primaryBackup{primary: env.names[0], backup: env.names[1], primaryHealthy: &atomic.Bool{}, backupHealthy: &atomic.Bool{}}
-	pb.both = map[string]client.Client{pb.primary: env.members[pb.primary], pb.backup: env.members[pb.backup]}
+	pb := primaryBackup{primary: env.Names[0], backup: env.Names[1], primaryHealthy: &atomic.Bool{}, backupHealthy: &atomic.Bool{}}
+	pb.both = map[string]client.Client{pb.primary: env.Members[pb.primary], pb.backup: env.Members[pb.backup]}
 	pb.primaryHealthy.Store(true)
 	pb.backupHealthy.Store(backupHealthy)
-	playDeploymentController(t, env.members[pb.primary], pb.primaryHealthy)
-	playDeploymentController(t, env.members[pb.backup], pb.backupHealthy)
-	createPolicy(t, env.hub, primaryBackupPolicy(pb.primary, pb.backup).PropagateDeps().Failover(&api.FailoverBehavior{Application: failover}))
-	testkit.MustCreate(t, env.hub, deployment(replicas))
-	waitReplicas(t, pb.both, map[string]int32{pb.primary: replicas, pb.backup: -1})
+	controllertest.PlayDeploymentController(t, env.Members[pb.primary], pb.primaryHealthy)
+	controllertest.PlayDeploymentController(t, env.Members[pb.backup], pb.backupHealthy)
+	controllertest.CreatePolicy(t, env.Hub, primaryBackupPolicy(pb.primary, pb.backup).PropagateDeps().Failover(&api.FailoverBehavior{Application: failover}))
+	testkit.MustCreate(t, env.Hub, controllertest.Deployment(replicas))
+	controllertest.WaitReplicas(t, pb.both, map[string]int32{pb.primary: replicas, pb.backup: -1})
 	pb.rbKey = client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 	return pb
 }

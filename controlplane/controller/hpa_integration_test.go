@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -28,13 +29,13 @@ import (
 // 1); an image change still rolls out without touching replicas; deleting
 // the HPA gives replicas back to flotilla's division.
 func TestHPARetainsMemberReplicas(t *testing.T) {
-	env := startControlPlane(t)
-	hub, names := env.hub, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
-	scaled, idle := env.members[names[0]], env.members[names[1]]
+	scaled, idle := env.Members[names[0]], env.Members[names[1]]
 
-	createPolicy(t, hub, webPolicy(names[:2]...).Divided(api.ReplicaDivisionPreferenceWeighted).SelectName("autoscaling/v2", "HorizontalPodAutoscaler", "web"))
-	testkit.MustCreate(t, hub, deployment(4))
+	controllertest.CreatePolicy(t, hub, controllertest.WebPolicy(names[:2]...).Divided(api.ReplicaDivisionPreferenceWeighted).SelectName("autoscaling/v2", "HorizontalPodAutoscaler", "web"))
+	testkit.MustCreate(t, hub, controllertest.Deployment(4))
 	hpa := &autoscalingv2.HorizontalPodAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
@@ -45,11 +46,11 @@ func TestHPARetainsMemberReplicas(t *testing.T) {
 	testkit.MustCreate(t, hub, hpa)
 
 	t.Log("the scale target is rendered with the retain-replicas label, replicas divided 2/2")
-	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
-	testkit.Eventually(t, deadline, "retain-replicas label on both members", func() (bool, string) {
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
+	testkit.Eventually(t, controllertest.Deadline, "retain-replicas label on both members", func() (bool, string) {
 		for _, name := range names[:2] {
 			var d appsv1.Deployment
-			if err := env.members[name].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+			if err := env.Members[name].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 				return false, err.Error()
 			}
 			if d.Labels[interpret.RetainReplicasLabel] != "true" {
@@ -87,10 +88,10 @@ func TestHPARetainsMemberReplicas(t *testing.T) {
 	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(&tmpl), &tmpl, func() {
 		tmpl.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
 	})
-	testkit.Eventually(t, deadline, "new image on both members", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "new image on both members", func() (bool, string) {
 		for _, name := range names[:2] {
 			var d appsv1.Deployment
-			if err := env.members[name].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+			if err := env.Members[name].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 				return false, err.Error()
 			}
 			if img := d.Spec.Template.Spec.Containers[0].Image; img != "nginx:1.27" {
@@ -105,8 +106,8 @@ func TestHPARetainsMemberReplicas(t *testing.T) {
 	if err := hub.Delete(ctx, hpa); err != nil {
 		t.Fatal(err)
 	}
-	waitReplicas(t, env.members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
-	testkit.Eventually(t, deadline, "retain-replicas label gone", func() (bool, string) {
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{names[0]: 2, names[1]: 2, names[2]: -1})
+	testkit.Eventually(t, controllertest.Deadline, "retain-replicas label gone", func() (bool, string) {
 		if err := scaled.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
 		}
@@ -117,13 +118,13 @@ func TestHPARetainsMemberReplicas(t *testing.T) {
 
 // holdReplicas checks, every 200 ms for the whole period (several resyncs
 // of one second), that the members' Deployments keep the given replicas.
-func holdReplicas(t *testing.T, env controlPlane, want map[string]int32, period time.Duration) {
+func holdReplicas(t *testing.T, env controllertest.Fleet, want map[string]int32, period time.Duration) {
 	t.Helper()
 	end := time.Now().Add(period)
 	for time.Now().Before(end) {
 		for name, n := range want {
 			var d appsv1.Deployment
-			if err := env.members[name].Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+			if err := env.Members[name].Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 				t.Fatal(err)
 			}
 			if got := ptr.Deref(d.Spec.Replicas, 1); got != n {

@@ -57,7 +57,7 @@ func TestHostileCustomizationsDoNotStallTheFleet(t *testing.T) {
 	}))
 	// The Service comes once the control plane has loaded its kind's
 	// customization, so it is never placed by the built-in rules.
-	testkit.Eventually(t, deadline, "hostile-service reported", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "hostile-service reported", func() (bool, string) {
 		cond := customizationReady(t, hub, "hostile-service")
 		return cond != nil, "no Ready condition"
 	})
@@ -66,14 +66,14 @@ func TestHostileCustomizationsDoNotStallTheFleet(t *testing.T) {
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
 	}
 	testkit.MustCreate(t, hub, svc)
-	createPolicy(t, hub, apitest.MakePropagationPolicy("svc", "default").SelectName("v1", "Service", "svc").ClusterNames(f.Names...))
+	controllertest.CreatePolicy(t, hub, apitest.MakePropagationPolicy("svc", "default").SelectName("v1", "Service", "svc").ClusterNames(f.Names...))
 
 	hostile := flowTemplates(t, f, "b")
 	t.Logf("time to every member: ConfigMap and Deployment %v without hostile customizations, %v with; Deployment update %v, %v",
 		base.created.Round(time.Millisecond), hostile.created.Round(time.Millisecond), base.updated.Round(time.Millisecond), hostile.updated.Round(time.Millisecond))
 
 	t.Log("the spinning kind is refused, reported on its customization")
-	testkit.Eventually(t, deadline, "hostile-service Ready=False BudgetExceeded", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "hostile-service Ready=False BudgetExceeded", func() (bool, string) {
 		cond := customizationReady(t, hub, "hostile-service")
 		if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != configv1.ReasonBudgetExceeded {
 			return false, fmt.Sprintf("condition %+v", cond)
@@ -85,7 +85,7 @@ func TestHostileCustomizationsDoNotStallTheFleet(t *testing.T) {
 		}
 		return true, ""
 	})
-	testkit.Eventually(t, deadline, "a Warning Event on hostile-service", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "a Warning Event on hostile-service", func() (bool, string) {
 		var events eventsv1.EventList
 		if err := hub.List(ctx, &events); err != nil {
 			return false, err.Error()
@@ -98,7 +98,7 @@ func TestHostileCustomizationsDoNotStallTheFleet(t *testing.T) {
 		}
 		return false, fmt.Sprintf("%d events, none BudgetExceeded on hostile-service", len(events.Items))
 	})
-	testkit.Eventually(t, deadline, "hostile-unused-0 Ready=False Refused", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "hostile-unused-0 Ready=False Refused", func() (bool, string) {
 		cond := customizationReady(t, hub, "hostile-unused-0")
 		if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != configv1.ReasonRefused ||
 			!strings.Contains(cond.Message, `"hostile-unused-0"`) || !strings.Contains(cond.Message, "budget exhausted") {
@@ -140,9 +140,9 @@ func flowTemplates(t *testing.T, f controllertest.Fleet, suffix string) flowTime
 	t.Helper()
 	hub := f.Hub
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cfg-" + suffix}, Data: map[string]string{"k": "v"}}
-	d := deployment(2)
+	d := controllertest.Deployment(2)
 	d.Name = "web-" + suffix
-	createPolicy(t, hub, apitest.MakePropagationPolicy("flow-"+suffix, "default").
+	controllertest.CreatePolicy(t, hub, apitest.MakePropagationPolicy("flow-"+suffix, "default").
 		SelectName("v1", "ConfigMap", cm.Name).SelectName("apps/v1", "Deployment", d.Name).ClusterNames(f.Names...))
 	var out flowTimes
 	start := time.Now()

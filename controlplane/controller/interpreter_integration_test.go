@@ -20,6 +20,7 @@ import (
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -46,11 +47,11 @@ func exampleCustomization(t *testing.T) *configv1.ResourceInterpreterCustomizati
 
 // setUpRolloutCRDs installs the Rollout CRD in the host and the first two
 // members.
-func setUpRolloutCRDs(t *testing.T, env controlPlane) {
+func setUpRolloutCRDs(t *testing.T, env controllertest.Fleet) {
 	t.Helper()
-	testkit.MustCreate(t, env.hub, rolloutCRD(t))
-	for _, n := range env.names[:2] {
-		testkit.MustCreate(t, env.members[n], rolloutCRD(t))
+	testkit.MustCreate(t, env.Hub, rolloutCRD(t))
+	for _, n := range env.Names[:2] {
+		testkit.MustCreate(t, env.Members[n], rolloutCRD(t))
 	}
 }
 
@@ -66,7 +67,7 @@ func createRolloutPolicy(t *testing.T, hub client.Client, rest string, args ...a
 // createRollout creates the Rollout in the host once it serves the kind.
 func createRollout(t *testing.T, hub client.Client, replicas int64) {
 	t.Helper()
-	testkit.Eventually(t, deadline, "host serves rollouts", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "host serves rollouts", func() (bool, string) {
 		err := hub.Create(t.Context(), rollout(replicas))
 		return err == nil, fmt.Sprint(err)
 	})
@@ -75,7 +76,7 @@ func createRollout(t *testing.T, hub client.Client, replicas int64) {
 // waitRollout waits for the Rollout in a member.
 func waitRollout(t *testing.T, c client.Client, cluster string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, "the Rollout in "+cluster, func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the Rollout in "+cluster, func() (bool, string) {
 		_, err := getRollout(t, c)
 		return err == nil, fmt.Sprint(err)
 	})
@@ -126,8 +127,8 @@ func rollout(replicas int64) *unstructured.Unstructured {
 // out of budget stops the rendering with an error naming it while the
 // members keep what they had.
 func TestRolloutCustomization(t *testing.T) {
-	env := startControlPlane(t)
-	hub, members, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, members, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 	setUpRolloutCRDs(t, env)
 	createRolloutPolicy(t, hub, `
@@ -157,13 +158,13 @@ func TestRolloutCustomization(t *testing.T) {
 		}
 	}
 	t.Log("without a customization a Rollout is not divided: each member gets all 6 replicas")
-	testkit.Eventually(t, deadline, "member rollouts with 6 replicas each", replicasAre(map[string]int64{names[0]: 6, names[1]: 6}))
+	testkit.Eventually(t, controllertest.Deadline, "member rollouts with 6 replicas each", replicasAre(map[string]int64{names[0]: 6, names[1]: 6}))
 
 	t.Log("the customization, created afterwards, divides 6 replicas 4:2 (GetReplicas, ReviseReplica)")
 	ric := exampleCustomization(t)
 	testkit.MustCreate(t, hub, ric)
 	want := map[string]int64{names[0]: 4, names[1]: 2}
-	testkit.Eventually(t, deadline, "member rollouts with 4 and 2 replicas", replicasAre(want))
+	testkit.Eventually(t, controllertest.Deadline, "member rollouts with 4 and 2 replicas", replicasAre(want))
 
 	t.Log("members report their Rollouts rolled out; the template's status sums them")
 	setRolloutStatus := func(n, phase string) { t.Helper(); setRolloutStatus(t, members[n], phase, want[n]) }
@@ -176,7 +177,7 @@ func TestRolloutCustomization(t *testing.T) {
 		s, _, _ := unstructured.NestedMap(u.Object, "status")
 		return s, err
 	}
-	testkit.Eventually(t, deadline, "template status 6 available, Healthy", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "template status 6 available, Healthy", func() (bool, string) {
 		s, err := templateStatus()
 		if err != nil {
 			return false, err.Error()
@@ -192,14 +193,14 @@ func TestRolloutCustomization(t *testing.T) {
 		}
 		return out, apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied), err
 	}
-	testkit.Eventually(t, deadline, "binding: both members Healthy by the customization", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "binding: both members Healthy by the customization", func() (bool, string) {
 		h, _, err := bindingHealth()
 		return err == nil && h[names[0]] == api.ResourceHealthy && h[names[1]] == api.ResourceHealthy, fmt.Sprint(h, err)
 	})
 
 	t.Log("a degraded member is Unhealthy by the customization and the template's phase says so")
 	setRolloutStatus(names[1], "Degraded")
-	testkit.Eventually(t, deadline, "binding: "+names[1]+" Unhealthy, template Degraded", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "binding: "+names[1]+" Unhealthy, template Degraded", func() (bool, string) {
 		h, _, err := bindingHealth()
 		s, _ := templateStatus()
 		return err == nil && h[names[1]] == api.ResourceUnhealthy && h[names[0]] == api.ResourceHealthy && s["phase"] == "Degraded", fmt.Sprint(h, s, err)
@@ -214,7 +215,7 @@ func TestRolloutCustomization(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(u), u, func() { _ = unstructured.SetNestedField(u.Object, int64(9), "spec", "replicas") })
-	testkit.Eventually(t, deadline, "binding FullyApplied False naming the customization", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "binding FullyApplied False naming the customization", func() (bool, string) {
 		_, c, err := bindingHealth()
 		if err != nil || c == nil {
 			return false, fmt.Sprint(c, err)
@@ -239,8 +240,8 @@ func TestRolloutCustomization(t *testing.T) {
 // member reports Degraded is Unhealthy by the customization; after the
 // policy's toleration it is evicted and moves to the backup.
 func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
-	env := startControlPlane(t)
-	hub, members, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, members, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 	primary, backup := names[0], names[1]
 	setUpRolloutCRDs(t, env)
@@ -262,16 +263,16 @@ func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
 	waitRollout(t, members[primary], primary)
 	setRolloutStatus(t, members[primary], "Healthy", 3)
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(rolloutGVK.GroupKind(), "checkout")}
-	testkit.Eventually(t, deadline, "the primary Healthy by the customization", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the primary Healthy by the customization", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		err := hub.Get(ctx, rbKey, &rb)
-		return err == nil && healthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprint(rb.Status.AggregatedStatus, err)
+		return err == nil && controllertest.HealthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprint(rb.Status.AggregatedStatus, err)
 	})
 
 	t.Log("the primary's Rollout turns Degraded: Unhealthy by the customization, evicted after 2s, placed on the backup")
 	setRolloutStatus(t, members[primary], "Degraded", 3)
 	waitRollout(t, members[backup], backup)
-	testkit.Eventually(t, deadline, "the binding placed on the backup only", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the binding placed on the backup only", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
@@ -286,8 +287,8 @@ func TestRolloutFailoverByCustomizedHealth(t *testing.T) {
 // replicas the member's HPA sets through several resyncs, while a template
 // change still rolls out.
 func TestRolloutRetention(t *testing.T) {
-	env := startControlPlane(t)
-	hub, members, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, members, names := env.Hub, env.Members, env.Names
 	setUpRolloutCRDs(t, env)
 	testkit.MustCreate(t, hub, exampleCustomization(t))
 	createRolloutPolicy(t, hub, `
@@ -313,7 +314,7 @@ func TestRolloutRetention(t *testing.T) {
 		}
 	}
 	replicas, image := field("spec", "replicas"), field("spec", "template", "spec", "containers")
-	testkit.Eventually(t, deadline, "the Rollout created with 3 replicas and the retain-replicas label", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the Rollout created with 3 replicas and the retain-replicas label", func() (bool, string) {
 		v, err := replicas()
 		u, _ := getRollout(t, member)
 		return err == nil && v == "3" && u.GetLabels()[interpret.RetainReplicasLabel] == "true", fmt.Sprint(v, u.GetLabels(), err)
@@ -334,7 +335,7 @@ func TestRolloutRetention(t *testing.T) {
 	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(r), r, func() {
 		_ = unstructured.SetNestedSlice(r.Object, []any{map[string]any{"name": "checkout", "image": "checkout:2"}}, "spec", "template", "spec", "containers")
 	})
-	testkit.Eventually(t, deadline, "image checkout:2 with 7 replicas", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "image checkout:2 with 7 replicas", func() (bool, string) {
 		img, err := image()
 		n, _ := replicas()
 		return err == nil && strings.Contains(img, "checkout:2") && n == "7", img + " " + n

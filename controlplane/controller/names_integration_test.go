@@ -19,6 +19,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -44,7 +45,7 @@ func installKnativeServiceCRD(t *testing.T, c client.Client) {
 		},
 	}
 	testkit.MustCreate(t, c, crd)
-	testkit.Eventually(t, deadline, "knative Service CRD served", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "knative Service CRD served", func() (bool, string) {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(knativeService.GroupVersion().WithKind("ServiceList"))
 		err := c.List(t.Context(), list)
@@ -58,8 +59,8 @@ func installKnativeServiceCRD(t *testing.T, c client.Client) {
 // binding ever flips to the other kind. A binding that holds a template's
 // name but another kind is never turned into that template's.
 func TestBindingNamesCarryTheGroup(t *testing.T) {
-	env := startFleet(t)
-	hub, names := env.hub, env.names
+	env := controllertest.StartFleet(t, 3)
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
 	installKnativeServiceCRD(t, hub)
 	// A binding of another kind already holds the Knative Service's
@@ -69,7 +70,7 @@ func TestBindingNamesCarryTheGroup(t *testing.T) {
 	testkit.MustCreate(t, hub, squatter)
 	// Its template exists, so the orphan collector keeps it.
 	testkit.MustCreate(t, hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: squatter.Name}})
-	env.startManager(t, func(o *shared.Options) {
+	env.StartControlPlane(t, func(o *shared.Options) {
 		o.TemplateKinds = append(slices.Clone(shared.DefaultTemplateKinds), knativeService)
 	})
 
@@ -100,7 +101,7 @@ spec:
 		"web-service":                     "v1 Service",
 		"web-service.serving.knative.dev": "serving.knative.dev/v1 Service",
 	}
-	testkit.Eventually(t, deadline, "one binding per kind", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "one binding per kind", func() (bool, string) {
 		got := map[string]string{}
 		for name := range want {
 			var rb workv1.ResourceBinding
@@ -111,8 +112,8 @@ spec:
 		}
 		return fmt.Sprint(got) == fmt.Sprint(want), fmt.Sprint(got)
 	})
-	testkit.Eventually(t, deadline, "core Service in the member", func() (bool, string) {
-		err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &corev1.Service{})
+	testkit.Eventually(t, controllertest.Deadline, "core Service in the member", func() (bool, string) {
+		err := env.Members[names[0]].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &corev1.Service{})
 		return err == nil, fmt.Sprint(err)
 	})
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {

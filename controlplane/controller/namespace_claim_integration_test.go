@@ -14,6 +14,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -27,8 +28,8 @@ import (
 // Work changes hands in place, and each member namespace keeps its UID and
 // is never deleted throughout.
 func TestNamespaceClaimedByPolicy(t *testing.T) {
-	env := startControlPlane(t)
-	hub, names, ctx := env.hub, env.names, t.Context()
+	env := controllertest.StartRunning(t, 3)
+	hub, names, ctx := env.Hub, env.Names, t.Context()
 	workName := shared.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
 	workOf := func(cluster string) client.ObjectKey {
 		return client.ObjectKey{Namespace: shared.ExecutionNamespace(cluster), Name: workName}
@@ -40,7 +41,7 @@ func TestNamespaceClaimedByPolicy(t *testing.T) {
 	for _, n := range names {
 		waitNamespace(t, env, n, "team-a", map[string]string{"team": "a"}, nil)
 		var ns corev1.Namespace
-		if err := env.members[n].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil {
+		if err := env.Members[n].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil {
 			t.Fatal(err)
 		}
 		memberUIDs[n] = ns.UID
@@ -51,7 +52,7 @@ func TestNamespaceClaimedByPolicy(t *testing.T) {
 		t.Helper()
 		for _, n := range names {
 			var ns corev1.Namespace
-			if err := env.members[n].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil {
+			if err := env.Members[n].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil {
 				t.Fatalf("%s: team-a in %s: %v", step, n, err)
 			}
 			if ns.UID != memberUIDs[n] || !ns.DeletionTimestamp.IsZero() {
@@ -75,7 +76,7 @@ spec:
 			t.Errorf("the Work of team-a in %s was replaced (UID %s, was %s), want it taken over in place", n, uid, workUIDs[n])
 		}
 	}
-	testkit.Eventually(t, deadline, "ClusterResourceBinding "+bindingName+" fully applied", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "ClusterResourceBinding "+bindingName+" fully applied", func() (bool, string) {
 		var crb workv1.ClusterResourceBinding
 		if err := hub.Get(ctx, client.ObjectKey{Name: bindingName}, &crb); err != nil {
 			return false, err.Error()
@@ -118,7 +119,7 @@ spec:
 			t.Errorf("the Work of team-a in %s was replaced (UID %s, was %s), want it handed back in place", n, uid, workUIDs[n])
 		}
 	}
-	waitGone(t, hub, &workv1.ClusterResourceBinding{}, bindingName)
+	controllertest.WaitGone(t, hub, &workv1.ClusterResourceBinding{}, bindingName)
 	var ns corev1.Namespace
 	testkit.MustUpdate(t, hub, client.ObjectKey{Name: "team-a"}, &ns, func() {
 		ns.Labels["team"] = "b"
@@ -135,7 +136,7 @@ spec:
 func waitWorkOwner(t *testing.T, hub client.Client, key client.ObjectKey, owner, binding string) types.UID {
 	t.Helper()
 	var w workv1.Work
-	testkit.Eventually(t, deadline, fmt.Sprintf("work %s applied for %s", key, owner), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("work %s applied for %s", key, owner), func() (bool, string) {
 		if err := hub.Get(t.Context(), key, &w); err != nil {
 			return false, err.Error()
 		}

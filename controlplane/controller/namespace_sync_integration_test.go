@@ -16,6 +16,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -31,12 +32,12 @@ import (
 // refused. Deleting the host namespace removes it only where flotilla
 // created it.
 func TestNamespaceSync(t *testing.T) {
-	env := startFleet(t)
-	hub, names, ctx := env.hub, env.names, t.Context()
+	env := controllertest.StartFleet(t, 3)
+	hub, names, ctx := env.Hub, env.Names, t.Context()
 	pre, withOverride, late := names[0], names[1], names[2]
 
 	t.Log("setup: member 0 already has namespace team-a; member 2 registers later")
-	testkit.MustCreate(t, env.members[pre], &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"owner": "someone-else"}}})
+	testkit.MustCreate(t, env.Members[pre], &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"owner": "someone-else"}}})
 	var lateCluster clusterv1.Cluster
 	if err := hub.Get(ctx, client.ObjectKey{Name: late}, &lateCluster); err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ spec:
       labelsOverrider: [{operator: add, value: {region: west}}]
 `, withOverride)
 	testkit.MustCreate(t, hub, cop)
-	env.startManager(t)
+	env.StartControlPlane(t)
 
 	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"contact": "team-a@example.com"}}})
 	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "quiet", Labels: map[string]string{shared.LabelSkipAutoPropagation: "True"}}})
@@ -64,7 +65,7 @@ spec:
 
 	t.Log("the pre-existing namespace is refused, not taken over")
 	workName := shared.WorkName(api.TemplateRef{Version: "v1", Kind: "Namespace", Name: "team-a"})
-	testkit.Eventually(t, deadline, "work of the pre-existing namespace refused", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "work of the pre-existing namespace refused", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: shared.ExecutionNamespace(pre), Name: workName}, &w); err != nil {
 			return false, err.Error()
@@ -72,7 +73,7 @@ spec:
 		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
 		return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "existed before flotilla's namespace sync"), fmt.Sprintf("conditions %+v", w.Status.Conditions)
 	})
-	assertUntouched(t, env.members[pre])
+	assertUntouched(t, env.Members[pre])
 
 	t.Log("a label change on the host reaches the members")
 	var ns corev1.Namespace
@@ -85,14 +86,14 @@ spec:
 	lateCluster = clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: late}, Spec: lateCluster.Spec}
 	testkit.MustCreate(t, hub, &lateCluster)
 	waitNamespace(t, env, late, "team-a", map[string]string{"team": "b"}, map[string]string{"contact": "team-a@example.com"})
-	if err := env.members[late].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil || ns.Labels["region"] != "" {
+	if err := env.Members[late].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns); err != nil || ns.Labels["region"] != "" {
 		t.Fatalf("late member's team-a: %v, labels %v; want no region label (the override targets %s only)", err, ns.Labels, withOverride)
 	}
 
 	t.Log("a skipped and a reserved namespace reach no member; a Work forged for kube-system is refused")
 	forged := forgedNamespaceWork(t, withOverride)
 	testkit.MustCreate(t, hub, forged)
-	testkit.Eventually(t, deadline, "forged work refused", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "forged work refused", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, client.ObjectKeyFromObject(forged), &w); err != nil {
 			return false, err.Error()
@@ -102,11 +103,11 @@ spec:
 	})
 	for _, n := range []string{withOverride, late} {
 		for _, name := range []string{"quiet", "kube-extra"} {
-			if err := env.members[n].Get(ctx, client.ObjectKey{Name: name}, &ns); !apierrors.IsNotFound(err) {
+			if err := env.Members[n].Get(ctx, client.ObjectKey{Name: name}, &ns); !apierrors.IsNotFound(err) {
 				t.Errorf("namespace %s in member %s: %v, want it never synced", name, n, err)
 			}
 		}
-		if err := env.members[n].Get(ctx, client.ObjectKey{Name: "kube-system"}, &ns); err != nil || ns.Labels["evil"] != "" {
+		if err := env.Members[n].Get(ctx, client.ObjectKey{Name: "kube-system"}, &ns); err != nil || ns.Labels["evil"] != "" {
 			t.Errorf("member %s kube-system: %v labels %v, want the forged label absent", n, err, ns.Labels)
 		}
 	}
@@ -120,30 +121,30 @@ spec:
 		t.Fatal(err)
 	}
 	for _, n := range []string{withOverride, late} {
-		testkit.Eventually(t, deadline, "team-a removed from "+n, func() (bool, string) {
+		testkit.Eventually(t, controllertest.Deadline, "team-a removed from "+n, func() (bool, string) {
 			// The members run no namespace controller, so a deleted
 			// namespace stays Terminating.
-			err := env.members[n].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns)
+			err := env.Members[n].Get(ctx, client.ObjectKey{Name: "team-a"}, &ns)
 			return apierrors.IsNotFound(err) || (err == nil && !ns.DeletionTimestamp.IsZero()), fmt.Sprintf("get: %v", err)
 		})
 	}
-	testkit.Eventually(t, deadline, "works of team-a gone", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "works of team-a gone", func() (bool, string) {
 		var list workv1.WorkList
 		if err := hub.List(ctx, &list, client.MatchingLabels{shared.LabelNamespaceSyncName: "team-a"}); err != nil {
 			return false, err.Error()
 		}
 		return len(list.Items) == 0, fmt.Sprintf("%d works left", len(list.Items))
 	})
-	assertUntouched(t, env.members[pre])
+	assertUntouched(t, env.Members[pre])
 }
 
 // waitNamespace waits until member has namespace name with at least the
 // given labels and annotations.
-func waitNamespace(t *testing.T, env fleetEnv, member, name string, labels, annotations map[string]string) {
+func waitNamespace(t *testing.T, env controllertest.Fleet, member, name string, labels, annotations map[string]string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("namespace %s in %s with labels %v", name, member, labels), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("namespace %s in %s with labels %v", name, member, labels), func() (bool, string) {
 		var ns corev1.Namespace
-		if err := env.members[member].Get(t.Context(), client.ObjectKey{Name: name}, &ns); err != nil {
+		if err := env.Members[member].Get(t.Context(), client.ObjectKey{Name: name}, &ns); err != nil {
 			return false, err.Error()
 		}
 		for k, v := range labels {

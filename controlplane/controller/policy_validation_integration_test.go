@@ -17,6 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -33,8 +34,8 @@ import (
 // A propagation policy that turns invalid leaves its template where it
 // was, and fixing the policies lets everything through again.
 func TestInvalidPoliciesRefusedWithoutWebhook(t *testing.T) {
-	env := startControlPlane(t)
-	hub, members, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, members, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 	m0, m1 := names[0], names[1]
 	deploy := schema.GroupKind{Group: "apps", Kind: "Deployment"}
@@ -59,7 +60,7 @@ spec:
       labelsOverrider: [{operator: add, value: {valid: "yes"}}]
 `)
 	testkit.MustCreate(t, hub, mark)
-	testkit.MustCreate(t, hub, namedDeployment("web"))
+	testkit.MustCreate(t, hub, controllertest.NamedDeployment("web"))
 	waitMember(t, members[m0], "web", "labelled valid=yes", func(d *appsv1.Deployment) bool { return d.Labels["valid"] == "yes" })
 
 	t.Log("invalid propagation policies select api; they must not claim it")
@@ -90,7 +91,7 @@ spec:
     clusterAffinity: {clusterNames: [%s]}
 `, m1)
 	testkit.MustCreate(t, hub, badSelector)
-	testkit.MustCreate(t, hub, namedDeployment("api"))
+	testkit.MustCreate(t, hub, controllertest.NamedDeployment("api"))
 
 	t.Log("invalid override policies select web; they must not override it")
 	badPatch := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "bad-patch"}}
@@ -112,20 +113,20 @@ spec:
 `)
 	testkit.MustCreate(t, hub, badImage)
 
-	waitEvents(t, hub, []eventWant{
-		{"PropagationPolicy", "bad-weights", api.ReasonPolicyInvalid, corev1.EventTypeWarning,
-			"PropagationPolicy default/bad-weights is invalid and is not acted on: spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight: Invalid value: -1"},
-		{"PropagationPolicy", "bad-selector", api.ReasonPolicyInvalid, corev1.EventTypeWarning,
-			"PropagationPolicy default/bad-selector is invalid and is not acted on: spec.resourceSelectors[0].labelSelector.matchExpressions[0].operator"},
-		{"OverridePolicy", "bad-patch", api.ReasonPolicyInvalid, corev1.EventTypeWarning,
-			"OverridePolicy default/bad-patch is invalid and is not acted on: spec.overrideRules[0].overriders.plaintext[0].path"},
-		{"OverridePolicy", "bad-image", api.ReasonPolicyInvalid, corev1.EventTypeWarning,
-			"OverridePolicy default/bad-image is invalid and is not acted on: spec.overrideRules[0].overriders.imageOverrider[0].component"},
+	controllertest.WaitEvents(t, hub, []controllertest.EventWant{
+		{Kind: "PropagationPolicy", Name: "bad-weights", Reason: api.ReasonPolicyInvalid, Type: corev1.EventTypeWarning,
+			Note: "PropagationPolicy default/bad-weights is invalid and is not acted on: spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight: Invalid value: -1"},
+		{Kind: "PropagationPolicy", Name: "bad-selector", Reason: api.ReasonPolicyInvalid, Type: corev1.EventTypeWarning,
+			Note: "PropagationPolicy default/bad-selector is invalid and is not acted on: spec.resourceSelectors[0].labelSelector.matchExpressions[0].operator"},
+		{Kind: "OverridePolicy", Name: "bad-patch", Reason: api.ReasonPolicyInvalid, Type: corev1.EventTypeWarning,
+			Note: "OverridePolicy default/bad-patch is invalid and is not acted on: spec.overrideRules[0].overriders.plaintext[0].path"},
+		{Kind: "OverridePolicy", Name: "bad-image", Reason: api.ReasonPolicyInvalid, Type: corev1.EventTypeWarning,
+			Note: "OverridePolicy default/bad-image is invalid and is not acted on: spec.overrideRules[0].overriders.imageOverrider[0].component"},
 	})
 
 	t.Log("a change of web waits for the override policies to be fixed; other, beside them, is placed and labelled")
-	setImage(t, hub, "nginx:2")
-	testkit.MustCreate(t, hub, namedDeployment("other"))
+	controllertest.SetImage(t, hub, "nginx:2")
+	testkit.MustCreate(t, hub, controllertest.NamedDeployment("other"))
 	waitMember(t, members[m0], "other", "labelled valid=yes", func(d *appsv1.Deployment) bool { return d.Labels["valid"] == "yes" })
 	webBinding := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(deploy, "web")}
 	waitBindingCondition(t, hub, webBinding, "OverridePolicy default/bad-", "overriders.")
@@ -156,17 +157,17 @@ spec:
 	updatePolicy(t, hub, good, func(p *policyv1.PropagationPolicy) {
 		p.Spec.Placement.SpreadConstraints = []api.SpreadConstraint{{SpreadByField: api.SpreadByFieldRegion, MaxGroups: 1}}
 	})
-	waitEvents(t, hub, []eventWant{
-		{"Deployment", "other", api.ReasonPolicyInvalid, corev1.EventTypeWarning, "PropagationPolicy default/good is invalid and is not acted on: spec.placement.spreadConstraints"},
-		{"PropagationPolicy", "good", api.ReasonPolicyInvalid, corev1.EventTypeWarning, "PropagationPolicy default/good is invalid and is not acted on: spec.placement.spreadConstraints"},
+	controllertest.WaitEvents(t, hub, []controllertest.EventWant{
+		{Kind: "Deployment", Name: "other", Reason: api.ReasonPolicyInvalid, Type: corev1.EventTypeWarning, Note: "PropagationPolicy default/good is invalid and is not acted on: spec.placement.spreadConstraints"},
+		{Kind: "PropagationPolicy", Name: "good", Reason: api.ReasonPolicyInvalid, Type: corev1.EventTypeWarning, Note: "PropagationPolicy default/good is invalid and is not acted on: spec.placement.spreadConstraints"},
 	})
 	otherBinding := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(deploy, "other")}
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, otherBinding, &rb); err != nil || rb.Labels[hoststore.LabelPolicy] != "PropagationPolicy.good" {
 		t.Fatalf("other's binding: %v, claimed by %q; want it kept, claimed by PropagationPolicy.good", err, rb.Labels[hoststore.LabelPolicy])
 	}
-	waitPlaced(t, members, "other", m0)
-	waitPlaced(t, members, "web", m0)
+	controllertest.WaitPlaced(t, members, "other", m0)
+	controllertest.WaitPlaced(t, members, "web", m0)
 
 	t.Log("fixed: good is valid again, bad-image deleted, bad-patch fixed; web gets its change and the patch")
 	updatePolicy(t, hub, good, func(p *policyv1.PropagationPolicy) { p.Spec.Placement.SpreadConstraints = nil })
@@ -184,7 +185,7 @@ spec:
 // waitMember waits until the Deployment name in c satisfies ok.
 func waitMember(t *testing.T, c client.Client, name, what string, ok func(*appsv1.Deployment) bool) {
 	t.Helper()
-	testkit.Eventually(t, deadline, name+" "+what, func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, name+" "+what, func() (bool, string) {
 		var d appsv1.Deployment
 		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: name}, &d); err != nil {
 			return false, err.Error()
@@ -197,7 +198,7 @@ func waitMember(t *testing.T, c client.Client, name, what string, ok func(*appsv
 // False with a message that contains every part of want.
 func waitBindingCondition(t *testing.T, hub client.Client, key client.ObjectKey, want ...string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("binding %s FullyApplied=False with %q", key, want), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("binding %s FullyApplied=False with %q", key, want), func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := hub.Get(t.Context(), key, &rb); err != nil {
 			return false, err.Error()

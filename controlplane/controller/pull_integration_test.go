@@ -80,7 +80,7 @@ func (e pullEnv) startAgent(t *testing.T) (stop func()) {
 // and check passes.
 func (e pullEnv) waitCluster(t *testing.T, what string, ready metav1.ConditionStatus, check func(*clusterv1.Cluster) bool) {
 	t.Helper()
-	testkit.Eventually(t, deadline, what, func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, what, func() (bool, string) {
 		var cl clusterv1.Cluster
 		if err := e.hub.Get(t.Context(), client.ObjectKey{Name: e.pull}, &cl); err != nil {
 			return false, err.Error()
@@ -96,7 +96,7 @@ func (e pullEnv) waitCluster(t *testing.T, what string, ready metav1.ConditionSt
 // deletion.
 func (e pullEnv) waitScheduled(t *testing.T, rbKey client.ObjectKey, total int32) {
 	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("members running exactly the %d scheduled replicas", total), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("members running exactly the %d scheduled replicas", total), func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := e.hub.Get(t.Context(), rbKey, &rb); err != nil {
 			return false, err.Error()
@@ -157,13 +157,13 @@ func TestPullModeMember(t *testing.T) {
 			cl.Status.KubernetesVersion != "" && len(cl.Status.APIEnablements) > 0
 	})
 
-	pp := createPolicy(t, e.hub, webPolicy(e.push, e.pull).Divided(api.ReplicaDivisionPreferenceWeighted))
+	pp := controllertest.CreatePolicy(t, e.hub, controllertest.WebPolicy(e.push, e.pull).Divided(api.ReplicaDivisionPreferenceWeighted))
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
-	testkit.MustCreate(t, e.hub, deployment(4))
-	waitReplicas(t, e.members, map[string]int32{e.push: 2, e.pull: 2})
-	setReady(t, e.members[e.push], 2)
-	setReady(t, e.members[e.pull], 2)
-	testkit.Eventually(t, deadline, "the template's status sums both members", func() (bool, string) {
+	testkit.MustCreate(t, e.hub, controllertest.Deployment(4))
+	controllertest.WaitReplicas(t, e.members, map[string]int32{e.push: 2, e.pull: 2})
+	controllertest.SetReady(t, e.members[e.push], 2)
+	controllertest.SetReady(t, e.members[e.pull], 2)
+	testkit.Eventually(t, controllertest.Deadline, "the template's status sums both members", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := e.hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
@@ -186,17 +186,17 @@ func TestPullModeMember(t *testing.T) {
 		t.Fatal(err)
 	}
 	intruder := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "intruder"}}
-	forged := forgedWork(t, &rb, e.pull, "intruder", intruder)
+	forged := controllertest.ForgedWork(t, &rb, e.pull, "intruder", intruder)
 	// Another UID than the binding's, so the binding controller does not
 	// take the Work for one of its own and delete it first.
 	forged.Labels[shared.LabelBindingPermanentID] = "not-the-binding"
 	testkit.MustCreate(t, e.hub, forged)
-	waitWorkRefused(t, e.hub, client.ObjectKeyFromObject(forged), "is not the UID of binding")
-	absentFor(t, e.members[e.pull], &corev1.ConfigMap{}, client.ObjectKeyFromObject(intruder), 2*time.Second)
+	controllertest.WaitWorkRefused(t, e.hub, client.ObjectKeyFromObject(forged), "is not the UID of binding")
+	controllertest.AbsentFor(t, e.members[e.pull], &corev1.ConfigMap{}, client.ObjectKeyFromObject(intruder), 2*time.Second)
 	if err := e.hub.Delete(ctx, forged); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, deadline, "the forged Work gone", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the forged Work gone", func() (bool, string) {
 		err := e.hub.Get(ctx, client.ObjectKeyFromObject(forged), &workv1.Work{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
@@ -205,10 +205,10 @@ func TestPullModeMember(t *testing.T) {
 	stopAgent()
 	start := time.Now()
 	e.waitCluster(t, "the Pull cluster Unknown and tainted NoExecute", metav1.ConditionUnknown, noExecute)
-	waitReplicas(t, map[string]client.Client{e.push: e.members[e.push]}, map[string]int32{e.push: 4})
-	setReady(t, e.members[e.push], 4)
+	controllertest.WaitReplicas(t, map[string]client.Client{e.push: e.members[e.push]}, map[string]int32{e.push: 4})
+	controllertest.SetReady(t, e.members[e.push], 4)
 	t.Logf("failover of a Pull cluster: all replicas on %s %v after the agent stopped (lease 2s, NoExecute after 2s)", e.push, time.Since(start).Round(10*time.Millisecond))
-	waitReplicas(t, map[string]client.Client{e.pull: e.members[e.pull]}, map[string]int32{e.pull: 2})
+	controllertest.WaitReplicas(t, map[string]client.Client{e.pull: e.members[e.pull]}, map[string]int32{e.pull: 2})
 
 	t.Log("the agent comes back: Ready again; the members hold exactly what the binding schedules, no orphan, no duplicate")
 	e.startAgent(t)
@@ -226,9 +226,9 @@ func TestPullModeMember(t *testing.T) {
 	e.waitScheduled(t, rbKey, 4)
 
 	t.Log("a new placement reaches the Pull member through the agent that lived through the hub restart")
-	placeOn(t, e.hub, pp, e.pull)
-	waitReplicas(t, e.members, map[string]int32{e.push: -1, e.pull: 4})
-	testkit.Eventually(t, deadline, "the binding fully applied on the Pull member alone", func() (bool, string) {
+	controllertest.PlaceOn(t, e.hub, pp, e.pull)
+	controllertest.WaitReplicas(t, e.members, map[string]int32{e.push: -1, e.pull: 4})
+	testkit.Eventually(t, controllertest.Deadline, "the binding fully applied on the Pull member alone", func() (bool, string) {
 		var rb workv1.ResourceBinding
 		if err := e.hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()

@@ -17,9 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
-	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -28,26 +26,26 @@ import (
 // the same objects as before (same UIDs, no duplicates), and a change made
 // after the restart still reaches the members.
 func TestHostRestartLosesNothing(t *testing.T) {
-	env := startFleet(t)
-	env.startManager(t)
-	env.propagate(t)
-	before := env.snapshot(t)
+	env := controllertest.StartFleet(t, 3)
+	env.StartControlPlane(t)
+	propagate(t, env)
+	before := snapshot(t, env)
 
 	t.Log("the host apiserver stops for 3 s while the reconcilers keep running")
-	env.host.StopAPIServer()
+	env.Host.StopAPIServer()
 	time.Sleep(3 * time.Second)
 	start := time.Now()
-	if err := env.host.StartAPIServer(t.Context()); err != nil {
+	if err := env.Host.StartAPIServer(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("host apiserver ready again after %v", time.Since(start).Round(10*time.Millisecond))
 
 	t.Log("a change after the restart propagates")
-	env.scale(t, 9)
-	waitReplicas(t, env.members, map[string]int32{env.names[0]: 3, env.names[1]: 3, env.names[2]: 3})
+	scale(t, env, 9)
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{env.Names[0]: 3, env.Names[1]: 3, env.Names[2]: 3})
 	t.Logf("scale to 9 propagated %v after the host came back", time.Since(start).Round(10*time.Millisecond))
-	after := env.snapshot(t)
-	env.sameObjects(t, before, after, false)
+	after := snapshot(t, env)
+	sameObjects(t, env, before, after, false)
 }
 
 // TestControlplaneRestartLosesNothing stops the control plane (the manager)
@@ -56,21 +54,21 @@ func TestHostRestartLosesNothing(t *testing.T) {
 // while it was down is removed from the members, and a change made after it
 // came back propagates.
 func TestControlplaneRestartLosesNothing(t *testing.T) {
-	env := startFleet(t)
-	stop := env.startManager(t)
-	env.propagate(t)
+	env := controllertest.StartFleet(t, 3)
+	stop := env.StartControlPlane(t)
+	propagate(t, env)
 	// Several resyncs pass before the snapshot, so a reconciler that
 	// rewrote members on every pass would show in the resourceVersions.
 	time.Sleep(3 * time.Second)
-	before := env.snapshot(t)
+	before := snapshot(t, env)
 
 	t.Log("the control plane stops; meanwhile the ConfigMap template is deleted")
 	stop()
-	if err := env.hub.Delete(t.Context(), settings()); err != nil {
+	if err := env.Hub.Delete(t.Context(), settings()); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
-	for name, c := range env.members {
+	for name, c := range env.Members {
 		if err := c.Get(t.Context(), client.ObjectKeyFromObject(settings()), &corev1.ConfigMap{}); err != nil {
 			t.Fatalf("ConfigMap on %s went while no control plane ran: %v", name, err)
 		}
@@ -78,9 +76,9 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 
 	t.Log("a new control plane starts")
 	start := time.Now()
-	env.startManager(t)
-	testkit.Eventually(t, deadline, "the deleted template's ConfigMap leaves every member", func() (bool, string) {
-		for name, c := range env.members {
+	env.StartControlPlane(t)
+	testkit.Eventually(t, controllertest.Deadline, "the deleted template's ConfigMap leaves every member", func() (bool, string) {
+		for name, c := range env.Members {
 			err := c.Get(t.Context(), client.ObjectKeyFromObject(settings()), &corev1.ConfigMap{})
 			if !apierrors.IsNotFound(err) {
 				return false, fmt.Sprintf("%s: %v", name, err)
@@ -89,14 +87,14 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 		return true, ""
 	})
 	t.Logf("deleted template removed from members %v after the restart", time.Since(start).Round(10*time.Millisecond))
-	testkit.Eventually(t, deadline, "the deleted template's binding is gone", func() (bool, string) {
-		err := env.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}, &workv1.ResourceBinding{})
+	testkit.Eventually(t, controllertest.Deadline, "the deleted template's binding is gone", func() (bool, string) {
+		err := env.Hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 
 	t.Log("unchanged objects are left alone: same UID and resourceVersion after several resyncs")
 	time.Sleep(3 * time.Second)
-	after := env.snapshot(t)
+	after := snapshot(t, env)
 	delete(before.members, "ConfigMap")
 	delete(before.bindings, hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings"))
 	// The deleted template's Works, one per member, went with its binding;
@@ -108,54 +106,27 @@ func TestControlplaneRestartLosesNothing(t *testing.T) {
 			gone++
 		}
 	}
-	if gone != len(env.names) {
-		t.Errorf("%d Works went with the deleted template, want one per member (%d); left: %v", gone, len(env.names), after.works)
+	if gone != len(env.Names) {
+		t.Errorf("%d Works went with the deleted template, want one per member (%d); left: %v", gone, len(env.Names), after.works)
 	}
-	env.sameObjects(t, before, after, true)
+	sameObjects(t, env, before, after, true)
 
 	t.Log("a change after the restart propagates")
-	env.scale(t, 9)
-	waitReplicas(t, env.members, map[string]int32{env.names[0]: 3, env.names[1]: 3, env.names[2]: 3})
-	env.sameObjects(t, before, env.snapshot(t), false)
-}
-
-// fleetEnv is a host and three members with the CRDs installed and the
-// members registered, whose control plane the test starts and stops.
-type fleetEnv struct {
-	host    *testenv.Cluster
-	hub     client.Client
-	members map[string]client.Client
-	// fleet holds the members' processes, for fault tests.
-	fleet []*testenv.Cluster
-	names []string
-}
-
-// startFleet starts a host and three APIServerOnly members, installs the
-// CRDs and registers the members as Clusters; no control plane runs yet.
-func startFleet(t *testing.T) fleetEnv {
-	t.Helper()
-	f := controllertest.StartFleet(t, 3)
-	return fleetEnv{host: f.Host, hub: f.Hub, members: f.Members, fleet: f.Clusters, names: f.Names}
-}
-
-// startManager runs a new control plane with short periods. The returned
-// function stops it and waits until it has stopped; it also runs at the end
-// of the test.
-func (e fleetEnv) startManager(t *testing.T, configure ...func(*shared.Options)) (stop func()) {
-	t.Helper()
-	return controllertest.Fleet{Host: e.host}.StartControlPlane(t, configure...)
+	scale(t, env, 9)
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{env.Names[0]: 3, env.Names[1]: 3, env.Names[2]: 3})
+	sameObjects(t, env, before, snapshot(t, env), false)
 }
 
 // propagate creates a policy and two templates, a Deployment divided over
 // the three members and a ConfigMap that goes to each, and waits for them.
-func (e fleetEnv) propagate(t *testing.T) {
+func propagate(t *testing.T, e controllertest.Fleet) {
 	t.Helper()
-	createPolicy(t, e.hub, webPolicy(e.names...).Divided(api.ReplicaDivisionPreferenceWeighted).SelectName("v1", "ConfigMap", "settings"))
-	testkit.MustCreate(t, e.hub, deployment(6))
-	testkit.MustCreate(t, e.hub, settings())
-	waitReplicas(t, e.members, map[string]int32{e.names[0]: 2, e.names[1]: 2, e.names[2]: 2})
-	testkit.Eventually(t, deadline, "the ConfigMap on every member", func() (bool, string) {
-		for name, c := range e.members {
+	controllertest.CreatePolicy(t, e.Hub, controllertest.WebPolicy(e.Names...).Divided(api.ReplicaDivisionPreferenceWeighted).SelectName("v1", "ConfigMap", "settings"))
+	testkit.MustCreate(t, e.Hub, controllertest.Deployment(6))
+	testkit.MustCreate(t, e.Hub, settings())
+	controllertest.WaitReplicas(t, e.Members, map[string]int32{e.Names[0]: 2, e.Names[1]: 2, e.Names[2]: 2})
+	testkit.Eventually(t, controllertest.Deadline, "the ConfigMap on every member", func() (bool, string) {
+		for name, c := range e.Members {
 			if err := c.Get(t.Context(), client.ObjectKeyFromObject(settings()), &corev1.ConfigMap{}); err != nil {
 				return false, fmt.Sprintf("%s: %v", name, err)
 			}
@@ -169,15 +140,15 @@ func settings() *corev1.ConfigMap {
 }
 
 // scale sets the Deployment template's replicas.
-func (e fleetEnv) scale(t *testing.T, replicas int32) {
+func scale(t *testing.T, e controllertest.Fleet, replicas int32) {
 	t.Helper()
 	var d appsv1.Deployment
-	if err := e.hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+	if err := e.Hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 		t.Fatal(err)
 	}
 	orig := d.DeepCopy()
 	d.Spec.Replicas = ptr.To(replicas)
-	if err := e.hub.Patch(t.Context(), &d, client.MergeFrom(orig)); err != nil {
+	if err := e.Hub.Patch(t.Context(), &d, client.MergeFrom(orig)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -199,24 +170,24 @@ type fleetSnapshot struct {
 // snapshot lists the bindings on the host and the Deployments and
 // ConfigMaps in every member's default namespace; it fails on a duplicate
 // (a second object of the kind besides the template's).
-func (e fleetEnv) snapshot(t *testing.T) fleetSnapshot {
+func snapshot(t *testing.T, e controllertest.Fleet) fleetSnapshot {
 	t.Helper()
 	s := fleetSnapshot{bindings: map[string]objectID{}, works: map[string]objectID{}, members: map[string]map[string]objectID{"Deployment": {}, "ConfigMap": {}}}
 	var rbs workv1.ResourceBindingList
-	if err := e.hub.List(t.Context(), &rbs); err != nil {
+	if err := e.Hub.List(t.Context(), &rbs); err != nil {
 		t.Fatal(err)
 	}
 	for _, rb := range rbs.Items {
 		s.bindings[rb.Name] = objectID{rb.UID, rb.ResourceVersion}
 	}
 	var works workv1.WorkList
-	if err := e.hub.List(t.Context(), &works); err != nil {
+	if err := e.Hub.List(t.Context(), &works); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range works.Items {
 		s.works[w.Namespace+"/"+w.Name] = objectID{w.UID, w.ResourceVersion}
 	}
-	for name, c := range e.members {
+	for name, c := range e.Members {
 		var ds appsv1.DeploymentList
 		if err := c.List(t.Context(), &ds, client.InNamespace("default")); err != nil {
 			t.Fatal(err)
@@ -250,7 +221,7 @@ func (e fleetEnv) snapshot(t *testing.T) fleetSnapshot {
 // objects (by UID) as before; with unchanged, also the same resourceVersions
 // of the member objects. Bindings' and Works' resourceVersions move with
 // their status.
-func (e fleetEnv) sameObjects(t *testing.T, before, after fleetSnapshot, unchanged bool) {
+func sameObjects(t *testing.T, e controllertest.Fleet, before, after fleetSnapshot, unchanged bool) {
 	t.Helper()
 	if len(before.works) == 0 || len(after.works) != len(before.works) {
 		t.Errorf("works before %v, after %v", before.works, after.works)
@@ -269,8 +240,8 @@ func (e fleetEnv) sameObjects(t *testing.T, before, after fleetSnapshot, unchang
 		}
 	}
 	for kind, byMember := range before.members {
-		if len(byMember) != len(e.names) {
-			t.Errorf("%s before: on %d members, want %d", kind, len(byMember), len(e.names))
+		if len(byMember) != len(e.Names) {
+			t.Errorf("%s before: on %d members, want %d", kind, len(byMember), len(e.Names))
 		}
 		for member, b := range byMember {
 			a, ok := after.members[kind][member]

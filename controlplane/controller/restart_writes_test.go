@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -26,10 +27,10 @@ import (
 // apiserver had dropped, deleting a binding for every unclaimed
 // cluster-scoped template (404s) and re-applying every CRD.
 func TestRestartWritesNothing(t *testing.T) {
-	env := startFleet(t)
-	stop := env.startManager(t)
-	env.propagate(t)
-	cfg := env.host.RESTConfig()
+	env := controllertest.StartFleet(t, 3)
+	stop := env.StartControlPlane(t)
+	propagate(t, env)
+	cfg := env.Host.RESTConfig()
 	waitHostQuiet(t, cfg, 5*time.Second)
 
 	stop()
@@ -38,10 +39,10 @@ func TestRestartWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := crd.Install(t.Context(), env.hub, time.Minute); err != nil {
+	if err := crd.Install(t.Context(), env.Hub, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	env.startManager(t)
+	env.StartControlPlane(t)
 	// Several resyncs and probes pass before the count is read.
 	time.Sleep(5 * time.Second)
 	waitHostQuiet(t, cfg, 3*time.Second)

@@ -41,7 +41,7 @@ const (
 // startFullFleet starts an APIServerOnly host and three Full members (kwok
 // runs their pods, so Deployments really roll out and a broken image never
 // becomes Ready), and registers the members.
-func startFullFleet(t *testing.T) fleetEnv {
+func startFullFleet(t *testing.T) controllertest.Fleet {
 	t.Helper()
 	host := testenv.Start(t, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly}).Clusters[0]
 	members := testenv.Start(t, testenv.Options{Clusters: 3, Mode: testenv.Full}).Clusters
@@ -50,13 +50,13 @@ func startFullFleet(t *testing.T) fleetEnv {
 		controllertest.RegisterMember(t, hub, m)
 	}
 	clients, names := controllertest.MemberClients(t, members, controllertest.Scheme(t))
-	return fleetEnv{host: host, hub: hub, members: clients, fleet: members, names: names}
+	return controllertest.Fleet{Host: host, Hub: hub, Members: clients, Clusters: members, Names: names}
 }
 
 // canaryPolicy places web on every member, the first member as the canary
 // stage (bake rolloutBake s, timeout rolloutTimeout s) and the rest after.
 func canaryPolicy(names []string, onFailure api.RolloutFailureAction) *policyv1.PropagationPolicy {
-	p := webPolicy(names...).Obj()
+	p := controllertest.WebPolicy(names...).Obj()
 	p.Spec.Rollout = &api.RolloutStrategy{
 		OnGateFailure: onFailure,
 		Stages: []api.RolloutStage{
@@ -79,8 +79,8 @@ func canaryPolicy(names []string, onFailure api.RolloutFailureAction) *policyv1.
 // still moves the binding off a member while the rollout is halted.
 func TestStagedRollout(t *testing.T) {
 	env := startFullFleet(t)
-	stop := env.startManager(t)
-	hub, names := env.hub, env.names
+	stop := env.StartControlPlane(t)
+	hub, names := env.Hub, env.Names
 	canary, rest := names[0], names[1:]
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
 
@@ -89,7 +89,7 @@ func TestStagedRollout(t *testing.T) {
 	// One replica, the common canary size: with a broken image the old pod
 	// stays available beside the new one, so Karmada's Deployment rule
 	// calls it healthy; the gate's rollout-complete rule must halt it.
-	d := deployment(1)
+	d := controllertest.Deployment(1)
 	d.Spec.Template.Spec.Containers[0].Image = "web:v1"
 	testkit.MustCreate(t, hub, d)
 
@@ -99,7 +99,7 @@ func TestStagedRollout(t *testing.T) {
 	assertStageRecords(t, rb)
 
 	t.Log("a good image rolls through the stages in order")
-	setImage(t, hub, "web:v2")
+	controllertest.SetImage(t, hub, "web:v2")
 	rb = waitStaged(t, hub, rbKey, api.BindingRolloutComplete, rb.Status.Rollout.Revision)
 	assertStagedAfterBake(t, env, canary, rest, "web:v2")
 	assertStageRecords(t, rb)
@@ -113,7 +113,7 @@ func TestStagedRollout(t *testing.T) {
 	failed := metrics.RolloutGates.WithLabelValues("failed")
 	failedBefore := testutil.ToFloat64(failed)
 	before := memberVersions(t, env, rest)
-	setImage(t, hub, "web:broken")
+	controllertest.SetImage(t, hub, "web:broken")
 	rb = waitStaged(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
 	st := rb.Status.Rollout
 	t.Logf("halted: reason %s, message %q", st.Reason, st.Message)
@@ -135,11 +135,11 @@ func TestStagedRollout(t *testing.T) {
 	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != "RolloutHalted" {
 		t.Errorf("FullyApplied %+v, want False RolloutHalted", cond)
 	}
-	waitEvents(t, hub, []eventWant{
-		{"ResourceBinding", rbKey.Name, shared.EventReasonRolloutStageStarted, corev1.EventTypeNormal, "stage rest starts (cluster " + strings.Join(rest, ", ")},
-		{"Deployment", "web", shared.EventReasonRolloutGatePassed, corev1.EventTypeNormal, "the gate of stage canary passed"},
-		{"ResourceBinding", rbKey.Name, shared.EventReasonRolloutComplete, corev1.EventTypeNormal, "runs on every cluster"},
-		{"Deployment", "web", shared.EventReasonRolloutHalted, corev1.EventTypeWarning, "stage canary: the gate failed"},
+	controllertest.WaitEvents(t, hub, []controllertest.EventWant{
+		{Kind: "ResourceBinding", Name: rbKey.Name, Reason: shared.EventReasonRolloutStageStarted, Type: corev1.EventTypeNormal, Note: "stage rest starts (cluster " + strings.Join(rest, ", ")},
+		{Kind: "Deployment", Name: "web", Reason: shared.EventReasonRolloutGatePassed, Type: corev1.EventTypeNormal, Note: "the gate of stage canary passed"},
+		{Kind: "ResourceBinding", Name: rbKey.Name, Reason: shared.EventReasonRolloutComplete, Type: corev1.EventTypeNormal, Note: "runs on every cluster"},
+		{Kind: "Deployment", Name: "web", Reason: shared.EventReasonRolloutHalted, Type: corev1.EventTypeWarning, Note: "stage canary: the gate failed"},
 	})
 	if got := testutil.ToFloat64(failed) - failedBefore; got < 1 {
 		t.Errorf("flotilla_rollout_gates_total{result=failed} moved by %v, want at least 1", got)
@@ -170,11 +170,11 @@ func TestStagedRollout(t *testing.T) {
 
 	t.Log("the control plane restarts while the rollout is halted: the state is the binding's and the Works'")
 	stop()
-	env.startManager(t)
+	env.StartControlPlane(t)
 
 	t.Log("a fix resumes the halted rollout")
 	halted := rb.Status.Rollout.Revision
-	setImage(t, hub, "web:v3")
+	controllertest.SetImage(t, hub, "web:v3")
 	rb = waitStaged(t, hub, rbKey, api.BindingRolloutComplete, halted)
 	assertStagedAfterBake(t, env, canary, rest, "web:v3")
 
@@ -183,7 +183,7 @@ func TestStagedRollout(t *testing.T) {
 		pp.Spec.Rollout.OnGateFailure = api.RolloutRollback
 	})
 	before = memberVersions(t, env, rest)
-	setImage(t, hub, "web:broken")
+	controllertest.SetImage(t, hub, "web:broken")
 	rb = waitStaged(t, hub, rbKey, api.BindingRolloutHalted, rb.Status.Rollout.Revision)
 	if st := rb.Status.Rollout; st.Reason != api.RolloutReasonRolledBack {
 		t.Errorf("halted rollout %+v, want reason RolledBack", st)
@@ -198,7 +198,7 @@ func TestStagedRollout(t *testing.T) {
 
 	t.Log("failover while the rollout is halted: the last member's apiserver stops and the binding leaves it")
 	gone := names[2]
-	env.fleet[2].StopAPIServer()
+	env.Clusters[2].StopAPIServer()
 	testkit.Eventually(t, 2*rolloutDeadline, "the binding left "+gone+" and the rollout stays halted", func() (bool, string) {
 		if err := hub.Get(t.Context(), rbKey, rb); err != nil {
 			return false, err.Error()
@@ -240,7 +240,7 @@ func waitStaged(t *testing.T, hub client.Client, key client.ObjectKey, phase api
 // all Ready (the Deployment cannot be Healthy before) and the bake time had
 // passed. Timestamps are in whole seconds, rounded down, so the bound holds
 // exactly.
-func assertStagedAfterBake(t *testing.T, env fleetEnv, canary string, rest []string, image string) {
+func assertStagedAfterBake(t *testing.T, env controllertest.Fleet, canary string, rest []string, image string) {
 	t.Helper()
 	var ready time.Time
 	testkit.Eventually(t, rolloutDeadline, "every member rolled out "+image, func() (bool, string) {
@@ -296,10 +296,10 @@ func rolledOutAt(d *appsv1.Deployment) time.Time {
 
 // podsReadyAt is when the last of a member's running pods of image became
 // Ready (zero, and why, while one is not).
-func podsReadyAt(t *testing.T, env fleetEnv, cluster, image string) (time.Time, string) {
+func podsReadyAt(t *testing.T, env controllertest.Fleet, cluster, image string) (time.Time, string) {
 	t.Helper()
 	var pods corev1.PodList
-	if err := env.members[cluster].List(t.Context(), &pods, client.InNamespace("default"), client.MatchingLabels{"app": "web"}); err != nil {
+	if err := env.Members[cluster].List(t.Context(), &pods, client.InNamespace("default"), client.MatchingLabels{"app": "web"}); err != nil {
 		return time.Time{}, err.Error()
 	}
 	var last time.Time
@@ -334,16 +334,16 @@ func flotillaWriteTime(d *appsv1.Deployment) time.Time {
 	return last
 }
 
-func memberDeployment(t *testing.T, env fleetEnv, cluster string) *appsv1.Deployment {
+func memberDeployment(t *testing.T, env controllertest.Fleet, cluster string) *appsv1.Deployment {
 	t.Helper()
 	var d appsv1.Deployment
-	if err := env.members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+	if err := env.Members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 		return nil
 	}
 	return &d
 }
 
-func memberImage(t *testing.T, env fleetEnv, cluster string) string {
+func memberImage(t *testing.T, env controllertest.Fleet, cluster string) string {
 	t.Helper()
 	if d := memberDeployment(t, env, cluster); d != nil {
 		return d.Spec.Template.Spec.Containers[0].Image
@@ -353,7 +353,7 @@ func memberImage(t *testing.T, env fleetEnv, cluster string) string {
 
 // memberVersions are the members' Deployments' generations: a write to
 // the spec moves one.
-func memberVersions(t *testing.T, env fleetEnv, clusters []string) map[string]int64 {
+func memberVersions(t *testing.T, env controllertest.Fleet, clusters []string) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, c := range clusters {
@@ -362,20 +362,6 @@ func memberVersions(t *testing.T, env fleetEnv, clusters []string) map[string]in
 		}
 	}
 	return out
-}
-
-// setImage changes the template's image.
-func setImage(t *testing.T, hub client.Client, image string) {
-	t.Helper()
-	var d appsv1.Deployment
-	if err := hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
-		t.Fatal(err)
-	}
-	orig := d.DeepCopy()
-	d.Spec.Template.Spec.Containers[0].Image = image
-	if err := hub.Patch(t.Context(), &d, client.MergeFrom(orig)); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func fullyAppliedOf(rb *workv1.ResourceBinding) *metav1.Condition {

@@ -82,7 +82,7 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 		FailureThreshold: time.Second, SuccessThreshold: time.Second, NoExecuteAfter: time.Minute, Resync: time.Second,
 	})
 	begin := time.Now()
-	testkit.Eventually(t, deadline, "the stalled member is NotReady", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the stalled member is NotReady", func() (bool, string) {
 		got := env.readyReason(t, "stalled")
 		return got == "False/ClusterNotReachable", got
 	})
@@ -99,11 +99,11 @@ func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
 		ClusterStatusWorkers: 2,
 	})
 	held := proxy.Seen()
-	testkit.Eventually(t, deadline, "a probe of the stalled member hangs", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "a probe of the stalled member hangs", func() (bool, string) {
 		return proxy.Seen() > held && proxy.Held() > 0, fmt.Sprintf("%d held", proxy.Held())
 	})
 	env.register(t, "healthy", env.healthy.Host, env.healthy.Token, env.healthy.CAData)
-	testkit.Eventually(t, deadline, "the member registered meanwhile is Ready", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the member registered meanwhile is Ready", func() (bool, string) {
 		got := env.readyReason(t, "healthy")
 		return got == "True/ClusterReady", got
 	})
@@ -129,7 +129,7 @@ func startStalledObjects(t *testing.T, opts shared.Options) (stallEnv, *testenv.
 	opts.Fleet, opts.ProbeInterval, opts.Resync = "test", 300*time.Millisecond, time.Second
 	opts.FailureThreshold, opts.SuccessThreshold, opts.NoExecuteAfter = time.Second, time.Second, time.Minute
 	env.run(t, opts)
-	testkit.Eventually(t, deadline, "both members Ready", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "both members Ready", func() (bool, string) {
 		a, b := env.readyReason(t, "healthy"), env.readyReason(t, "stalled")
 		return a == "True/ClusterReady" && b == "True/ClusterReady", a + " " + b
 	})
@@ -164,7 +164,7 @@ func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
 	}
 
 	begin := time.Now()
-	testkit.Eventually(t, deadline, "every ConfigMap on the healthy member", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "every ConfigMap on the healthy member", func() (bool, string) {
 		var list corev1.ConfigMapList
 		if err := env.healthyClient.List(t.Context(), &list, client.InNamespace("default")); err != nil {
 			return false, err.Error()
@@ -180,7 +180,7 @@ func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
 	t.Logf("%d ConfigMaps applied to the healthy member %v after creation, the stalled member holding %d requests",
 		templates, time.Since(begin).Round(10*time.Millisecond), proxy.Held())
 
-	testkit.Eventually(t, deadline, "a Work of the stalled member fails naming the work timeout", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "a Work of the stalled member fails naming the work timeout", func() (bool, string) {
 		var works workv1.WorkList
 		if err := env.hub.List(t.Context(), &works, client.InNamespace(shared.ExecutionNamespace("stalled"))); err != nil {
 			return false, err.Error()

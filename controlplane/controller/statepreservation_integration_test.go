@@ -11,6 +11,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -20,8 +21,8 @@ import (
 // created on the backup member carries the values as labels (Karmada's
 // StatefulFailoverInjection); the old copy goes at once.
 func TestApplicationFailoverStatePreservation(t *testing.T) {
-	env := startControlPlane(t)
-	hub, memberClients := env.hub, env.members
+	env := controllertest.StartRunning(t, 3)
+	hub, memberClients := env.Hub, env.Members
 	ctx := t.Context()
 	// The backup stays unhealthy, so the task, and with it the injection,
 	// lasts until checked.
@@ -35,11 +36,11 @@ func TestApplicationFailoverStatePreservation(t *testing.T) {
 	})
 	primary, backup, both, primaryHealthy, rbKey := pb.primary, pb.backup, pb.both, pb.primaryHealthy, pb.rbKey
 	var rb workv1.ResourceBinding
-	testkit.Eventually(t, deadline, "the primary reports Healthy", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the primary reports Healthy", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
-		return healthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprintf("status %+v", rb.Status.AggregatedStatus)
+		return controllertest.HealthOf(&rb, primary) == api.ResourceHealthy, fmt.Sprintf("status %+v", rb.Status.AggregatedStatus)
 	})
 	var primaryDeployment appsv1.Deployment
 	if err := memberClients[primary].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &primaryDeployment); err != nil {
@@ -65,7 +66,7 @@ func TestApplicationFailoverStatePreservation(t *testing.T) {
 	})
 	waitLabels(t, memberClients[backup], "the backup's Deployment carries the preserved labels", want)
 	t.Log("purgeMode Directly: the old copy goes without waiting for the backup")
-	waitReplicas(t, both, map[string]int32{primary: -1, backup: 3})
+	controllertest.WaitReplicas(t, both, map[string]int32{primary: -1, backup: 3})
 	if err := hub.Get(ctx, rbKey, &rb); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestApplicationFailoverStatePreservation(t *testing.T) {
 // label of want.
 func waitLabels(t *testing.T, c client.Client, what string, want map[string]string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, what, func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, what, func() (bool, string) {
 		var d appsv1.Deployment
 		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()

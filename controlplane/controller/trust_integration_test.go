@@ -1,7 +1,6 @@
 package controller_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,81 +10,26 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // victim is tenant-b's ConfigMap, propagated to cluster by tenant-b's own
 // policy; it returns the key of its Work there once the member has it.
-func (e fleetEnv) victim(t *testing.T, name, cluster string) client.ObjectKey {
+func victim(t *testing.T, e controllertest.Fleet, name, cluster string) client.ObjectKey {
 	t.Helper()
-	e.victimPolicyOnly(t, name, cluster)
-	testkit.Eventually(t, deadline, "tenant-b's ConfigMap "+name+" in "+cluster, func() (bool, string) {
-		err := e.members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "tenant-b", Name: name}, &corev1.ConfigMap{})
+	victimPolicyOnly(t, e, name, cluster)
+	testkit.Eventually(t, controllertest.Deadline, "tenant-b's ConfigMap "+name+" in "+cluster, func() (bool, string) {
+		err := e.Members[cluster].Get(t.Context(), client.ObjectKey{Namespace: "tenant-b", Name: name}, &corev1.ConfigMap{})
 		return err == nil, fmt.Sprint(err)
 	})
 	return client.ObjectKey{Namespace: shared.ExecutionNamespace(cluster), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: name})}
-}
-
-func (e fleetEnv) namespaces(t *testing.T, names ...string) {
-	t.Helper()
-	for _, ns := range names {
-		testkit.MustCreate(t, e.hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-	}
-}
-
-// waitRefused waits until the binding's FullyApplied condition refuses it
-// with a message containing each of want.
-func waitRefused(t *testing.T, hub client.Client, key client.ObjectKey, want ...string) *workv1.ResourceBinding {
-	t.Helper()
-	var rb workv1.ResourceBinding
-	testkit.Eventually(t, deadline, "binding "+key.String()+" refused", func() (bool, string) {
-		if err := hub.Get(t.Context(), key, &rb); err != nil {
-			return false, err.Error()
-		}
-		c := apimeta.FindStatusCondition(rb.Status.Conditions, api.ConditionFullyApplied)
-		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "Refused" {
-			return false, fmt.Sprintf("conditions %+v", rb.Status.Conditions)
-		}
-		for _, w := range want {
-			if !strings.Contains(c.Message, w) {
-				return false, fmt.Sprintf("message %q lacks %q", c.Message, w)
-			}
-		}
-		return true, ""
-	})
-	return &rb
-}
-
-// worksOf lists the Works labelled with the binding's UID.
-func worksOf(t *testing.T, hub client.Client, uid types.UID) []workv1.Work {
-	t.Helper()
-	var list workv1.WorkList
-	if err := hub.List(t.Context(), &list, client.MatchingLabels{shared.LabelBindingPermanentID: string(uid)}); err != nil {
-		t.Fatal(err)
-	}
-	return list.Items
-}
-
-// absentFor checks, for a while, that a member has no such object.
-func absentFor(t *testing.T, c client.Client, obj client.Object, key client.ObjectKey, d time.Duration) {
-	t.Helper()
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		err := c.Get(t.Context(), key, obj)
-		if err == nil {
-			t.Fatalf("%T %s appeared in a member", obj, key)
-		}
-		if !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-	}
 }
 
 // TestTenantBindingsAreRefused: a tenant with rights in its own namespace
@@ -96,11 +40,11 @@ func absentFor(t *testing.T, c client.Client, obj client.Object, key client.Obje
 // a member, the victim's Work is not taken over, and deleting the
 // attacker's binding leaves the victim's Work and member object alone.
 func TestTenantBindingsAreRefused(t *testing.T) {
-	env := startControlPlane(t)
-	hub, names := env.hub, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
-	env.namespaces(t, "tenant-a", "tenant-b")
-	victimWork := env.victim(t, "victim", names[0])
+	controllertest.Namespaces(t, env.Hub, "tenant-a", "tenant-b")
+	victimWork := victim(t, env, "victim", names[0])
 	var before workv1.Work
 	if err := hub.Get(ctx, victimWork, &before); err != nil {
 		t.Fatal(err)
@@ -144,7 +88,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 			// The detector owns the binding name of tenant-a's own
 			// ConfigMaps: it deletes the binding of one no policy
 			// claims. Either way, nothing is rendered.
-			testkit.Eventually(t, deadline, "binding "+key.String()+" refused or deleted", func() (bool, string) {
+			testkit.Eventually(t, controllertest.Deadline, "binding "+key.String()+" refused or deleted", func() (bool, string) {
 				var rb workv1.ResourceBinding
 				err := hub.Get(ctx, key, &rb)
 				if apierrors.IsNotFound(err) {
@@ -155,20 +99,20 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 				return ok, fmt.Sprintf("%v, conditions %+v", err, rb.Status.Conditions)
 			})
 		} else {
-			waitRefused(t, hub, key, tc.want...)
+			controllertest.WaitRefused(t, hub, key, tc.want...)
 		}
-		if ws := worksOf(t, hub, tc.rb.UID); len(ws) > 0 {
+		if ws := controllertest.WorksOf(t, hub, tc.rb.UID); len(ws) > 0 {
 			t.Errorf("binding %s got Works: %v", tc.rb.Name, ws)
 		}
 	}
-	absentFor(t, env.members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, 3*time.Second)
+	controllertest.AbsentFor(t, env.Members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, 3*time.Second)
 	for _, key := range []client.ObjectKey{{Namespace: shared.SystemNamespace, Name: names[0]}} {
-		if err := env.members[names[1]].Get(ctx, key, &corev1.Secret{}); !apierrors.IsNotFound(err) {
+		if err := env.Members[names[1]].Get(ctx, key, &corev1.Secret{}); !apierrors.IsNotFound(err) {
 			t.Errorf("member %s: Secret %s: %v, want NotFound", names[1], key, err)
 		}
 	}
 	for _, key := range []client.ObjectKey{{Namespace: "tenant-a", Name: "mine"}, {Namespace: "tenant-a", Name: "unclaimed"}} {
-		if err := env.members[names[1]].Get(ctx, key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+		if err := env.Members[names[1]].Get(ctx, key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 			t.Errorf("member %s: ConfigMap %s: %v, want NotFound", names[1], key, err)
 		}
 	}
@@ -188,7 +132,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 	if err := hub.Delete(ctx, hijack); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, deadline, "attacker's binding gone", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "attacker's binding gone", func() (bool, string) {
 		err := hub.Get(ctx, client.ObjectKeyFromObject(hijack), &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
@@ -197,46 +141,10 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 		if err := hub.Get(ctx, victimWork, &w); err != nil || w.UID != before.UID || !w.DeletionTimestamp.IsZero() {
 			t.Fatalf("victim's Work after the attacker's binding went: %v (deleting %v)", err, !w.DeletionTimestamp.IsZero())
 		}
-		if err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &corev1.ConfigMap{}); err != nil {
+		if err := env.Members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &corev1.ConfigMap{}); err != nil {
 			t.Fatalf("victim's member object: %v", err)
 		}
 	}
-}
-
-// forgedWork is a Work written by hand with the labels and annotations the
-// binding controller would compute for rb.
-func forgedWork(t *testing.T, rb *workv1.ResourceBinding, cluster, name string, obj client.Object) *workv1.Work {
-	t.Helper()
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := json.Marshal(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &workv1.Work{ObjectMeta: metav1.ObjectMeta{
-		Namespace:   shared.ExecutionNamespace(cluster),
-		Name:        name,
-		Labels:      map[string]string{shared.LabelBindingPermanentID: string(rb.UID)},
-		Annotations: map[string]string{shared.AnnotationBindingNamespace: rb.Namespace, shared.AnnotationBindingName: rb.Name, shared.AnnotationConflictResolution: "Overwrite"},
-	}}
-	w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
-	return w
-}
-
-// waitWorkRefused waits until the execution controller refuses a Work.
-func waitWorkRefused(t *testing.T, hub client.Client, key client.ObjectKey, want string) {
-	t.Helper()
-	testkit.Eventually(t, deadline, "work "+key.String()+" refused", func() (bool, string) {
-		var w workv1.Work
-		if err := hub.Get(t.Context(), key, &w); err != nil {
-			return false, err.Error()
-		}
-		c := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
-		ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == "Refused" && strings.Contains(c.Message, want)
-		return ok, fmt.Sprintf("conditions %+v", w.Status.Conditions)
-	})
 }
 
 // TestForgedWorksAreNeverApplied: Works written by hand into execution
@@ -245,14 +153,14 @@ func waitWorkRefused(t *testing.T, hub client.Client, key client.ObjectKey, want
 // one never removes the binding's real member object. An execution
 // namespace someone else made is refused, with the binding saying so.
 func TestForgedWorksAreNeverApplied(t *testing.T) {
-	env := startFleet(t)
+	env := controllertest.StartFleet(t, 3)
 	// The namespace sync would create every execution namespace for
 	// tenant-b; this test plants one of its own first.
-	env.startManager(t, func(o *shared.Options) { o.DisableNamespaceSync = true })
-	hub, names := env.hub, env.names
+	env.StartControlPlane(t, func(o *shared.Options) { o.DisableNamespaceSync = true })
+	hub, names := env.Hub, env.Names
 	ctx := t.Context()
-	env.namespaces(t, "tenant-b")
-	env.victim(t, "victim", names[0])
+	controllertest.Namespaces(t, env.Hub, "tenant-b")
+	victim(t, env, "victim", names[0])
 	var rb workv1.ResourceBinding
 	if err := hub.Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim-configmap"}, &rb); err != nil {
 		t.Fatal(err)
@@ -269,14 +177,14 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 		want string
 	}{
 		// The binding's own template, to a cluster it is not scheduled to.
-		{forgedWork(t, &rb, names[1], shared.WorkName(victimRef), cm("tenant-b", "victim")), "is not scheduled to cluster " + names[1]},
+		{controllertest.ForgedWork(t, &rb, names[1], shared.WorkName(victimRef), cm("tenant-b", "victim")), "is not scheduled to cluster " + names[1]},
 		// Another object in the binding's namespace, next to its real Work.
-		{forgedWork(t, &rb, names[0], shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "planted"}), cm("tenant-b", "planted")), "is not the template of binding"},
+		{controllertest.ForgedWork(t, &rb, names[0], shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "tenant-b", Name: "planted"}), cm("tenant-b", "planted")), "is not the template of binding"},
 		// The binding's template under another name: deleting it must not
 		// remove the real object.
-		{forgedWork(t, &rb, names[0], "decoy", cm("tenant-b", "victim")), `the Work of ConfigMap tenant-b/victim is named`},
+		{controllertest.ForgedWork(t, &rb, names[0], "decoy", cm("tenant-b", "victim")), `the Work of ConfigMap tenant-b/victim is named`},
 		// A Work naming a binding that does not exist.
-		{forgedWork(t, &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "x", UID: "123"}}, names[1], "evil", cm("kube-system", "evil")), "Not found"},
+		{controllertest.ForgedWork(t, &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "x", UID: "123"}}, names[1], "evil", cm("kube-system", "evil")), "Not found"},
 	}
 	for _, f := range forged {
 		testkit.MustCreate(t, hub, f.work)
@@ -287,7 +195,7 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 	// binding and stays refused.
 	for _, f := range forged[:3] {
 		key := client.ObjectKeyFromObject(f.work)
-		testkit.Eventually(t, deadline, "forged Work "+key.String()+" refused or deleted", func() (bool, string) {
+		testkit.Eventually(t, controllertest.Deadline, "forged Work "+key.String()+" refused or deleted", func() (bool, string) {
 			var w workv1.Work
 			err := hub.Get(ctx, key, &w)
 			if apierrors.IsNotFound(err) {
@@ -297,12 +205,12 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 			return c != nil && c.Reason == "Refused" && strings.Contains(c.Message, f.want), fmt.Sprintf("%v, conditions %+v", err, w.Status.Conditions)
 		})
 	}
-	waitWorkRefused(t, hub, client.ObjectKeyFromObject(forged[3].work), forged[3].want)
-	absentFor(t, env.members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, 2*time.Second)
-	absentFor(t, env.members[names[0]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "planted"}, time.Second)
-	absentFor(t, env.members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "kube-system", Name: "evil"}, time.Second)
+	controllertest.WaitWorkRefused(t, hub, client.ObjectKeyFromObject(forged[3].work), forged[3].want)
+	controllertest.AbsentFor(t, env.Members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, 2*time.Second)
+	controllertest.AbsentFor(t, env.Members[names[0]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "planted"}, time.Second)
+	controllertest.AbsentFor(t, env.Members[names[1]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "kube-system", Name: "evil"}, time.Second)
 	var live corev1.ConfigMap
-	if err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &live); err != nil || live.Data["owner"] != "tenant-b" {
+	if err := env.Members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &live); err != nil || live.Data["owner"] != "tenant-b" {
 		t.Fatalf("victim's member object: %v %v, want tenant-b's", err, live.Data)
 	}
 
@@ -311,25 +219,25 @@ func TestForgedWorksAreNeverApplied(t *testing.T) {
 	if err := hub.Delete(ctx, decoy); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, deadline, "decoy Work gone", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "decoy Work gone", func() (bool, string) {
 		err := hub.Get(ctx, client.ObjectKeyFromObject(decoy), &workv1.Work{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if err := env.members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &live); err != nil {
+		if err := env.Members[names[0]].Get(ctx, client.ObjectKey{Namespace: "tenant-b", Name: "victim"}, &live); err != nil {
 			t.Fatalf("victim's member object after the decoy Work went: %v", err)
 		}
 	}
 
 	t.Log("an execution namespace flotilla did not create is refused")
 	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ExecutionNamespace(names[2])}})
-	env.victimPolicyOnly(t, "second", names[2])
-	waitRefused(t, hub, client.ObjectKey{Namespace: "tenant-b", Name: "second-configmap"}, "Namespace "+shared.ExecutionNamespace(names[2]), "was not created by flotilla")
-	absentFor(t, env.members[names[2]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "second"}, 2*time.Second)
+	victimPolicyOnly(t, env, "second", names[2])
+	controllertest.WaitRefused(t, hub, client.ObjectKey{Namespace: "tenant-b", Name: "second-configmap"}, "Namespace "+shared.ExecutionNamespace(names[2]), "was not created by flotilla")
+	controllertest.AbsentFor(t, env.Members[names[2]], &corev1.ConfigMap{}, client.ObjectKey{Namespace: "tenant-b", Name: "second"}, 2*time.Second)
 }
 
 // victimPolicyOnly is victim without waiting for the member.
-func (e fleetEnv) victimPolicyOnly(t *testing.T, name, cluster string) {
+func victimPolicyOnly(t *testing.T, e controllertest.Fleet, name, cluster string) {
 	t.Helper()
 	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: name}}
 	testkit.MustYAML(t, pp, `
@@ -338,6 +246,6 @@ spec:
   placement:
     clusterAffinity: {clusterNames: [%s]}
 `, name, cluster)
-	testkit.MustCreate(t, e.hub, pp)
-	testkit.MustCreate(t, e.hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: name}, Data: map[string]string{"owner": "tenant-b"}})
+	testkit.MustCreate(t, e.Hub, pp)
+	testkit.MustCreate(t, e.Hub, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-b", Name: name}, Data: map[string]string{"owner": "tenant-b"}})
 }

@@ -20,6 +20,7 @@ import (
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
@@ -33,11 +34,11 @@ import (
 // a Work deleted by hand is created again and its member object restored;
 // a cluster the binding leaves loses its Work and its object.
 func TestWorksCarryTheRenderedManifests(t *testing.T) {
-	env := startControlPlane(t)
-	hub, memberClients, names := env.hub, env.members, env.names
+	env := controllertest.StartRunning(t, 3)
+	hub, memberClients, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 
-	pp := createPolicy(t, hub, webPolicy(names...).Divided(api.ReplicaDivisionPreferenceWeighted))
+	pp := controllertest.CreatePolicy(t, hub, controllertest.WebPolicy(names...).Divided(api.ReplicaDivisionPreferenceWeighted))
 	op := &policyv1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "registry"}}
 	testkit.MustYAML(t, op, `
 spec:
@@ -55,8 +56,8 @@ spec:
         value: registry.eu.example.com
 `, names[1])
 	testkit.MustCreate(t, hub, op)
-	testkit.MustCreate(t, hub, deployment(6))
-	waitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
+	testkit.MustCreate(t, hub, controllertest.Deployment(6))
+	controllertest.WaitReplicas(t, memberClients, map[string]int32{names[0]: 2, names[1]: 2, names[2]: 2})
 
 	name := shared.WorkName(api.TemplateRef{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"})
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web")}
@@ -72,7 +73,7 @@ spec:
 			image = "registry.eu.example.com/nginx"
 		}
 		var w workv1.Work
-		testkit.Eventually(t, deadline, "work of "+n+" applied and available", func() (bool, string) {
+		testkit.Eventually(t, controllertest.Deadline, "work of "+n+" applied and available", func() (bool, string) {
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: shared.ExecutionNamespace(n), Name: name}, &w); err != nil {
 				return false, err.Error()
 			}
@@ -105,9 +106,9 @@ spec:
 
 	t.Log("members report ready replicas: the Works carry them, the binding and the template aggregate them")
 	for _, n := range names {
-		setReady(t, memberClients[n], 2)
+		controllertest.SetReady(t, memberClients[n], 2)
 	}
-	testkit.Eventually(t, deadline, "template status readyReplicas=6, observedGeneration=generation", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "template status readyReplicas=6, observedGeneration=generation", func() (bool, string) {
 		var d appsv1.Deployment
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
 			return false, err.Error()
@@ -186,7 +187,7 @@ spec:
 	if err := hub.Delete(ctx, &w0); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, deadline, "work re-created and member object restored", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "work re-created and member object restored", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, key0, &w); err != nil {
 			return false, err.Error()
@@ -200,9 +201,9 @@ spec:
 	})
 
 	t.Log("a cluster the binding leaves loses its Work and its object")
-	placeOn(t, hub, pp, names[:2]...)
-	waitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
-	testkit.Eventually(t, deadline, "work of the dropped cluster gone", func() (bool, string) {
+	controllertest.PlaceOn(t, hub, pp, names[:2]...)
+	controllertest.WaitReplicas(t, memberClients, map[string]int32{names[0]: 3, names[1]: 3, names[2]: -1})
+	testkit.Eventually(t, controllertest.Deadline, "work of the dropped cluster gone", func() (bool, string) {
 		var list workv1.WorkList
 		if err := hub.List(ctx, &list, client.MatchingLabels{shared.LabelBindingPermanentID: string(rb.UID)}); err != nil {
 			return false, err.Error()
@@ -214,7 +215,7 @@ spec:
 		return len(got) == 2 && got[0] != shared.ExecutionNamespace(names[2]) && got[1] != shared.ExecutionNamespace(names[2]),
 			fmt.Sprintf("works in %v", got)
 	})
-	testkit.Eventually(t, deadline, "binding status lists the two clusters, fully applied", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "binding status lists the two clusters, fully applied", func() (bool, string) {
 		if err := hub.Get(ctx, rbKey, &rb); err != nil {
 			return false, err.Error()
 		}
@@ -231,18 +232,18 @@ spec:
 	if err := hub.Delete(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: names[1]}}); err != nil {
 		t.Fatal(err)
 	}
-	waitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]]}, map[string]int32{names[0]: 6})
-	testkit.Eventually(t, deadline, "work of the removed cluster gone", func() (bool, string) {
+	controllertest.WaitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]]}, map[string]int32{names[0]: 6})
+	testkit.Eventually(t, controllertest.Deadline, "work of the removed cluster gone", func() (bool, string) {
 		err := hub.Get(ctx, client.ObjectKey{Namespace: shared.ExecutionNamespace(names[1]), Name: name}, &workv1.Work{})
 		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
 	})
 
 	t.Log("deleting the template deletes the Works and, through them, the member objects")
-	if err := hub.Delete(ctx, deployment(0)); err != nil {
+	if err := hub.Delete(ctx, controllertest.Deployment(0)); err != nil {
 		t.Fatal(err)
 	}
-	waitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]], names[2]: memberClients[names[2]]}, map[string]int32{names[0]: -1, names[2]: -1})
-	testkit.Eventually(t, deadline, "works and binding gone", func() (bool, string) {
+	controllertest.WaitReplicas(t, map[string]client.Client{names[0]: memberClients[names[0]], names[2]: memberClients[names[2]]}, map[string]int32{names[0]: -1, names[2]: -1})
+	testkit.Eventually(t, controllertest.Deadline, "works and binding gone", func() (bool, string) {
 		var list workv1.WorkList
 		if err := hub.List(ctx, &list, client.MatchingLabels{shared.LabelBindingPermanentID: string(rb.UID)}); err != nil {
 			return false, err.Error()
@@ -261,9 +262,9 @@ spec:
 func TestWorkConflictAndPreserve(t *testing.T) {
 	// The policy here is namespaced: its Overwrite counts only with the
 	// operator's opt-in (TestNamespacedOverwriteIsIgnored shows the default).
-	env := startFleet(t)
-	env.startManager(t, func(o *shared.Options) { o.AllowNamespacedOverwrite = true })
-	hub, memberClients, names := env.hub, env.members, env.names
+	env := controllertest.StartFleet(t, 3)
+	env.StartControlPlane(t, func(o *shared.Options) { o.AllowNamespacedOverwrite = true })
+	hub, memberClients, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
 	member := memberClients[names[0]]
 
@@ -286,7 +287,7 @@ spec:
 	workKey := client.ObjectKey{Namespace: shared.ExecutionNamespace(names[0]), Name: shared.WorkName(api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "settings"})}
 	rbKey := client.ObjectKey{Namespace: "default", Name: hoststore.BindingName(schema.GroupKind{Kind: "ConfigMap"}, "settings")}
 	t.Log("Abort: the Work and the binding say which object in which cluster is refused")
-	testkit.Eventually(t, deadline, "work and binding report the conflict", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "work and binding report the conflict", func() (bool, string) {
 		var w workv1.Work
 		if err := hub.Get(ctx, workKey, &w); err != nil {
 			return false, err.Error()
@@ -315,7 +316,7 @@ spec:
 	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(pp), pp, func() {
 		pp.Spec.ConflictResolution = "Overwrite"
 	})
-	testkit.Eventually(t, deadline, "member object adopted, binding fully applied", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "member object adopted, binding fully applied", func() (bool, string) {
 		if err := member.Get(ctx, client.ObjectKey{Namespace: "default", Name: "settings"}, &cm); err != nil {
 			return false, err.Error()
 		}
@@ -331,7 +332,7 @@ spec:
 	if err := hub.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}}); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, deadline, "work and binding gone", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "work and binding gone", func() (bool, string) {
 		werr := hub.Get(ctx, workKey, &workv1.Work{})
 		rerr := hub.Get(ctx, rbKey, &workv1.ResourceBinding{})
 		return apierrors.IsNotFound(werr) && apierrors.IsNotFound(rerr), fmt.Sprintf("work: %v, binding: %v", werr, rerr)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -42,7 +43,7 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 	t.Logf("%d ConfigMaps on the healthy member %v after creation", templates, time.Since(begin).Round(10*time.Millisecond))
 
 	want := fmt.Sprintf("cluster stalled: read the live object: no answer within the member request timeout %s", requestTimeout)
-	testkit.Eventually(t, deadline, "a Work of the stalled member fails naming the cluster and the request timeout", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "a Work of the stalled member fails naming the cluster and the request timeout", func() (bool, string) {
 		var works workv1.WorkList
 		if err := env.hub.List(t.Context(), &works, client.InNamespace(shared.ExecutionNamespace("stalled"))); err != nil {
 			return false, err.Error()
@@ -91,7 +92,7 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 	// Each held request ends within the request timeout and frees its
 	// worker: every one of the stalled member's Works gets its turn, and
 	// comes back after the resync.
-	testkit.Eventually(t, deadline, "the stalled member is sent more requests than it has Works", func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, "the stalled member is sent more requests than it has Works", func() (bool, string) {
 		return proxy.Seen() > templates, fmt.Sprintf("%d requests, peak %d", proxy.Seen(), proxy.Peak())
 	})
 }
@@ -100,7 +101,7 @@ func TestStalledMemberRequestTimeout(t *testing.T) {
 // namespace default, all with value v.
 func (e stallEnv) waitHealthyAt(t *testing.T, n int, v string) {
 	t.Helper()
-	testkit.Eventually(t, deadline, fmt.Sprintf("%d ConfigMaps at v=%s on the healthy member", n, v), func() (bool, string) {
+	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("%d ConfigMaps at v=%s on the healthy member", n, v), func() (bool, string) {
 		var list corev1.ConfigMapList
 		if err := e.healthyClient.List(t.Context(), &list, client.InNamespace("default")); err != nil {
 			return false, err.Error()
