@@ -1,4 +1,4 @@
-package controller_test
+package agent_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
-	flotillaagent "github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -42,11 +42,11 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 	host := fleet.Clusters[0]
 	hub := controllertest.SystemHost(t, host)
 	ctx := t.Context()
-	reg, err := flotillaagent.RegisterAgent(ctx, hub, "edge", time.Hour)
+	reg, err := agent.RegisterAgent(ctx, hub, "edge", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := flotillaagent.RegisterAgent(ctx, hub, "other", time.Hour); err != nil {
+	if _, err := agent.RegisterAgent(ctx, hub, "other", time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if reg.ServiceAccount != shared.ClusterLeaseNamespace+"/flotilla-agent-edge" || reg.Token == "" || time.Until(reg.ExpiresAt) < 50*time.Minute {
@@ -58,62 +58,62 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 	}
 	testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: shared.SystemNamespace, Name: "east"}, Data: map[string][]byte{"token": []byte("x")}})
 
-	agent := controllertest.Client(t, agentHubConfig(host, reg.Token), hub.Scheme())
+	agentHub := controllertest.Client(t, agentHubConfig(host, reg.Token), hub.Scheme())
 	edgeWorks, otherWorks := client.InNamespace(shared.ExecutionNamespace("edge")), client.InNamespace(shared.ExecutionNamespace("other"))
 	checks := []struct {
 		what    string
 		allowed bool
 		do      func() error
 	}{
-		{"read its own Cluster", true, func() error { return agent.Get(ctx, client.ObjectKey{Name: "edge"}, &clusterv1.Cluster{}) }},
+		{"read its own Cluster", true, func() error { return agentHub.Get(ctx, client.ObjectKey{Name: "edge"}, &clusterv1.Cluster{}) }},
 		{"watch-list its own Cluster by name", true, func() error {
-			return agent.List(ctx, &clusterv1.ClusterList{}, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", "edge")})
+			return agentHub.List(ctx, &clusterv1.ClusterList{}, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", "edge")})
 		}},
 		{"write its own Cluster's status", true, func() error {
 			var own clusterv1.Cluster
-			if err := agent.Get(ctx, client.ObjectKey{Name: "edge"}, &own); err != nil {
+			if err := agentHub.Get(ctx, client.ObjectKey{Name: "edge"}, &own); err != nil {
 				return err
 			}
 			orig := own.DeepCopy()
 			own.Status.KubernetesVersion = "v1.35.4"
-			return agent.Status().Patch(ctx, &own, client.MergeFrom(orig))
+			return agentHub.Status().Patch(ctx, &own, client.MergeFrom(orig))
 		}},
-		{"list the Works of its execution namespace", true, func() error { return agent.List(ctx, &workv1.WorkList{}, edgeWorks) }},
+		{"list the Works of its execution namespace", true, func() error { return agentHub.List(ctx, &workv1.WorkList{}, edgeWorks) }},
 		{"renew its own Lease", true, func() error {
 			var l coordinationv1.Lease
-			if err := agent.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: "edge"}, &l); err != nil {
+			if err := agentHub.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: "edge"}, &l); err != nil {
 				return err
 			}
 			now := metav1.NowMicro()
 			l.Spec.RenewTime = &now
-			return agent.Update(ctx, &l)
+			return agentHub.Update(ctx, &l)
 		}},
-		{"list another cluster's Works", false, func() error { return agent.List(ctx, &workv1.WorkList{}, otherWorks) }},
-		{"list every Work", false, func() error { return agent.List(ctx, &workv1.WorkList{}) }},
-		{"read another Cluster", false, func() error { return agent.Get(ctx, client.ObjectKey{Name: "other"}, &clusterv1.Cluster{}) }},
-		{"list Clusters", false, func() error { return agent.List(ctx, &clusterv1.ClusterList{}) }},
+		{"list another cluster's Works", false, func() error { return agentHub.List(ctx, &workv1.WorkList{}, otherWorks) }},
+		{"list every Work", false, func() error { return agentHub.List(ctx, &workv1.WorkList{}) }},
+		{"read another Cluster", false, func() error { return agentHub.Get(ctx, client.ObjectKey{Name: "other"}, &clusterv1.Cluster{}) }},
+		{"list Clusters", false, func() error { return agentHub.List(ctx, &clusterv1.ClusterList{}) }},
 		{"read another cluster's Lease", false, func() error {
-			return agent.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: "other"}, &coordinationv1.Lease{})
+			return agentHub.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: "other"}, &coordinationv1.Lease{})
 		}},
 		{"read a member's credentials Secret", false, func() error {
-			return agent.Get(ctx, client.ObjectKey{Namespace: shared.SystemNamespace, Name: "east"}, &corev1.Secret{})
+			return agentHub.Get(ctx, client.ObjectKey{Namespace: shared.SystemNamespace, Name: "east"}, &corev1.Secret{})
 		}},
-		{"list Secrets of its execution namespace", false, func() error { return agent.List(ctx, &corev1.SecretList{}, edgeWorks) }},
-		{"list ResourceBindings", false, func() error { return agent.List(ctx, &workv1.ResourceBindingList{}) }},
+		{"list Secrets of its execution namespace", false, func() error { return agentHub.List(ctx, &corev1.SecretList{}, edgeWorks) }},
+		{"list ResourceBindings", false, func() error { return agentHub.List(ctx, &workv1.ResourceBindingList{}) }},
 		// A compromised member must not relabel its Cluster to attract other
 		// workloads, nor point the control plane at other credentials and an
 		// endpoint of its choosing.
 		{"relabel its own Cluster", false, func() error {
-			return ownCluster(ctx, agent, func(c *clusterv1.Cluster) { c.Labels = map[string]string{"env": "prod"} })
+			return ownCluster(ctx, agentHub, func(c *clusterv1.Cluster) { c.Labels = map[string]string{"env": "prod"} })
 		}},
 		{"switch its own Cluster to Push with another member's credentials", false, func() error {
-			return ownCluster(ctx, agent, func(c *clusterv1.Cluster) {
+			return ownCluster(ctx, agentHub, func(c *clusterv1.Cluster) {
 				c.Spec.SyncMode, c.Spec.APIEndpoint = api.Push, "https://attacker.example:6443"
 				c.Spec.SecretRef = &api.LocalSecretReference{Namespace: shared.SystemNamespace, Name: "east"}
 			})
 		}},
 		{"create a Cluster", false, func() error {
-			return agent.Create(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "rogue"}, Spec: api.ClusterSpec{SyncMode: api.Pull}})
+			return agentHub.Create(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "rogue"}, Spec: api.ClusterSpec{SyncMode: api.Pull}})
 		}},
 	}
 	for _, c := range checks {
@@ -127,24 +127,24 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 	}
 
 	t.Log("registering again issues a new token; a Push cluster is refused")
-	again, err := flotillaagent.RegisterAgent(ctx, hub, "edge", time.Hour)
+	again, err := agent.RegisterAgent(ctx, hub, "edge", time.Hour)
 	if err != nil || again.Token == "" {
 		t.Fatalf("registering edge again: %v", err)
 	}
 	testkit.MustCreate(t, hub, controllertest.ClusterObject("pushed", "https://127.0.0.1:1", shared.SystemNamespace))
-	if _, err := flotillaagent.RegisterAgent(ctx, hub, "pushed", time.Hour); err == nil || !strings.Contains(err.Error(), "cluster pushed exists with spec.syncMode Push") {
+	if _, err := agent.RegisterAgent(ctx, hub, "pushed", time.Hour); err == nil || !strings.Contains(err.Error(), "cluster pushed exists with spec.syncMode Push") {
 		t.Errorf("registering an agent for a Push cluster: %v, want a refusal naming its syncMode", err)
 	}
 }
 
 // ownCluster patches the agent's own Cluster "edge" with change, as the
 // agent's identity.
-func ownCluster(ctx context.Context, agent client.Client, change func(*clusterv1.Cluster)) error {
+func ownCluster(ctx context.Context, agentHub client.Client, change func(*clusterv1.Cluster)) error {
 	var own clusterv1.Cluster
-	if err := agent.Get(ctx, client.ObjectKey{Name: "edge"}, &own); err != nil {
+	if err := agentHub.Get(ctx, client.ObjectKey{Name: "edge"}, &own); err != nil {
 		return err
 	}
 	orig := own.DeepCopy()
 	change(&own)
-	return agent.Patch(ctx, &own, client.MergeFrom(orig))
+	return agentHub.Patch(ctx, &own, client.MergeFrom(orig))
 }
