@@ -1,4 +1,4 @@
-package controller_test
+package customization_test
 
 import (
 	"fmt"
