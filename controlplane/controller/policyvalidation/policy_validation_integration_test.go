@@ -1,4 +1,4 @@
-package controller_test
+package policyvalidation_test
 
 import (
 	"fmt"
