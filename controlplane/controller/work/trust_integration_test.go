@@ -1,4 +1,4 @@
-package controller_test
+package work_test
 
 import (
 	"fmt"
