@@ -1,6 +1,6 @@
 //go:build linux
 
-package controller_test
+package e2e_test
 
 // Write counting of the restart benchmarks (bench_restart_test.go): the
 // host apiserver's apiserver_request_total, read before and after a phase,

@@ -1,6 +1,6 @@
 //go:build linux
 
-package controller_test
+package e2e_test
 
 // Helpers of the continuous-mode benchmarks (bench_scale_test.go,
 // bench_failover_test.go). They run the control plane the way an operator

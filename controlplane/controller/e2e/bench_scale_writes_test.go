@@ -1,6 +1,6 @@
 //go:build linux
 
-package controller_test
+package e2e_test
 
 // What BenchmarkContinuousScale measures beside the wall time: the host
 // apiserver's requests by verb and resource (its own

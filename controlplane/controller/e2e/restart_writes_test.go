@@ -1,6 +1,6 @@
 //go:build linux
 
-package controller_test
+package e2e_test
 
 import (
 	"fmt"
