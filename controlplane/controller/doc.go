@@ -23,7 +23,7 @@
 //
 // They stand on shared, the layer every reconciler needs (options, the
 // binding store, events, trust checks and Work verification, member
-// connections and slots, the template kinds registry, Work naming,
+// connections, the template kinds registry, Work naming,
 // suspension and eviction decisions, metrics), which imports
 // none of them. No reconciler package imports another (depguard keeps it
 // so), except agent, which runs work's controllers. Setup, here, is the one

@@ -2,7 +2,7 @@
 // stands on: Options, the binding store (ResourceBinding and
 // ClusterResourceBinding as one), events and metrics helpers, the trust
 // checks (ValidateResourceBinding, ValidateWork and the namespace Work
-// checks), member connections (members, claims) and member slots, the
+// checks), member connections (members, claims), the
 // template kinds registry (discovery and the CRD watch that refreshes
 // it), Work naming and rendering (ExecutionNamespace, WorkName,
 // PlanWorks), suspension and graceful eviction

@@ -322,3 +322,13 @@ func (o Options) WithDefaults() Options {
 	count(&o.SchedulerWorkers, DefaultSchedulerWorkers)
 	return o
 }
+
+// MemberNamespaceTTL is how long the execution trusts that a member
+// namespace it found or created still exists, instead of reading it before
+// each Work's apply; an apply that finds it gone makes it again at once.
+const MemberNamespaceTTL = 10 * time.Minute
+
+// HostWriteMargin is what a reconcile that talks to a member gets beyond
+// the work timeout, for its reads and status writes on the host: the
+// controller-runtime ReconciliationTimeout guardrail is the sum.
+const HostWriteMargin = 30 * time.Second
