@@ -223,8 +223,9 @@ type Options struct {
 	CredentialSecretsOnly bool
 
 	// kinds are the template kinds the detectors run for, from discovery;
-	// Setup sets it, and the controllers' binding checks use it.
-	kinds *KindRegistry
+	// Setup sets it (WithKinds), and the controllers' binding checks use
+	// it.
+	kinds ServedKinds
 	// interpreters is the one interpreter cache of every controller;
 	// Setup and SetupAgent set it (WithInterpreters; nil loads afresh per
 	// call).

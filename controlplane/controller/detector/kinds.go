@@ -1,4 +1,4 @@
-package shared
+package detector
 
 import (
 	"context"
@@ -19,32 +19,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
-// NamespaceKind is the core Namespace kind: a Namespace template named
-// like a reserved namespace is never propagated.
-var NamespaceKind = schema.GroupKind{Kind: "Namespace"}
-
-// skippedKinds are the kinds never detected when Options.TemplateKinds is
-// empty (Karmada skips events and its own groups the same way): records of
-// what happened (Events), the host's own coordination (Leases, flotilla's
-// leader election among them) and the host's nodes, which are not a
-// workload. flotilla's own groups (*.flotilla.io) are skipped as well.
-var skippedKinds = []schema.GroupKind{
-	{Kind: "Event"},
-	{Group: "events.k8s.io", Kind: "Event"},
-	{Group: "coordination.k8s.io", Kind: "Lease"},
-	{Kind: "Node"},
-}
-
-// skipped reports whether discovery leaves gk out of the template kinds.
-func skipped(gk schema.GroupKind) bool {
-	return gk.Group == "flotilla.io" || strings.HasSuffix(gk.Group, ".flotilla.io") || slices.Contains(skippedKinds, gk)
-}
+// secretKind is the core Secret kind, never a template kind when
+// Options.CredentialSecretsOnly.
+var secretKind = schema.GroupKind{Kind: "Secret"}
 
 // servedKind is a kind discovery reports the host serves.
 type servedKind struct {
-	Gvk        schema.GroupVersionKind
+	GVK        schema.GroupVersionKind
 	namespaced bool
 }
 
@@ -57,8 +42,8 @@ func templateKinds(served []servedKind, preferred func(schema.GroupVersion) bool
 	var out []servedKind
 	for _, s := range served {
 		switch {
-		case len(filter) > 0 && !slices.Contains(filter, s.Gvk):
-		case len(filter) == 0 && (skipped(s.Gvk.GroupKind()) || !preferred(s.Gvk.GroupVersion())):
+		case len(filter) > 0 && !slices.Contains(filter, s.GVK):
+		case len(filter) == 0 && (shared.SkippedKind(s.GVK.GroupKind()) || !preferred(s.GVK.GroupVersion())):
 		default:
 			out = append(out, s)
 		}
@@ -108,21 +93,30 @@ type KindRegistry struct {
 	runs map[schema.GroupKind]*kindRun
 }
 
-// Lookup returns the version and scope the detector watches gk at.
-func (k *KindRegistry) Lookup(gk schema.GroupKind) (servedKind, bool) {
+// lookup returns the version and scope the detector watches gk at.
+func (k *KindRegistry) lookup(gk schema.GroupKind) (servedKind, bool) {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	s, ok := k.active[gk]
 	return s, ok
 }
 
-// names lists the active kinds, for messages.
-func (k *KindRegistry) names() []string {
+// ServedKind is the version and scope the detector watches gk at; ok is
+// false when no detector runs for gk (shared.ServedKinds, for the trust
+// checks).
+func (k *KindRegistry) ServedKind(gk schema.GroupKind) (gvk schema.GroupVersionKind, namespaced, ok bool) {
+	s, ok := k.lookup(gk)
+	return s.GVK, s.namespaced, ok
+}
+
+// KindNames lists the active kinds as "group/version Kind", for messages
+// (shared.ServedKinds).
+func (k *KindRegistry) KindNames() []string {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	out := make([]string, 0, len(k.active))
 	for _, s := range k.active {
-		out = append(out, s.Gvk.GroupVersion().String()+" "+s.Gvk.Kind)
+		out = append(out, s.GVK.GroupVersion().String()+" "+s.GVK.Kind)
 	}
 	slices.Sort(out)
 	return out
@@ -135,10 +129,10 @@ func (k *KindRegistry) isServed(groupResource string) bool {
 	return k.served[groupResource]
 }
 
-// Refresh reads discovery and starts a detector for each new template kind.
+// refresh reads discovery and starts a detector for each new template kind.
 // A group whose discovery fails (an aggregated API that is down) is left
 // out of this refresh only.
-func (k *KindRegistry) Refresh() error {
+func (k *KindRegistry) refresh() error {
 	k.refreshing.Lock()
 	defer k.refreshing.Unlock()
 	groups, lists, err := k.discovery.ServerGroupsAndResources()
@@ -169,7 +163,7 @@ func (k *KindRegistry) Refresh() error {
 			if !hasVerbs(r, "get", "list", "watch") {
 				continue
 			}
-			served = append(served, servedKind{Gvk: gv.WithKind(r.Kind), namespaced: r.Namespaced})
+			served = append(served, servedKind{GVK: gv.WithKind(r.Kind), namespaced: r.Namespaced})
 		}
 	}
 	preferred := func(gv schema.GroupVersion) bool { return preferredVersions[gv.Group] == gv.Version }
@@ -179,11 +173,11 @@ func (k *KindRegistry) Refresh() error {
 	k.mu.Lock()
 	k.served = groupResources
 	for _, s := range templateKinds(served, preferred, k.filter) {
-		if k.noSecrets && s.Gvk.GroupKind() == secretKind.GroupKind() {
+		if k.noSecrets && s.GVK.GroupKind() == secretKind {
 			continue
 		}
-		current[s.Gvk.GroupKind()] = true
-		if a, ok := k.active[s.Gvk.GroupKind()]; !ok || a != s {
+		current[s.GVK.GroupKind()] = true
+		if a, ok := k.active[s.GVK.GroupKind()]; !ok || a != s {
 			fresh = append(fresh, s)
 		}
 	}
@@ -194,23 +188,23 @@ func (k *KindRegistry) Refresh() error {
 	}
 	for _, s := range fresh {
 		if k.mayList != nil {
-			if err := k.mayList(s.Gvk); err != nil {
-				if !k.denied[s.Gvk.GroupKind()] && k.log != nil {
-					k.log(s.Gvk, err)
+			if err := k.mayList(s.GVK); err != nil {
+				if !k.denied[s.GVK.GroupKind()] && k.log != nil {
+					k.log(s.GVK, err)
 				}
 				k.mu.Lock()
-				k.denied[s.Gvk.GroupKind()] = true
+				k.denied[s.GVK.GroupKind()] = true
 				k.mu.Unlock()
 				continue
 			}
 		}
 		if k.base != nil {
 			if err := k.launch(k.base, s); err != nil {
-				return fmt.Errorf("start detector for %s: %w", s.Gvk, err)
+				return fmt.Errorf("start detector for %s: %w", s.GVK, err)
 			}
 		}
 		k.mu.Lock()
-		k.active[s.Gvk.GroupKind()] = s
+		k.active[s.GVK.GroupKind()] = s
 		k.mu.Unlock()
 	}
 	return nil
@@ -230,7 +224,7 @@ func (k *KindRegistry) begin(ctx context.Context) error {
 	k.mu.RUnlock()
 	for _, s := range kinds {
 		if err := k.launch(ctx, s); err != nil {
-			return fmt.Errorf("start detector for %s: %w", s.Gvk, err)
+			return fmt.Errorf("start detector for %s: %w", s.GVK, err)
 		}
 	}
 	return nil
@@ -252,7 +246,7 @@ func (k *KindRegistry) wait() {
 func goneKinds(active map[schema.GroupKind]servedKind, current map[schema.GroupKind]bool, failed map[schema.GroupVersion]error) []schema.GroupKind {
 	var gone []schema.GroupKind
 	for gk, s := range active {
-		if _, unknown := failed[s.Gvk.GroupVersion()]; !current[gk] && !unknown {
+		if _, unknown := failed[s.GVK.GroupVersion()]; !current[gk] && !unknown {
 			gone = append(gone, gk)
 		}
 	}
@@ -269,9 +263,9 @@ func hasVerbs(r metav1.APIResource, verbs ...string) bool {
 	return true
 }
 
-// Run starts the detectors and refreshes the kinds every period until ctx
+// run starts the detectors and refreshes the kinds every period until ctx
 // ends, then waits for the detectors to stop; it runs in the leader only.
-func (k *KindRegistry) Run(period time.Duration) func(ctx context.Context) error {
+func (k *KindRegistry) run(period time.Duration) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		if err := k.begin(ctx); err != nil {
 			return err
@@ -284,7 +278,7 @@ func (k *KindRegistry) Run(period time.Duration) func(ctx context.Context) error
 			case <-ctx.Done():
 				return nil
 			case <-t.C:
-				if err := k.Refresh(); err != nil {
+				if err := k.refresh(); err != nil {
 					ctrl.LoggerFrom(ctx).Error(err, "refresh template kinds")
 				}
 			}
@@ -318,14 +312,14 @@ func (w *crdWatch) setup(mgr ctrl.Manager) error {
 
 // Reconcile refreshes the template kinds for one CRD's change.
 func (w *crdWatch) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if err := w.kinds.Refresh(); err != nil {
+	if err := w.kinds.refresh(); err != nil {
 		return reconcile.Result{}, err
 	}
 	var crd metav1.PartialObjectMetadata
 	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 	err := w.reader.Get(ctx, req.NamespacedName, &crd)
 	switch {
-	case IsNotFound(err) && w.kinds.isServed(req.Name):
+	case apierrors.IsNotFound(err) && w.kinds.isServed(req.Name):
 		// Deleted, and discovery has not caught up yet: its detector
 		// stops once the kind is no longer served.
 		return reconcile.Result{RequeueAfter: crdRetry}, nil

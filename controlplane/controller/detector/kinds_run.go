@@ -1,4 +1,4 @@
-package shared
+package detector
 
 import (
 	"context"
@@ -46,13 +46,13 @@ type kindRun struct {
 // informer removal cannot take the new run's informer with it. Callers
 // hold k.refreshing.
 func (k *KindRegistry) launch(ctx context.Context, s servedKind) error {
-	gk := s.Gvk.GroupKind()
+	gk := s.GVK.GroupKind()
 	if prev, ok := k.runs[gk]; ok {
 		prev.cancel()
 		<-prev.done
 	}
 	kctx, cancel := context.WithCancel(ctx)
-	r, err := k.build(kctx, s.Gvk, s.namespaced)
+	r, err := k.build(kctx, s.GVK, s.namespaced)
 	if err != nil {
 		cancel()
 		return err
@@ -63,13 +63,13 @@ func (k *KindRegistry) launch(ctx context.Context, s servedKind) error {
 	}
 	k.runs[gk] = run
 	detectorRunning.WithLabelValues(gk.Group, gk.Kind).Set(1)
-	k.logger.Info("template kind detector started", "kind", s.Gvk.String())
+	k.logger.Info("template kind detector started", "kind", s.GVK.String())
 	go func() {
 		defer close(run.done)
 		if err := r.Start(kctx); err != nil && kctx.Err() == nil {
 			// It failed by itself (its informers never synced): the
 			// next refresh starts it again.
-			k.logger.Error(err, "template kind detector failed", "kind", s.Gvk.String())
+			k.logger.Error(err, "template kind detector failed", "kind", s.GVK.String())
 			k.mu.Lock()
 			if k.active[gk] == s {
 				delete(k.active, gk)
@@ -81,10 +81,10 @@ func (k *KindRegistry) launch(ctx context.Context, s servedKind) error {
 		// the other controllers check the registry before they read a
 		// template.
 		if k.forget != nil {
-			k.forget(s.Gvk)
+			k.forget(s.GVK)
 		}
 		detectorRunning.WithLabelValues(gk.Group, gk.Kind).Set(0)
-		k.logger.Info("template kind detector stopped", "kind", s.Gvk.String())
+		k.logger.Info("template kind detector stopped", "kind", s.GVK.String())
 	}()
 	return nil
 }
