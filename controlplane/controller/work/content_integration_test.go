@@ -228,36 +228,35 @@ func waitData(t *testing.T, env controllertest.Fleet, cluster string, key client
 // a moment is seen too.
 func watchData(t *testing.T, env controllertest.Fleet, cluster string, key client.ObjectKey, k string) func() string {
 	t.Helper()
-	var member *kubernetes.Clientset
-	for _, c := range env.Clusters {
-		if c.Name == cluster {
-			member = kubernetes.NewForConfigOrDie(c.RESTConfig())
+	return watchMember(t, env, cluster, func(member *kubernetes.Clientset) (watch.Interface, error) {
+		return member.CoreV1().ConfigMaps(key.Namespace).Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + key.Name})
+	}, func(obj runtime.Object) (string, bool) {
+		cm, ok := obj.(*corev1.ConfigMap)
+		if !ok {
+			return "", false
 		}
-	}
-	w, err := member.CoreV1().ConfigMaps(key.Namespace).Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + key.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-	var values []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Error {
-				values = append(values, cm.Data[k])
-			}
-		}
-	}()
-	return func() string {
-		w.Stop()
-		<-done
-		return strings.Join(values, ", ")
-	}
+		return cm.Data[k], true
+	})
 }
 
 // watchNamespaceLabel is watchData for a member namespace's label.
 func watchNamespaceLabel(t *testing.T, env controllertest.Fleet, cluster, name, label string) func() string {
+	t.Helper()
+	return watchMember(t, env, cluster, func(member *kubernetes.Clientset) (watch.Interface, error) {
+		return member.CoreV1().Namespaces().Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	}, func(obj runtime.Object) (string, bool) {
+		ns, ok := obj.(*corev1.Namespace)
+		if !ok {
+			return "", false
+		}
+		return ns.Labels[label], true
+	})
+}
+
+// watchMember opens a watch of cluster's apiserver and, until the returned
+// function is called, records value of every object it sends; that
+// function stops the watch and returns the values in order.
+func watchMember(t *testing.T, env controllertest.Fleet, cluster string, open func(*kubernetes.Clientset) (watch.Interface, error), value func(runtime.Object) (string, bool)) func() string {
 	t.Helper()
 	var member *kubernetes.Clientset
 	for _, c := range env.Clusters {
@@ -265,7 +264,7 @@ func watchNamespaceLabel(t *testing.T, env controllertest.Fleet, cluster, name, 
 			member = kubernetes.NewForConfigOrDie(c.RESTConfig())
 		}
 	}
-	w, err := member.CoreV1().Namespaces().Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	w, err := open(member)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,8 +274,8 @@ func watchNamespaceLabel(t *testing.T, env controllertest.Fleet, cluster, name, 
 	go func() {
 		defer close(done)
 		for ev := range w.ResultChan() {
-			if ns, ok := ev.Object.(*corev1.Namespace); ok && ev.Type != watch.Error {
-				values = append(values, ns.Labels[label])
+			if v, ok := value(ev.Object); ok && ev.Type != watch.Error {
+				values = append(values, v)
 			}
 		}
 	}()
