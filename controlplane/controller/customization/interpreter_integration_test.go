@@ -41,7 +41,7 @@ func rolloutCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 // examples/interpreter, as the config.flotilla.io object a user applies.
 func exampleCustomization(t *testing.T) *configv1.ResourceInterpreterCustomization {
 	t.Helper()
-	ric := apitest.ReadInterpreters(t, "../../examples/interpreter/argo-rollout.yaml")[0]
+	ric := apitest.ReadInterpreters(t, "../../../examples/interpreter/argo-rollout.yaml")[0]
 	return &configv1.ResourceInterpreterCustomization{ObjectMeta: metav1.ObjectMeta{Name: ric.Name}, Spec: ric.Spec}
 }
 

@@ -35,8 +35,8 @@ func benchBinary(b *testing.B) string {
 		return path
 	}
 	out := filepath.Join(b.TempDir(), "terraform-provider-flotilla")
-	// The test runs in controlplane/controller; the main package is the module root.
-	cmd := exec.CommandContext(b.Context(), "go", "build", "-o", out, "../..")
+	// The test runs in controlplane/controller/e2e; the main package is the module root.
+	cmd := exec.CommandContext(b.Context(), "go", "build", "-o", out, "../../..")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build flotilla: %v\n%s", err, msg)
 	}
