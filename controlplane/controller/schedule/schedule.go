@@ -97,7 +97,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	if !rb.DeletionTimestamp.IsZero() || rb.Spec.Placement == nil || len(shared.ValidateResourceBinding(&rb, s.opts)) > 0 {
 		return reconcile.Result{}, nil
 	}
-	if cond := shared.OtherScheduler(&rb); cond != nil {
+	if cond := otherScheduler(&rb); cond != nil {
 		return reconcile.Result{}, s.leave(ctx, &rb, *cond)
 	}
 	start, outcome := time.Now(), metrics.ResultError

@@ -3,8 +3,8 @@
 // ClusterResourceBinding as one), events and metrics helpers, the trust
 // checks (ValidateResourceBinding, ValidateWork and the namespace Work
 // checks, which ask the detector's kinds registry through ServedKinds),
-// member connections (members, claims), Work naming and rendering
-// (ExecutionNamespace, WorkName, PlanWorks), suspension and graceful
+// member connections (members, claims), Work naming and merging
+// (ExecutionNamespace, WorkName, MergeWork, WorkSuspended), graceful
 // eviction decisions (the taint manager's, in schedule, and the binding
 // controller's), state preservation, the namespace sync's rules and the
 // scheme.

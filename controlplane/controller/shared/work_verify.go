@@ -21,10 +21,10 @@ import (
 // binding's namespace (none for a ClusterResourceBinding's). The webhook refuses other Works when they are
 // written; the execution controller also checks them against their
 // binding (verifyWork). A Work of the namespace sync (label
-// namespace.flotilla.io/name) is checked as validateNamespaceWork says.
+// namespace.flotilla.io/name) is checked as ValidateNamespaceWork says.
 func ValidateWork(w *workv1.Work) field.ErrorList {
 	if NamespaceWork(w) {
-		return validateNamespaceWork(w)
+		return ValidateNamespaceWork(w)
 	}
 	var errs field.ErrorList
 	md := field.NewPath("metadata")

@@ -118,7 +118,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	if shared.WorkSuspended(&w) {
 		orig := w.DeepCopy()
-		shared.WorkDispatchingCondition(&w, e.now())
+		workDispatchingCondition(&w, e.now())
 		return reconcile.Result{}, patchWorkStatus(ctx, e.client, orig, &w)
 	}
 	t, err := e.verify(ctx, &w, cluster)
@@ -131,7 +131,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 		return e.stamp(ctx, &w, t, err)
 	}
 	orig := w.DeepCopy()
-	shared.WorkDispatchingCondition(&w, e.now())
+	workDispatchingCondition(&w, e.now())
 	cond := metav1.Condition{Type: api.ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
 	var took time.Duration // of the apply, when one ran
 	if err != nil {

@@ -1,4 +1,4 @@
-package shared
+package binding
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
 // A Namespace that a ClusterPropagationPolicy claims and the namespace
@@ -24,9 +25,9 @@ import (
 // bindingWorkKeys are the labels and annotations that tie a Work to a
 // binding; the sync's own Work carries none of them.
 var (
-	bindingWorkLabels      = []string{LabelBindingPermanentID}
-	bindingWorkAnnotations = []string{AnnotationBindingNamespace, AnnotationBindingName, AnnotationTemplateGeneration}
-	syncWorkLabels         = []string{LabelNamespaceSyncName, LabelNamespaceSyncID}
+	bindingWorkLabels      = []string{shared.LabelBindingPermanentID}
+	bindingWorkAnnotations = []string{shared.AnnotationBindingNamespace, shared.AnnotationBindingName, shared.AnnotationTemplateGeneration}
+	syncWorkLabels         = []string{shared.LabelNamespaceSyncName, shared.LabelNamespaceSyncID}
 )
 
 // takeOverFromSync returns have without the namespace sync's labels when
@@ -34,7 +35,7 @@ var (
 // binding's alone (a Work of both is refused), and whether it was the
 // sync's.
 func takeOverFromSync(have *workv1.Work) (*workv1.Work, bool) {
-	if !NamespaceWork(have) {
+	if !shared.NamespaceWork(have) {
 		return have, false
 	}
 	taken := have.DeepCopy()
@@ -44,24 +45,24 @@ func takeOverFromSync(have *workv1.Work) (*workv1.Work, bool) {
 	return taken, true
 }
 
-// HandBackToSync turns a Work the binding controller no longer wants into
+// handBackToSync turns a Work the binding controller no longer wants into
 // the namespace sync's Work, when it carries a Namespace the sync creates
 // in every member, instead of letting it be deleted (which would remove
 // the member namespace). The sync renders it again on the event. It
 // reports whether the Work was handed back; false leaves it to be deleted.
-func HandBackToSync(ctx context.Context, c client.Client, opts Options, w *workv1.Work) (bool, error) {
+func handBackToSync(ctx context.Context, c client.Client, opts shared.Options, w *workv1.Work) (bool, error) {
 	name, ok := syncedNamespaceOf(w)
 	if !ok || opts.DisableNamespaceSync {
 		return false, nil
 	}
 	var ns corev1.Namespace
 	switch err := c.Get(ctx, client.ObjectKey{Name: name}, &ns); {
-	case IsNotFound(err):
+	case shared.IsNotFound(err):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("read namespace %s of work %s/%s: %w", name, w.Namespace, w.Name, err)
 	}
-	if syncs, _ := SyncsNamespace(&ns, opts); !syncs || !ns.DeletionTimestamp.IsZero() {
+	if syncs, _ := shared.SyncsNamespace(&ns, opts); !syncs || !ns.DeletionTimestamp.IsZero() {
 		return false, nil
 	}
 	if err := c.Update(ctx, asSyncWork(w, &ns)); err != nil {
@@ -74,15 +75,15 @@ func HandBackToSync(ctx context.Context, c client.Client, opts Options, w *workv
 // carries, when that is its only manifest and the Work has the name the
 // namespace sync gives it; false for any other Work.
 func syncedNamespaceOf(w *workv1.Work) (string, bool) {
-	if NamespaceWork(w) || !w.DeletionTimestamp.IsZero() || len(w.Spec.Workload.Manifests) != 1 {
+	if shared.NamespaceWork(w) || !w.DeletionTimestamp.IsZero() || len(w.Spec.Workload.Manifests) != 1 {
 		return "", false
 	}
-	objs, err := Manifests(w)
+	objs, err := shared.Manifests(w)
 	if err != nil {
 		return "", false
 	}
 	ref := api.TemplateRefOf(objs[0])
-	if ref.Group != "" || ref.Kind != NamespaceKind.Kind || ref.Namespace != "" || WorkName(ref) != w.Name {
+	if ref.Group != "" || ref.Kind != shared.NamespaceKind.Kind || ref.Namespace != "" || shared.WorkName(ref) != w.Name {
 		return "", false
 	}
 	return ref.Name, true
@@ -104,12 +105,12 @@ func asSyncWork(w *workv1.Work, ns *corev1.Namespace) *workv1.Work {
 	for _, k := range bindingWorkAnnotations {
 		delete(out.Annotations, k)
 	}
-	out.Labels[LabelNamespaceSyncName] = ns.Name
-	out.Labels[LabelNamespaceSyncID] = string(ns.UID)
+	out.Labels[shared.LabelNamespaceSyncName] = ns.Name
+	out.Labels[shared.LabelNamespaceSyncID] = string(ns.UID)
 	if out.Annotations == nil {
 		out.Annotations = map[string]string{}
 	}
-	out.Annotations[AnnotationConflictResolution] = string(api.ConflictAbort)
+	out.Annotations[shared.AnnotationConflictResolution] = string(api.ConflictAbort)
 	out.Spec.SuspendDispatching = nil
 	out.Spec.PreserveResourcesOnDeletion = nil
 	return out
