@@ -24,7 +24,7 @@
 //
 // They stand on shared, the layer every reconciler needs (options, the
 // binding store, events, trust checks and Work verification, member
-// connections, Work naming, suspension and eviction decisions,
+// connections, Work naming and merging, eviction decisions,
 // metrics), which imports
 // none of them. No reconciler package imports another (depguard keeps it
 // so), except agent, which runs work's controllers. Setup, here, is the one
