@@ -24,11 +24,10 @@
 //
 // They stand on shared, the layer every reconciler needs (options, the
 // binding store, events, trust checks and Work verification, member
-// connections, Work naming and merging, eviction decisions,
-// metrics), which imports
-// none of them. No reconciler package imports another (depguard keeps it
-// so), except agent, which runs work's controllers. Setup, here, is the one
-// place that wires them.
+// connections, Work naming and merging, eviction decisions, metrics),
+// which imports none of them. No reconciler package imports another
+// (depguard keeps it so), except agent, which runs work's controllers.
+// Setup, here, is the one place that wires them.
 //
 // Decisions are made by the pure engine packages; these packages only
 // read, call and write. They must not import provider/.
