@@ -291,7 +291,7 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
   scale="$work/scale.txt"
   if FLOTILLA_BENCH_BINARY="$bench_bin" FLOTILLA_BENCH_CLUSTERS=$scale_clusters FLOTILLA_BENCH_TEMPLATES=$scale_templates FLOTILLA_BENCH_TIMEOUT=110m \
     go test -run '^$' -bench '^BenchmarkContinuousScale$' -benchtime=1x -count=1 -timeout 120m \
-    ./controlplane/controller/ >"$scale" 2>&1; then
+    ./controlplane/controller/e2e/ >"$scale" 2>&1; then
     resync=$(metric resync-s "$scale") peak=$(metric peak-rss-MB "$scale") setup=$(metric setup-s "$scale") works=$(metric works "$scale")
     row "continuous full resync: process start → every binding scheduled" "$scale_clusters clusters × $scale_templates templates" \
       "$(printf '%.1f' "$resync") s (wall)" "$(printf '%.0f' "$peak") MB (peak RSS)" \
@@ -307,7 +307,7 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
   failover="$work/failover.txt"
   if FLOTILLA_BENCH_BINARY="$bench_bin" FLOTILLA_BENCH_FAILOVER_RUNS=$failover_runs \
     go test -run '^$' -bench '^BenchmarkContinuousFailover$' -benchtime=1x -count=1 -timeout 30m \
-    ./controlplane/controller/ >"$failover" 2>&1; then
+    ./controlplane/controller/e2e/ >"$failover" 2>&1; then
     p50=$(metric failover-p50-s "$failover") max=$(metric failover-max-s "$failover")
     runs=$(awk '$1 ~ /^BenchmarkContinuousFailover/ { for (i = 3; i <= NF; i++) if ($i ~ /^failover-run[0-9]+-s$/) { n = $i; gsub(/[^0-9]/, "", n); n += 0; v[n] = $(i-1); if (n > max) max = n } }
       END { for (k = 1; k <= max; k++) printf "%s%.1f", (k > 1 ? ", " : ""), v[k] }' "$failover")
@@ -347,7 +347,7 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
   if [ -z "${BENCH_SKIP_WORKPUT:-}" ]; then
     echo "== bench: Work throughput ($workput_members members x $workput_templates templates)" >&2
     wp="$work/workput.txt"
-    if bench_run "$wp" ./controlplane/controller/ BenchmarkWorkThroughput FLOTILLA_BENCH_BINARY="$bench_bin" \
+    if bench_run "$wp" ./controlplane/controller/e2e/ BenchmarkWorkThroughput FLOTILLA_BENCH_BINARY="$bench_bin" \
       FLOTILLA_BENCH_WORKPUT_MEMBERS="$workput_members" FLOTILLA_BENCH_WORKPUT_TEMPLATES="$workput_templates"; then
       p50=$(metric update-p50-s "$wp") p99=$(metric update-p99-s "$wp") total=$(metric update-total-s "$wp") initial=$(metric initial-s "$wp")
       row "continuous Work throughput: template change → member updated, per (template, member)" "$workput_members members × $workput_templates templates" \
@@ -365,7 +365,7 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ] && [ -z "${BENCH_SKIP_RESTART:-}" ]; then
   # restart_bench NAME: runs BenchmarkContinuousNAME into $work/NAME.txt.
   restart_bench() {
     echo "== bench: continuous $1 ($scale_clusters clusters x $scale_templates templates)" >&2
-    bench_run "$work/$1.txt" ./controlplane/controller/ "BenchmarkContinuous$1" "${restart_env[@]}"
+    bench_run "$work/$1.txt" ./controlplane/controller/e2e/ "BenchmarkContinuous$1" "${restart_env[@]}"
   }
   size="$scale_clusters clusters × $scale_templates templates"
   if restart_bench WarmRestart; then

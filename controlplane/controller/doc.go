@@ -6,7 +6,8 @@
 //
 //   - clusterstatus: the Cluster's status, Ready condition and taints;
 //   - detector: templates → ResourceBindings, one detector per template
-//     kind, and the orphan collector;
+//     kind, the template kinds registry that starts and stops them, and
+//     the orphan collector;
 //   - dependencies: the dependencies distributor (propagateDeps);
 //   - schedule: ResourceBinding → spec.clusters, and the taint manager;
 //   - binding: ResourceBinding → Works, status aggregation, staged
@@ -23,11 +24,10 @@
 //
 // They stand on shared, the layer every reconciler needs (options, the
 // binding store, events, trust checks and Work verification, member
-// connections and slots, the template kinds registry, Work naming,
-// suspension and eviction decisions, metrics), which imports
-// none of them. No reconciler package imports another (depguard keeps it
-// so), except agent, which runs work's controllers. Setup, here, is the one
-// place that wires them.
+// connections, Work naming and merging, eviction decisions, metrics),
+// which imports none of them. No reconciler package imports another
+// (depguard keeps it so), except agent, which runs work's controllers.
+// Setup, here, is the one place that wires them.
 //
 // Decisions are made by the pure engine packages; these packages only
 // read, call and write. They must not import provider/.

@@ -6,7 +6,6 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/binding"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/clusterstatus"
@@ -37,7 +36,7 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	kinds, err := shared.NewKindRegistry(mgr, opts)
+	kinds, err := detector.NewKindRegistry(mgr, opts)
 	if err != nil {
 		return err
 	}
@@ -58,21 +57,8 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	if err := binding.Setup(mgr, opts, now, rec("binding"), templates); err != nil {
 		return fmt.Errorf("set up binding controller: %w", err)
 	}
-	// The kinds the host serves now are known before the manager starts;
-	// their detectors start with the leader, later ones as discovery
-	// finds them, and each stops when its kind is no longer served.
-	kinds.StartDetectors(detector.Builder(mgr, opts, templates))
-	if err := kinds.Refresh(); err != nil {
-		return err
-	}
-	if err := mgr.Add(manager.RunnableFunc(kinds.Run(opts.Resync))); err != nil {
-		return fmt.Errorf("set up template kind discovery: %w", err)
-	}
-	if err := kinds.WatchCRDs(mgr, now); err != nil {
-		return fmt.Errorf("set up template kind discovery: %w", err)
-	}
-	if err := detector.SetupOrphanCollector(mgr, kinds); err != nil {
-		return fmt.Errorf("set up binding orphan collector: %w", err)
+	if err := detector.Setup(mgr, opts, kinds, templates, now); err != nil {
+		return fmt.Errorf("set up detectors: %w", err)
 	}
 	if err := dependencies.Setup(mgr, opts); err != nil {
 		return fmt.Errorf("set up dependencies distributor: %w", err)

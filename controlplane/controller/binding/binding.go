@@ -164,7 +164,7 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	}
 	desired := make(map[string]*workv1.Work, len(rendered))
 	for cluster, r := range rendered {
-		w, err := shared.NewWork(&rb, r, tmpl.GetGeneration(), t)
+		w, err := newWork(&rb, r, tmpl.GetGeneration(), t)
 		if err != nil {
 			return b.renderFailed(ctx, &rb, err)
 		}
@@ -178,7 +178,7 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	plan := shared.PlanWorks(desired, existing, func(cluster string) bool { return shared.Evicting(&rb, cluster) })
+	plan := planWorks(desired, existing, func(cluster string) bool { return shared.Evicting(&rb, cluster) })
 	current := make(map[string]*workv1.Work, len(existing))
 	for i := range existing {
 		if cluster, ok := shared.ClusterOfNamespace(existing[i].Namespace); ok && desired[cluster] != nil && existing[i].Name == desired[cluster].Name {
@@ -207,7 +207,7 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 // is deleted (and so removed from the member). It reports whether the Work
 // is being deleted.
 func (b *bindingReconciler) release(ctx context.Context, w *workv1.Work, binding string) (bool, error) {
-	handed, err := shared.HandBackToSync(ctx, b.client, b.opts, w)
+	handed, err := handBackToSync(ctx, b.client, b.opts, w)
 	if err != nil || handed {
 		return false, err
 	}

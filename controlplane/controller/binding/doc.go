@@ -11,7 +11,12 @@
 // spec.suspendDispatching set, until every scheduled cluster reports
 // Healthy or the grace period ends; then the task is dropped and the next
 // pass deletes the Work. A deleted binding deletes its Works and keeps its
-// finalizer until they are gone.
+// finalizer until they are gone. planWorks decides what to write: a Work is
+// rewritten only when it differs, and a Namespace's Work changes hands
+// with the namespace sync in place (namespace_handover.go) instead of
+// being deleted. A policy's dispatch suspension is written into the Works
+// (spec.suspendDispatching) and reported in the binding's Dispatching
+// condition.
 //
 // It aggregates the binding's status too: one aggregatedStatus item per
 // cluster (applied, health, status) and the FullyApplied condition, from

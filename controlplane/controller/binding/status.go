@@ -67,7 +67,7 @@ func (b *bindingReconciler) refused(ctx context.Context, rb *workv1.ResourceBind
 // ends the graceful eviction tasks that are over. current holds the Work of
 // each scheduled cluster as last written or read; staged is the staged
 // rollout's outcome, nil without one.
-func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, current map[string]*workv1.Work, plan shared.WorkPlan, staged *rolloutOutcome) (reconcile.Result, error) {
+func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, current map[string]*workv1.Work, plan workPlan, staged *rolloutOutcome) (reconcile.Result, error) {
 	ref := api.TemplateRefOf(tmpl)
 	placed := make([]string, len(rb.Spec.Clusters))
 	items := make([]health.ClusterStatus, len(rb.Spec.Clusters))
@@ -112,13 +112,13 @@ func (b *bindingReconciler) writeStatus(ctx context.Context, rb *workv1.Resource
 	rb.Status.AggregatedStatus = status
 
 	cond := fullyApplied(placed, current)
-	if held := shared.SuspendedHeld(placed, current); len(held) > 0 && cond.Reason == "Applying" {
+	if held := suspendedHeld(placed, current); len(held) > 0 && cond.Reason == "Applying" {
 		cond.Reason, cond.Message = api.ReasonSuspendDispatching, "dispatching to cluster "+strings.Join(held, ", ")+" is suspended by the propagation policy"
 	}
 	rolloutCondition(&cond, staged)
 	cond.ObservedGeneration, cond.LastTransitionTime = rb.Generation, metav1.NewTime(b.now())
 	apimeta.SetStatusCondition(&rb.Status.Conditions, cond)
-	shared.DispatchingCondition(&rb.Status.Conditions, rb.Spec.Suspension, placed, rb.Generation, b.now())
+	dispatchingCondition(&rb.Status.Conditions, rb.Spec.Suspension, placed, rb.Generation, b.now())
 	rb.Status.Rollout = nil
 	if staged != nil {
 		rb.Status.Rollout = staged.status

@@ -68,7 +68,7 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	now := r.now()
 	before, start := cl.DeepCopy(), time.Now()
 	probed, probeErr := r.collect(ctx, &cl)
-	shared.ObserveProbeLatency(cl.Name, probeErr, time.Since(start))
+	observeProbeLatency(cl.Name, probeErr, time.Since(start))
 	r.model(&cl, &probed)
 	ready := apimeta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
 	streak := r.streak(cl.Name, ready, now)
@@ -145,7 +145,7 @@ func (r *clusterReconciler) forget(name string) {
 	delete(r.streaks, name)
 	delete(r.renewals, name)
 	r.mu.Unlock()
-	shared.ForgetClusterMetrics(name)
+	forgetClusterMetrics(name)
 	r.members.Cache.Invalidate(name)
 }
 

@@ -49,3 +49,13 @@ func (f Fleet) StartControlPlane(t testing.TB, configure ...func(*shared.Options
 	}
 	return StartManager(t, f.Host.RESTConfig(), ctrl.Options{Client: shared.ClientOptions(), Scheme: Scheme(t)}, SetupControlPlane(opts))
 }
+
+// StartRunning starts a host and n members (StartFleet) and runs the
+// control plane over them with Options("test") (StartControlPlane) until
+// the test ends: the start of most integration tests.
+func StartRunning(t testing.TB, n int) Fleet {
+	t.Helper()
+	f := StartFleet(t, n)
+	f.StartControlPlane(t)
+	return f
+}

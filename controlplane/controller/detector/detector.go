@@ -293,7 +293,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		s.PreserveResourcesOnDeletion = claim.Spec.PreserveResourcesOnDeletion
 		s.Failover = claim.Spec.Failover
 		s.SchedulerName = claim.Spec.SchedulerName
-		s.Suspension = shared.MergeSuspension(s.Suspension, claim.Spec.Suspension)
+		s.Suspension = mergeSuspension(s.Suspension, claim.Spec.Suspension)
 		s.SchedulePriority = priority
 		return nil
 	})

@@ -31,7 +31,7 @@ type orphanCollector struct {
 	// reader reads the host directly, to confirm a template the cache
 	// does not hold before its binding is deleted.
 	reader client.Reader
-	kinds  *shared.KindRegistry
+	kinds  *KindRegistry
 }
 
 func (o *orphanCollector) setup(mgr ctrl.Manager) error {
@@ -77,8 +77,8 @@ func (o *orphanCollector) Reconcile(ctx context.Context, req reconcile.Request) 
 
 // detects reports whether the detector runs for gvk.
 func (o *orphanCollector) detects(gvk schema.GroupVersionKind) bool {
-	s, ok := o.kinds.Lookup(gvk.GroupKind())
-	return ok && s.Gvk == gvk
+	s, ok := o.kinds.lookup(gvk.GroupKind())
+	return ok && s.GVK == gvk
 }
 
 // collectKind deletes the bindings of a kind the host no longer serves

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
@@ -63,7 +65,8 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case err != nil:
 		return reconcile.Result{}, err
 	}
-	return shared.ResyncAfter(r.interval), nil
+	// Low priority, as the Works' resync: a binding that changed goes first.
+	return reconcile.Result{RequeueAfter: r.interval, Priority: ptr.To(handler.LowPriority)}, nil
 }
 
 // cleanup removes what flotilla made for the ServiceExport or

@@ -128,11 +128,11 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	if !rb.DeletionTimestamp.IsZero() || rb.Spec.Placement == nil || len(shared.ValidateResourceBinding(&rb, s.opts)) > 0 {
 		return reconcile.Result{}, nil
 	}
-	if cond := shared.OtherScheduler(&rb); cond != nil {
+	if cond := otherScheduler(&rb); cond != nil {
 		return reconcile.Result{}, s.leave(ctx, &rb, *cond)
 	}
 	start, outcome := time.Now(), metrics.ResultError
-	defer func() { shared.ObserveSchedule(outcome, start) }()
+	defer func() { observeSchedule(outcome, start) }()
 	fleet, err := s.fleet.get(ctx, s.client)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -185,7 +185,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			orig = rb.DeepCopy()
 		}
 		if moved || fresh {
-			s.events.Binding(&rb, corev1.EventTypeNormal, shared.EventReasonScheduleBindingSucceed, shared.ActionSchedule, shared.PlacementNote(result.Clusters))
+			s.events.Binding(&rb, corev1.EventTypeNormal, shared.EventReasonScheduleBindingSucceed, shared.ActionSchedule, placementNote(result.Clusters))
 			at := metav1.NewTime(now)
 			rb.Status.LastScheduledTime = &at
 			if settle := rescheduleSettle(rb.Spec.RescheduleTriggeredAt, now); settle > 0 && (requeue == 0 || settle < requeue) {
@@ -220,7 +220,7 @@ func (s *schedulerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			return reconcile.Result{}, fmt.Errorf("write status of binding %s: %w", req, err)
 		}
 	}
-	outcome = shared.ScheduleOutcome(schedErr)
+	outcome = scheduleOutcome(schedErr)
 	return reconcile.Result{RequeueAfter: requeue}, nil
 }
 

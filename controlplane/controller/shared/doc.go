@@ -2,11 +2,11 @@
 // stands on: Options, the binding store (ResourceBinding and
 // ClusterResourceBinding as one), events and metrics helpers, the trust
 // checks (ValidateResourceBinding, ValidateWork and the namespace Work
-// checks), member connections (members, claims) and member slots, the
-// template kinds registry (discovery and the CRD watch that refreshes
-// it), Work naming and rendering (ExecutionNamespace, WorkName,
-// PlanWorks), suspension and graceful eviction
-// decisions, state preservation, the namespace sync's rules and the
+// checks, which ask the detector's kinds registry through ServedKinds),
+// member connections (members, claims), Work naming and merging
+// (ExecutionNamespace, WorkName, MergeWork, WorkSuspended), graceful
+// eviction decisions (the taint manager's, in schedule, and the binding
+// controller's), state preservation, the namespace sync's rules and the
 // scheme.
 //
 // It must not import any reconciler package (controlplane/controller/*)

@@ -1,9 +1,7 @@
 package shared
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -104,21 +102,6 @@ func (r Recorder) Object(obj runtime.Object, eventType, reason, action, note str
 func templateRef(rb *workv1.ResourceBinding) *corev1.ObjectReference {
 	res := rb.Spec.Resource
 	return &corev1.ObjectReference{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: res.Namespace, Name: res.Name, UID: res.UID}
-}
-
-// PlacementNote describes a schedule: "cluster a (2 replicas), cluster b".
-func PlacementNote(clusters []api.TargetCluster) string {
-	if len(clusters) == 0 {
-		return "scheduled to no cluster"
-	}
-	parts := make([]string, len(clusters))
-	for i, tc := range clusters {
-		parts[i] = tc.Name
-		if tc.Replicas > 0 {
-			parts[i] = fmt.Sprintf("%s (%d replicas)", tc.Name, tc.Replicas)
-		}
-	}
-	return "scheduled to " + strings.Join(parts, ", ")
 }
 
 // ConditionMoved reports whether next differs from prev in what an event

@@ -24,11 +24,11 @@ func NamespaceWork(w *workv1.Work) bool {
 	return ok
 }
 
-// validateNamespaceWork is ValidateWork for a Work of the namespace sync:
+// ValidateNamespaceWork is ValidateWork for a Work of the namespace sync:
 // it lives in an execution namespace, names its host namespace and that
 // namespace's UID, names no binding, and carries exactly one manifest, the
 // v1 Namespace of that name, under the Work name the sync gives it.
-func validateNamespaceWork(w *workv1.Work) field.ErrorList {
+func ValidateNamespaceWork(w *workv1.Work) field.ErrorList {
 	var errs field.ErrorList
 	md := field.NewPath("metadata")
 	if _, ok := ClusterOfNamespace(w.Namespace); !ok {
@@ -73,7 +73,7 @@ func verifyNamespaceWork(ctx context.Context, c client.Reader, w *workv1.Work, c
 	refuse := func(errs ...*field.Error) error {
 		return &RefusedError{Object: "Work " + w.Namespace + "/" + w.Name, Reasons: errs}
 	}
-	if errs := validateNamespaceWork(w); len(errs) > 0 {
+	if errs := ValidateNamespaceWork(w); len(errs) > 0 {
 		return nil, refuse(errs...)
 	}
 	name := w.Labels[LabelNamespaceSyncName]
@@ -164,5 +164,5 @@ func verifyNamespaceContent(ctx context.Context, c client.Reader, ns *corev1.Nam
 // removal itself deletes the member namespace only when it is this
 // fleet's, created for this namespace and not adopted.
 func ownedNamespaceWork(w *workv1.Work, opts Options) bool {
-	return len(validateNamespaceWork(w)) == 0 && skippedNamespaceName(w.Labels[LabelNamespaceSyncName], opts.WithDefaults()) == ""
+	return len(ValidateNamespaceWork(w)) == 0 && skippedNamespaceName(w.Labels[LabelNamespaceSyncName], opts.WithDefaults()) == ""
 }

@@ -2,11 +2,7 @@ package shared
 
 import (
 	"context"
-	"errors"
-	"strings"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,11 +10,11 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
-// The reconcilers' metrics (controlplane/metrics) and the events that go
-// with them, kept here so each reconciler calls one line.
+// flotilla_resource_bindings (controlplane/metrics), counted from the
+// binding store. A metric one reconciler records lives in that
+// reconciler's package (observe.go there).
 
 // The states flotilla_resource_bindings counts.
 const (
@@ -27,54 +23,6 @@ const (
 	BindingStateScheduled     = "Scheduled"
 	BindingStateFullyApplied  = "FullyApplied"
 )
-
-// ScheduleOutcome is the result label of a scheduling attempt that wrote
-// its result.
-func ScheduleOutcome(err error) string {
-	var fit *scheduler.FitError
-	switch {
-	case err == nil:
-		return metrics.ResultScheduled
-	case errors.As(err, &fit):
-		return metrics.ResultUnschedulable
-	}
-	return metrics.ResultError
-}
-
-// ObserveSchedule records one scheduling attempt and how long it took.
-func ObserveSchedule(outcome string, start time.Time) {
-	metrics.ScheduleAttempts.WithLabelValues(outcome).Inc()
-	metrics.SchedulingDuration.WithLabelValues(outcome).Observe(metrics.Since(start))
-}
-
-// ObserveProbeLatency records how long one probe of a member took.
-func ObserveProbeLatency(cluster string, probeErr error, took time.Duration) {
-	result := metrics.ResultSuccess
-	if probeErr != nil {
-		result = metrics.ResultError
-	}
-	metrics.ClusterProbeDuration.WithLabelValues(cluster, result).Observe(took.Seconds())
-}
-
-// OwnTaints lists the not-ready and unreachable taints as key:effect.
-func OwnTaints(taints []corev1.Taint) string {
-	var own []string
-	for _, t := range taints {
-		if t.Key == api.TaintClusterNotReady || t.Key == api.TaintClusterUnreachable {
-			own = append(own, t.Key+":"+string(t.Effect))
-		}
-	}
-	return strings.Join(own, ", ")
-}
-
-// ForgetClusterMetrics drops a removed Cluster's series.
-func ForgetClusterMetrics(name string) {
-	labels := map[string]string{"member_cluster": name}
-	metrics.ClusterReady.DeletePartialMatch(labels)
-	metrics.ClusterProbeDuration.DeletePartialMatch(labels)
-	metrics.WorkApplyDuration.DeletePartialMatch(labels)
-	metrics.WorkApplyErrors.DeletePartialMatch(labels)
-}
 
 // bindingState is the state flotilla_resource_bindings counts a binding in.
 func bindingState(rb *workv1.ResourceBinding) string {

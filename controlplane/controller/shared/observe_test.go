@@ -1,7 +1,6 @@
 package shared
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -12,8 +11,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/sharedtest"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
 func TestClusterFailovers(t *testing.T) {
@@ -67,45 +64,5 @@ func TestBindingState(t *testing.T) {
 		if got := bindingState(rb); got != tc.want {
 			t.Errorf("bindingState(%v) = %s, want %s", tc.conds, got, tc.want)
 		}
-	}
-}
-
-func TestScheduleOutcome(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want string
-	}{
-		{nil, metrics.ResultScheduled},
-		{&scheduler.FitError{}, metrics.ResultUnschedulable},
-		{errors.New("boom"), metrics.ResultError},
-	} {
-		if got := ScheduleOutcome(tc.err); got != tc.want {
-			t.Errorf("scheduleOutcome(%v) = %s, want %s", tc.err, got, tc.want)
-		}
-	}
-}
-
-func TestPlacementNote(t *testing.T) {
-	for _, tc := range []struct {
-		clusters []api.TargetCluster
-		want     string
-	}{
-		{nil, "scheduled to no cluster"},
-		{[]api.TargetCluster{{Name: "a", Replicas: 2}, {Name: "b"}}, "scheduled to a (2 replicas), b"},
-	} {
-		if got := PlacementNote(tc.clusters); got != tc.want {
-			t.Errorf("placementNote(%v) = %q, want %q", tc.clusters, got, tc.want)
-		}
-	}
-}
-
-func TestOwnTaints(t *testing.T) {
-	got := OwnTaints([]corev1.Taint{
-		{Key: "other", Effect: corev1.TaintEffectNoSchedule},
-		{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule},
-		{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute},
-	})
-	if want := api.TaintClusterUnreachable + ":NoSchedule, " + api.TaintClusterUnreachable + ":NoExecute"; got != want {
-		t.Errorf("ownTaints = %q, want %q", got, want)
 	}
 }

@@ -228,8 +228,9 @@ type Options struct {
 	CredentialSecretsOnly bool
 
 	// kinds are the template kinds the detectors run for, from discovery;
-	// Setup sets it, and the controllers' binding checks use it.
-	kinds *KindRegistry
+	// Setup sets it (WithKinds), and the controllers' binding checks use
+	// it.
+	kinds ServedKinds
 	// interpreters is the one interpreter cache of every controller;
 	// Setup and SetupAgent set it (WithInterpreters; nil loads afresh per
 	// call).
@@ -327,3 +328,13 @@ func (o Options) WithDefaults() Options {
 	count(&o.SchedulerWorkers, DefaultSchedulerWorkers)
 	return o
 }
+
+// MemberNamespaceTTL is how long the execution trusts that a member
+// namespace it found or created still exists, instead of reading it before
+// each Work's apply; an apply that finds it gone makes it again at once.
+const MemberNamespaceTTL = 10 * time.Minute
+
+// HostWriteMargin is what a reconcile that talks to a member gets beyond
+// the work timeout, for its reads and status writes on the host: the
+// controller-runtime ReconciliationTimeout guardrail is the sum.
+const HostWriteMargin = 30 * time.Second

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -74,5 +75,38 @@ func TestParseReservedNamespaces(t *testing.T) {
 		if _, err := ParseReservedNamespaces(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+func TestOptionsWorkers(t *testing.T) {
+	o := Options{}.WithDefaults()
+	if o.WorkWorkers != DefaultWorkWorkers || o.MemberWorkers != DefaultWorkWorkers/2 || o.ClusterStatusWorkers != DefaultClusterStatusWorkers {
+		t.Errorf("defaults: %d work, %d per member, %d cluster status workers", o.WorkWorkers, o.MemberWorkers, o.ClusterStatusWorkers)
+	}
+	if err := (Options{WorkWorkers: 4, MemberWorkers: 4}).Validate(); err == nil || !strings.Contains(err.Error(), "member workers (4) must be below work workers (4)") {
+		t.Errorf("Validate = %v, want member workers refused", err)
+	}
+	if err := (Options{WorkWorkers: 1}).Validate(); err != nil {
+		t.Errorf("Validate with one worker = %v", err)
+	}
+}
+
+func TestOptionsWorkRequestTimeout(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   Options
+		want time.Duration
+	}{
+		{"default", Options{}, DefaultWorkRequestTimeout},
+		{"set", Options{WorkRequestTimeout: 3 * time.Second}, 3 * time.Second},
+		{"capped by the work timeout", Options{WorkRequestTimeout: time.Minute, WorkTimeout: 5 * time.Second}, 5 * time.Second},
+		{"default capped by a short work timeout", Options{WorkTimeout: 2 * time.Second}, 2 * time.Second},
+	} {
+		if got := c.in.WithDefaults().WorkRequestTimeout; got != c.want {
+			t.Errorf("%s: work request timeout = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if DefaultWorkRequestTimeout*4 > DefaultWorkTimeout {
+		t.Errorf("the default work request timeout %v is not well below the work timeout %v", DefaultWorkRequestTimeout, DefaultWorkTimeout)
 	}
 }

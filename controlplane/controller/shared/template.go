@@ -1,6 +1,11 @@
 package shared
 
 import (
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
@@ -29,4 +34,27 @@ func RecordedClaim(rb *workv1.ResourceBinding) *policy.ClaimRef {
 		return nil
 	}
 	return &ref
+}
+
+// NamespaceKind is the core Namespace kind: a Namespace template named
+// like a reserved namespace is never propagated.
+var NamespaceKind = schema.GroupKind{Kind: "Namespace"}
+
+// skippedKinds are the kinds never detected when Options.TemplateKinds is
+// empty (Karmada skips events and its own groups the same way): records of
+// what happened (Events), the host's own coordination (Leases, flotilla's
+// leader election among them) and the host's nodes, which are not a
+// workload. flotilla's own groups (*.flotilla.io) are skipped as well.
+var skippedKinds = []schema.GroupKind{
+	{Kind: "Event"},
+	{Group: "events.k8s.io", Kind: "Event"},
+	{Group: "coordination.k8s.io", Kind: "Lease"},
+	{Kind: "Node"},
+}
+
+// SkippedKind reports whether gk is never a template kind when
+// Options.TemplateKinds is empty: discovery leaves it out, and the trust
+// checks refuse a binding naming it.
+func SkippedKind(gk schema.GroupKind) bool {
+	return gk.Group == "flotilla.io" || strings.HasSuffix(gk.Group, ".flotilla.io") || slices.Contains(skippedKinds, gk)
 }

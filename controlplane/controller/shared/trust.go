@@ -102,16 +102,16 @@ func validateTemplateKind(rb *workv1.ResourceBinding, gvk schema.GroupVersionKin
 		switch {
 		case len(opts.TemplateKinds) > 0 && !slices.Contains(opts.TemplateKinds, gvk):
 			return field.ErrorList{field.NotSupported(kind, value, templateKindNames(opts.TemplateKinds))}
-		case len(opts.TemplateKinds) == 0 && skipped(gvk.GroupKind()):
+		case len(opts.TemplateKinds) == 0 && SkippedKind(gvk.GroupKind()):
 			return field.ErrorList{field.Forbidden(kind, fmt.Sprintf("%s is never a template", value))}
 		}
 		return nil
 	}
-	s, ok := opts.kinds.Lookup(gvk.GroupKind())
-	if !ok || s.Gvk != gvk {
-		return field.ErrorList{field.NotSupported(kind, value, opts.kinds.names())}
+	served, namespaced, ok := opts.kinds.ServedKind(gvk.GroupKind())
+	if !ok || served != gvk {
+		return field.ErrorList{field.NotSupported(kind, value, opts.kinds.KindNames())}
 	}
-	return ValidateBindingScope(rb, s.namespaced)
+	return ValidateBindingScope(rb, namespaced)
 }
 
 // ValidateBindingScope refuses a binding whose kind is not of its scope:

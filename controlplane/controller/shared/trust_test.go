@@ -1,6 +1,7 @@
 package shared
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,20 +55,38 @@ func attachedBy(rb *workv1.ResourceBinding) {
 	rb.Spec.Placement = nil
 }
 
-// testKinds is a registry as discovery leaves it on a host.
-func testKinds() *KindRegistry {
-	k := &KindRegistry{active: map[schema.GroupKind]servedKind{}}
-	for _, s := range []servedKind{
-		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, true},
-		{schema.GroupVersionKind{Version: "v1", Kind: "Service"}, true},
-		{schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, true},
-		{schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, true},
-		{schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, false},
-		{schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, false},
-	} {
-		k.active[s.Gvk.GroupKind()] = s
+// servedKinds is ServedKinds as a map from each served kind to its scope
+// (namespaced), for the trust checks' tests.
+type servedKinds map[schema.GroupVersionKind]bool
+
+func (k servedKinds) ServedKind(gk schema.GroupKind) (schema.GroupVersionKind, bool, bool) {
+	for gvk, namespaced := range k {
+		if gvk.GroupKind() == gk {
+			return gvk, namespaced, true
+		}
 	}
-	return k
+	return schema.GroupVersionKind{}, false, false
+}
+
+func (k servedKinds) KindNames() []string {
+	var out []string
+	for gvk := range k {
+		out = append(out, gvk.GroupVersion().String()+" "+gvk.Kind)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// testKinds is the registry as discovery leaves it on a host.
+func testKinds() servedKinds {
+	return servedKinds{
+		{Group: "apps", Version: "v1", Kind: "Deployment"}:                       true,
+		{Version: "v1", Kind: "Service"}:                                         true,
+		{Version: "v1", Kind: "ConfigMap"}:                                       true,
+		{Version: "v1", Kind: "Secret"}:                                          true,
+		{Version: "v1", Kind: "Namespace"}:                                       false,
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}: false,
+	}
 }
 
 func TestValidateResourceBinding(t *testing.T) {
@@ -194,48 +213,6 @@ func TestValidateResourceBindingWithoutDiscovery(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, errs)
 		case tc.want != "" && (len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), tc.want)):
 			t.Errorf("%s: got %v, want an error containing %q", tc.name, errs, tc.want)
-		}
-	}
-}
-
-func TestTemplateKinds(t *testing.T) {
-	gvk := func(g, v, k string) schema.GroupVersionKind {
-		return schema.GroupVersionKind{Group: g, Version: v, Kind: k}
-	}
-	served := []servedKind{
-		{gvk("apps", "v1", "Deployment"), true},
-		{gvk("", "v1", "Event"), true},
-		{gvk("events.k8s.io", "v1", "Event"), true},
-		{gvk("coordination.k8s.io", "v1", "Lease"), true},
-		{gvk("", "v1", "Node"), false},
-		{gvk("work.flotilla.io", "v1alpha1", "ResourceBinding"), true},
-		{gvk("fleet.m.flotilla.io", "v1alpha1", "Manifest"), true},
-		{gvk("example.com", "v1", "Widget"), false},
-		{gvk("example.com", "v1beta1", "Widget"), false},
-		{gvk("rbac.authorization.k8s.io", "v1", "ClusterRole"), false},
-	}
-	preferred := func(gv schema.GroupVersion) bool { return gv.Version == "v1" }
-	names := func(list []servedKind) []string {
-		var out []string
-		for _, s := range list {
-			out = append(out, s.Gvk.GroupVersion().String()+"/"+s.Gvk.Kind)
-		}
-		return out
-	}
-	cases := []struct {
-		name   string
-		filter []schema.GroupVersionKind
-		want   []string
-	}{
-		{"discovery: preferred versions, without events, leases, nodes and flotilla's groups", nil,
-			[]string{"apps/v1/Deployment", "example.com/v1/Widget", "rbac.authorization.k8s.io/v1/ClusterRole"}},
-		{"filter: exactly the listed versions the host serves", []schema.GroupVersionKind{gvk("example.com", "v1beta1", "Widget"), gvk("", "v1", "Event"), gvk("example.com", "v1", "Gadget")},
-			[]string{"v1/Event", "example.com/v1beta1/Widget"}},
-	}
-	for _, tc := range cases {
-		got := names(templateKinds(served, preferred, tc.filter))
-		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
-			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

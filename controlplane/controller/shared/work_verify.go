@@ -21,7 +21,7 @@ import (
 // binding's namespace (none for a ClusterResourceBinding's). The webhook refuses other Works when they are
 // written; the execution controller also checks them against their
 // binding (verifyWork). A Work of the namespace sync (label
-// namespace.flotilla.io/name) is checked as validateNamespaceWork says, one
+// namespace.flotilla.io/name) is checked as ValidateNamespaceWork says, one
 // of a FederatedResourceQuota (label federatedresourcequota.flotilla.io/name)
 // as validateQuotaWork says, and one of a ServiceImport (label
 // mcs.flotilla.io/import-name) as validateMCSWork says.
@@ -30,7 +30,7 @@ func ValidateWork(w *workv1.Work) field.ErrorList {
 		return validateQuotaWork(w)
 	}
 	if NamespaceWork(w) {
-		return validateNamespaceWork(w)
+		return ValidateNamespaceWork(w)
 	}
 	if MCSWork(w) {
 		return validateMCSWork(w)

@@ -14,6 +14,11 @@
 // health) and the Available condition, every Options.Resync. An object
 // found missing brings the execution controller back at once.
 //
+// Both talk to a member only inside onMember: at most
+// Options.MemberWorkers of a controller's workers on one member at once
+// (memberSlots), each for at most Options.WorkTimeout, so a member that
+// holds its requests cannot take every worker of the fleet.
+//
 // It imports controlplane/controller/shared and no other controller
 // package.
 package work

@@ -13,12 +13,12 @@ import (
 // control plane, or in a pull-mode agent (agent) for the Works of its own
 // cluster.
 func SetupExecution(mgr ctrl.Manager, exec *execution.Executor, opts shared.Options, now func() time.Time, events shared.Recorder, agent bool) error {
-	return (&workExecution{client: mgr.GetClient(), executor: exec, opts: opts, now: now, slots: shared.NewMemberSlots(opts.MemberWorkers), events: events, agent: agent}).setup(mgr)
+	return (&workExecution{client: mgr.GetClient(), executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), events: events, agent: agent}).setup(mgr)
 }
 
 // SetupStatus registers the work status controller with mgr, reading
 // the members through members: in the control plane, or in a pull-mode
 // agent (agent).
 func SetupStatus(mgr ctrl.Manager, exec *execution.Executor, members execution.Connector, opts shared.Options, now func() time.Time, agent bool) error {
-	return (&workStatus{client: mgr.GetClient(), executor: exec, members: members, opts: opts, now: now, slots: shared.NewMemberSlots(opts.MemberWorkers), agent: agent}).setup(mgr)
+	return (&workStatus{client: mgr.GetClient(), executor: exec, members: members, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), agent: agent}).setup(mgr)
 }

@@ -37,7 +37,7 @@ type workExecution struct {
 	opts     shared.Options
 	now      func() time.Time
 	// slots keeps a stalled member from taking every worker.
-	slots  *shared.MemberSlots
+	slots  *memberSlots
 	events shared.Recorder
 	// agent is set in a pull-mode agent (SetupAgent), which executes the
 	// Works of its own Pull cluster; the control plane itself only checks
@@ -118,20 +118,20 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	if shared.WorkSuspended(&w) {
 		orig := w.DeepCopy()
-		shared.WorkDispatchingCondition(&w, e.now())
+		workDispatchingCondition(&w, e.now())
 		return reconcile.Result{}, patchWorkStatus(ctx, e.client, orig, &w)
 	}
 	t, err := e.verify(ctx, &w, cluster)
 	switch {
 	case errors.Is(err, shared.ErrPending):
-		return shared.ResyncAfter(e.opts.Resync), nil
+		return resyncAfter(e.opts.Resync), nil
 	case err != nil && !shared.IsRefused(err):
 		return reconcile.Result{}, err
 	case e.handsOff(&cl):
 		return e.stamp(ctx, &w, t, err)
 	}
 	orig := w.DeepCopy()
-	shared.WorkDispatchingCondition(&w, e.now())
+	workDispatchingCondition(&w, e.now())
 	cond := metav1.Condition{Type: api.ConditionWorkApplied, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now())}
 	var took time.Duration // of the apply, when one ran
 	if err != nil {
@@ -142,14 +142,14 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 		start := time.Now()
 		var live []*unstructured.Unstructured
 		var in *interpret.Interpreter
-		busy, err := shared.OnMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) (err error) {
+		busy, err := onMember(ctx, e.slots, cluster, e.opts.WorkTimeout, func(ctx context.Context) (err error) {
 			live, in, err = e.apply(ctx, &w, cluster, t.Conflict)
 			return err
 		})
 		took = time.Since(start)
 		switch {
 		case busy:
-			return reconcile.Result{RequeueAfter: shared.MemberBusyRetry}, nil
+			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
 		case err != nil:
 			cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonWorkApplyFailed, err.Error()
 		default:
@@ -164,7 +164,7 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	// The resync applies again: a field changed by hand in the member is
 	// taken back, as the server-side apply forces flotilla's fields.
-	return shared.ResyncAfter(e.opts.Resync), nil
+	return resyncAfter(e.opts.Resync), nil
 }
 
 // clusterNotReady says why a member should not be written to now, or "".
@@ -258,9 +258,9 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	}
 	failure := e.notReady(cl)
 	if failure == "" {
-		busy, err := shared.OnMember(ctx, e.slots, cl.Name, e.opts.WorkTimeout, func(ctx context.Context) error { return e.delete(ctx, w, cl.Name) })
+		busy, err := onMember(ctx, e.slots, cl.Name, e.opts.WorkTimeout, func(ctx context.Context) error { return e.delete(ctx, w, cl.Name) })
 		if busy {
-			return reconcile.Result{RequeueAfter: shared.MemberBusyRetry}, nil
+			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
 		}
 		if err != nil {
 			failure = err.Error()
@@ -275,7 +275,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 		if err := patchWorkStatus(ctx, e.client, orig, w); err != nil && !shared.IsNotFound(err) {
 			return reconcile.Result{}, err
 		}
-		return shared.ResyncAfter(e.opts.Resync), nil
+		return resyncAfter(e.opts.Resync), nil
 	}
 	return reconcile.Result{}, e.dropFinalizer(ctx, w)
 }

@@ -37,7 +37,7 @@ type workStatus struct {
 	opts     shared.Options
 	now      func() time.Time
 	// slots keeps a stalled member from taking every worker.
-	slots *shared.MemberSlots
+	slots *memberSlots
 	// agent is set in a pull-mode agent, which observes the Works of its
 	// own Pull cluster; the control plane observes only Push clusters.
 	agent bool
@@ -89,13 +89,13 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonWorkObserveFailed, decodeErr.Error()
 	} else {
 		var statuses []api.ManifestStatus
-		busy, err := shared.OnMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
+		busy, err := onMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
 			var failure error
 			statuses, cond.Status, cond.Reason, cond.Message, failure = s.observe(ctx, cluster, objs)
 			return failure
 		})
 		if busy {
-			return reconcile.Result{RequeueAfter: shared.MemberBusyRetry}, nil
+			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
 		}
 		if err != nil {
 			// The message names the timeout when it was the cause.
@@ -110,7 +110,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := patchWorkStatus(ctx, s.client, orig, &w); err != nil {
 		return reconcile.Result{}, err
 	}
-	return shared.ResyncAfter(s.opts.Resync), nil
+	return resyncAfter(s.opts.Resync), nil
 }
 
 // observe reads the objects back and returns their statuses and the

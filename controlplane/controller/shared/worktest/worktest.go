@@ -1,6 +1,6 @@
 // Package worktest builds the Works the tests of the controller packages
-// use; the shared layer's own tests keep theirs, since this package
-// imports the shared layer. Production code must not import it.
+// use (the shared layer's own tests cannot: this package imports the
+// shared layer). Production code must not import it.
 package worktest
 
 import (

@@ -1,0 +1,13 @@
+// Package e2e holds the integration tests and benchmarks that span the
+// whole control plane rather than one reconciler: a template propagated,
+// moved and failed over end to end, restarts of the host and of the
+// control plane, cold-start and restart write counts, Events and metrics
+// across reconcilers, cluster-scoped templates, the scheduler's workers
+// stopping, and the process benchmarks (scale, failover, restart, write
+// floor, Work throughput) that run the built binary.
+//
+// A reconciler's own integration tests live beside it, in its package's
+// external test package. Both start real apiservers through
+// controller/controllertest. It holds no production code and nothing
+// imports it.
+package e2e
