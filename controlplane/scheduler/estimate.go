@@ -124,8 +124,7 @@ const maxPodsPerModelNode = 110
 
 // replicasByResourceModels is Karmada's current general estimator over
 // allocatable modelings (getMaximumReplicasBasedOnResourceModels): every
-// node counted in a grade the Cluster declares (Karmada's default models
-// when it declares none) becomes a virtual node whose capacity is the
+// node counted in a grade the Cluster declares becomes a virtual node whose capacity is the
 // grade's lower bounds, with the lowest grade's bounds at zero (Karmada's
 // apiserver standardizes them so) and maxPodsPerModelNode pod slots. A
 // replica fits a virtual node while each requested resource's bound still
@@ -133,13 +132,18 @@ const maxPodsPerModelNode = 110
 // so that node holds none. For one replica shape, first-fit over the
 // virtual nodes is the sum of what each holds. The node selector, affinity
 // and tolerations are not checked: virtual nodes have no labels or taints,
-// as in Karmada. It reports false only when the models cannot be read (no
-// summary), and the caller then divides the summary.
+// as in Karmada. It reports false when the Cluster declares no
+// spec.resourceModels or has no summary, and the caller then divides the
+// summary: Karmada's apiserver writes its default models into every
+// Cluster's spec, flotilla's does not, so a Cluster graded only by the
+// default models for its status is estimated from its summary, and a
+// workload requesting a resource those models do not bound (a GPU) is not
+// refused everywhere by a rule its owner never chose.
 func replicasByResourceModels(cluster *api.Cluster, wants []want) (int64, bool) {
-	if cluster.Status.ResourceSummary == nil {
+	if cluster.Status.ResourceSummary == nil || len(cluster.Spec.ResourceModels) == 0 {
 		return 0, false
 	}
-	models := slices.Clone(api.ResourceModelsOf(&cluster.Spec))
+	models := slices.Clone(cluster.Spec.ResourceModels)
 	sort.SliceStable(models, func(i, j int) bool { return models[i].Grade < models[j].Grade })
 	counts := make(map[uint]int64, len(cluster.Status.ResourceSummary.AllocatableModelings))
 	for _, m := range cluster.Status.ResourceSummary.AllocatableModelings {

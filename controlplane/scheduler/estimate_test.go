@@ -72,10 +72,10 @@ func TestAvailableReplicas(t *testing.T) {
 			modeled().Allocatable(corev1.ResourcePods, "1000").Obj(), request("cpu", "1m"), 5 * 110},
 		{"resource models: the lowest grade holds nothing, whatever its declared lower bounds",
 			node().ResourceModel(0, "cpu", "2", "4").ResourceModel(1, "cpu", "4", "8").Modeling(0, 5).Modeling(1, 1).Obj(), request("cpu", "1"), 4},
-		{"modelings without models use Karmada's default models: grade 0 nodes hold no whole core",
-			node().Modeling(0, 3).Obj(), request("cpu", "1"), 0},
-		{"modelings without models use Karmada's default models: 2 grade 6 nodes (32 cores, 256Gi) hold 32 each",
-			node().Allocatable(corev1.ResourcePods, "110").Modeling(0, 3).Modeling(6, 2).Obj(), request("cpu", "1", "memory", "2Gi"), 64},
+		{"modelings without declared models: the summary decides (the default models grade the status only), so 3 grade-0 nodes do not make it 0",
+			node().Modeling(0, 3).Obj(), request("cpu", "1"), 4},
+		{"modelings without declared models: the summary decides, so a resource the default models do not bound is not refused",
+			node().Allocatable(corev1.ResourcePods, "110").Modeling(0, 3).Modeling(6, 2).Obj(), request("cpu", "1", "memory", "2Gi"), 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
