@@ -134,7 +134,7 @@ func TestChartRBACNamesEverything(t *testing.T) {
 		t.Error("the ClusterRole does not grant EndpointSlices, which multi-cluster services collect")
 	}
 	noMCS := render(t, "--set", "multiClusterServices=false")
-	if grants(into[rbacv1.ClusterRole](t, one(t, noMCS, "ClusterRole")).Rules, "discovery.k8s.io", "endpointslices", "list") {
+	if grants(into[rbacv1.ClusterRole](t, controlPlaneRole(t, noMCS)).Rules, "discovery.k8s.io", "endpointslices", "list") {
 		t.Error("multiClusterServices=false still grants EndpointSlices")
 	}
 	if got, _ := flagValue(into[appsv1.Deployment](t, one(t, noMCS, "Deployment")).Spec.Template.Spec.Containers[0].Args, "multi-cluster-services"); got != "false" {
