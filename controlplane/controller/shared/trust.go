@@ -230,10 +230,12 @@ func Trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 	// A binding held by a Lazy claim keeps the placement it was written
 	// with until the template changes, so it cannot be checked against
 	// the policy: it is taken as written (see the security guide).
-	held, err := heldLazily(rb, tmpl, claim, prev)
+	hash, err := policy.SpecificationHash(tmpl)
 	if err != nil {
 		return nil, err
 	}
+	recorded := rb.Annotations[AnnotationTemplateSpecHash]
+	held := policy.HeldLazily(*claim, prev, recorded, hash)
 	// A binding that differs from its claim is not refused but waits: the
 	// detector watches policies and bindings and writes it back (a
 	// policy changed a moment ago, or someone edited the binding), and
@@ -242,7 +244,15 @@ func Trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 	case rb.Labels[hoststore.LabelPolicy] != claim.Ref().String(),
 		!held && !equality.Semantic.DeepEqual(*rb.Spec.Placement, claim.Spec.Placement),
 		!held && rb.Spec.PropagateDeps != claim.Spec.PropagateDeps,
-		rb.Status.SchedulerObservedGeneration != rb.Generation:
+		rb.Status.SchedulerObservedGeneration != rb.Generation,
+		// The template changed since the detector wrote the binding: its
+		// replicas and requirements may be new, and rendering the new
+		// template on the old schedule would roll out what the scheduler
+		// has not admitted (a scale-up past a FederatedResourceQuota, or
+		// replicas a cluster has no room for, under Duplicated). The
+		// detector writes the binding, the scheduler schedules it, then
+		// it renders.
+		recorded != hash:
 		return nil, ErrPending
 	}
 	placement := &claim.Spec.Placement
@@ -260,15 +270,6 @@ func Trust(ctx context.Context, c client.Reader, rb *workv1.ResourceBinding, tmp
 		Scheduling: scheduling,
 		Rollout:    claim.Spec.Rollout,
 	}, nil
-}
-
-// heldLazily reports whether rb is held by a Lazy claim (policy.HeldLazily).
-func heldLazily(rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, claim *policy.Claim, prev *policy.ClaimRef) (bool, error) {
-	hash, err := policy.SpecificationHash(tmpl)
-	if err != nil {
-		return false, err
-	}
-	return policy.HeldLazily(*claim, prev, rb.Annotations[AnnotationTemplateSpecHash], hash), nil
 }
 
 // claimOf returns the policy that claims tmpl now, given the claim prev a
