@@ -24,7 +24,13 @@ func (e *Engine) Connect(ctx context.Context, name string, conn member.Connectio
 	if err != nil {
 		return nil, err
 	}
-	if err := client.Probe(ctx); err != nil {
+	err = client.Probe(ctx)
+	if ctx.Err() == nil {
+		// What the cluster's own read learnt spares the run's other calls
+		// their timeouts (see reach.go).
+		e.noteReach(name, client.Fingerprint(), err)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return client, nil

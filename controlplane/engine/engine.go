@@ -90,6 +90,10 @@ type Options struct {
 	// RequestTimeout bounds each request to a member; default
 	// member.DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// ProbeTimeout bounds each probe of a member; default
+	// member.DefaultProbeTimeout. A member that does not answer within it
+	// is skipped by every call for StatusTTL (see reach.go).
+	ProbeTimeout time.Duration
 }
 
 // Engine is the synchronous driver. It is safe for concurrent use.
@@ -103,6 +107,9 @@ type Engine struct {
 	mu      sync.Mutex
 	status  map[string]statusEntry
 	collect singleflight.Group
+	// reach remembers, per member, whether it answers (see reach.go).
+	reach  map[string]reachEntry
+	probes singleflight.Group
 }
 
 type statusEntry struct {
@@ -133,8 +140,8 @@ func New(opts Options) (*Engine, error) {
 		opts.StatusTimeout = DefaultStatusTimeout
 	}
 	return &Engine{
-		opts: opts, cache: member.NewCache(member.CacheOptions{RequestTimeout: opts.RequestTimeout}), status: map[string]statusEntry{},
-		reads: execution.NewReadCache(opts.StatusTTL),
+		opts: opts, cache: member.NewCache(member.CacheOptions{RequestTimeout: opts.RequestTimeout, ProbeTimeout: opts.ProbeTimeout}), status: map[string]statusEntry{},
+		reach: map[string]reachEntry{}, reads: execution.NewReadCache(opts.StatusTTL),
 	}, nil
 }
 
@@ -216,9 +223,17 @@ func (e *Engine) clusterStatus(ctx context.Context, m Member) (api.ClusterStatus
 		if entry, ok := fresh(); ok {
 			return entry, nil
 		}
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.StatusTimeout)
-		defer cancel()
-		status, err := member.CollectStatus(cctx, client)
+		var status api.ClusterStatus
+		var err error
+		if entry, ok := e.recentReach(name, client.Fingerprint()); ok && entry.down != nil {
+			err = e.remembered(entry)
+			status = notReachable(err)
+		} else {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.StatusTimeout)
+			defer cancel()
+			status, err = member.CollectStatus(cctx, client)
+			e.noteReach(name, client.Fingerprint(), err)
+		}
 		if err != nil {
 			err = fmt.Errorf("cluster %s: %w", name, err)
 		}
@@ -315,14 +330,18 @@ func planFleet(name string, fleet Fleet, clusters []api.Cluster, previous []api.
 	}
 }
 
-// membersByName indexes members; it is also the execution Connector.
+// connector indexes members; it is the execution Connector. A member the
+// engine knows does not answer fails at once (see reach.go).
 type connector struct {
-	cache   *member.Cache
+	engine  *Engine
 	members map[string]Member
+
+	mu           sync.Mutex
+	fingerprints map[string]string
 }
 
 func (e *Engine) connector(members []Member) *connector {
-	c := &connector{cache: e.cache, members: make(map[string]Member, len(members))}
+	c := &connector{engine: e, members: make(map[string]Member, len(members)), fingerprints: map[string]string{}}
 	for _, m := range members {
 		c.members[m.Cluster.Name] = m
 	}
@@ -338,11 +357,27 @@ func (c *connector) Connect(ctx context.Context, cluster string) (execution.Targ
 	if m.Connection == nil {
 		return execution.Target{}, fmt.Errorf("cluster %s: its connection is not known yet", cluster)
 	}
-	client, err := c.cache.Get(ctx, cluster, *m.Connection)
+	client, err := c.engine.cache.Get(ctx, cluster, *m.Connection)
 	if err != nil {
 		return execution.Target{}, fmt.Errorf("cluster %s: %w", cluster, err)
 	}
+	if err := c.engine.reachable(ctx, cluster, client); err != nil {
+		return execution.Target{}, err
+	}
+	c.mu.Lock()
+	c.fingerprints[cluster] = client.Fingerprint()
+	c.mu.Unlock()
 	return execution.Target{Dynamic: client.Dynamic, Mapper: resettable{client.Mapper}}, nil
+}
+
+// unreachable remembers a member a call found it cannot reach.
+func (c *connector) unreachable(cluster string, err error) {
+	c.mu.Lock()
+	fingerprint, ok := c.fingerprints[cluster]
+	c.mu.Unlock()
+	if ok {
+		c.engine.markDown(cluster, fingerprint, err)
+	}
 }
 
 // resettable adapts the member's mapper, which already asks the member
@@ -353,12 +388,14 @@ type resettable struct{ apimeta.RESTMapper }
 func (resettable) Reset() {}
 
 func (e *Engine) executor(members []Member) *execution.Executor {
+	clusters := e.connector(members)
 	return &execution.Executor{
-		Clusters:     e.connector(members),
+		Clusters:     clusters,
 		Fleet:        e.opts.Fleet,
 		FieldManager: e.opts.FieldManager,
 		Concurrency:  e.opts.Parallelism,
 		Reads:        e.reads,
+		Unreachable:  clusters.unreachable,
 	}
 }
 

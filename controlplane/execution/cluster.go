@@ -60,9 +60,13 @@ func (c *clusterRun) noteFailure(ctx context.Context, err error) {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.down == nil {
+	first := c.down == nil
+	if first {
 		c.down = down
+	}
+	c.mu.Unlock()
+	if first && ctx.Err() == nil && c.e.Unreachable != nil {
+		c.e.Unreachable(c.name, err)
 	}
 }
 

@@ -90,6 +90,11 @@ type Executor struct {
 	// Applied, when set, skips an apply that would repeat the last one onto
 	// an unchanged member object (see ApplyCache).
 	Applied *ApplyCache
+	// Unreachable, when set, hears of each cluster a call finds it cannot
+	// reach (a transport error: refused, reset, timed out; not the end of
+	// the caller's context), once per call and cluster, so a caller that
+	// makes many calls can stop sending the others to it.
+	Unreachable func(cluster string, err error)
 }
 
 // ApplyRequest is one template's desired state across the fleet.

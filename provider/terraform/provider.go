@@ -34,6 +34,11 @@ const (
 	fleetEnv                = "FLOTILLA_FLEET"
 )
 
+// defaultProbeTimeout is member_probe_timeout's default: a healthy
+// apiserver answers /readyz in milliseconds, and a member that does not
+// answer costs a run this once (see engine's reach.go).
+const defaultProbeTimeout = 3 * time.Second
+
 // Config is the provider configuration after defaults, handed to resources,
 // data sources and functions.
 type Config struct {
@@ -43,6 +48,9 @@ type Config struct {
 	// RolloutTimeout bounds apply's wait for a healthy rollout and deletes,
 	// where a resource's timeouts block sets none.
 	RolloutTimeout time.Duration
+	// ProbeTimeout is how long a member has to answer its probe before the
+	// run treats it as unreachable (see engine's reach.go).
+	ProbeTimeout time.Duration
 	// SensitiveKinds are the kinds whose data is shown as hashes (see sensitive.go).
 	SensitiveKinds sensitiveKinds
 	// Trusted lists what a connection recorded in state may run or read (see trust.go).
@@ -65,6 +73,7 @@ type providerModel struct {
 	FieldManager     types.String `tfsdk:"field_manager"`
 	ApplyParallelism types.Int64  `tfsdk:"apply_parallelism"`
 	DefaultTimeout   types.String `tfsdk:"default_timeout"`
+	ProbeTimeout     types.String `tfsdk:"member_probe_timeout"`
 	SensitiveKinds   types.List   `tfsdk:"sensitive_kinds"`
 	TrustedExec      types.List   `tfsdk:"trusted_exec"`
 	TrustedOverrides types.List   `tfsdk:"trusted_connection_overrides"`
@@ -109,6 +118,12 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				MarkdownDescription: "How long `flotilla_manifest` waits for a rollout to become healthy, and for a delete, when its `timeouts` block sets nothing, as a Go duration such as `5m`. Defaults to `10m`.",
 				Optional:            true,
 				Validators:          []validator.String{durationValidator{}},
+			},
+			"member_probe_timeout": schema.StringAttribute{
+				MarkdownDescription: "How long a member cluster has to answer a probe (`GET /readyz`) before the run treats it as unreachable, as a Go duration such as `3s`. " +
+					"A member that does not answer costs a run one such timeout: every later read, plan and apply of the run, and of the minute after, skips it at once and says why. Defaults to `3s`.",
+				Optional:   true,
+				Validators: []validator.String{durationValidator{}},
 			},
 			"apply_parallelism": schema.Int64Attribute{
 				MarkdownDescription: "How many member clusters are written to at once. Defaults to 8.",
@@ -175,7 +190,7 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cfg := Config{Fleet: DefaultFleet, FieldManager: DefaultFieldManager, ApplyParallelism: DefaultApplyParallelism, RolloutTimeout: defaultRolloutTimeout}
+	cfg := Config{Fleet: DefaultFleet, FieldManager: DefaultFieldManager, ApplyParallelism: DefaultApplyParallelism, RolloutTimeout: defaultRolloutTimeout, ProbeTimeout: defaultProbeTimeout}
 	if env := os.Getenv(fleetEnv); env != "" {
 		if !labelValueRE.MatchString(env) {
 			resp.Diagnostics.AddAttributeError(path.Root("fleet"), "Invalid fleet name",
@@ -198,6 +213,14 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 		}
 		cfg.RolloutTimeout = d
 	}
+	if !m.ProbeTimeout.IsNull() && !m.ProbeTimeout.IsUnknown() {
+		d, err := time.ParseDuration(m.ProbeTimeout.ValueString())
+		if err != nil || d <= 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("member_probe_timeout"), "Invalid duration", "Want a positive Go duration such as 3s.")
+			return
+		}
+		cfg.ProbeTimeout = d
+	}
 	if !m.ApplyParallelism.IsNull() && !m.ApplyParallelism.IsUnknown() {
 		cfg.ApplyParallelism = int(m.ApplyParallelism.ValueInt64())
 	}
@@ -217,7 +240,7 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	eng, engErr := engine.New(engine.Options{Fleet: cfg.Fleet, FieldManager: cfg.FieldManager, Parallelism: cfg.ApplyParallelism})
+	eng, engErr := engine.New(engine.Options{Fleet: cfg.Fleet, FieldManager: cfg.FieldManager, Parallelism: cfg.ApplyParallelism, ProbeTimeout: cfg.ProbeTimeout})
 	if engErr != nil {
 		resp.Diagnostics.AddError("Cannot start the flotilla engine", engErr.Error())
 		return
