@@ -99,6 +99,11 @@ func (p *Pods) SetPod(s PodState) {
 	if !e.bound && !s.UnschedulableSince.IsZero() {
 		e.since = s.UnschedulableSince
 	}
+	if !e.bound && e.since.IsZero() {
+		// Waiting for kube-scheduler's first try, or for a scheduling
+		// gate: it counts nowhere, so it is not kept.
+		return
+	}
 	o := p.owners[e.owner]
 	if o == nil {
 		o = &ownerPods{}

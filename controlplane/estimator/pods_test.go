@@ -115,6 +115,18 @@ func TestPodsEvents(t *testing.T) {
 	if got := count(); got != (WorkloadReplicas{Bound: 1}) || p.Stuck("shop") {
 		t.Fatalf("bound: %+v, stuck %v", got, p.Stuck("shop"))
 	}
+	// Pending again but not yet found unschedulable (a new try), while
+	// another pod of the owner comes and goes: nothing is left behind.
+	fresh := stuck
+	fresh.UnschedulableSince = time.Time{}
+	p.SetPod(fresh)
+	other := bound
+	other.Name = "b"
+	p.SetPod(other)
+	p.DeletePod("shop/b")
+	if got := count(); got != (WorkloadReplicas{}) {
+		t.Fatalf("waiting: %+v", got)
+	}
 	p.DeletePod("shop/a")
 	p.DeletePod("shop/never")
 	if got := count(); got != (WorkloadReplicas{}) || len(p.owners) != 0 || len(p.pods) != 0 {
