@@ -121,6 +121,12 @@ func (d *descheduler) deschedule(ctx context.Context, rb *workv1.ResourceBinding
 	orig := rb.DeepCopy()
 	rb.Spec.Clusters = next
 	if err := shared.PatchBinding(ctx, d.client, rb, orig, true); err != nil {
+		if apierrors.IsConflict(err) {
+			// The scheduler (or another writer) was first: the next
+			// pass looks at what it wrote.
+			d.log.V(1).Info("binding changed while descheduling; next pass", "binding", client.ObjectKeyFromObject(orig))
+			return nil
+		}
 		err = fmt.Errorf("lower the clusters of binding %s/%s: %w", orig.Namespace, orig.Name, err)
 		d.events.Binding(orig, corev1.EventTypeWarning, shared.EventReasonDescheduleBindingFailed, shared.ActionDeschedule, err.Error())
 		return err
