@@ -11,6 +11,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/clusterstatus"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/customization"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/dependencies"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/descheduler"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/detector"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/federatedquota"
@@ -65,6 +66,11 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	}
 	if err := schedule.Setup(mgr, ms, opts, now, rec("scheduler")); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
+	}
+	if opts.Descheduler {
+		if err := descheduler.Setup(mgr, ms, opts, now, rec("descheduler")); err != nil {
+			return fmt.Errorf("set up descheduler: %w", err)
+		}
 	}
 	if err := policyvalidation.Setup(mgr, rec("policy-validation")); err != nil {
 		return err

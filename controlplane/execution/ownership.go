@@ -56,6 +56,14 @@ func ownerOf(live *unstructured.Unstructured, fleet string, ref api.TemplateRef)
 	return ownedByTemplate
 }
 
+// Owns reports whether live is this fleet's object for the template ref,
+// as flotilla's labels and template annotation on it say: what the
+// execution applied, and nothing a tenant or another fleet put in the
+// member under the same name.
+func Owns(live *unstructured.Unstructured, fleet string, ref api.TemplateRef) bool {
+	return ownerOf(live, fleet, ref) == ownedByTemplate
+}
+
 // ErrConflict is wrapped by every refusal to apply over an object flotilla
 // does not own (ConflictError).
 var ErrConflict = errors.New("conflict with an object flotilla does not own")

@@ -313,3 +313,13 @@ func (c *Client) Nodes() *estimator.Nodes {
 	}
 	return c.listed.Load()
 }
+
+// Pods is the member's pods by their controller, for the descheduler: kept
+// by the watching cache's informers while they are synced and healthy; nil
+// otherwise (a client that does not watch, or a member not yet synced).
+func (c *Client) Pods() *estimator.Pods {
+	if c.watch == nil {
+		return nil
+	}
+	return c.watch.ownedIndex()
+}

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
@@ -45,9 +46,10 @@ type summaryWatch struct {
 	ctx     context.Context
 	nodes   *watchedKind
 	pods    *watchedKind
-	// index is fed by the informers' event handlers; it is replaced with
-	// them.
+	// index and owned are fed by the informers' event handlers; they are
+	// replaced with them.
 	index   *estimator.Nodes
+	owned   *estimator.Pods
 	running sync.WaitGroup // the informers
 }
 
@@ -119,12 +121,12 @@ func (w *summaryWatch) start() (nodes, pods *watchedKind, ctx context.Context, e
 		return w.nodes, w.pods, w.ctx, nil
 	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	w.index = estimator.NewNodes()
+	w.index, w.owned = estimator.NewNodes(), estimator.NewPods()
 	nodeAPI, podAPI := w.kube.CoreV1().Nodes(), w.kube.CoreV1().Pods(metav1.NamespaceAll)
 	w.nodes = w.watchKind(&corev1.Node{}, summaryNode, nodeHandler(w.index),
 		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return nodeAPI.List(ctx, o) },
 		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return nodeAPI.Watch(ctx, o) })
-	w.pods = w.watchKind(&corev1.Pod{}, summaryPod, podHandler(w.index),
+	w.pods = w.watchKind(&corev1.Pod{}, summaryPod, podHandler(w.index, w.owned),
 		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = nonTerminalPods
 			return podAPI.List(ctx, o)
@@ -232,13 +234,17 @@ func summaryNode(obj any) (any, error) {
 }
 
 // podUsage is all a pod informer keeps of a pod: its key, the node it is
-// bound to, its phase and its requests as kube-scheduler computes them.
+// bound to, its phase and its requests as kube-scheduler computes them, and
+// for the descheduler its controller's UID and since when kube-scheduler
+// finds it unschedulable.
 type podUsage struct {
 	metav1.TypeMeta
 	metav1.ObjectMeta
-	NodeName string
-	Phase    corev1.PodPhase
-	Requests corev1.ResourceList
+	NodeName           string
+	Phase              corev1.PodPhase
+	Requests           corev1.ResourceList
+	Controller         types.UID
+	UnschedulableSince time.Time
 }
 
 // DeepCopyObject copies the usage, for runtime.Object.
@@ -256,12 +262,19 @@ func summaryPod(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	return &podUsage{
+	u := &podUsage{
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion},
 		NodeName:   p.Spec.NodeName,
 		Phase:      p.Status.Phase,
 		Requests:   podRequests(p),
-	}, nil
+	}
+	if ref := metav1.GetControllerOf(p); ref != nil {
+		u.Controller = ref.UID
+	}
+	if since, ok := estimator.UnschedulableSince(&p.Status); ok {
+		u.UnschedulableSince = since
+	}
+	return u, nil
 }
 
 // nodes is the per-node index of the member when the informers have synced
@@ -275,6 +288,18 @@ func (w *summaryWatch) nodesIndex() *estimator.Nodes {
 		return nil
 	}
 	return index
+}
+
+// ownedIndex is the member's pods by controller, under the same conditions
+// as nodesIndex; nil otherwise.
+func (w *summaryWatch) ownedIndex() *estimator.Pods {
+	w.mu.Lock()
+	pods, owned, running := w.pods, w.owned, w.cancel != nil && !w.stopped
+	w.mu.Unlock()
+	if !running || !pods.healthy() {
+		return nil
+	}
+	return owned
 }
 
 // healthy says the informer has synced and its last list or watch did not
@@ -306,11 +331,13 @@ func nodeHandler(index *estimator.Nodes) cache.ResourceEventHandler {
 	}
 }
 
-// podHandler keeps index's pods.
-func podHandler(index *estimator.Nodes) cache.ResourceEventHandler {
+// podHandler keeps index's and owned's pods.
+func podHandler(index *estimator.Nodes, owned *estimator.Pods) cache.ResourceEventHandler {
 	set := func(obj any) {
 		if p, ok := obj.(*podUsage); ok {
 			index.SetPod(p.Namespace+"/"+p.Name, p.NodeName, p.Phase, p.Requests)
+			owned.SetPod(estimator.PodState{Namespace: p.Namespace, Name: p.Name, Controller: p.Controller,
+				NodeName: p.NodeName, Phase: p.Phase, UnschedulableSince: p.UnschedulableSince})
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
@@ -319,6 +346,7 @@ func podHandler(index *estimator.Nodes) cache.ResourceEventHandler {
 		DeleteFunc: func(obj any) {
 			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 				index.DeletePod(key)
+				owned.DeletePod(key)
 			}
 		},
 	}

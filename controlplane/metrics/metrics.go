@@ -97,6 +97,13 @@ var (
 		Help: "Number of graceful eviction tasks that ended, so that the evicted copy is removed from the member cluster, by member_cluster.",
 	}, []string{memberCluster})
 
+	// DescheduledReplicas counts the replicas the descheduler took off a
+	// member because their pods could not be scheduled there.
+	DescheduledReplicas = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flotilla_descheduled_replicas_total",
+		Help: "Number of replicas the descheduler took off a member cluster's share of a dynamically divided binding because the member's kube-scheduler found their pods unschedulable past the threshold, by member_cluster.",
+	}, []string{memberCluster})
+
 	// ClusterRequeues counts the bindings the scheduler queued again
 	// because a Cluster changed in a way that can move them; bindings the
 	// Cluster cannot move are not counted, nor queued.
@@ -135,7 +142,7 @@ func SetBindingCounter(f BindingCounter) {
 
 func init() {
 	ctrlmetrics.Registry.MustRegister(ScheduleAttempts, SchedulingDuration, WorkApplyDuration, WorkApplyErrors,
-		ClusterReady, ClusterProbeDuration, Failovers, Evictions, ClusterRequeues, RolloutGates, bindings)
+		ClusterReady, ClusterProbeDuration, Failovers, Evictions, DescheduledReplicas, ClusterRequeues, RolloutGates, bindings)
 }
 
 // Since is the seconds since start, for Observe.

@@ -63,6 +63,17 @@ func strategyOf(p *api.Placement) (string, error) {
 	}
 }
 
+// DividesByAvailability reports whether a placement divides its replicas
+// by what fits in each cluster: Divided with dynamic weights by available
+// replicas, or Aggregated. Only such a binding may be descheduled (Karmada's
+// IsReplicaDynamicDivided): static weights and Duplicated place replicas
+// by the policy alone, whatever fits, so moving their replicas would go
+// against the policy. A placement that does not parse divides by nothing.
+func DividesByAvailability(p *api.Placement) bool {
+	name, err := strategyOf(p)
+	return err == nil && usesAvailability(name)
+}
+
 // usesAvailability reports whether a strategy divides by what fits in the
 // clusters, which makes capacity matter when selecting clusters.
 func usesAvailability(name string) bool {

@@ -62,6 +62,9 @@ func TestChartDeployment(t *testing.T) {
 		"metrics-cert-dir":          "/etc/flotilla/serving-cert",
 		"propagate-secrets":         "false",
 		"multi-cluster-services":    "true",
+		"descheduler":               "false",
+		"descheduling-interval":     "2m",
+		"unschedulable-threshold":   "5m",
 		"webhook-client-ca":         "/etc/flotilla/webhook-client-ca/ca.crt",
 	} {
 		if got, _ := flagValue(args, flag); got != want {

@@ -35,6 +35,13 @@ const (
 	// its template): a graceful eviction task ended, so the evicted copy is
 	// removed from its cluster.
 	EventReasonEvictWorkloadFromClusterSucceed = "EvictWorkloadFromClusterSucceed"
+	// EventReasonDescheduleBindingSucceed (Normal, on the binding and its
+	// template): the descheduler took replicas that cannot start off a
+	// cluster; the note names how many from which cluster.
+	EventReasonDescheduleBindingSucceed = "DescheduleBindingSucceed"
+	// EventReasonDescheduleBindingFailed (Warning, on the binding and its
+	// template): the descheduler could not write the lowered clusters.
+	EventReasonDescheduleBindingFailed = "DescheduleBindingFailed"
 	// EventReasonSyncSucceed (Normal, on the Work): its manifests are
 	// applied to the member, recorded when that becomes true.
 	EventReasonSyncSucceed = "SyncSucceed"
@@ -66,12 +73,13 @@ const (
 
 // The events' actions (events.k8s.io/v1 requires one).
 const (
-	ActionSchedule = "Schedule"
-	ActionFailover = "Failover"
-	ActionEvict    = "Evict"
-	ActionApply    = "Apply"
-	ActionProbe    = "Probe"
-	ActionTaint    = "Taint"
+	ActionSchedule   = "Schedule"
+	ActionDeschedule = "Deschedule"
+	ActionFailover   = "Failover"
+	ActionEvict      = "Evict"
+	ActionApply      = "Apply"
+	ActionProbe      = "Probe"
+	ActionTaint      = "Taint"
 )
 
 // Recorder records the reconcilers' events. A nil recorder records none.

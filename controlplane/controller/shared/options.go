@@ -46,6 +46,10 @@ const (
 	// DefaultSchedulerWorkers is how many bindings the continuous scheduler
 	// schedules at once (Karmada's scheduler has one worker).
 	DefaultSchedulerWorkers = 5
+	// DefaultDeschedulingInterval is Karmada's --descheduling-interval.
+	DefaultDeschedulingInterval = 2 * time.Minute
+	// DefaultUnschedulableThreshold is Karmada's --unschedulable-threshold.
+	DefaultUnschedulableThreshold = 5 * time.Minute
 )
 
 // DefaultReservedNamespaces are the host namespaces whose objects are never
@@ -219,6 +223,18 @@ type Options struct {
 	// host identity needs no EndpointSlice rights. Collected slices and
 	// import Works it made before stay until it runs again.
 	DisableMultiClusterServices bool
+	// Descheduler runs the descheduler (Karmada's karmada-descheduler, off
+	// by default there too): every DeschedulingInterval it takes the
+	// replicas kube-scheduler has found unschedulable in a member for
+	// longer than UnschedulableThreshold off that member's share of a
+	// dynamically divided binding, so the scheduler places them where they
+	// fit.
+	Descheduler bool
+	// DeschedulingInterval is how often the descheduler looks.
+	DeschedulingInterval time.Duration
+	// UnschedulableThreshold is how long a pod must have been
+	// unschedulable before the descheduler moves its replica.
+	UnschedulableThreshold time.Duration
 	// CredentialSecretsOnly keeps the control plane's reads of Secrets to
 	// SystemNamespace, where the Clusters' credentials live: Secrets are
 	// then neither template kinds nor propagated as dependencies
@@ -314,6 +330,8 @@ func (o Options) WithDefaults() Options {
 	set(&o.MemberRequestTimeout, DefaultMemberRequestTimeout)
 	set(&o.WorkTimeout, DefaultWorkTimeout)
 	set(&o.WorkRequestTimeout, DefaultWorkRequestTimeout)
+	set(&o.DeschedulingInterval, DefaultDeschedulingInterval)
+	set(&o.UnschedulableThreshold, DefaultUnschedulableThreshold)
 	o.WorkRequestTimeout = min(o.WorkRequestTimeout, o.WorkTimeout)
 	count := func(n *int, v int) {
 		if *n <= 0 {
