@@ -237,6 +237,7 @@ func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource
 		newOverridePolicyResource,
 		newClusterOverridePolicyResource,
 		newResourceInterpreterResource,
+		newFederatedResourceQuotaResource,
 		newManifestResource,
 	}
 }
