@@ -150,9 +150,10 @@ func (r *quotaResource) planQuota(value, config tftypes.Value) (quotaPlan, diag.
 	out.objects = map[string]*unstructured.Unstructured{}
 	for i, a := range q.Spec.StaticAssignments {
 		if !slices.ContainsFunc(members, func(m engine.Member) bool { return m.Cluster.Name == a.ClusterName }) {
-			diags.AddAttributeError(path.Root("static_assignments").AtListIndex(i).AtName("cluster_name"), "Assigned cluster not in clusters",
-				fmt.Sprintf("FederatedResourceQuota %s/%s assigns cluster %q, which is not in clusters: add flotilla_cluster.%s (or the resource that registers it) to clusters.",
-					q.Namespace, q.Name, a.ClusterName, a.ClusterName))
+			at := path.Root("static_assignments").AtListIndex(i).AtName("cluster_name")
+			diags.AddAttributeError(at, "Assigned cluster not in clusters",
+				fmt.Sprintf("%s: FederatedResourceQuota %s/%s assigns cluster %q, which is not in clusters: add flotilla_cluster.%s (or the resource that registers it) to clusters.",
+					at, q.Namespace, q.Name, a.ClusterName, a.ClusterName))
 			continue
 		}
 		w, _, err := render.QuotaResourceQuota(q, a.ClusterName, r.data.Engine.Fleet())

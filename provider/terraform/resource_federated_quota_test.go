@@ -154,3 +154,50 @@ func (f *scenarioFleet) expectResourceQuotas(want map[string]string) resource.Te
 		return nil
 	}
 }
+
+// TestFederatedResourceQuotaBadInput: each mistake is refused at plan on
+// its attribute, naming the quota: a value that is not a quantity, an
+// assignment over overall, a cluster listed twice, and an assigned cluster
+// missing from clusters.
+func TestFederatedResourceQuotaBadInput(t *testing.T) {
+	quota := func(overall, assignments, clusters string) string {
+		return `
+resource "flotilla_cluster" "east" {
+  name = "east"
+  host = "https://127.0.0.1:1"
+  token = "x"
+}
+resource "flotilla_federated_resource_quota" "team" {
+  name               = "team"
+  namespace          = "shop"
+  overall            = ` + overall + `
+  static_assignments = ` + assignments + `
+  clusters           = ` + clusters + `
+}
+`
+	}
+	east := `[flotilla_cluster.east]`
+	for _, tc := range []struct {
+		name, config string
+		want         string
+	}{
+		{"not a quantity", quota(`{ cpu = "two" }`, `[]`, east), `(?s)overall\["cpu"\].*"two" is not a quantity`},
+		{"assignment not a quantity", quota(`{ cpu = "2" }`, `[{ cluster_name = "east", hard = { cpu = "1 CPU" } }]`, east),
+			`(?s)static_assignments\[0\]\.hard\["cpu"\].*"1 CPU" is not a quantity`},
+		{"over overall", quota(`{ cpu = "2" }`, `[{ cluster_name = "east", hard = { cpu = "3" } }]`, east),
+			`(?s)federated resource quota shop/team.*overall\["cpu"\].*less than the 3 the static assignments\s+add up to`},
+		{"resource not in overall", quota(`{ cpu = "2" }`, `[{ cluster_name = "east", hard = { memory = "1Gi" } }]`, east),
+			`(?s)static_assignments\[0\]\.hard\["memory"\].*not limited\s+by spec.overall`},
+		{"cluster twice", quota(`{ cpu = "2" }`, `[{ cluster_name = "east", hard = { cpu = "1" } }, { cluster_name = "east", hard = { cpu = "1" } }]`, east),
+			`(?s)static_assignments\[1\]\.cluster_name.*Duplicate value`},
+		{"cluster not passed", quota(`{ cpu = "2" }`, `[{ cluster_name = "west", hard = { cpu = "1" } }]`, east),
+			`(?s)static_assignments\[0\]\.cluster_name:\s+FederatedResourceQuota\s+shop/team\s+assigns\s+cluster\s+"west",\s+which\s+is\s+not\s+in\s+clusters`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps:                    []resource.TestStep{{Config: tc.config, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
+			})
+		})
+	}
+}
