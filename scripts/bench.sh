@@ -10,6 +10,8 @@
 #   estimator    BenchmarkNodeEstimate (one template over a 1,000-node member)
 #                and BenchmarkNodeEstimateSchedule (decisions with the
 #                per-node estimator beside the general one, issue 35)
+#   quota        BenchmarkQuotaStatus (a FederatedResourceQuota's status pass:
+#                pure aggregation, and list + aggregate + patch on a real host)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
 #   terraform    scripts/bench-terraform.sh (apiserver-only members)
 #   kubernetes   scripts/bench-kubernetes.sh: the same fleet and apps with
@@ -165,6 +167,27 @@ if go test -run '^$' -bench '^(BenchmarkNodeEstimate|BenchmarkNodeEstimateSchedu
 else
   echo "bench: per-node estimator benchmark failed:" >&2; tail -20 "$nodes_bench" >&2
   row "per-node estimator" "1,000 nodes; 100–1,000 clusters" "failed" "failed" "p50 ≤ 1 ms; ≤ 2 × general"
+  status=1
+fi
+
+# --- FederatedResourceQuota status (issue 39) ----------------------------------
+# BenchmarkQuotaStatus: one quota's status over 500 bindings and 20 assigned clusters; "aggregate" is the pure
+# sum and the members' ResourceQuota statuses, "write" adds the controller's cached list and the status patch
+# on a real host apiserver.
+echo "== bench: FederatedResourceQuota status (200 passes per case)" >&2
+quota_bench="$work/quota.txt"
+if go test -run '^$' -bench '^BenchmarkQuotaStatus$' -benchtime=200x -count=1 -timeout 10m \
+  ./controlplane/controller/federatedquota/ >"$quota_bench" 2>&1; then
+  for mode in aggregate write; do
+    read -r p50 p99 < <(awk -v want="BenchmarkQuotaStatus/bindings=500/clusters=20/$mode" '
+      { name = $1; sub(/-[0-9]+$/, "", name) }
+      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-µs") p50 = $i; if ($(i+1) == "p99-µs") p99 = $i } }
+      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$quota_bench")
+    row "FederatedResourceQuota status, $mode" "500 bindings, 20 clusters" "$p50 µs" "$p99 µs" "—"
+  done
+else
+  echo "bench: FederatedResourceQuota status benchmark failed:" >&2; tail -20 "$quota_bench" >&2
+  row "FederatedResourceQuota status" "500 bindings, 20 clusters" "failed" "failed" "—"
   status=1
 fi
 

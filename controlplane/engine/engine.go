@@ -64,6 +64,9 @@ type Fleet struct {
 	// Interpreter is the built-in table extended by the fleet's resource
 	// interpreter customizations; nil interprets the built-in kinds only.
 	Interpreter *interpret.Interpreter
+	// Quotas are the FederatedResourceQuotas the plan respects
+	// (plan.Fleet.Quotas).
+	Quotas []api.FederatedResourceQuota
 	// PerNode asks Plan for the per-node estimate of the members whose
 	// status it reads live (see Plan). It is off for plans that Apply must
 	// reproduce: a plan from recorded status (Member.Recorded) has no
@@ -326,6 +329,7 @@ func planFleet(name string, fleet Fleet, clusters []api.Cluster, previous []api.
 		OverridePolicies:           fleet.OverridePolicies,
 		ClusterOverridePolicies:    fleet.ClusterOverridePolicies,
 		Interpreter:                fleet.Interpreter,
+		Quotas:                     fleet.Quotas,
 		Bindings:                   previous,
 	}
 }

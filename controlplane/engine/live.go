@@ -49,3 +49,12 @@ func (e *Engine) Wait(ctx context.Context, fleet Fleet, template *unstructured.U
 	opts := status.Options{Template: template, Clusters: clusters, Timeout: timeout, Interpreter: fleet.Interpreter}
 	return status.Wait(ctx, opts, fresh.ObserveLive, progress)
 }
+
+// ApplyRendered applies objects that need no scheduling, already rendered
+// per cluster (a FederatedResourceQuota's ResourceQuotas, whose clusters
+// its static assignments name), and prunes req.Prune, through the same
+// execution as Apply: server-side apply, ownership, conflict refusal.
+func (e *Engine) ApplyRendered(ctx context.Context, members []Member, req execution.ApplyRequest) execution.Result {
+	defer e.reads.Reset()
+	return e.executor(members).Apply(ctx, req)
+}

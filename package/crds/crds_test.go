@@ -15,13 +15,14 @@ func TestDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"clusters.fleet.m.flotilla.io":               "Namespaced",
-		"propagationpolicies.fleet.m.flotilla.io":    "Namespaced",
-		"overridepolicies.fleet.m.flotilla.io":       "Namespaced",
-		"manifests.fleet.m.flotilla.io":              "Namespaced",
-		"providerconfigs.fleet.m.flotilla.io":        "Namespaced",
-		"providerconfigusages.fleet.m.flotilla.io":   "Namespaced",
-		"clusterproviderconfigs.fleet.m.flotilla.io": "Cluster",
+		"clusters.fleet.m.flotilla.io":                "Namespaced",
+		"propagationpolicies.fleet.m.flotilla.io":     "Namespaced",
+		"overridepolicies.fleet.m.flotilla.io":        "Namespaced",
+		"manifests.fleet.m.flotilla.io":               "Namespaced",
+		"federatedresourcequotas.fleet.m.flotilla.io": "Namespaced",
+		"providerconfigs.fleet.m.flotilla.io":         "Namespaced",
+		"providerconfigusages.fleet.m.flotilla.io":    "Namespaced",
+		"clusterproviderconfigs.fleet.m.flotilla.io":  "Cluster",
 	}
 	if len(defs) != len(want) {
 		t.Fatalf("got %d CRDs, want %d", len(defs), len(want))

@@ -2,6 +2,7 @@ package crossplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -34,6 +35,9 @@ type specObject[M resource.ModernManaged, H client.Object] struct {
 	// validate checks spec.forProvider as the host's webhook does, so a
 	// bad field is named even where no webhook runs; nil checks nothing.
 	validate func(mg M) field.ErrorList
+	// refuseUnowned, when set, refuses a host object no managed resource
+	// owns, saying why and what to do; nil adopts it.
+	refuseUnowned error
 }
 
 // specClient is the external client of a specObject kind.
@@ -80,7 +84,7 @@ func (s *specClient[M, H]) Observe(ctx context.Context, mg M) (managed.ExternalO
 	}
 	// A policy sits in the managed resource's own namespace, where its
 	// author may write policies anyway: an unowned one is adopted.
-	if done, err := ownedOrGone(live, s.what(mg), s.kind, mg, nil); done || err != nil {
+	if done, err := ownedOrGone(live, s.what(mg), s.kind, mg, s.refuseUnowned); done || err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	if s.observe != nil {
@@ -165,6 +169,36 @@ var overridePolicyKind = specObject[*v1alpha1.OverridePolicy, *policyv1.Override
 		mg.Status.AtProvider.Rules = len(live.Spec.OverrideRules)
 		return nil
 	},
+}
+
+// federatedResourceQuotaKind maps FederatedResourceQuota managed resources
+// onto the host's policy.flotilla.io FederatedResourceQuota. A quota is a
+// tenant's limit, so an existing one is never adopted: a managed resource
+// that could take over the quota its namespace already has would let
+// whoever writes it there rewrite the limit.
+var federatedResourceQuotaKind = specObject[*v1alpha1.FederatedResourceQuota, *policyv1.FederatedResourceQuota]{
+	kind:     api.KindFederatedResourceQuota,
+	newHost:  func() *policyv1.FederatedResourceQuota { return &policyv1.FederatedResourceQuota{} },
+	desired:  func(mg *v1alpha1.FederatedResourceQuota) any { return mg.Spec.ForProvider },
+	liveSpec: func(h *policyv1.FederatedResourceQuota) any { return h.Spec },
+	validate: func(mg *v1alpha1.FederatedResourceQuota) field.ErrorList {
+		q := api.FederatedResourceQuota{Spec: mg.Spec.ForProvider}
+		q.Namespace, q.Name = mg.GetNamespace(), externalName(mg)
+		errs := api.ValidateFederatedResourceQuota(&q)
+		for _, e := range errs {
+			if rest, ok := strings.CutPrefix(e.Field, "spec."); ok {
+				e.Field = "spec.forProvider." + rest
+			}
+		}
+		return errs
+	},
+	observe: func(_ context.Context, _ *host, mg *v1alpha1.FederatedResourceQuota, live *policyv1.FederatedResourceQuota) error {
+		mg.Status.AtProvider = v1alpha1.FederatedResourceQuotaObservation{
+			Overall: live.Status.Overall, OverallUsed: live.Status.OverallUsed, AggregatedStatus: live.Status.AggregatedStatus,
+		}
+		return nil
+	},
+	refuseUnowned: errors.New("a FederatedResourceQuota is never adopted; have a fleet administrator delete it in the host, or give this resource another external name"),
 }
 
 // claimedTemplates lists, as "<kind>/<name>", the templates whose binding in

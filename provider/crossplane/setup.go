@@ -151,6 +151,12 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		}); err != nil {
 		return err
 	}
+	if err := setupManaged(mgr, o, global, hosts, v1alpha1.FederatedResourceQuotaGroupVersionKind, &v1alpha1.FederatedResourceQuota{},
+		func(h *host) managed.TypedExternalClient[*v1alpha1.FederatedResourceQuota] {
+			return &specClient[*v1alpha1.FederatedResourceQuota, *policyv1.FederatedResourceQuota]{specObject: federatedResourceQuotaKind, host: h}
+		}); err != nil {
+		return err
+	}
 	return setupManaged(mgr, o, global, hosts, v1alpha1.ManifestGroupVersionKind, &v1alpha1.Manifest{},
 		func(h *host) managed.TypedExternalClient[*v1alpha1.Manifest] { return &manifestClient{host: h} })
 }

@@ -201,7 +201,7 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 	}
 	// The write-only inputs are recorded as null, as the plan holds them.
 	dynamicNull := tftypes.NewValue(tftypes.DynamicPseudoType, nil)
-	set := map[string]tftypes.Value{attrClusters: dynamicNull, attrPropagationPolicies: dynamicNull, attrOverridePolicies: dynamicNull, attrResourceInterpreters: dynamicNull}
+	set := map[string]tftypes.Value{attrClusters: dynamicNull, attrPropagationPolicies: dynamicNull, attrOverridePolicies: dynamicNull, attrResourceInterpreters: dynamicNull, attrQuotas: dynamicNull}
 	record := func() {
 		v, err := withAttributes(plan, set)
 		if err != nil {

@@ -93,6 +93,10 @@ func expandRaw(attrs map[string]tftypes.Value) (manifestInputs, diag.Diagnostics
 	in.fleet.ClusterPropagationPolicies = pf.ClusterPropagationPolicies
 	in.fleet.OverridePolicies = pf.OverridePolicies
 	in.fleet.ClusterOverridePolicies = pf.ClusterOverridePolicies
+	quotas, known, d := quotasFromTerraform(attrs[attrQuotas], path.Root(attrQuotas))
+	diags.Append(d...)
+	in.fleet.Quotas = quotas
+	in.known = in.known && known
 	set, known, d := fleetDecoder.interpreters(attrs[attrResourceInterpreters])
 	diags.Append(d...)
 	if set != nil {

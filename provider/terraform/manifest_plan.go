@@ -258,7 +258,7 @@ func withWriteOnly(planned, config map[string]tftypes.Value) map[string]tftypes.
 	for k, v := range planned {
 		out[k] = v
 	}
-	for _, k := range []string{attrClusters, attrPropagationPolicies, attrOverridePolicies, attrResourceInterpreters} {
+	for _, k := range []string{attrClusters, attrPropagationPolicies, attrOverridePolicies, attrResourceInterpreters, attrQuotas} {
 		out[k] = config[k]
 	}
 	return out

@@ -24,6 +24,7 @@ const (
 	attrPropagationPolicies  = "propagation_policies"
 	attrOverridePolicies     = "override_policies"
 	attrResourceInterpreters = "resource_interpreters"
+	attrQuotas               = "federated_resource_quotas"
 	attrConnections          = "connections"
 	attrDependencies         = "dependencies"
 	attrRescheduleTrigger    = "reschedule_trigger"

@@ -131,6 +131,25 @@ func (c *specEncoder) fieldJSON(f *specField, v tftypes.Value, at path.Path) (an
 			out[k] = s
 		}
 		return out, true, nil
+	case fieldQuantityMap:
+		var m map[string]tftypes.Value
+		if err := v.As(&m); err != nil {
+			return nil, false, &valueError{at, "must be a map of quantities"}
+		}
+		out := make(map[string]any, len(m))
+		for k, e := range m {
+			var s string
+			if e.IsNull() || e.As(&s) != nil {
+				return nil, false, &valueError{at.AtMapKey(k), "must be a quantity string"}
+			}
+			if err := quantityError(s); err != nil {
+				// The schema's validator reports it on the key.
+				c.rejected[at.AtMapKey(k).String()] = &valueError{at.AtMapKey(k), err.Error()}
+				continue
+			}
+			out[k] = s
+		}
+		return out, true, nil
 	case fieldObject:
 		o, err := c.objectJSON(f.fields, v, at, nil)
 		return o, err == nil, err
@@ -261,6 +280,24 @@ func (c *specDecoder) fieldValue(f *specField, raw any, karmada string) (tftypes
 			elems[k] = tftypes.NewValue(tftypes.String, s)
 		}
 		return tftypes.NewValue(typ, elems), nil
+	case fieldQuantityMap:
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return bad("a map of quantities")
+		}
+		elems := make(map[string]tftypes.Value, len(m))
+		for k, e := range m {
+			// YAML writes `cpu: 2` as a number.
+			switch q := e.(type) {
+			case string:
+				elems[k] = tftypes.NewValue(tftypes.String, q)
+			case json.Number:
+				elems[k] = tftypes.NewValue(tftypes.String, q.String())
+			default:
+				return tftypes.Value{}, fmt.Errorf("%s[%s]: must be a quantity", karmada, k)
+			}
+		}
+		return tftypes.NewValue(typ, elems), nil
 	case fieldObject:
 		m, ok := raw.(map[string]any)
 		if !ok {
@@ -364,7 +401,7 @@ func attributePath(fields []*specField, steps []fieldStep, at path.Path) (p path
 				return p, nil, false
 			}
 			p, fields = p.AtListIndex(i), node.fields
-		case fieldStringMap:
+		case fieldStringMap, fieldQuantityMap:
 			p, fields = p.AtMapKey(st.index), nil
 		default:
 			return p, nil, false

@@ -250,13 +250,20 @@ func decodeStrict(data []byte, v any) error {
 // validators already report the value: its path is in rejected, or the
 // constraint rejects its value in doc (nil doc and rejected: report all).
 func (k policyKind) fieldErrorDiagnostic(fe *field.Error, doc map[string]any, at path.Path, rejected map[string]*valueError) (diag.Diagnostic, bool) {
+	return specErrorDiagnostic(k.fields(), k.noun, fe, doc, at, rejected)
+}
+
+// specErrorDiagnostic is fieldErrorDiagnostic for any resource whose
+// attributes are fields (the spec of a Karmada kind) and whose kind is
+// called noun in messages.
+func specErrorDiagnostic(fields []*specField, noun string, fe *field.Error, doc map[string]any, at path.Path, rejected map[string]*valueError) (diag.Diagnostic, bool) {
 	steps := parseFieldPath(fe.Field)
 	var p path.Path
 	var f *specField
 	complete := false
 	switch {
 	case len(steps) > 1 && steps[0].name == "spec":
-		p, f, complete = attributePath(k.fields(), steps[1:], at)
+		p, f, complete = attributePath(fields, steps[1:], at)
 		if rejected[p.String()] != nil {
 			return nil, false
 		}
@@ -272,7 +279,7 @@ func (k policyKind) fieldErrorDiagnostic(fe *field.Error, doc map[string]any, at
 	if !complete {
 		detail += " (Karmada field " + fe.Field + ")"
 	}
-	summary := "Invalid " + k.noun
+	summary := "Invalid " + noun
 	if len(p.Steps()) == 0 {
 		return diag.NewErrorDiagnostic(summary, detail), true
 	}

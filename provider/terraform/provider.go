@@ -260,6 +260,7 @@ func (p *flotillaProvider) Resources(context.Context) []func() resource.Resource
 		newOverridePolicyResource,
 		newClusterOverridePolicyResource,
 		newResourceInterpreterResource,
+		newFederatedResourceQuotaResource,
 		newManifestResource,
 	}
 }

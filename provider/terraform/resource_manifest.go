@@ -96,6 +96,15 @@ func (r *manifestResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Optional:  true,
 				WriteOnly: true,
 			},
+			attrQuotas: schema.DynamicAttribute{
+				MarkdownDescription: "FederatedResourceQuotas of the template's namespace: a list of `flotilla_federated_resource_quota` resources. " +
+					"The plan is refused, with the numbers, when the template's replicas would take the namespace over a quota's `overall` " +
+					"(as continuous mode refuses to schedule it), and dynamic division and `Aggregated` give an assigned cluster no more replicas " +
+					"than its static assignment admits. Only this manifest's own replicas are counted: other manifests' usage is not visible to its plan " +
+					"(see the FederatedResourceQuota guide). Write-only.",
+				Optional:  true,
+				WriteOnly: true,
+			},
 			"dependencies": schema.DynamicAttribute{
 				MarkdownDescription: "Objects the workload's pods use, such as ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims, as a list of manifests. " +
 					"When the claiming policy has `propagate_deps = true` (Karmada's propagateDeps), each one the pod template refers to goes to every cluster the workload goes to, with its own override policies applied, in the same apply. " +

@@ -9,8 +9,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // attrConstraint is what one attribute accepts on its own. It is declared as data
@@ -28,6 +30,9 @@ type attrConstraint struct {
 	minItems int
 	// json requires a string that parses as JSON.
 	json bool
+	// quantity requires every value of a map to parse as a Kubernetes
+	// quantity (a ResourceList).
+	quantity bool
 }
 
 func (c attrConstraint) stringValidators() []validator.String {
@@ -68,6 +73,13 @@ func (c attrConstraint) listValidators() []validator.List {
 	return nil
 }
 
+func (c attrConstraint) mapValidators() []validator.Map {
+	if c.quantity {
+		return []validator.Map{mapvalidator.ValueStringsAre(quantityValidator{})}
+	}
+	return nil
+}
+
 // rejects reports whether the schema validators reject v, a value in the
 // Karmada JSON document built from the configuration (string, int64,
 // json.RawMessage, []any or map[string]any).
@@ -83,6 +95,14 @@ func (c attrConstraint) rejects(v any) bool {
 		return c.minItems > 0 && len(t) < c.minItems
 	case json.RawMessage:
 		return c.json && !json.Valid(t)
+	case map[string]any:
+		if c.quantity {
+			for _, q := range t {
+				if s, ok := q.(string); !ok || quantityError(s) != nil {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }
@@ -111,4 +131,35 @@ func (jsonTextValidator) ValidateString(_ context.Context, req validator.StringR
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON value",
 			fmt.Sprintf("Attribute %s must hold JSON, for example jsonencode(\"text\") or jsonencode({ a = 1 }): %v", req.Path, err))
 	}
+}
+
+// quantityValidator accepts a Kubernetes quantity, as a ResourceQuota's
+// hard limits hold them: "2", "500m", "4Gi".
+type quantityValidator struct{}
+
+// Description implements the validator interface.
+func (quantityValidator) Description(context.Context) string {
+	return "value must be a Kubernetes quantity, for example \"2\", \"500m\" or \"4Gi\""
+}
+
+// MarkdownDescription implements the validator interface.
+func (v quantityValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+// ValidateString implements validator.String.
+func (quantityValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := quantityError(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid quantity",
+			fmt.Sprintf("Attribute %s: %v; write a Kubernetes quantity such as \"2\", \"500m\" or \"4Gi\".", req.Path, err))
+	}
+}
+
+// quantityError says why s is not a quantity; nil when it is one.
+func quantityError(s string) error {
+	if _, err := resource.ParseQuantity(s); err != nil {
+		return fmt.Errorf("%q is not a quantity: %w", s, err)
+	}
+	return nil
 }

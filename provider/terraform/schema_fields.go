@@ -139,6 +139,14 @@ var fieldDescriptions = map[string]string{
 	"CustomizationRules.healthInterpretation":             "Whether a member's object is healthy: defines `InterpretHealth(observedObj)`.",
 	"CustomizationRules.dependencyInterpretation":         "Objects that follow the workload: defines `GetDependencies(desiredObj)`.",
 	"LuaScript.luaScript":                                 "The Lua source. It runs in a sandbox (no os, io or file access) with an instruction and memory budget; Karmada's `kube` library is available with `require(\"kube\")`.",
+	// FederatedResourceQuota.
+	"FederatedResourceQuotaSpec.overall": "The namespace's limit in every cluster together, per resource name (`cpu`, `memory`, " +
+		"`requests.cpu`, `limits.memory`, `pods`, ...), as quantities: `{ cpu = \"8\", memory = \"16Gi\" }`. A template is charged " +
+		"its replicas times its per-replica requests; `requests.X` is charged as `X`.",
+	"FederatedResourceQuotaSpec.staticAssignments": "Per-cluster limits, each applied as a ResourceQuota named after this quota in " +
+		"the namespace of its cluster. A cluster not listed gets none. Together they may not exceed `overall`.",
+	"StaticClusterAssignment.clusterName": "The member cluster; it must be among `clusters` and listed once.",
+	"StaticClusterAssignment.hard":        "The cluster's ResourceQuota `spec.hard`, as quantities; only resource names `overall` limits.",
 	// Propagation.
 	"PropagationSpec.resourceSelectors": "Templates this policy propagates; a template matching any selector is selected. " +
 		"At least one is required: an empty list never means \"everything\", so nothing is propagated by accident.",

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -30,14 +31,15 @@ import (
 type fieldKind int
 
 const (
-	fieldString     fieldKind = iota // string and string enums
-	fieldJSONText                    // apiextensionsv1.JSON, a string holding JSON
-	fieldBool                        // bool, *bool
-	fieldInt                         // any integer, as Int64
-	fieldStringList                  // []string
-	fieldStringMap                   // map[string]string
-	fieldObject                      // struct, *struct: SingleNestedAttribute
-	fieldObjectList                  // []struct: ListNestedAttribute
+	fieldString      fieldKind = iota // string and string enums
+	fieldJSONText                     // apiextensionsv1.JSON, a string holding JSON
+	fieldBool                         // bool, *bool
+	fieldInt                          // any integer, as Int64
+	fieldStringList                   // []string
+	fieldStringMap                    // map[string]string
+	fieldQuantityMap                  // corev1.ResourceList: resource name → quantity, as strings
+	fieldObject                       // struct, *struct: SingleNestedAttribute
+	fieldObjectList                   // []struct: ListNestedAttribute
 )
 
 // specField is one API field as a Terraform attribute.
@@ -63,6 +65,7 @@ type specField struct {
 var (
 	jsonValueType = reflect.TypeFor[apiextensionsv1.JSON]()
 	metaTimeType  = reflect.TypeFor[metav1.Time]()
+	quantityType  = reflect.TypeFor[resource.Quantity]()
 )
 
 // errSkipType marks a field whose type has no Terraform form (metav1.Time).
@@ -166,6 +169,12 @@ func (f *specField) setType(t reflect.Type, visiting map[reflect.Type]bool) erro
 			return fmt.Errorf("unsupported list of %s", elem)
 		}
 	case reflect.Map:
+		if t.Key().Kind() == reflect.String && t.Elem() == quantityType {
+			// A ResourceList: each value a quantity string ("500m", "2Gi"),
+			// checked by the schema before Karmada's validation runs.
+			f.kind = fieldQuantityMap
+			return nil
+		}
 		if t.Key().Kind() != reflect.String || t.Elem().Kind() != reflect.String {
 			return fmt.Errorf("unsupported map %s", t)
 		}
@@ -257,6 +266,9 @@ func (f *specField) constraint() attrConstraint {
 	if f.kind == fieldJSONText {
 		c.json = true
 	}
+	if f.kind == fieldQuantityMap {
+		c.quantity = true
+	}
 	return c
 }
 
@@ -305,6 +317,8 @@ func (f *specField) attribute() schema.Attribute {
 		return schema.ListAttribute{MarkdownDescription: desc, Required: f.required, Optional: opt, ElementType: types.StringType, Validators: c.listValidators()}
 	case fieldStringMap:
 		return schema.MapAttribute{MarkdownDescription: desc, Required: f.required, Optional: opt, ElementType: types.StringType}
+	case fieldQuantityMap:
+		return schema.MapAttribute{MarkdownDescription: desc, Required: f.required, Optional: opt, ElementType: types.StringType, Validators: c.mapValidators()}
 	case fieldObject:
 		return schema.SingleNestedAttribute{MarkdownDescription: desc, Required: f.required, Optional: opt, Attributes: specAttributes(f.fields),
 			CustomType: specObjectAttrType(f.fields)}
@@ -338,7 +352,7 @@ func (f *specField) attrType() attr.Type {
 		return types.Int64Type
 	case fieldStringList:
 		return types.ListType{ElemType: types.StringType}
-	case fieldStringMap:
+	case fieldStringMap, fieldQuantityMap:
 		return types.MapType{ElemType: types.StringType}
 	case fieldObject:
 		return specObjectAttrType(f.fields)

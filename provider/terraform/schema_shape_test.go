@@ -250,6 +250,7 @@ func TestPolicyFieldTables(t *testing.T) {
 	collect(propagationFields())
 	collect(overrideFields())
 	collect(interpreterFields())
+	collect(quotaFields())
 	for _, key := range sortedKeys(fieldDescriptions) {
 		if !used[key] {
 			t.Errorf("fieldDescriptions[%q] matches no attribute", key)

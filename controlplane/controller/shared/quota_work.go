@@ -3,7 +3,6 @@ package shared
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,32 +37,12 @@ func QuotaWork(w *workv1.Work) bool {
 }
 
 // QuotaResourceQuota is the ResourceQuota a quota's static assignment to
-// cluster becomes, rendered for that cluster (ownership labels and the
-// rendered hash); false when the quota assigns nothing to cluster.
+// cluster becomes (render.QuotaResourceQuota, which Terraform's plan shows
+// too); false when the quota assigns nothing to cluster.
 func QuotaResourceQuota(q *policyv1.FederatedResourceQuota, cluster, fleet string) (*unstructured.Unstructured, bool, error) {
-	i := slices.IndexFunc(q.Spec.StaticAssignments, func(a api.StaticClusterAssignment) bool { return a.ClusterName == cluster })
-	if i < 0 {
-		return nil, false, nil
-	}
-	rq := &corev1.ResourceQuota{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: q.Namespace, Name: q.Name},
-		Spec:       corev1.ResourceQuotaSpec{Hard: q.Spec.StaticAssignments[i].Hard},
-	}
-	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(rq)
-	if err != nil {
-		return nil, false, fmt.Errorf("convert the ResourceQuota of FederatedResourceQuota %s/%s: %w", q.Namespace, q.Name, err)
-	}
-	tmpl := &unstructured.Unstructured{Object: raw}
-	rendered, err := render.Render(render.Input{
-		Template: tmpl,
-		Clusters: []render.Target{{Cluster: &api.Cluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}}},
-		Fleet:    fleet,
-	})
-	if err != nil {
-		return nil, false, fmt.Errorf("render the ResourceQuota of FederatedResourceQuota %s/%s for cluster %s: %w", q.Namespace, q.Name, cluster, err)
-	}
-	return rendered[cluster].Object, true, nil
+	e := q.Engine()
+	w, ok, err := render.QuotaResourceQuota(&e, cluster, fleet)
+	return w.Object, ok, err
 }
 
 // NewQuotaWork is the Work that carries a quota's ResourceQuota to

@@ -42,6 +42,8 @@ var (
 	PropagationPolicyGroupVersionKind       = GroupVersion.WithKind(PropagationPolicyKind)
 	OverridePolicyKind                      = reflect.TypeFor[OverridePolicy]().Name()
 	OverridePolicyGroupVersionKind          = GroupVersion.WithKind(OverridePolicyKind)
+	FederatedResourceQuotaKind              = reflect.TypeFor[FederatedResourceQuota]().Name()
+	FederatedResourceQuotaGroupVersionKind  = GroupVersion.WithKind(FederatedResourceQuotaKind)
 	ManifestKind                            = reflect.TypeFor[Manifest]().Name()
 	ManifestGroupVersionKind                = GroupVersion.WithKind(ManifestKind)
 	ProviderConfigKind                      = reflect.TypeFor[ProviderConfig]().Name()

@@ -187,6 +187,65 @@ func (l *OverridePolicyList) GetItems() []resource.Managed {
 	return items
 }
 
+// GetCondition of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) GetCondition(ct xpv2.ConditionType) xpv2.Condition {
+	return mg.Status.GetCondition(ct)
+}
+
+// SetConditions of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) SetConditions(c ...xpv2.Condition) {
+	mg.Status.SetConditions(c...)
+}
+
+// GetManagementPolicies of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) GetManagementPolicies() xpv2.ManagementPolicies {
+	return mg.Spec.ManagementPolicies
+}
+
+// SetManagementPolicies of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) SetManagementPolicies(p xpv2.ManagementPolicies) {
+	mg.Spec.ManagementPolicies = p
+}
+
+// GetProviderConfigReference of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) GetProviderConfigReference() *xpv2.ProviderConfigReference {
+	return mg.Spec.ProviderConfigReference
+}
+
+// SetProviderConfigReference of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) SetProviderConfigReference(r *xpv2.ProviderConfigReference) {
+	mg.Spec.ProviderConfigReference = r
+}
+
+// GetWriteConnectionSecretToReference of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) GetWriteConnectionSecretToReference() *xpv2.LocalSecretReference {
+	return mg.Spec.WriteConnectionSecretToReference
+}
+
+// SetWriteConnectionSecretToReference of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) SetWriteConnectionSecretToReference(r *xpv2.LocalSecretReference) {
+	mg.Spec.WriteConnectionSecretToReference = r
+}
+
+// GetObservedGeneration of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) GetObservedGeneration() int64 {
+	return mg.Status.GetObservedGeneration()
+}
+
+// SetObservedGeneration of this FederatedResourceQuota.
+func (mg *FederatedResourceQuota) SetObservedGeneration(g int64) {
+	mg.Status.SetObservedGeneration(g)
+}
+
+// GetItems of this FederatedResourceQuotaList.
+func (l *FederatedResourceQuotaList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}
+
 // GetCondition of this Manifest.
 func (mg *Manifest) GetCondition(ct xpv2.ConditionType) xpv2.Condition {
 	return mg.Status.GetCondition(ct)
