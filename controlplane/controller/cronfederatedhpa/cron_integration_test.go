@@ -26,7 +26,8 @@ import (
 // (3 each); the successful history is trimmed to its limit of 2; a rule
 // with a bad time zone is one failed execution naming it (no webhook runs
 // here, as when one is bypassed); a suspended rule has no next time and
-// scales nothing when its minute passes.
+// scales nothing when its minute passes. A second CronFederatedHPA,
+// written for Karmada's group, sets a FederatedHPA's bounds at 10:01.
 func TestCronScalesTemplate(t *testing.T) {
 	start := time.Now()
 	clock := clocktesting.NewFakeClock(time.Date(2026, 11, 28, 10, 0, 30, 0, time.UTC))
@@ -48,6 +49,22 @@ spec:
   - {name: mars, schedule: "0 8 * * *", timeZone: Mars/Olympus, targetReplicas: 1}
 `)
 	testkit.MustCreate(t, hub, cron)
+	fhpa := &autoscalingv1.FederatedHPA{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	testkit.MustYAML(t, fhpa, `
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 10
+`)
+	testkit.MustCreate(t, hub, fhpa)
+	bounds := &autoscalingv1.CronFederatedHPA{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "bounds"}}
+	testkit.MustYAML(t, bounds, `
+spec:
+  scaleTargetRef: {apiVersion: autoscaling.karmada.io/v1alpha1, kind: FederatedHPA, name: web}
+  rules:
+  - {name: peak, schedule: "1 10 * * *", targetMinReplicas: 4, targetMaxReplicas: 8}
+`)
+	testkit.MustCreate(t, hub, bounds)
 	history := func(rule string) api.ExecutionHistory {
 		var got autoscalingv1.CronFederatedHPA
 		if err := hub.Get(ctx, client.ObjectKeyFromObject(cron), &got); err != nil {
@@ -88,6 +105,15 @@ spec:
 	if h := history("up"); len(h.SuccessfulExecutions) != 1 || ptr.Deref(h.SuccessfulExecutions[0].AppliedReplicas, 0) != 6 ||
 		h.SuccessfulExecutions[0].ScheduleTime.UTC().Format("15:04") != "10:01" {
 		t.Fatalf("rule up: %+v, want one success at 10:01 with 6 replicas", h)
+	}
+	testkit.Eventually(t, controllertest.Deadline, "FederatedHPA bounds 4..8", func() (bool, string) {
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(fhpa), fhpa); err != nil {
+			return false, err.Error()
+		}
+		return ptr.Deref(fhpa.Spec.MinReplicas, 0) == 4 && fhpa.Spec.MaxReplicas == 8, fmt.Sprintf("spec %+v", fhpa.Spec)
+	})
+	if fhpa.Spec.ScaleTargetRef.Name != "web" {
+		t.Fatalf("the rule wrote more than the bounds: %+v", fhpa.Spec)
 	}
 	controllertest.WaitEvents(t, hub, []controllertest.EventWant{
 		{Kind: api.KindCronFederatedHPA, Name: "web", Reason: "ScaleSucceeded", Type: "Normal", Note: "rule up: Deployment default/web scaled to 6 replicas"},
