@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	autoscalingv1api "k8s.io/api/autoscaling/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
+	autoscalingv1alpha1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 )
 
@@ -23,7 +23,7 @@ import (
 // It writes only replicas: the template's through its scale subresource,
 // or a FederatedHPA's minReplicas/maxReplicas with a merge patch of those
 // fields alone.
-func (r *reconciler) scale(ctx context.Context, cron *autoscalingv1.CronFederatedHPA, rule api.CronFederatedHPARule) error {
+func (r *reconciler) scale(ctx context.Context, cron *autoscalingv1alpha1.CronFederatedHPA, rule api.CronFederatedHPARule) error {
 	ns, ref := cron.Namespace, cron.Spec.ScaleTargetRef
 	if r.opts.Reserved(ns) {
 		return fmt.Errorf("namespace %s is reserved: its objects are not templates, and the control plane scales none of them", ns)
@@ -51,7 +51,7 @@ func (r *reconciler) scale(ctx context.Context, cron *autoscalingv1.CronFederate
 			}
 			return fmt.Errorf("read the scale of %s: %w", name, err)
 		}
-		var sc autoscalingv1api.Scale
+		var sc autoscalingv1.Scale
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw.Object, &sc); err != nil {
 			return fmt.Errorf("read the scale of %s: %w", name, err)
 		}
@@ -75,7 +75,7 @@ func (r *reconciler) scale(ctx context.Context, cron *autoscalingv1.CronFederate
 // Karmada's group is flotilla's of the same name. Bounds that would cross
 // (a new minReplicas above the maxReplicas kept) fail with both numbers.
 func (r *reconciler) scaleFederatedHPA(ctx context.Context, key client.ObjectKey, rule api.CronFederatedHPARule) error {
-	var h autoscalingv1.FederatedHPA
+	var h autoscalingv1alpha1.FederatedHPA
 	if err := r.client.Get(ctx, key, &h); err != nil {
 		if shared.IsNotFound(err) {
 			return fmt.Errorf("FederatedHPA %s: not found", key)
