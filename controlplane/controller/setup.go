@@ -9,6 +9,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/binding"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/clusterstatus"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/cronfederatedhpa"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/customization"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/dependencies"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/descheduler"
@@ -85,6 +86,9 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	}
 	if err := federatedquota.Setup(mgr, opts, rec("federated-resource-quota")); err != nil {
 		return fmt.Errorf("set up federated resource quota controller: %w", err)
+	}
+	if err := cronfederatedhpa.Setup(mgr, opts, rec("cron-federated-hpa")); err != nil {
+		return fmt.Errorf("set up cron federated hpa controller: %w", err)
 	}
 	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet, RequestTimeout: opts.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(shared.MemberNamespaceTTL), Applied: execution.NewApplyCache()}
 	if err := work.SetupExecution(mgr, exec, opts, now, rec("execution"), false); err != nil {

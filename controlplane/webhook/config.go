@@ -14,6 +14,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
@@ -51,6 +52,8 @@ var hooks = []hook{
 	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionregistrationv1.NamespacedScope},
 	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionregistrationv1.ClusterScope},
 	{"federatedresourcequota", PathFederatedResourceQuota, policyv1.GroupVersion.Group, "federatedresourcequotas", admissionregistrationv1.NamespacedScope},
+	{"federatedhpa", PathFederatedHPA, autoscalingv1.GroupVersion.Group, "federatedhpas", admissionregistrationv1.NamespacedScope},
+	{"cronfederatedhpa", PathCronFederatedHPA, autoscalingv1.GroupVersion.Group, "cronfederatedhpas", admissionregistrationv1.NamespacedScope},
 	{"resourceinterpretercustomization", PathResourceInterpreterCustomization, configv1.GroupVersion.Group, "resourceinterpretercustomizations", admissionregistrationv1.ClusterScope},
 	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionregistrationv1.NamespacedScope},
 	{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionregistrationv1.ClusterScope},

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
@@ -37,6 +38,12 @@ const (
 	PathClusterOverridePolicy    = "/validate-clusteroverridepolicy"
 	// PathFederatedResourceQuota validates quotas as Karmada's webhook does.
 	PathFederatedResourceQuota = "/validate-federatedresourcequota"
+	// PathFederatedHPA validates FederatedHPAs as Kubernetes validates an
+	// autoscaling/v2 HorizontalPodAutoscaler.
+	PathFederatedHPA = "/validate-federatedhpa"
+	// PathCronFederatedHPA validates CronFederatedHPAs: their targets,
+	// schedules, time zones and replicas.
+	PathCronFederatedHPA = "/validate-cronfederatedhpa"
 	// PathResourceInterpreterCustomization validates customizations: their
 	// fields and that every script compiles and defines its function.
 	PathResourceInterpreterCustomization = "/validate-resourceinterpretercustomization"
@@ -123,6 +130,19 @@ func Register(srv Server, scheme *runtime.Scheme, opts Options) {
 		name: func(q *policyv1.FederatedResourceQuota) string { return q.Name },
 		// The quota controller and the scheduler run the same check.
 		validate: (*policyv1.FederatedResourceQuota).Validate,
+	}))
+	register(PathFederatedHPA, admission.WithValidator(scheme, validator[*autoscalingv1.FederatedHPA]{
+		gk:       autoscalingv1.GroupVersion.WithKind(api.KindFederatedHPA).GroupKind(),
+		name:     func(h *autoscalingv1.FederatedHPA) string { return h.Name },
+		validate: (*autoscalingv1.FederatedHPA).Validate,
+	}))
+	register(PathCronFederatedHPA, admission.WithValidator(scheme, validator[*autoscalingv1.CronFederatedHPA]{
+		gk:   autoscalingv1.GroupVersion.WithKind(api.KindCronFederatedHPA).GroupKind(),
+		name: func(c *autoscalingv1.CronFederatedHPA) string { return c.Name },
+		// The CronFederatedHPA controller reads the schedule and time zone
+		// with the same functions and records a rule it cannot read as a
+		// failed execution.
+		validate: (*autoscalingv1.CronFederatedHPA).Validate,
 	}))
 	register(PathClusterOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterOverridePolicy]{
 		gk:   policyv1.GroupVersion.WithKind("ClusterOverridePolicy").GroupKind(),

@@ -45,7 +45,9 @@ type PreviewResult struct {
 	RequiredBy   []PreviewObject           `json:"requiredBy,omitempty"`
 	Error        string                    `json:"error"`
 	// Refused is true when Error is a claiming policy's field that a
-	// preview cannot honour (schedulerName, dependentOverrides).
+	// preview cannot honour (schedulerName, dependentOverrides), or the
+	// template is a kind only continuous mode acts on (FederatedHPA,
+	// CronFederatedHPA).
 	Refused bool              `json:"refused,omitempty"`
 	Reasons map[string]string `json:"reasons"`
 	// Rollout is the claiming policy's staged rollout as assigned to the
@@ -135,11 +137,16 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	results := plan.Plan(f, bundle.Templates)
 	out := PreviewOutput{Results: make([]PreviewResult, 0, len(results))}
-	code := ExitOK
+	code, continuousOnly, refusedField := ExitOK, false, false
 	for _, r := range results {
 		pr, err := toPreview(r)
 		if err != nil {
 			return fail(err)
+		}
+		if refuseAutoscaling(&pr) {
+			continuousOnly = true
+		} else if pr.Refused {
+			refusedField = true
 		}
 		switch {
 		case pr.Refused:
@@ -154,10 +161,13 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		writeTable(stdout, out)
 	}
-	switch code {
-	case ExitBadInput:
+	if continuousOnly {
+		fmt.Fprintln(stderr, "preview: FederatedHPA and CronFederatedHPA act only in continuous mode; see the templates' error")
+	}
+	switch {
+	case refusedField:
 		fmt.Fprintln(stderr, "preview: a claiming policy sets a field a preview cannot honour; see the templates' error")
-	case ExitUnschedulable:
+	case code == ExitUnschedulable:
 		fmt.Fprintln(stderr, "preview: some templates could not be scheduled; see their error and reasons")
 	}
 	return code

@@ -140,6 +140,9 @@ func decideScope(ctx context.Context, e *engine.Engine, in *manifestInputs) (rea
 	if in.template != nil && refuseMultiClusterService(in.template) != nil {
 		return true, refuseMultiClusterService(in.template)
 	}
+	if in.template != nil && refuseAutoscaling(in.template) != nil {
+		return true, refuseAutoscaling(in.template)
+	}
 	if in.template == nil || !in.scopeOpen {
 		return true, nil
 	}

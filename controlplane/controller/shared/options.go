@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
@@ -242,6 +243,11 @@ type Options struct {
 	// plane Secrets in that one namespace (the Helm chart does). The
 	// caller restricts its cache the same way (SecretCacheNamespaces).
 	CredentialSecretsOnly bool
+	// CronClock is the clock CronFederatedHPA rules are scheduled on: when
+	// a rule is due and the timer that wakes the controller for it. Nil is
+	// the real clock; tests pass a fake one, so a rule "every minute" runs
+	// when the test steps the clock, not after a minute of waiting.
+	CronClock clock.WithDelayedExecution
 
 	// kinds are the template kinds the detectors run for, from discovery;
 	// Setup sets it (WithKinds), and the controllers' binding checks use
@@ -337,6 +343,9 @@ func (o Options) WithDefaults() Options {
 		if *n <= 0 {
 			*n = v
 		}
+	}
+	if o.CronClock == nil {
+		o.CronClock = clock.RealClock{}
 	}
 	count(&o.ClusterStatusWorkers, DefaultClusterStatusWorkers)
 	count(&o.WorkWorkers, DefaultWorkWorkers)
