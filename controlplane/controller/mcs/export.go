@@ -8,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,7 +23,6 @@ import (
 var (
 	servicesGVR       = schema.GroupVersionResource{Version: "v1", Resource: "services"}
 	serviceExportsGVR = schema.GroupVersionResource{Group: multicluster.Group, Version: multicluster.Version, Resource: "serviceexports"}
-	endpointSlicesGVR = discoveryv1.SchemeGroupVersion.WithResource("endpointslices")
 )
 
 // export collects the slices of a ServiceExport's Service from the
@@ -104,9 +102,10 @@ func (r *reconciler) clusterSlices(ctx context.Context, cluster string, svc type
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.WithDefaults().MemberRequestTimeout)
 	defer cancel()
-	target, err := r.members.Connect(ctx, cluster)
+	unreadable := fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster)
+	target, err := r.members.Member(ctx, cluster)
 	if err != nil {
-		return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
+		return nil, false, unreadable, nil
 	}
 	for _, gvr := range []schema.GroupVersionResource{servicesGVR, serviceExportsGVR} {
 		_, err := target.Dynamic.Resource(gvr).Namespace(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
@@ -114,24 +113,21 @@ func (r *reconciler) clusterSlices(ctx context.Context, cluster string, svc type
 		case apierrors.IsNotFound(err) || apimeta.IsNoMatchError(err):
 			return nil, true, fmt.Sprintf("cluster %s runs no %s %s", cluster, kindOf(gvr), svc), nil
 		case err != nil:
-			return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
+			return nil, false, unreadable, nil
 		}
 	}
-	list, err := target.Dynamic.Resource(endpointSlicesGVR).Namespace(svc.Namespace).List(ctx, metav1.ListOptions{
-		LabelSelector: discoveryv1.LabelServiceName + "=" + svc.Name,
-	})
+	// Watched (the member cache keeps the namespace's slices, and their
+	// changes wake this export), so a reconcile costs the member nothing
+	// more than the two reads above.
+	got, err := target.EndpointSlices(ctx, svc.Namespace, svc.Name)
 	if err != nil {
-		return nil, false, fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster), nil
+		return nil, false, unreadable, nil
 	}
 	var out []*discoveryv1.EndpointSlice
-	for i := range list.Items {
-		s := &discoveryv1.EndpointSlice{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, s); err != nil {
-			continue
-		}
-		// The label selector is the member's answer; the slice is checked
-		// again here, so a member that answers with other slices
-		// contributes nothing of them.
+	for _, s := range got {
+		// The index is by the member's label; the slice is checked again
+		// here, so a member that answers with other slices contributes
+		// nothing of them.
 		if multicluster.ExportedSlice(svc, s) != "" {
 			continue
 		}
