@@ -162,6 +162,13 @@ func (r *reconciler) writeCollected(ctx context.Context, svc types.NamespacedNam
 			if err := r.client.Delete(ctx, cur); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete collected endpoint slice %s: %w", key, err)
 			}
+		case cur.AddressType != want.AddressType:
+			// Immutable: the copy is made again. (Its name comes from the
+			// address type, so only a copy written otherwise gets here.)
+			if err := r.client.Delete(ctx, cur); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete collected endpoint slice %s of address type %s: %w", key, cur.AddressType, err)
+			}
+			continue // created below
 		case !multicluster.SameCollected(cur, want):
 			upd := cur.DeepCopy()
 			for k, v := range want.Labels {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -85,7 +86,8 @@ func TestServiceExportAndImport(t *testing.T) {
 	start := time.Now()
 	// The default resync: endpoints follow the members' watches, not a
 	// poll.
-	f.StartControlPlane(t, func(o *shared.Options) { o.Resync = shared.DefaultResync })
+	defaultResync := func(o *shared.Options) { o.Resync = shared.DefaultResync }
+	stop := f.StartControlPlane(t, defaultResync)
 	t.Cleanup(func() { dumpOnFailure(t, hub) })
 	cm := f.Members[consumer]
 	waitAddresses(t, cm, "shop", "10.0.0.1", "10.1.0.1", "10.1.0.2")
@@ -203,9 +205,18 @@ func TestServiceExportAndImport(t *testing.T) {
 		t.Errorf("endpoint changes reached the consumer in %v: median over 2 s", took)
 	}
 
+	// A provider's slice is replaced under the same name by one of another
+	// address type (EndpointSlice's addressType is immutable): the host's
+	// copy and the consumer's slice are replaced, not left failing to
+	// update.
+	addressTypeChange(t, f, stop, p0, defaultResync)
+	want[0] = "fd00::1"
+	waitAddresses(t, cm, "shop", want...)
+	waitAddressTypes(t, cm, "shop", map[string]discoveryv1.AddressType{"fd00::1": discoveryv1.AddressTypeIPv6, "10.1.0.1": discoveryv1.AddressTypeIPv4})
+
 	// A provider that goes NotReady is withdrawn, and comes back.
 	f.Clusters[1].StopAPIServer()
-	waitAddresses(t, cm, "shop", "10.0.0.1")
+	waitAddresses(t, cm, "shop", "fd00::1")
 	if err := f.Clusters[1].StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +244,47 @@ func TestServiceExportAndImport(t *testing.T) {
 			t.Errorf("the consumer's own slice %s: %v", name, err)
 		}
 	}
+}
+
+// addressTypeChange replaces cluster's slice shop/web-a (IPv4 10.0.0.1)
+// by an IPv6 slice of the same name (fd00::1) while no control plane runs,
+// and starts one again with configure: its first collection sees the new
+// slice where the host holds the old one's copy, as a collection that
+// misses the deletion would.
+func addressTypeChange(t *testing.T, f controllertest.Fleet, stop func(), cluster string, configure func(*shared.Options)) {
+	t.Helper()
+	stop()
+	m := f.Members[cluster]
+	if err := m.Delete(t.Context(), slice("shop", "web-a", "web")); err != nil {
+		t.Fatal(err)
+	}
+	v6 := slice("shop", "web-a", "web", "fd00::1")
+	v6.AddressType = discoveryv1.AddressTypeIPv6
+	testkit.MustCreate(t, m, v6)
+	f.StartControlPlane(t, configure)
+}
+
+// waitAddressTypes waits for the consumer's imported slices of ns to carry
+// each address with the given address type.
+func waitAddressTypes(t *testing.T, c client.Client, ns string, want map[string]discoveryv1.AddressType) {
+	t.Helper()
+	testkit.Eventually(t, deadline, fmt.Sprintf("address types %v in %s", want, ns), func() (bool, string) {
+		var list discoveryv1.EndpointSliceList
+		if err := c.List(t.Context(), &list, client.InNamespace(ns), client.MatchingLabels{discoveryv1.LabelManagedBy: multicluster.ManagedBy}); err != nil {
+			return false, err.Error()
+		}
+		got := map[string]discoveryv1.AddressType{}
+		for _, s := range list.Items {
+			for _, e := range s.Endpoints {
+				for _, a := range e.Addresses {
+					if _, ok := want[a]; ok {
+						got[a] = s.AddressType
+					}
+				}
+			}
+		}
+		return maps.Equal(got, want), fmt.Sprint(got)
+	})
 }
 
 // forgeWork writes a Work that claims to be the import's, carrying a
