@@ -133,9 +133,13 @@ func TestChartRBACNamesEverything(t *testing.T) {
 	if !grants(cr.Rules, "discovery.k8s.io", "endpointslices", "create") {
 		t.Error("the ClusterRole does not grant EndpointSlices, which multi-cluster services collect")
 	}
+	if !grants(cr.Rules, "multicluster.x-k8s.io", "serviceexports/status", "patch") {
+		t.Error("the ClusterRole does not grant the ServiceExports' status, where their conditions go")
+	}
 	noMCS := render(t, "--set", "multiClusterServices=false")
-	if grants(into[rbacv1.ClusterRole](t, controlPlaneRole(t, noMCS)).Rules, "discovery.k8s.io", "endpointslices", "list") {
-		t.Error("multiClusterServices=false still grants EndpointSlices")
+	noMCSRules := into[rbacv1.ClusterRole](t, controlPlaneRole(t, noMCS)).Rules
+	if grants(noMCSRules, "discovery.k8s.io", "endpointslices", "list") || grants(noMCSRules, "multicluster.x-k8s.io", "serviceexports/status", "patch") {
+		t.Error("multiClusterServices=false still grants EndpointSlices or the ServiceExports' status")
 	}
 	if got, _ := flagValue(into[appsv1.Deployment](t, one(t, noMCS, "Deployment")).Spec.Template.Spec.Containers[0].Args, "multi-cluster-services"); got != "false" {
 		t.Errorf("multiClusterServices=false: --multi-cluster-services = %q", got)
