@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
@@ -115,12 +117,12 @@ func testEndpointSlices(t *testing.T, m *testenv.Cluster) {
 	if got := read(c); len(got) != 1 || endpointsOf(got[0]) != "10.0.0.2" {
 		t.Errorf("after the update: %v", got)
 	}
-	if err := api.Delete(t.Context(), "web-a", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	mu.Lock()
 	told = nil
 	mu.Unlock()
+	if err := api.Delete(t.Context(), "web-a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	waitTold("delete", m.Name+" "+ns+"/web-a web 10.0.0.2")
 	if got := read(c); len(got) != 0 {
 		t.Errorf("after the delete: %v", got)
@@ -151,4 +153,76 @@ func endpointsOf(s *discoveryv1.EndpointSlice) string {
 		}
 	}
 	return out
+}
+
+// testEndpointSlicesNotWatchable reads a namespace's slices with an
+// identity that may list EndpointSlices there but not watch them: the
+// client stops watching and lists on every read, so each read is current.
+func testEndpointSlicesNotWatchable(t *testing.T, m *testenv.Cluster) {
+	admin := mustGet(t, m.Name, tokenConn(m))
+	ns := createNamespace(t, admin, "nowatch")
+	kube := admin.Kubernetes
+	ctx := t.Context()
+	if _, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "reader"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "list-slices"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{discoveryv1.GroupName}, Resources: []string{"endpointslices"}, Verbs: []string{"list"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "list-slices"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "list-slices"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "reader", Namespace: ns}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "reader", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := NewCache(CacheOptions{Watch: true})
+	t.Cleanup(func() { cache.Invalidate(m.Name) })
+	c, err := cache.Get(ctx, m.Name, Connection{Host: m.Host, Token: tok.Status.Token, ClusterCACertificate: m.CAData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := kube.DiscoveryV1().EndpointSlices(ns)
+	s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "web-a", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
+		AddressType: discoveryv1.AddressTypeIPv4, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}}}
+	if s, err = api.Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		got, err := c.EndpointSlices(ctx, ns, "web")
+		if err != nil {
+			t.Fatalf("EndpointSlices with a list-only identity: %v", err)
+		}
+		out := ""
+		for _, s := range got {
+			out += endpointsOf(s)
+		}
+		return out
+	}
+	if got := read(); got != "10.0.0.1" {
+		t.Fatalf("first read: %q", got)
+	}
+	s.Endpoints[0].Addresses = []string{"10.0.0.2"}
+	if _, err := api.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The watch is refused soon after the first list; from then on every
+	// read lists.
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		c.slices.mu.Lock()
+		defer c.slices.mu.Unlock()
+		return c.slices.listOnly, nil
+	})
+	if err != nil {
+		t.Fatal("a refused watch did not make the client list")
+	}
+	if got := read(); got != "10.0.0.2" {
+		t.Errorf("read after the update: %q, want 10.0.0.2", got)
+	}
 }

@@ -29,6 +29,7 @@ func TestSummaryWatch(t *testing.T) {
 	t.Run("a watch not synced in time reads as a failed list", func(t *testing.T) { testWatchNotSynced(t, m) })
 	t.Run("discovery interval", func(t *testing.T) { testDiscoveryInterval(t, m) })
 	t.Run("endpoint slices", func(t *testing.T) { testEndpointSlices(t, m) })
+	t.Run("endpoint slices not watchable", func(t *testing.T) { testEndpointSlicesNotWatchable(t, m) })
 	t.Run("informers stop with the client", func(t *testing.T) { testWatchStops(t, m) })
 }
 
