@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/discovery"
@@ -54,11 +55,17 @@ type CacheOptions struct {
 	// stopped when its client is replaced or invalidated) instead of listing
 	// nodes and pods every time, and discovers its APIs again only when
 	// their discovery documents changed (ETags), every DiscoveryInterval,
-	// or after it reconnects.
+	// or after it reconnects. Such a client also watches the EndpointSlices
+	// of the namespaces multi-cluster services ask about
+	// (Client.EndpointSlices), and only those.
 	Watch bool
 	// DiscoveryInterval is how long a watching cache trusts a member's last
 	// complete API discovery; default DefaultDiscoveryInterval.
 	DiscoveryInterval time.Duration
+	// EndpointSliceIdle is how long a watching cache keeps a member
+	// namespace's EndpointSlice informer (Client.EndpointSlices) after the
+	// last call for it; default DefaultEndpointSliceIdle.
+	EndpointSliceIdle time.Duration
 }
 
 // Cache is the one owner of member connections: it builds each member's
@@ -69,6 +76,9 @@ type Cache struct {
 
 	mu      sync.Mutex
 	entries map[string]*cacheEntry
+	// slices is the handler of watched EndpointSlice changes
+	// (OnEndpointSlices).
+	slices atomic.Pointer[SliceHandler]
 }
 
 type cacheEntry struct {
@@ -86,6 +96,9 @@ func NewCache(opts CacheOptions) *Cache {
 	}
 	if opts.DiscoveryInterval <= 0 {
 		opts.DiscoveryInterval = DefaultDiscoveryInterval
+	}
+	if opts.EndpointSliceIdle <= 0 {
+		opts.EndpointSliceIdle = DefaultEndpointSliceIdle
 	}
 	return &Cache{opts: opts, entries: map[string]*cacheEntry{}}
 }
@@ -106,7 +119,7 @@ func (c *Cache) Get(ctx context.Context, name string, conn Connection) (*Client,
 	if e, ok := c.entries[name]; ok && e.key == key {
 		return e.client, nil
 	}
-	client, err := newClient(name, conn, c.opts)
+	client, err := newClient(name, conn, c.opts, c.sliceHandler(name))
 	if err != nil {
 		return nil, fmt.Errorf("connect to cluster %s: %w", name, err)
 	}
@@ -193,6 +206,9 @@ type Client struct {
 	// watch keeps the summaries when the cache watches members; nil
 	// otherwise.
 	watch *summaryWatch
+	// slices keeps the EndpointSlices of the namespaces asked for when the
+	// cache watches members; nil otherwise.
+	slices *sliceWatch
 	// listed is the per-node index of the last status collection that
 	// listed nodes and pods (Nodes).
 	listed atomic.Pointer[estimator.Nodes]
@@ -201,8 +217,9 @@ type Client struct {
 	discovered discoveryCache
 }
 
-// newClient builds a member's clients. It makes no request.
-func newClient(name string, conn Connection, opts CacheOptions) (*Client, error) {
+// newClient builds a member's clients. It makes no request. A watching
+// client tells notify of every change to the EndpointSlices it watches.
+func newClient(name string, conn Connection, opts CacheOptions, notify func(*discoveryv1.EndpointSlice)) (*Client, error) {
 	cfg, s, err := conn.restConfig()
 	if err != nil {
 		return nil, err
@@ -255,6 +272,7 @@ func newClient(name string, conn Connection, opts CacheOptions) (*Client, error)
 	}
 	if opts.Watch {
 		c.watch = newSummaryWatch(kube)
+		c.slices = newSliceWatch(kube, opts.EndpointSliceIdle, notify)
 		c.discovered.interval = opts.DiscoveryInterval
 	}
 	return c, nil
@@ -268,9 +286,10 @@ func (c *Client) close() {
 	utilnet.CloseIdleConnectionsFor(c.http.Transport)
 	if c.watch != nil {
 		// The watches' connections turn idle once the informers return.
-		stopped := c.watch.stop()
+		summaries, slices := c.watch.stop(), c.slices.stop()
 		go func() {
-			<-stopped
+			<-summaries
+			<-slices
 			utilnet.CloseIdleConnectionsFor(c.http.Transport)
 		}()
 	}

@@ -15,6 +15,10 @@
 //     API enablements, node and resource summary); for a watching cache
 //     (CacheOptions.Watch) the summaries come from per-member informers cut
 //     down to the fields they need, and discovery is kept for an interval;
+//   - Client.EndpointSlices, a member Service's slices for multi-cluster
+//     services, from an informer per namespace asked about (a watching
+//     cache), cut down to what an export reads, whose changes the cache's
+//     OnEndpointSlices handler hears;
 //   - the membership marker, a ConfigMap that records which fleet and
 //     member name a cluster was registered under, so one physical cluster is
 //     never registered twice under different names.

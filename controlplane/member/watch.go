@@ -161,7 +161,15 @@ func (w *summaryWatch) stop() <-chan struct{} {
 func (w *summaryWatch) watchKind(example runtime.Object, transform cache.TransformFunc, handler cache.ResourceEventHandler,
 	list cache.ListWithContextFunc, watchFn cache.WatchFuncWithContext,
 ) *watchedKind {
-	ctx := w.ctx
+	return runWatchedKind(w.ctx, &w.running, example, transform, handler, cache.Indexers{}, list, watchFn)
+}
+
+// runWatchedKind runs an informer under ctx, counted in running, with the
+// given transform, handler and indexers, and records the outcome of each
+// list and watch.
+func runWatchedKind(ctx context.Context, running *sync.WaitGroup, example runtime.Object, transform cache.TransformFunc,
+	handler cache.ResourceEventHandler, indexers cache.Indexers, list cache.ListWithContextFunc, watchFn cache.WatchFuncWithContext,
+) *watchedKind {
 	k := &watchedKind{}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
@@ -175,7 +183,7 @@ func (w *summaryWatch) watchKind(example runtime.Object, transform cache.Transfo
 			return w, err
 		},
 	}
-	k.informer = cache.NewSharedIndexInformer(lw, example, 0, cache.Indexers{})
+	k.informer = cache.NewSharedIndexInformer(lw, example, 0, indexers)
 	// Neither call fails on an informer that has not started.
 	_ = k.informer.SetTransform(transform)
 	// Registered before the informer runs, so the handler sees every object.
@@ -187,8 +195,15 @@ func (w *summaryWatch) watchKind(example runtime.Object, transform cache.Transfo
 			k.record(err)
 		}
 	})
-	w.running.Go(func() { k.informer.RunWithContext(ctx) })
+	running.Go(func() { k.informer.RunWithContext(ctx) })
 	return k
+}
+
+// failed reports whether the last list or watch failed.
+func (k *watchedKind) failed() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.err != nil
 }
 
 func (k *watchedKind) record(err error) {

@@ -28,6 +28,8 @@ func TestSummaryWatch(t *testing.T) {
 	t.Run("summaries follow the member", func(t *testing.T) { testWatchedSummaries(t, m) })
 	t.Run("a watch not synced in time reads as a failed list", func(t *testing.T) { testWatchNotSynced(t, m) })
 	t.Run("discovery interval", func(t *testing.T) { testDiscoveryInterval(t, m) })
+	t.Run("endpoint slices", func(t *testing.T) { testEndpointSlices(t, m) })
+	t.Run("endpoint slices not watchable", func(t *testing.T) { testEndpointSlicesNotWatchable(t, m) })
 	t.Run("informers stop with the client", func(t *testing.T) { testWatchStops(t, m) })
 }
 
@@ -333,6 +335,9 @@ func testWatchStops(t *testing.T, m *testenv.Cluster) {
 			defer cancel()
 			if _, _, err := c.summarize(ctx); err != nil {
 				t.Fatalf("summarize: %v", err)
+			}
+			if _, err := c.EndpointSlices(ctx, "default", "web"); err != nil {
+				t.Fatalf("endpoint slices: %v", err)
 			}
 			if goleak.Find(before) == nil {
 				t.Fatal("no informer goroutine runs after the first summary")

@@ -119,6 +119,23 @@ var (
 		Help: "Number of staged-rollout gates judged in continuous mode, by result: passed (the next stage starts) or failed (the rollout halts).",
 	}, []string{"result"})
 
+	// MCSExportedEndpoints is the number of endpoint addresses collected
+	// onto the host for an exported Service, from every cluster that
+	// exports it (those kept from a cluster that cannot be read
+	// included).
+	MCSExportedEndpoints = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "flotilla_mcs_exported_endpoints",
+		Help: "Number of endpoint addresses collected onto the host for a ServiceExport's Service, from every cluster that exports it, by namespace and service.",
+	}, []string{"namespace", "service"})
+
+	// MCSSyncErrors counts the collections of an exported Service's
+	// endpoints that could not read a member (its Service, ServiceExport
+	// or EndpointSlices), by member.
+	MCSSyncErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flotilla_mcs_sync_errors_total",
+		Help: "Number of collections of a ServiceExport's endpoints that could not read a member cluster (its Service, ServiceExport or EndpointSlices; its last endpoints are kept until it is found not ready), by member_cluster.",
+	}, []string{memberCluster})
+
 	bindingsDesc = prometheus.NewDesc("flotilla_resource_bindings",
 		"Number of ResourceBindings and ClusterResourceBindings by state (Unscheduled, Unschedulable, Scheduled, FullyApplied), counted from the leader's cache at scrape time.",
 		[]string{"state"}, nil)
@@ -142,7 +159,7 @@ func SetBindingCounter(f BindingCounter) {
 
 func init() {
 	ctrlmetrics.Registry.MustRegister(ScheduleAttempts, SchedulingDuration, WorkApplyDuration, WorkApplyErrors,
-		ClusterReady, ClusterProbeDuration, Failovers, Evictions, DescheduledReplicas, ClusterRequeues, RolloutGates, bindings)
+		ClusterReady, ClusterProbeDuration, Failovers, Evictions, DescheduledReplicas, ClusterRequeues, RolloutGates, MCSExportedEndpoints, MCSSyncErrors, bindings)
 }
 
 // Since is the seconds since start, for Observe.

@@ -37,11 +37,15 @@ func TestDerivedServiceName(t *testing.T) {
 
 func TestNamesAreDistinctAndBounded(t *testing.T) {
 	long := strings.Repeat("s", 253)
+	v4 := discoveryv1.AddressTypeIPv4
 	for _, tc := range []struct{ a, b string }{
-		{CollectedSliceName("a-b", "c"), CollectedSliceName("a", "b-c")},
-		{CollectedSliceName("shop", "web-1"), CollectedSliceName("tenant", "web-1")},
+		{CollectedSliceName("a-b", "c", v4), CollectedSliceName("a", "b-c", v4)},
+		{CollectedSliceName("shop", "web-1", v4), CollectedSliceName("tenant", "web-1", v4)},
+		// An address type is immutable: a slice replaced by one of another
+		// type under the same name is another copy.
+		{CollectedSliceName("shop", "web-1", v4), CollectedSliceName("shop", "web-1", discoveryv1.AddressTypeIPv6)},
 		{ImportedSliceName("derived-web", "east", "x"), ImportedSliceName("derived-web", "west", "x")},
-		{CollectedSliceName("ns", long), CollectedSliceName("ns", long+"x")},
+		{CollectedSliceName("ns", long, v4), CollectedSliceName("ns", long+"x", v4)},
 	} {
 		if tc.a == tc.b {
 			t.Errorf("two sources share the name %q", tc.a)
@@ -103,7 +107,7 @@ func TestCollect(t *testing.T) {
 	got := Collect("east", "flotilla-es-east", s)
 	want := &discoveryv1.EndpointSlice{
 		TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-es-east", Name: CollectedSliceName("shop", "web-abc"), Labels: map[string]string{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-es-east", Name: CollectedSliceName("shop", "web-abc", discoveryv1.AddressTypeIPv4), Labels: map[string]string{
 			discoveryv1.LabelManagedBy: ManagedBy, LabelSourceCluster: "east", LabelServiceName: "web", LabelServiceNamespace: "shop",
 		}},
 		AddressType: discoveryv1.AddressTypeIPv4,

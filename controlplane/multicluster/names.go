@@ -78,11 +78,14 @@ func DerivedServiceName(namespace, name string) (string, error) {
 }
 
 // CollectedSliceName is the name, in its cluster's execution namespace on
-// the host, of the copy of slice from namespace: both names, then a hash
-// of the pair, so slices of different namespaces never share a name and a
-// long pair still fits.
-func CollectedSliceName(namespace, slice string) string {
-	return hashedName(namespace+"."+slice, namespace+"/"+slice)
+// the host, of the copy of slice from namespace, of address type at: both
+// names, then a hash of the three, so slices of different namespaces never
+// share a name and a long pair still fits. The address type is in the
+// hash because it is immutable: a member slice replaced under the same
+// name by one of another type gets a new copy (and the consumers a new
+// imported slice) instead of an update the apiservers refuse.
+func CollectedSliceName(namespace, slice string, at discoveryv1.AddressType) string {
+	return hashedName(namespace+"."+slice, namespace+"/"+slice+"/"+string(at))
 }
 
 // ImportedSliceName is the name, in a consumer, of the slice that carries

@@ -45,7 +45,7 @@ func Collect(cluster, hostNamespace string, s *discoveryv1.EndpointSlice) *disco
 		TypeMeta: metav1.TypeMeta{APIVersion: discoveryv1.SchemeGroupVersion.String(), Kind: "EndpointSlice"},
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: hostNamespace,
-			Name:      CollectedSliceName(s.Namespace, s.Name),
+			Name:      CollectedSliceName(s.Namespace, s.Name, s.AddressType),
 			Labels: map[string]string{
 				discoveryv1.LabelManagedBy: ManagedBy,
 				LabelSourceCluster:         cluster,

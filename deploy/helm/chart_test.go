@@ -136,9 +136,13 @@ func TestChartRBACNamesEverything(t *testing.T) {
 	if !grants(cr.Rules, "discovery.k8s.io", "endpointslices", "create") {
 		t.Error("the ClusterRole does not grant EndpointSlices, which multi-cluster services collect")
 	}
+	if !grants(cr.Rules, "multicluster.x-k8s.io", "serviceexports/status", "patch") {
+		t.Error("the ClusterRole does not grant the ServiceExports' status, where their conditions go")
+	}
 	noMCS := render(t, "--set", "multiClusterServices=false")
-	if grants(into[rbacv1.ClusterRole](t, controlPlaneRole(t, noMCS)).Rules, "discovery.k8s.io", "endpointslices", "list") {
-		t.Error("multiClusterServices=false still grants EndpointSlices")
+	noMCSRules := into[rbacv1.ClusterRole](t, controlPlaneRole(t, noMCS)).Rules
+	if grants(noMCSRules, "discovery.k8s.io", "endpointslices", "list") || grants(noMCSRules, "multicluster.x-k8s.io", "serviceexports/status", "patch") {
+		t.Error("multiClusterServices=false still grants EndpointSlices or the ServiceExports' status")
 	}
 	if got, _ := flagValue(into[appsv1.Deployment](t, one(t, noMCS, "Deployment")).Spec.Template.Spec.Containers[0].Args, "multi-cluster-services"); got != "false" {
 		t.Errorf("multiClusterServices=false: --multi-cluster-services = %q", got)
@@ -151,11 +155,36 @@ func TestChartRBACNamesEverything(t *testing.T) {
 }
 
 // TestChartCRDsAreTheGenerated: crds/ holds exactly the CRDs controller-gen
-// writes to controlplane/apis/crd (make generate copies them).
+// writes to controlplane/apis/crd, and mcs-crds/ the MCS API's CRDs of
+// controlplane/multicluster/crds (make generate copies both); the chart
+// installs the MCS ones with multiClusterServices only, kept on uninstall.
 func TestChartCRDsAreTheGenerated(t *testing.T) {
-	src := filepath.Join(moduleRoot(t), "controlplane", "apis", "crd")
+	sameFiles(t, filepath.Join(moduleRoot(t), "controlplane", "apis", "crd"), filepath.Join("flotilla", "crds"))
+	sameFiles(t, filepath.Join(moduleRoot(t), "controlplane", "multicluster", "crds"), filepath.Join("flotilla", "mcs-crds"))
+	mcsCRDs := func(objs []*unstructured.Unstructured) map[string]string {
+		out := map[string]string{}
+		for _, o := range objs {
+			if o.GetKind() == "CustomResourceDefinition" && strings.HasSuffix(o.GetName(), ".multicluster.x-k8s.io") {
+				out[o.GetName()] = o.GetAnnotations()["helm.sh/resource-policy"]
+			}
+		}
+		return out
+	}
+	want := map[string]string{"serviceexports.multicluster.x-k8s.io": "keep", "serviceimports.multicluster.x-k8s.io": "keep"}
+	if diff := cmp.Diff(want, mcsCRDs(render(t))); diff != "" {
+		t.Errorf("MCS CRDs rendered by default (name: resource policy; -want +got):\n%s", diff)
+	}
+	if got := mcsCRDs(render(t, "--set", "multiClusterServices=false")); len(got) > 0 {
+		t.Errorf("multiClusterServices=false still installs %v", got)
+	}
+}
+
+// sameFiles fails unless the chart directory holds exactly the YAML files
+// of src, byte for byte.
+func sameFiles(t *testing.T, src, dir string) {
+	t.Helper()
 	generated, _ := filepath.Glob(filepath.Join(src, "*.yaml"))
-	chart, _ := filepath.Glob(filepath.Join("flotilla", "crds", "*.yaml"))
+	chart, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	base := func(paths []string) []string {
 		out := make([]string, len(paths))
 		for i, p := range paths {
@@ -164,12 +193,12 @@ func TestChartCRDsAreTheGenerated(t *testing.T) {
 		return out
 	}
 	if diff := cmp.Diff(base(generated), base(chart)); diff != "" || len(chart) == 0 {
-		t.Fatalf("crds/ files differ from controlplane/apis/crd (-generated +chart), run make generate:\n%s", diff)
+		t.Fatalf("%s files differ from %s (-generated +chart), run make generate:\n%s", dir, src, diff)
 	}
 	for _, p := range generated {
-		a, b := readFile(t, p), readFile(t, filepath.Join("flotilla", "crds", filepath.Base(p)))
+		a, b := readFile(t, p), readFile(t, filepath.Join(dir, filepath.Base(p)))
 		if a != b {
-			t.Errorf("crds/%s differs from controlplane/apis/crd: run make generate", filepath.Base(p))
+			t.Errorf("%s/%s differs from %s: run make generate", dir, filepath.Base(p), src)
 		}
 	}
 }

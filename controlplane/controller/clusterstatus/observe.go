@@ -67,4 +67,5 @@ func forgetClusterMetrics(name string) {
 	metrics.ClusterProbeDuration.DeletePartialMatch(labels)
 	metrics.WorkApplyDuration.DeletePartialMatch(labels)
 	metrics.WorkApplyErrors.DeletePartialMatch(labels)
+	metrics.MCSSyncErrors.DeletePartialMatch(labels)
 }

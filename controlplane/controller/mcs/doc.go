@@ -10,8 +10,11 @@
 // clusters it writes, through Works (so execution's ownership, pruning and
 // trust checks apply), each consumer's derived Service and one
 // EndpointSlice per collected slice of the import's own namespace and
-// name. Both follow the members: a poll every collectInterval, and the
-// host's collected slices wake the imports.
+// name. Both follow the members: the member cache's informers of the
+// exports' namespaces (member.Client.EndpointSlices) wake an export when a
+// slice changes, a Cluster turning Ready or NotReady wakes the exports
+// propagated to it, the host's collected slices wake the imports, and
+// every binding is reconciled again each resync.
 //
 // It imports the shared layer and the pure multicluster package, never
 // another reconciler package nor provider/.

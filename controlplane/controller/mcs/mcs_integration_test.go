@@ -1,7 +1,6 @@
 package mcs_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,13 +9,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,6 +23,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -83,7 +82,10 @@ func TestServiceExportAndImport(t *testing.T) {
 	createPolicy(t, hub, "tenant-b", "import", multicluster.KindServiceImport, consumer)
 
 	start := time.Now()
-	f.StartControlPlane(t)
+	// The default resync: endpoints follow the members' watches, not a
+	// poll.
+	defaultResync := func(o *shared.Options) { o.Resync = shared.DefaultResync }
+	stop := f.StartControlPlane(t, defaultResync)
 	t.Cleanup(func() { dumpOnFailure(t, hub) })
 	cm := f.Members[consumer]
 	waitAddresses(t, cm, "shop", "10.0.0.1", "10.1.0.1", "10.1.0.2")
@@ -110,31 +112,53 @@ func TestServiceExportAndImport(t *testing.T) {
 		}
 	}
 	// A settled export does not churn: neither the host's copies nor the
-	// consumers' Works change while the members' slices do not. (An
-	// identical update would not show here, as the apiserver stores no
-	// no-op update; SameCollected and MergeWork keep those from being sent.)
+	// consumers' Works change while what the members' slices say does not,
+	// even when a slice changes in what an export does not read (its
+	// event wakes the export). (An identical update would not show here,
+	// as the apiserver stores no no-op update; SameCollected and MergeWork
+	// keep those from being sent.)
 	versions := settledVersions(t, hub)
-	time.Sleep(3 * time.Second) // three collection intervals (resync 1 s)
+	web0 := &discoveryv1.EndpointSlice{}
+	testkit.MustUpdate(t, f.Members[p0], client.ObjectKey{Namespace: "shop", Name: "web-a"}, web0, func() {
+		web0.Annotations = map[string]string{"touched": "yes"}
+	})
+	time.Sleep(3 * time.Second)
 	if d := cmp.Diff(versions, settledVersions(t, hub)); d != "" {
 		t.Errorf("an unchanged export changed objects (-before +after):\n%s", d)
 	}
-	// The export says which clusters export it.
+	// The export says which clusters export it: its Valid condition, an
+	// event, and the exported endpoints' gauge (the forged slices not
+	// counted).
+	waitConditions(t, hub, map[string]string{
+		"Valid":    "True Exported exported from " + p0 + ", " + p1,
+		"Conflict": "False NoConflict the exporting clusters' Services agree on their ports and type",
+	})
 	testkit.Eventually(t, deadline, "a ServiceExported event on the ServiceExport", func() (bool, string) {
 		var list eventsv1.EventList
 		if err := hub.List(ctx, &list, client.InNamespace("shop")); err != nil {
 			return false, err.Error()
 		}
-		var notes []string
 		for _, e := range list.Items {
 			if e.Reason == "ServiceExported" && e.Regarding.Kind == multicluster.KindServiceExport {
-				notes = append(notes, e.Note)
-				if strings.Contains(e.Note, "exported from "+p0+", "+p1) {
-					return true, ""
-				}
+				return true, ""
 			}
 		}
-		return false, fmt.Sprint(notes)
+		return false, fmt.Sprint(len(list.Items), " events")
 	})
+	waitGauge(t, "flotilla_mcs_exported_endpoints{shop/web}", metrics.MCSExportedEndpoints.WithLabelValues("shop", "web"), 3)
+	// A provider's Service that defines its ports otherwise is a conflict
+	// naming both clusters; the endpoints are still exported. (Its
+	// EndpointSlice controller would rewrite the slice's ports, which
+	// wakes the export; the test does it.)
+	svc1 := &corev1.Service{}
+	testkit.MustUpdate(t, f.Members[p1], client.ObjectKey{Namespace: "shop", Name: "web"}, svc1, func() { svc1.Spec.Ports[0].Port = 8080 })
+	testkit.MustUpdate(t, f.Members[p1], client.ObjectKey{Namespace: "shop", Name: "web-b"}, real1, func() { real1.Ports[0].Port = ptr.To[int32](8081) })
+	waitConditions(t, hub, map[string]string{
+		"Valid": "True Exported exported from " + p0 + ", " + p1,
+		"Conflict": "True PortConflict ports differ: [http:80/TCP] in " + p0 + "; [http:8080/TCP] in " + p1 +
+			" (a consumer's derived Service takes its ports and type from its ServiceImport)",
+	})
+
 	// The tenant's import of the same name in another namespace gets its
 	// derived Service and no endpoints.
 	testkit.Eventually(t, deadline, "tenant-b/derived-web in the consumer", func() (bool, string) {
@@ -174,21 +198,59 @@ func TestServiceExportAndImport(t *testing.T) {
 	// import's, with an endpoint the import does not render, is never applied.
 	forgeWork(t, hub, f.Members[consumer], consumer, p0)
 
-	// A provider's endpoints change and the consumer follows.
-	testkit.MustUpdate(t, f.Members[p1], client.ObjectKey{Namespace: "shop", Name: "web-b"}, real1, func() {
-		real1.Endpoints = append(real1.Endpoints, endpoint("10.1.0.3"))
-	})
-	changed := time.Now()
-	waitAddresses(t, cm, "shop", "10.0.0.1", "10.1.0.1", "10.1.0.2", "10.1.0.3")
-	t.Logf("endpoint change reached the consumer in %s", time.Since(changed).Round(time.Millisecond))
+	// A provider's endpoints change and the consumer follows, woken by the
+	// member's watch: with the default resync no poll comes soon enough
+	// for the goal, a median at most 2 s.
+	want := []string{"10.0.0.1", "10.1.0.1", "10.1.0.2"}
+	var took []time.Duration
+	for i := 3; i <= 7; i++ {
+		ip := fmt.Sprintf("10.1.0.%d", i)
+		testkit.MustUpdate(t, f.Members[p1], client.ObjectKey{Namespace: "shop", Name: "web-b"}, real1, func() {
+			real1.Endpoints = append(real1.Endpoints, endpoint(ip))
+		})
+		changed := time.Now()
+		want = append(want, ip)
+		waitAddressesEvery(t, cm, "shop", 10*time.Millisecond, want...)
+		took = append(took, time.Since(changed).Round(time.Millisecond))
+	}
+	slices.Sort(took)
+	t.Logf("endpoint changes reached the consumer in %v, median %s", took, took[len(took)/2])
+	if took[len(took)/2] > 2*time.Second {
+		t.Errorf("endpoint changes reached the consumer in %v: median over 2 s", took)
+	}
 
-	// A provider that goes NotReady is withdrawn, and comes back.
+	// A provider's slice is replaced under the same name by one of another
+	// address type (EndpointSlice's addressType is immutable): the host's
+	// copy and the consumer's slice are replaced, not left failing to
+	// update.
+	addressTypeChange(t, f, stop, p0, defaultResync)
+	want[0] = "fd00::1"
+	waitAddresses(t, cm, "shop", want...)
+	waitAddressTypes(t, cm, "shop", map[string]discoveryv1.AddressType{"fd00::1": discoveryv1.AddressTypeIPv6, "10.1.0.1": discoveryv1.AddressTypeIPv4})
+
+	// A provider that goes NotReady is withdrawn, and comes back. Before it
+	// is found not ready, a collection (woken by the other provider's
+	// slice) cannot read it: a sync error of that member, its endpoints
+	// kept.
+	syncErrors := metrics.MCSSyncErrors.WithLabelValues(p1)
+	before := testutil.ToFloat64(syncErrors)
 	f.Clusters[1].StopAPIServer()
-	waitAddresses(t, cm, "shop", "10.0.0.1")
+	testkit.MustUpdate(t, f.Members[p0], client.ObjectKey{Namespace: "shop", Name: "web-a"}, web0, func() {
+		web0.Annotations = map[string]string{"touched": "again"}
+	})
+	testkit.Eventually(t, deadline, "a sync error of "+p1, func() (bool, string) {
+		got := testutil.ToFloat64(syncErrors)
+		return got > before, fmt.Sprint(got)
+	})
+	waitAddresses(t, cm, "shop", "fd00::1")
+	waitConditions(t, hub, map[string]string{
+		"Valid":    "True Exported exported from " + p0 + "; cluster " + p1 + " is not ready, its endpoints are withdrawn",
+		"Conflict": "False NoConflict the exporting clusters' Services agree on their ports and type",
+	})
 	if err := f.Clusters[1].StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitAddresses(t, cm, "shop", "10.0.0.1", "10.1.0.1", "10.1.0.2", "10.1.0.3")
+	waitAddresses(t, cm, "shop", want...)
 
 	// Deleting the export empties the consumer and the host.
 	if err := hub.Delete(ctx, mcsObject("shop", multicluster.KindServiceExport, nil)); err != nil {
@@ -295,176 +357,4 @@ func forgeWork(t *testing.T, hub, member client.Client, cluster, provider string
 	if err := member.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "derived-web-forged"}, &discoveryv1.EndpointSlice{}); !shared.IsNotFound(err) {
 		t.Errorf("forged slice in the consumer: %v", err)
 	}
-}
-
-func toUnstructured(t *testing.T, obj any) *unstructured.Unstructured {
-	t.Helper()
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
-	return &unstructured.Unstructured{Object: m}
-}
-
-func installCRDs(t *testing.T, c client.Client) {
-	t.Helper()
-	for _, doc := range multicluster.CRDs() {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		testkit.MustYAML(t, crd, "%s", doc)
-		testkit.MustCreate(t, c, crd)
-	}
-	testkit.Eventually(t, deadline, "MCS CRDs established", func() (bool, string) {
-		err := c.List(t.Context(), mcsList())
-		return err == nil, fmt.Sprint(err)
-	})
-}
-
-func mcsList() *unstructured.UnstructuredList {
-	l := &unstructured.UnstructuredList{}
-	l.SetAPIVersion(multicluster.Group + "/" + multicluster.Version)
-	l.SetKind("ServiceImportList")
-	return l
-}
-
-func importSpec() map[string]any {
-	return map[string]any{"type": "ClusterSetIP", "ports": []any{map[string]any{"name": "http", "protocol": "TCP", "port": int64(80)}}}
-}
-
-func mcsObject(ns, kind string, spec map[string]any) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{}}
-	if spec != nil {
-		u.Object["spec"] = spec
-	}
-	u.SetAPIVersion(multicluster.Group + "/" + multicluster.Version)
-	u.SetKind(kind)
-	u.SetNamespace(ns)
-	u.SetName("web")
-	return u
-}
-
-// createMCS creates the ServiceExport or ServiceImport web once the host
-// serves its kind.
-func createMCS(t *testing.T, hub client.Client, ns, kind string, spec map[string]any) {
-	t.Helper()
-	testkit.Eventually(t, deadline, kind+" created", func() (bool, string) {
-		err := hub.Create(t.Context(), mcsObject(ns, kind, spec))
-		return err == nil, fmt.Sprint(err)
-	})
-}
-
-func createPolicy(t *testing.T, hub client.Client, ns, name, kind string, clusters ...string) {
-	t.Helper()
-	pp := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	testkit.MustYAML(t, pp, "spec:\n  resourceSelectors:\n  - {apiVersion: %s/%s, kind: %s, name: web}\n  placement:\n    clusterAffinity: {clusterNames: [%s]}\n",
-		multicluster.Group, multicluster.Version, kind, strings.Join(clusters, ", "))
-	testkit.MustCreate(t, hub, pp)
-}
-
-func service(ns, name string) *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": name},
-			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}},
-	}
-}
-
-func endpoint(ip string) discoveryv1.Endpoint {
-	return discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
-		NodeName: ptr.To("node-1")}
-}
-
-func slice(ns, name, service string, ips ...string) *discoveryv1.EndpointSlice {
-	s := &discoveryv1.EndpointSlice{
-		ObjectMeta:  metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: service}},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](8080), Protocol: ptr.To(corev1.ProtocolTCP)}},
-	}
-	for _, ip := range ips {
-		s.Endpoints = append(s.Endpoints, endpoint(ip))
-	}
-	return s
-}
-
-// addresses are the endpoint addresses of the flotilla-managed slices of
-// ns/derived-web in a member, sorted.
-func addresses(t *testing.T, c client.Client, ns string) []string {
-	t.Helper()
-	var list discoveryv1.EndpointSliceList
-	if err := c.List(t.Context(), &list, client.InNamespace(ns), client.MatchingLabels{
-		discoveryv1.LabelServiceName: "derived-web", discoveryv1.LabelManagedBy: multicluster.ManagedBy,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, s := range list.Items {
-		for _, e := range s.Endpoints {
-			out = append(out, e.Addresses...)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func waitAddresses(t *testing.T, c client.Client, ns string, want ...string) {
-	t.Helper()
-	slices.Sort(want)
-	testkit.Eventually(t, deadline, fmt.Sprintf("consumer's %s/derived-web endpoints %v", ns, want), func() (bool, string) {
-		got := addresses(t, c, ns)
-		return slices.Equal(got, want), fmt.Sprint(got)
-	})
-}
-
-func sliceNames(s []discoveryv1.EndpointSlice) []string {
-	out := make([]string, len(s))
-	for i := range s {
-		out[i] = s[i].Namespace + "/" + s[i].Name
-	}
-	return out
-}
-
-// dumpOnFailure logs the host's MCS bindings, import Works and collected
-// slices when the test failed, to show where the chain stopped.
-func dumpOnFailure(t *testing.T, hub client.Client) {
-	if !t.Failed() {
-		return
-	}
-	ctx := context.Background()
-	var rbs workv1.ResourceBindingList
-	_ = hub.List(ctx, &rbs)
-	for _, rb := range rbs.Items {
-		t.Logf("binding %s/%s clusters %v conditions %v", rb.Namespace, rb.Name, rb.Spec.Clusters, rb.Status.Conditions)
-	}
-	var works workv1.WorkList
-	_ = hub.List(ctx, &works)
-	for _, w := range works.Items {
-		t.Logf("work %s/%s labels %v conditions %v", w.Namespace, w.Name, w.Labels, w.Status.Conditions)
-	}
-	var sl discoveryv1.EndpointSliceList
-	_ = hub.List(ctx, &sl)
-	for _, s := range sl.Items {
-		t.Logf("host slice %s/%s labels %v", s.Namespace, s.Name, s.Labels)
-	}
-}
-
-// settledVersions are the resourceVersions of the collected slices and
-// the generations of the import Works of shop/web.
-func settledVersions(t *testing.T, hub client.Client) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	got, err := shared.CollectedSlices(t.Context(), hub, "shop", "web")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range got {
-		out["slice "+s.Namespace+"/"+s.Name] = s.ResourceVersion
-	}
-	var works workv1.WorkList
-	if err := hub.List(t.Context(), &works, client.MatchingLabels{shared.LabelMCSImportNamespace: "shop", shared.LabelMCSImportName: "web"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range works.Items {
-		out["work "+w.Namespace+"/"+w.Name] = fmt.Sprint(w.Generation)
-	}
-	return out
 }

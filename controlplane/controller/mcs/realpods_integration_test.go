@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -57,7 +58,9 @@ func TestServiceExportFromRealPods(t *testing.T) {
 	createMCS(t, hub, "shop", multicluster.KindServiceImport, importSpec())
 	createPolicy(t, hub, "shop", "import", multicluster.KindServiceImport, names[1])
 	f := controllertest.Fleet{Host: host, Hub: hub, Clusters: members, Names: names, Scheme: controllertest.Scheme(t)}
-	f.StartControlPlane(t)
+	// The default resync: the consumer follows the provider's watched
+	// slices, not a poll.
+	f.StartControlPlane(t, func(o *shared.Options) { o.Resync = shared.DefaultResync })
 
 	waitAddresses(t, consumer, "shop", readyPodIPs(t, provider, 2)...)
 	testkit.MustUpdate(t, provider, client.ObjectKeyFromObject(web), web, func() { web.Spec.Replicas = ptr.To[int32](3) })

@@ -14,6 +14,7 @@ import (
 
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
 )
 
@@ -75,6 +76,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // consumers).
 func (r *reconciler) cleanup(ctx context.Context, kind, namespace, name string) error {
 	if kind == multicluster.KindServiceExport {
+		metrics.MCSExportedEndpoints.DeleteLabelValues(namespace, name)
 		have, err := shared.CollectedSlices(ctx, r.client, namespace, name)
 		if err != nil {
 			return err

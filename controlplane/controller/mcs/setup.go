@@ -3,39 +3,106 @@ package mcs
 import (
 	"context"
 	"strings"
-	"time"
+	"sync/atomic"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
 )
 
-// maxCollectInterval bounds how long a member's endpoint change waits
-// before it is collected, whatever the resync.
-const maxCollectInterval = 5 * time.Second
-
 // Setup registers the multi-cluster services controller with mgr. It reads
 // members through ms, the connections every reconciler shares, and records
-// its events with events.
+// its events with events. An export is collected again as soon as one of
+// its members' EndpointSlices changes (the member cache watches the
+// namespaces of exports, and only those, while this controller runs), when
+// one of its clusters turns Ready or NotReady, and every resync.
 func Setup(mgr ctrl.Manager, ms *shared.Members, opts shared.Options, events shared.Recorder) error {
-	interval := min(opts.WithDefaults().Resync, maxCollectInterval)
-	r := &reconciler{client: mgr.GetClient(), members: ms, opts: opts, interval: interval, events: events}
+	r := &reconciler{client: mgr.GetClient(), members: ms, opts: opts, interval: opts.WithDefaults().Resync, events: events}
+	var queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
+	ms.Cache.OnEndpointSlices(func(cluster string, s *discoveryv1.EndpointSlice) {
+		q := queue.Load()
+		svc := s.Labels[discoveryv1.LabelServiceName]
+		if q == nil || svc == "" || multicluster.Ours(s) {
+			// Before the controller starts nothing is watched yet; a
+			// slice flotilla imported is never exported.
+			return
+		}
+		(*q).Add(reconcile.Request{NamespacedName: exportBinding(s.Namespace, svc)})
+	})
 	return ctrl.NewControllerManagedBy(mgr).Named("mcs").
 		For(&workv1.ResourceBinding{}, builder.WithPredicates(predicate.NewPredicateFuncs(mcsBinding))).
 		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(collectedImport),
 			builder.WithPredicates(predicate.NewPredicateFuncs(collected))).
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(workImport),
 			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return shared.MCSWork(o.(*workv1.Work)) }))).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.exportsOfCluster), builder.WithPredicates(readinessChanged)).
+		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+			queue.Store(&q)
+			return nil
+		})).
 		Complete(r)
+}
+
+// exportBinding is the key of the binding of the ServiceExport
+// namespace/name.
+func exportBinding(namespace, name string) client.ObjectKey {
+	return client.ObjectKey{Namespace: namespace, Name: hoststore.BindingName(multicluster.ServiceExportGK, name)}
+}
+
+// readinessChanged passes a Cluster's creation, deletion and the updates
+// that flip its Ready condition: what decides whether it contributes
+// endpoints.
+var readinessChanged = predicate.Funcs{
+	UpdateFunc: func(ev event.UpdateEvent) bool {
+		o, ok1 := ev.ObjectOld.(*clusterv1.Cluster)
+		n, ok2 := ev.ObjectNew.(*clusterv1.Cluster)
+		return !ok1 || !ok2 || readyOf(o) != readyOf(n) || !o.DeletionTimestamp.Equal(n.DeletionTimestamp)
+	},
+}
+
+func readyOf(cl *clusterv1.Cluster) metav1.ConditionStatus {
+	if c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady); c != nil {
+		return c.Status
+	}
+	return ""
+}
+
+// exportsOfCluster wakes the exports propagated to a Cluster.
+func (r *reconciler) exportsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list workv1.ResourceBindingList
+	if err := r.client.List(ctx, &list); err != nil {
+		return nil // the exports' resync collects them
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		rb := &list.Items[i]
+		if !mcsBinding(rb) || hoststore.GroupKindOf(rb.Spec.Resource) != multicluster.ServiceExportGK {
+			continue
+		}
+		for _, tc := range rb.Spec.Clusters {
+			if tc.Name == obj.GetName() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(rb)})
+				break
+			}
+		}
+	}
+	return out
 }
 
 // mcsBinding reports whether obj is the binding of a ServiceExport or a

@@ -120,18 +120,29 @@ func (m *Members) client(ctx context.Context, cl *clusterv1.Cluster) (*member.Cl
 // member is claimed for it: a member registered elsewhere is never written
 // to, nor pruned.
 func (m *Members) Connect(ctx context.Context, name string) (execution.Target, error) {
-	var cl clusterv1.Cluster
-	if err := m.reader.Get(ctx, client.ObjectKey{Name: name}, &cl); err != nil {
-		return execution.Target{}, fmt.Errorf("cluster %s: %w", name, err)
-	}
-	c, err := m.client(ctx, &cl)
+	c, err := m.Member(ctx, name)
 	if err != nil {
 		return execution.Target{}, err
 	}
-	if err := m.claims.ensure(ctx, &cl, c); err != nil {
-		return execution.Target{}, err
-	}
 	return execution.Target{Dynamic: c.Dynamic, Mapper: Resettable{c.Mapper}}, nil
+}
+
+// Member returns the cached client of the named cluster, once the member
+// is claimed for it (Connect), for readers that need more than an
+// execution target (the watched EndpointSlices of multi-cluster services).
+func (m *Members) Member(ctx context.Context, name string) (*member.Client, error) {
+	var cl clusterv1.Cluster
+	if err := m.reader.Get(ctx, client.ObjectKey{Name: name}, &cl); err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", name, err)
+	}
+	c, err := m.client(ctx, &cl)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.claims.ensure(ctx, &cl, c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Resettable adapts the member's mapper, which already asks the member again

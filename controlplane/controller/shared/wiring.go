@@ -30,8 +30,11 @@ func (o Options) WithKinds(kinds ServedKinds) Options {
 // member.Cache, the single owner of member connections.
 func NewMembers(mgr ctrl.Manager, opts Options) *Members {
 	return &Members{
-		reader:            mgr.GetClient(),
-		Cache:             member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout, RequestTimeout: opts.MemberRequestTimeout, Watch: true}),
+		reader: mgr.GetClient(),
+		Cache: member.NewCache(member.CacheOptions{ProbeTimeout: opts.ProbeTimeout, RequestTimeout: opts.MemberRequestTimeout, Watch: true,
+			// A namespace of an export is asked for on every resync of the
+			// export at least; its slices stay watched well past that.
+			EndpointSliceIdle: max(member.DefaultEndpointSliceIdle, 4*opts.WithDefaults().Resync)}),
 		allowExecAndFiles: opts.AllowKubeconfigExecAndFiles,
 		// The host's kube-system is read once, directly: a cached read
 		// would watch every namespace.
