@@ -52,3 +52,45 @@ end`)})})
 		})
 	}
 }
+
+// TestReflectStatusEmptyTables follows Karmada's VM.ReflectStatus, which
+// converts the script's table with no reference object: an empty table
+// anywhere under the reflected status is dropped (Lua cannot tell an empty
+// list from an empty object), even where the member's status has one.
+func TestReflectStatusEmptyTables(t *testing.T) {
+	in, err := interpret.New([]api.ResourceInterpreterCustomization{widgetRIC("reflect", api.CustomizationRules{StatusReflection: lua(`
+function ReflectStatus(observedObj)
+  return observedObj.status
+end`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		status string
+		want   map[string]any
+	}{
+		{"an empty list in the member's status is dropped",
+			`{replicas: 2, conditions: []}`, map[string]any{"replicas": int64(2)}},
+		{"an empty object in the member's status is dropped",
+			`{replicas: 2, selector: {}}`, map[string]any{"replicas": int64(2)}},
+		{"nested empty tables are dropped, their parent kept",
+			`{replicas: 2, sub: {a: [], b: {}}}`, map[string]any{"replicas": int64(2), "sub": map[string]any{}}},
+		{"an empty table in a list is dropped from it",
+			`{items: [{}, {name: x}]}`, map[string]any{"items": []any{map[string]any{"name": "x"}}}},
+		{"full tables are kept",
+			`{conditions: [{type: Ready}], labels: {a: b}}`,
+			map[string]any{"conditions": []any{map[string]any{"type": "Ready"}}, "labels": map[string]any{"a": "b"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := in.ReflectStatus(obj(t, widget+"status: "+tc.status+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("reflected status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -166,7 +166,10 @@ func (in *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (map[string
 	if !ok {
 		return nil, s.fail("ReflectStatus returned %v, want a table or nil", out[0])
 	}
-	m = fixEmpty(m, obj.Object["status"]).(map[string]any)
+	// Karmada converts a reflected status with no reference object, so
+	// every empty table under it is dropped, even where the member's status
+	// had an empty list or object: the same status reaches aggregation here.
+	m = fixEmpty(m).(map[string]any)
 	if len(m) == 0 {
 		return nil, nil
 	}
