@@ -122,7 +122,7 @@ func TestOpenSafeOs(t *testing.T) {
 		{"os.date('*t') is a table of the fields", []interpret.Option{interpret.WithClock(func() time.Time { return live })},
 			`(function() local d = os.date("*t") return d.year .. "-" .. d.month .. "-" .. d.day .. " " .. d.hour .. ":" .. d.min .. ":" .. d.sec .. " w" .. d.wday .. " y" .. d.yday .. " " .. tostring(d.isdst) end)()`,
 			"2026-3-9 14:5:7 w2 y68 false"},
-		{"os.time of a table, noon by default", nil, `os.time({year = 2026, month = 3, day = 9})`, live.Truncate(24*time.Hour).Add(12 * time.Hour).Unix()},
+		{"os.time of a table, noon by default", nil, `os.time({year = 2026, month = 3, day = 9})`, live.Truncate(24 * time.Hour).Add(12 * time.Hour).Unix()},
 		{"os.time and os.date agree", []interpret.Option{interpret.WithClock(func() time.Time { return live })},
 			`os.date("!%Y-%m-%dT%H:%M:%SZ", os.time())`, "2026-03-09T14:05:07Z"},
 	}
