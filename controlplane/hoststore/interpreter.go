@@ -3,6 +3,7 @@ package hoststore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,6 +39,6 @@ func LoadInterpreter(ctx context.Context, c client.Reader) (*interpret.Interpret
 		rics[i] = list.Items[i].Engine()
 	}
 	// The refusals live on in the Interpreter (see above).
-	in, _ := interpret.New(rics)
+	in, _ := interpret.New(rics, interpret.WithClock(time.Now))
 	return in, nil
 }

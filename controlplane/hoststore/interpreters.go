@@ -52,6 +52,10 @@ type Interpreters struct {
 	// report (Report) may have changed: its kind loaded, or a call of its
 	// script exceeded a budget. It must not block.
 	Notify func(name string)
+	// Now is the clock scripts read through os.time and os.date; nil is
+	// the real one (time.Now): a live status carries real timestamps, as
+	// in Karmada.
+	Now func() time.Time
 
 	mu    sync.Mutex
 	kinds map[schema.GroupVersionKind]*kindLoad
@@ -227,7 +231,11 @@ func (is *Interpreters) current(items []configv1.ResourceInterpreterCustomizatio
 // passed) leaves it to finish for the next caller.
 func (is *Interpreters) load(l *kindLoad, rics []api.ResourceInterpreterCustomization) {
 	// A refusal lives on in the Interpreter: the kind fails with it.
-	l.in, _ = interpret.New(rics)
+	now := is.Now
+	if now == nil {
+		now = time.Now
+	}
+	l.in, _ = interpret.New(rics, interpret.WithClock(now))
 	close(l.done)
 	is.notify(l.names()...)
 }

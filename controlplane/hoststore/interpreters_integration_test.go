@@ -159,4 +159,14 @@ func TestInterpretersCacheAndGuard(t *testing.T) {
 		n, _, err := in.GetReplicas(object("Slow"))
 		return err == nil && n == 3, fmt.Sprint(n, err)
 	})
+
+	t.Log("continuous mode's scripts read the real clock (os.time), not the fixed one of preview and Terraform")
+	testkit.MustCreate(t, hub, customization("clock", "Clock", "function GetReplicas(obj)\n  if os.time() > 1700000000 then return 1, nil end\n  return 0, nil\nend"))
+	in6, err := is.Load(ctx, hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := in6.GetReplicas(object("Clock")); err != nil || n != 1 {
+		t.Errorf("os.time() in continuous mode: %d, %v; want 1 (after 2023)", n, err)
+	}
 }

@@ -52,6 +52,16 @@ type script struct {
 	// guard is the Interpreter's (see lookup), told of a call that
 	// exceeds a budget.
 	guard Guard
+	// now is the clock os.time and os.date read; nil reads FixedTime.
+	now func() time.Time
+}
+
+// clock is the script's clock, FixedTime without one.
+func (s *script) clock() func() time.Time {
+	if s.now == nil {
+		return func() time.Time { return FixedTime }
+	}
+	return s.now
 }
 
 // call runs the script's function with args, in a fresh state. A call
@@ -80,6 +90,7 @@ type Option func(*options)
 
 type options struct {
 	timeout time.Duration
+	now     func() time.Time
 }
 
 // WithCallTimeout sets the wall-clock deadline of one call of a
@@ -243,6 +254,7 @@ func New(customizations []api.ResourceInterpreterCustomization, opts ...Option) 
 			}
 			s, err := newScript(ric.Name, gvk, op, rule.LuaScript, o.timeout)
 			if err == nil {
+				s.now = o.now
 				err = s.check()
 			}
 			if err != nil {
@@ -267,7 +279,7 @@ func New(customizations []api.ResourceInterpreterCustomization, opts ...Option) 
 // its function: a script that fails or runs out of budget while loading
 // would fail every call.
 func (s *script) check() error {
-	L, err := newState(s.timeout)
+	L, err := newState(s.timeout, s.clock())
 	if err != nil {
 		return err
 	}

@@ -25,8 +25,11 @@ var scriptGlobals = map[string][]string{
 		"collectgarbage", "dofile", "getfenv", "getmetatable", "load", "loadfile", "loadstring", "module",
 		"newproxy", "print", "rawequal", "rawget", "rawset", "setfenv", "setmetatable",
 		// absent libraries
-		"channel", "coroutine", "debug", "io", "os", "package",
+		"channel", "coroutine", "debug", "io", "package",
+		// Karmada's safe subset (os.time and os.date)
+		"os",
 	},
+	"os": {"date", "time"},
 	// string is also the strings' metatable in gopher-lua: __index is
 	// string itself.
 	"string": {"__index", "byte", "char", "dump", "find", "format", "gfind", "gmatch", "gsub", "len", "lower", "match", "rep", "reverse", "sub", "upper"},
@@ -47,7 +50,7 @@ local function names(t)
   return out
 end
 function ReflectStatus(obj)
-  return {_G = names(_G), string = names(string), table = names(table), math = names(math)}
+  return {_G = names(_G), string = names(string), table = names(table), math = names(math), os = names(os)}
 end`)})})
 	if err != nil {
 		t.Fatal(err)

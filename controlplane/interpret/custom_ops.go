@@ -166,7 +166,10 @@ func (in *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (map[string
 	if !ok {
 		return nil, s.fail("ReflectStatus returned %v, want a table or nil", out[0])
 	}
-	m = fixEmpty(m, obj.Object["status"]).(map[string]any)
+	// Karmada converts a reflected status with no reference object, so
+	// every empty table under it is dropped, even where the member's status
+	// had an empty list or object: the same status reaches aggregation here.
+	m = fixEmpty(m).(map[string]any)
 	if len(m) == 0 {
 		return nil, nil
 	}
@@ -175,7 +178,8 @@ func (in *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (map[string
 
 // AggregateStatus is AggregateStatus with the kind's statusAggregation
 // script, Karmada's AggregateStatus(desiredObj, statusItems): statusItems
-// are {clusterName, applied, status} per member, sorted by cluster, and
+// are {clusterName, applied, status} per member, sorted by cluster (nil
+// when there is no member), and
 // the script returns the template with its aggregated status, of which
 // flotilla keeps status.
 func (in *Interpreter) AggregateStatus(template *unstructured.Unstructured, items []Member) (map[string]any, error) {
@@ -199,7 +203,14 @@ func (in *Interpreter) AggregateStatus(template *unstructured.Unstructured, item
 		}
 		list = append(list, item)
 	}
-	out, err := s.call(1, template.Object, list)
+	// Karmada hands a script nil, not an empty table, when no member has
+	// an item (its binding's aggregatedStatus is empty): scripts written for
+	// it branch on statusItems == nil to initialise a status.
+	var arg any = list
+	if len(list) == 0 {
+		arg = nil
+	}
+	out, err := s.call(1, template.Object, arg)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func TestScriptFailures(t *testing.T) {
 		{"huge string.gsub", "function GetReplicas(obj)\n  local s = string.rep('x', 1000000)\n  s = s:gsub('x', s)\n  return 1, nil\nend", []string{"replicaResource:3:", "string.gsub"}},
 		{"string.rep overflowing a count", "function GetReplicas(obj)\n  local s = string.rep('xxxx', 4611686018427387904)\n  return 1, nil\nend", []string{"replicaResource:2:", "string.rep"}},
 		{"growing table", "function GetReplicas(obj)\n  local t = {}\n  local i = 1\n  while true do\n    t[i] = i\n    i = i + 1\n  end\nend", []string{"replicaResource:", "budget exhausted"}},
-		{"no os library", "function GetReplicas(obj)\n  os.exit(1)\nend", []string{"replicaResource:2:", "the os library is not available"}},
+		{"no os library but time and date", "function GetReplicas(obj)\n  os.exit(1)\nend", []string{"replicaResource:2:", "os.exit is not available", "only os.time and os.date are"}},
 		{"no io library", "function GetReplicas(obj)\n  io.open('/etc/passwd')\nend", []string{"replicaResource:2:", "the io library is not available"}},
 		{"require of another module", "local os = require('os')\nfunction GetReplicas(obj) return 1, nil end", []string{"replicaResource:1:", `module "os" is not available`}},
 		{"loadstring", "function GetReplicas(obj)\n  loadstring('return 1')()\nend", []string{"replicaResource:2:", "loadstring is not available"}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -26,7 +27,7 @@ func evalLua(L *lua.LState, expr string) ([]string, error) {
 // sandboxState is a state with flotilla's libraries and a budget.
 func sandboxState(t *testing.T) *lua.LState {
 	t.Helper()
-	L, err := newState(0)
+	L, err := newState(0, func() time.Time { return FixedTime })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ var hiddenGlobals = []string{"_printregs", "_GOPHER_LUA_VERSION"}
 
 // absentLibraries are the standard libraries a script reaching for gets a
 // clear error from, rather than "attempt to index a nil value".
-var absentLibraries = []string{"os", "io", "debug", "package", "coroutine", "channel"}
+var absentLibraries = []string{"io", "debug", "package", "coroutine", "channel"}
 
 // scriptError is a script that failed: it names the customization, the
 // operation and, from the Lua error, the line.
@@ -45,11 +45,11 @@ func (e *scriptError) Unwrap() error { return e.err }
 // newState is a fresh sandboxed VM whose budget's deadline is timeout
 // away: the base, table, string and math libraries without the functions
 // in removedGlobals and hiddenGlobals, with the functions that can do
-// unbounded work in one call replaced by bounded ones (lua_strlib.go), no
-// os, io, package or coroutine libraries, and a require that knows only
-// kube. Every call gets its own state, so no script sees another's
+// unbounded work in one call replaced by bounded ones (lua_strlib.go),
+// os.time and os.date reading now (lua_os.go) and nothing else of os, no
+// io, package or coroutine libraries, and a require that knows only kube. Every call gets its own state, so no script sees another's
 // globals.
-func newState(timeout time.Duration) (*lua.LState, error) {
+func newState(timeout time.Duration, now func() time.Time) (*lua.LState, error) {
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
 		CallStackSize:       callStackSize,
@@ -92,6 +92,7 @@ func newState(timeout time.Duration) (*lua.LState, error) {
 		L.SetMetatable(t, meta)
 		L.SetGlobal(lib, t)
 	}
+	openOS(L, now)
 	L.SetGlobal("require", L.NewFunction(requireKube))
 	boundLibraries(L)
 	b := newBudget(timeout)
@@ -143,7 +144,7 @@ func load(L *lua.LState, proto *lua.FunctionProto, fn string) (*lua.LFunction, e
 // tells it from an empty array).
 func run(s *script, timeout time.Duration, nRet int, args ...any) ([]any, error) {
 	customization, operation, fn := s.customization, s.op.field, s.op.fn
-	L, err := newState(timeout)
+	L, err := newState(timeout, s.clock())
 	if err != nil {
 		return nil, &scriptError{customization: customization, operation: operation, err: err}
 	}

@@ -59,22 +59,24 @@ func podSpecAt(tmpl *unstructured.Unstructured, fields []string) (*corev1.PodSpe
 // requirements is what one pod of spec requests: the sum over containers,
 // raised to any larger init container (sidecars, restartPolicy Always, add
 // to the sum), plus the pod overhead, with the node constraints of the pod.
+// A container's requests are its effective ones (see effectiveRequests).
 func requirements(spec *corev1.PodSpec, namespace string) *api.ReplicaRequirements {
 	total := corev1.ResourceList{}
-	for _, c := range spec.Containers {
-		addTo(total, c.Resources.Requests)
+	for i := range spec.Containers {
+		addTo(total, effectiveRequests(&spec.Containers[i]))
 	}
 	sidecars := corev1.ResourceList{}
-	for _, c := range spec.InitContainers {
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			addTo(sidecars, c.Resources.Requests)
-			addTo(total, c.Resources.Requests)
+			addTo(sidecars, effectiveRequests(c))
+			addTo(total, effectiveRequests(c))
 			continue
 		}
 		// A regular init container runs alone next to the sidecars started before it.
 		need := corev1.ResourceList{}
 		addTo(need, sidecars)
-		addTo(need, c.Resources.Requests)
+		addTo(need, effectiveRequests(c))
 		for name, q := range need {
 			if cur, ok := total[name]; !ok || q.Cmp(cur) > 0 {
 				total[name] = q.DeepCopy()
@@ -90,6 +92,25 @@ func requirements(spec *corev1.PodSpec, namespace string) *api.ReplicaRequiremen
 		req.NodeClaim = &api.NodeClaim{NodeSelector: spec.NodeSelector, Tolerations: spec.Tolerations, HardNodeAffinity: hardAffinity(spec)}
 	}
 	return req
+}
+
+// effectiveRequests is what a container will request once its pod is
+// created: a resource it limits without requesting is requested at its
+// limit. Kubernetes defaults a pod's requests that way, and Karmada's
+// AddPodTemplateRequest does the same before estimating, so a limits-only
+// workload is placed by the room it will really take, not as if it took none.
+func effectiveRequests(c *corev1.Container) corev1.ResourceList {
+	if len(c.Resources.Limits) == 0 {
+		return c.Resources.Requests
+	}
+	out := make(corev1.ResourceList, len(c.Resources.Limits)+len(c.Resources.Requests))
+	for name, q := range c.Resources.Limits {
+		out[name] = q
+	}
+	for name, q := range c.Resources.Requests {
+		out[name] = q
+	}
+	return out
 }
 
 func hardAffinity(spec *corev1.PodSpec) *corev1.NodeSelector {

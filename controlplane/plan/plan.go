@@ -212,6 +212,7 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 		b.Resource.UID = tmpl.GetUID()
 		b.Replicas, b.ReplicaRequirements = replicas, req
 	}
+	b.Policy = scheduler.DescribePolicy(claim.Kind, claim.Namespace, claim.Name)
 	quota := ledger.view(tmpl.GetNamespace())
 	var previous *api.ResourceBindingSpec
 	if prev != nil {

@@ -58,7 +58,7 @@ func schedule(clusters []*api.Cluster, snap *Snapshot, b Binding) (Result, error
 		if b.Placement.ClusterAffinity != nil {
 			groups = []*api.ClusterAffinity{b.Placement.ClusterAffinity}
 		}
-		return s.scheduleTerm("", groups)
+		return s.scheduleTerm("", groups, []string{"spec.placement.clusterAffinity"})
 	}
 
 	start := 0
@@ -72,7 +72,15 @@ func schedule(clusters []*api.Cluster, snap *Snapshot, b Binding) (Result, error
 	}
 	var errs []error
 	for i := start; i < len(terms); i++ {
-		res, err := s.scheduleTerm(terms[i].AffinityName, s.termGroups(&terms[i]))
+		groups := s.termGroups(&terms[i])
+		paths := make([]string, len(groups))
+		for k := range paths {
+			paths[k] = fmt.Sprintf("spec.placement.clusterAffinities[%d]", i)
+			if k > 0 {
+				paths[k] += fmt.Sprintf(".overflowAffinities[%d]", k-1)
+			}
+		}
+		res, err := s.scheduleTerm(terms[i].AffinityName, groups, paths)
 		if err == nil {
 			return res, nil
 		}
@@ -120,8 +128,9 @@ func (s *run) termGroups(term *api.ClusterAffinityTerm) []*api.ClusterAffinity {
 	return groups
 }
 
-// scheduleTerm runs filter → score → select → assign for one affinity term.
-func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (Result, error) {
+// scheduleTerm runs filter → score → select → assign for one affinity term;
+// paths are where each group is in the policy, for messages.
+func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, paths []string) (Result, error) {
 	b := s.binding
 	fc := &filterContext{binding: b, previous: s.previous, evicting: s.evicting, groups: groups, buf: s.buf}
 	if s.snap != nil && groups != nil {
@@ -148,8 +157,13 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity) (
 	}
 	s.buf.rejected, s.buf.cands = rejected, cands
 	if len(cands) == 0 {
+		known := make([]string, len(rejected))
+		for i, r := range rejected {
+			known[i] = r.name
+		}
 		return Result{}, &FitError{Stage: StageFilter, AffinityName: affinityName,
-			NumAllClusters: len(s.clusters), Reasons: reasonMap(rejected, nil)}
+			NumAllClusters: len(s.clusters), Reasons: reasonMap(rejected, nil),
+			Policy: b.Policy, Unknown: unknownClusters(groups, paths, known)}
 	}
 
 	// Score and estimate. The order only matters to spread selection.

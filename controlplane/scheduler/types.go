@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
 // Binding is everything Schedule needs to know about one template: what it
@@ -31,6 +32,10 @@ type Binding struct {
 
 	// Placement is the claiming policy's placement.
 	Placement api.Placement
+
+	// Policy names the claiming policy in messages, e.g. "PropagationPolicy
+	// default/web"; empty when unknown.
+	Policy string
 
 	// Previous is the last scheduling result, used for stickiness and for
 	// steady scale-up and scale-down.
@@ -87,6 +92,9 @@ func BindingFor(rb *api.ResourceBinding, placement api.Placement) Binding {
 		Previous:             rb.Spec.Clusters,
 		PreviousAffinityName: rb.Status.SchedulerObservedAffinityName,
 	}
+	if claim := policy.BindingClaim(rb); claim != nil {
+		b.Policy = DescribePolicy(claim.Kind, rb.Spec.Resource.Namespace, claim.Name)
+	}
 	for _, task := range rb.Spec.GracefulEvictionTasks {
 		b.EvictingClusters = append(b.EvictingClusters, task.FromCluster)
 	}
@@ -94,6 +102,15 @@ func BindingFor(rb *api.ResourceBinding, placement api.Placement) Binding {
 		b.Fresh = t.After(last.Time)
 	}
 	return b
+}
+
+// DescribePolicy names a policy in messages: "PropagationPolicy
+// default/web", or "ClusterPropagationPolicy web" (namespace unused).
+func DescribePolicy(kind, namespace, name string) string {
+	if kind == api.KindClusterPropagationPolicy || namespace == "" {
+		return kind + " " + name
+	}
+	return kind + " " + namespace + "/" + name
 }
 
 // NodeEstimator prepares the per-node estimate of one replica requirement
@@ -180,12 +197,21 @@ type FitError struct {
 	// Reasons maps each cluster name to why it was not used, or for feasible
 	// clusters to what the scheduler knew about them.
 	Reasons map[string]string
+	// Policy names the claiming policy (Binding.Policy), said with
+	// Unknown.
+	Policy string
+	// Unknown are the names the affinity lists that are no cluster of the
+	// fleet, said first: a typo otherwise reads as every cluster failing
+	// the affinity.
+	Unknown []UnknownCluster
 }
 
 // Error reads like "0/3 clusters are available: east: untolerated taint
-// {dedicated=gpu:NoSchedule}; west: ...", clusters sorted by name.
+// {dedicated=gpu:NoSchedule}; west: ...", clusters sorted by name, after
+// the policy and the names it lists that no cluster has, if any.
 func (e *FitError) Error() string {
 	var b strings.Builder
+	b.WriteString(unknownPrefix(e.Policy, e.Unknown))
 	if e.AffinityName != "" {
 		fmt.Fprintf(&b, "cluster affinity term %q: ", e.AffinityName)
 	}

@@ -190,6 +190,23 @@ spec:
 				}
 			},
 		},
+		"a typo in clusterNames names the policy, the field and the closest cluster": {
+			input: twoClusters + webDeployment + `
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement: {clusterAffinity: {clusterNames: [esat]}}
+`,
+			wantCode:   ExitUnschedulable,
+			wantStderr: "could not be scheduled",
+			check: func(t *testing.T, out PreviewOutput) {
+				if r := out.Results[0]; !strings.Contains(r.Error, `PropagationPolicy default/web: spec.placement.clusterAffinity.clusterNames[0] "esat" is not a cluster of the fleet (the closest is "east")`) {
+					t.Errorf("error %q should name the unknown cluster and the closest", r.Error)
+				}
+			},
+		},
 		"a FederatedResourceQuota refuses a template that would go over, with the numbers": {
 			input: twoClusters + webDeployment + `
 apiVersion: policy.karmada.io/v1alpha1
