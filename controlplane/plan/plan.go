@@ -225,7 +225,7 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 	if err == nil {
 		next := api.ResourceBindingSpec{ReplicaRequirements: req, Clusters: out.Clusters}
 		if over := quota.ExceededBy(previous, &next); over != "" {
-			res.Err = fmt.Errorf("%s: the template's replicas would exceed %s", res.Template.Describe(), over)
+			res.Err = &QuotaError{Template: res.Template.Describe(), Excess: over}
 			return res, spec
 		}
 		ledger.record(tmpl.GetNamespace(), next)
@@ -348,4 +348,19 @@ func stageResult(res *Result, spec *api.PropagationSpec, byName map[string]*api.
 	}
 	res.Rollout, res.Stages = spec.Rollout, stages
 	return nil
+}
+
+// QuotaError is a plan refused because its placement would take the
+// template's namespace over a FederatedResourceQuota's overall limit: a
+// placement question, like a scheduler.FitError, not a bad input.
+type QuotaError struct {
+	// Template describes the template, e.g. "Deployment shop/web".
+	Template string
+	// Excess names the quota and the numbers, e.g. "FederatedResourceQuota
+	// shop/shop: cpu: 2500m requested, 0 used of 2".
+	Excess string
+}
+
+func (e *QuotaError) Error() string {
+	return e.Template + ": the template's replicas would exceed " + e.Excess
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
@@ -33,13 +34,15 @@ type placementModel struct {
 	OverridePolicies    types.Dynamic `tfsdk:"override_policies"`
 	// ResourceInterpreters are the customizations, as for flotilla_manifest.
 	ResourceInterpreters types.Dynamic `tfsdk:"resource_interpreters"`
-	Placement            types.Map     `tfsdk:"placement"`
-	Rendered             types.Dynamic `tfsdk:"rendered"`
-	Policy               types.String  `tfsdk:"policy"`
-	AffinityTerm         types.String  `tfsdk:"affinity_term"`
-	Schedulable          types.Bool    `tfsdk:"schedulable"`
-	Error                types.String  `tfsdk:"error"`
-	Reasons              types.Map     `tfsdk:"reasons"`
+	// Quotas are the namespace's FederatedResourceQuotas, as for flotilla_manifest.
+	Quotas       types.Dynamic `tfsdk:"federated_resource_quotas"`
+	Placement    types.Map     `tfsdk:"placement"`
+	Rendered     types.Dynamic `tfsdk:"rendered"`
+	Policy       types.String  `tfsdk:"policy"`
+	AffinityTerm types.String  `tfsdk:"affinity_term"`
+	Schedulable  types.Bool    `tfsdk:"schedulable"`
+	Error        types.String  `tfsdk:"error"`
+	Reasons      types.Map     `tfsdk:"reasons"`
 }
 
 // Metadata implements the framework interface: it returns the type name.
@@ -84,6 +87,12 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"resource_interpreters": schema.DynamicAttribute{
 				MarkdownDescription: "Resource interpreter customizations (`flotilla_resource_interpreter` resources), as for `flotilla_manifest`: " +
 					"a custom kind's replicas are divided with their scripts.",
+				Optional: true,
+			},
+			attrQuotas: schema.DynamicAttribute{
+				MarkdownDescription: "FederatedResourceQuotas of the template's namespace (`flotilla_federated_resource_quota` resources), as for " +
+					"`flotilla_manifest`: each cluster's share is capped by its static assignment, and a placement that would take the " +
+					"namespace over `overall` is not schedulable, with the numbers in `error`.",
 				Optional: true,
 			},
 			"placement": schema.MapAttribute{
@@ -157,7 +166,8 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	m.Error = types.StringValue("")
 	if res.Err != nil {
 		var fit *scheduler.FitError
-		if !errors.As(res.Err, &fit) {
+		var quota *plan.QuotaError
+		if !errors.As(res.Err, &fit) && !errors.As(res.Err, &quota) {
 			// Not a placement question: a bad template or override is an error.
 			resp.Diagnostics.AddAttributeError(path.Root("manifest"), "Cannot plan "+res.Template.Describe(), res.Err.Error())
 			return

@@ -95,6 +95,19 @@ func TestAccFederatedResourceQuotaExample(t *testing.T) {
 				),
 			},
 			{
+				// flotilla_placement weighs the same quota: 5 replicas are
+				// not schedulable, with the numbers, and 3 are divided
+				// within the static assignments (east and west 1 CPU each).
+				Config:          example + quotaPlacementHCL(5, "over") + quotaPlacementHCL(3, "within"),
+				ConfigVariables: replicas(4),
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("data.flotilla_placement.over", "schedulable", "false"),
+					resource.TestMatchResourceAttr("data.flotilla_placement.over", "error", regexp.MustCompile(`would exceed FederatedResourceQuota shop/shop: cpu: 2500m requested, 0 used of 2`)),
+					resource.TestCheckResourceAttr("data.flotilla_placement.within", "schedulable", "true"),
+					resource.TestCheckResourceAttr("data.flotilla_placement.within", "placement.%", "2"),
+				),
+			},
+			{
 				// 5 x 500m is 2.5 CPUs against an overall 2.
 				Config:          example,
 				ConfigVariables: replicas(5),
@@ -130,6 +143,35 @@ func TestAccFederatedResourceQuotaExample(t *testing.T) {
 		},
 		CheckDestroy: f.expectResourceQuotas(nil),
 	})
+}
+
+// quotaPlacementHCL is a flotilla_placement data source named name that
+// previews the example's Deployment at replicas with its quota.
+func quotaPlacementHCL(replicas int, name string) string {
+	return fmt.Sprintf(`
+data "flotilla_placement" %q {
+  manifest = {
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = "web", namespace = "shop" }
+    spec = {
+      replicas = %d
+      selector = { matchLabels = { app = "web" } }
+      template = {
+        metadata = { labels = { app = "web" } }
+        spec = { containers = [{
+          name      = "web"
+          image     = "nginx:1.27"
+          resources = { requests = { cpu = "500m", memory = "256Mi" } }
+        }] }
+      }
+    }
+  }
+  clusters                  = [flotilla_cluster.east, flotilla_cluster.west]
+  propagation_policies      = [flotilla_propagation_policy.web]
+  federated_resource_quotas = [flotilla_federated_resource_quota.shop]
+}
+`, name, replicas)
 }
 
 // expectResourceQuotas checks the shop/shop ResourceQuota in every member:
