@@ -112,7 +112,7 @@ func Ours(s *discoveryv1.EndpointSlice) bool {
 }
 
 // MultiClusterServiceGK is Karmada's MultiClusterService
-// (networking.karmada.io), which flotilla does not serve yet.
+// (networking.karmada.io); flotilla's own is FlotillaMultiClusterServiceGK.
 var MultiClusterServiceGK = schema.GroupKind{Group: "networking.karmada.io", Kind: "MultiClusterService"}
 
 // ErrContinuousOnly is why the synchronous driver (Terraform, preview)
@@ -122,5 +122,5 @@ var ErrContinuousOnly = errors.New("multi-cluster services follow the members' e
 // ContinuousOnly reports whether gk is a multi-cluster services kind, which
 // only continuous mode acts on.
 func ContinuousOnly(gk schema.GroupKind) bool {
-	return IsMCSKind(gk) || gk == MultiClusterServiceGK
+	return IsMCSKind(gk) || gk == MultiClusterServiceGK || gk == FlotillaMultiClusterServiceGK
 }

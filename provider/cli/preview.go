@@ -137,7 +137,7 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	results := plan.Plan(f, bundle.Templates)
 	out := PreviewOutput{Results: make([]PreviewResult, 0, len(results))}
-	code, continuousOnly, refusedField := ExitOK, false, false
+	code, continuousOnly, mcsOnly, refusedField := ExitOK, false, false, false
 	for _, r := range results {
 		pr, err := toPreview(r)
 		if err != nil {
@@ -145,6 +145,8 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if refuseAutoscaling(&pr) {
 			continuousOnly = true
+		} else if refuseMultiClusterService(&pr) {
+			mcsOnly = true
 		} else if pr.Refused {
 			refusedField = true
 		}
@@ -163,6 +165,9 @@ func Preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if continuousOnly {
 		fmt.Fprintln(stderr, "preview: FederatedHPA and CronFederatedHPA act only in continuous mode; see the templates' error")
+	}
+	if mcsOnly {
+		fmt.Fprintln(stderr, "preview: MultiClusterService acts only in continuous mode; see the template's error")
 	}
 	switch {
 	case refusedField:

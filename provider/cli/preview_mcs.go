@@ -57,3 +57,21 @@ func writeServices(w io.Writer, r PreviewResult) {
 	}
 	fmt.Fprintf(w, "\n# %s: %s %s (%s)\n", r.Template, verb, clusters, s.Note)
 }
+
+// refuseMultiClusterService turns the plan of a MultiClusterService
+// (Karmada's group or flotilla's) into a refusal that names continuous
+// mode: it moves the providers' endpoints into the consumers between
+// runs, and copying the object itself to members, as an ordinary template
+// would be, does nothing there. It reports whether pr was refused.
+func refuseMultiClusterService(pr *PreviewResult) bool {
+	gv, _ := schema.ParseGroupVersion(pr.Template.APIVersion)
+	gk := schema.GroupKind{Group: gv.Group, Kind: pr.Template.Kind}
+	if gk != multicluster.MultiClusterServiceGK && gk != multicluster.FlotillaMultiClusterServiceGK {
+		return false
+	}
+	pr.Placement, pr.Rendered, pr.Reasons, pr.Rollout, pr.Services = []PreviewPlacement{}, map[string]map[string]any{}, map[string]string{}, nil, nil
+	pr.Refused = true
+	pr.Error = "MultiClusterService: " + multicluster.ErrContinuousOnly.Error() +
+		"; the continuous control plane does not serve MultiClusterService yet: use ServiceExport and ServiceImport there, as docs/guides/multi-cluster-services.md shows"
+	return true
+}

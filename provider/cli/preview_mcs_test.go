@@ -45,3 +45,61 @@ func TestPreviewMultiClusterServices(t *testing.T) {
 		}
 	}
 }
+
+// TestPreviewRefusesMultiClusterService: a MultiClusterService, in
+// Karmada's group or flotilla's, is refused with a message naming
+// continuous mode and exit code 2, never planned as an ordinary template
+// copied to the members; the Service beside it is still planned.
+func TestPreviewRefusesMultiClusterService(t *testing.T) {
+	clusters, err := os.ReadFile("../../examples/preview/clusters.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const in = `
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: all, namespace: shop}
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: Service}
+  - {apiVersion: networking.karmada.io/v1alpha1, kind: MultiClusterService}
+  - {apiVersion: networking.flotilla.io/v1alpha1, kind: MultiClusterService}
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec: {ports: [{port: 80}], selector: {app: web}}
+---
+apiVersion: networking.karmada.io/v1alpha1
+kind: MultiClusterService
+metadata: {name: web, namespace: shop}
+spec: {types: [CrossCluster]}
+---
+apiVersion: networking.flotilla.io/v1alpha1
+kind: MultiClusterService
+metadata: {name: api, namespace: shop}
+spec: {types: [CrossCluster]}
+`
+	code, stdout, stderr := runPreview(t, string(clusters)+"\n---\n"+in, "-f", "-", "-o", "json")
+	if code != ExitBadInput || !strings.Contains(stderr, "MultiClusterService acts only in continuous mode") {
+		t.Fatalf("exit %d, stderr %q; want 2 and the continuous mode line", code, stderr)
+	}
+	refused := 0
+	for _, r := range decodeOutput(t, stdout).Results {
+		switch r.Template.Kind {
+		case "MultiClusterService":
+			refused++
+			if !r.Refused || len(r.Placement) != 0 || len(r.Rendered) != 0 || !strings.Contains(r.Error, "only the continuous control plane does") {
+				t.Errorf("%s: %+v, want refused with no placement, naming continuous mode", r.Template, r)
+			}
+		case "Service":
+			if r.Error != "" || len(r.Placement) != 1 || r.Placement[0].Cluster != "member1" {
+				t.Errorf("the Service beside them: %+v, want placed on member1", r)
+			}
+		}
+	}
+	if refused != 2 {
+		t.Errorf("%d MultiClusterServices refused, want both groups' 2", refused)
+	}
+}

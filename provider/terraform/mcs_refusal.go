@@ -20,10 +20,16 @@ func refuseMultiClusterService(tmpl *unstructured.Unstructured) diag.Diagnostics
 	if !multicluster.ContinuousOnly(tmpl.GroupVersionKind().GroupKind()) {
 		return nil
 	}
+	where := "; declare it on the host of the continuous control plane (terraform-provider-flotilla controlplane) with a PropagationPolicy, " +
+		"as docs/guides/multi-cluster-services.md shows"
+	if gk := tmpl.GroupVersionKind().GroupKind(); gk == multicluster.MultiClusterServiceGK || gk == multicluster.FlotillaMultiClusterServiceGK {
+		// Not served by the continuous control plane yet either: the
+		// pointer names what is.
+		where = "; the continuous control plane does not serve MultiClusterService yet: use ServiceExport and ServiceImport there, " +
+			"as docs/guides/multi-cluster-services.md shows"
+	}
 	var diags diag.Diagnostics
 	diags.AddAttributeError(path.Root("manifest").AtName("kind"), tmpl.GetKind()+" needs continuous mode",
-		objectName(tmpl)+": "+multicluster.ErrContinuousOnly.Error()+
-			"; declare it on the host of the continuous control plane (terraform-provider-flotilla controlplane) with a PropagationPolicy, "+
-			"as docs/guides/multi-cluster-services.md shows")
+		objectName(tmpl)+": "+multicluster.ErrContinuousOnly.Error()+where)
 	return diags
 }

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -34,12 +35,22 @@ resource "flotilla_manifest" "web" {
   propagation_policies = [flotilla_propagation_policy.web]
 }
 `
+	// flotilla's MultiClusterService is refused too, with a pointer to
+	// what continuous mode does serve.
+	mcs := strings.NewReplacer(`"multicluster.x-k8s.io/v1alpha1"`, `"networking.flotilla.io/v1alpha1"`,
+		`"ServiceExport"`, `"MultiClusterService"`,
+		`metadata   = { name = "web", namespace = "shop" }`, `metadata   = { name = "web", namespace = "shop" }
+    spec       = { types = ["CrossCluster"] }`).Replace(config)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config:      config,
 			PlanOnly:    true,
 			ExpectError: wrappedMessage("ServiceExport shop/web: multi-cluster services follow the members' endpoints between runs, which only the continuous control plane does"),
+		}, {
+			Config:      mcs,
+			PlanOnly:    true,
+			ExpectError: wrappedMessage("MultiClusterService shop/web: multi-cluster services follow the members' endpoints between runs, which only the continuous control plane does; a plan cannot show them and an apply would not keep them current; the continuous control plane does not serve MultiClusterService yet"),
 		}},
 	})
 }
