@@ -128,6 +128,10 @@ func TestDecodeErrors(t *testing.T) {
 			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n  placement:\n    workloadAffinity:\n      affinity: {groupByLabelKey: app.group}\n",
 			want: `p.yaml:1: PropagationPolicy prod/web: spec.placement.workloadAffinity: Forbidden: ` + api.WorkloadAffinityRefusal,
 		},
+		"association: true is refused by name with the way out": {
+			yaml: ppHeader + "spec:\n  association: true\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n",
+			want: `p.yaml:1: PropagationPolicy prod/web: spec.association: Forbidden: ` + api.AssociationRefusal,
+		},
 		"wrong type": {
 			yaml: ppHeader + "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n  priority: high\n",
 			want: `p.yaml:1: PropagationPolicy prod/web: spec.priority: Invalid value: "high": must be of type int32`,

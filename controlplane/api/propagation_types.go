@@ -32,7 +32,9 @@ type PropagationSpec struct {
 	// by accident.
 	ResourceSelectors []ResourceSelector `json:"resourceSelectors"`
 
-	// Association selects referenced resources automatically.
+	// Association is Karmada's deprecated field, which none of its
+	// controllers reads; true is refused (AssociationRefusal), false is
+	// accepted as the default kubectl prints back.
 	// Deprecated: use PropagateDeps.
 	// +optional
 	Association bool `json:"association,omitempty"`

@@ -48,6 +48,9 @@ func ValidatePropagationSpec(spec *PropagationSpec, fldPath *field.Path) field.E
 		errs = append(errs, field.Required(selPath, "at least one resource selector is required"))
 	}
 	errs = append(errs, validateResourceSelectors(spec.ResourceSelectors, selPath)...)
+	if spec.Association {
+		errs = append(errs, field.Forbidden(fldPath.Child("association"), AssociationRefusal))
+	}
 	if spec.Preemption == PreemptAlways {
 		for i, rs := range spec.ResourceSelectors {
 			if rs.Name == "" {
@@ -79,6 +82,16 @@ func ValidatePropagationSpec(spec *PropagationSpec, fldPath *field.Path) field.E
 	}
 	return errs
 }
+
+// AssociationRefusal says why association: true is refused in every front
+// end. Karmada deprecated the field in favour of propagateDeps and none of
+// its controllers reads it, so a policy setting it propagates no
+// dependency there either; accepting it here would let a user believe the
+// referenced ConfigMaps and Secrets follow the workload. false (the
+// default, which kubectl prints back) stays accepted.
+const AssociationRefusal = "association is deprecated in Karmada and has no effect there or here; " +
+	"set propagateDeps: true to make referenced ConfigMaps, Secrets, ServiceAccounts and PVCs follow the workload, " +
+	"and remove association"
 
 // validateResourceSelectors checks apiVersion, kind and the label selector.
 func validateResourceSelectors(selectors []ResourceSelector, fldPath *field.Path) field.ErrorList {

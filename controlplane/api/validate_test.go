@@ -47,6 +47,10 @@ func TestValidatePropagationPolicy(t *testing.T) {
 		"valid": {
 			policy: web().Weight(1, "east").Weight(2, "west").Spread(api.SpreadByFieldRegion, 1, 2).Spread(api.SpreadByFieldCluster, 1, 0).Obj(),
 		},
+		"association true is refused by name (Karmada deprecated it and reads it nowhere)": {
+			policy: func() *api.PropagationPolicy { p := web().Obj(); p.Spec.Association = true; return p }(),
+			want:   []string{"spec.association: " + forb},
+		},
 		"resourceSelectors required": {
 			policy: apitest.MakePropagationPolicy("web", "prod").Obj(),
 			want:   []string{"spec.resourceSelectors: " + req},

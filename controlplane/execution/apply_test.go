@@ -131,6 +131,24 @@ func testNamespaceSync(t *testing.T, e *env) {
 		t.Error("member2: pruning the ConfigMap deleted the namespace flotilla created")
 	}
 
+	// Deleting the object (a Terraform destroy) leaves the namespace too,
+	// with flotilla's labels, as the manifest resource's documentation
+	// says: it may hold what others put there since, which flotilla does
+	// not track.
+	mustSucceed(t, ex.Delete(t.Context(), DeleteRequest{Template: req.Template, Clusters: []string{"member1", "member2"}}))
+	if e.get(t, "member1", configMaps, "fresh", "cfg") != nil {
+		t.Error("member1: the ConfigMap is still there after Delete")
+	}
+	for _, c := range []string{"member1", "member2"} {
+		ns := e.get(t, c, namespaces, "", "fresh")
+		if ns == nil {
+			t.Fatalf("%s: Delete removed the namespace flotilla created; the documentation says it stays", c)
+		}
+		if got := ns.GetLabels(); got[render.LabelManagedBy] != render.ManagedByFlotilla || got[render.LabelFleet] != testFleet {
+			t.Errorf("%s: namespace left by Delete has labels %v, want flotilla's (documented)", c, got)
+		}
+	}
+
 	// A Namespace template of the same fleet claims the namespace flotilla
 	// created without a conflict.
 	nsTmpl := apitest.MakeTemplate("v1", "Namespace", "fresh", "").Label("team", "a").Obj()

@@ -20,7 +20,7 @@ func TestExecution(t *testing.T) {
 		{"only flotilla's own adoption marker releases an object", testForgedAdoption},
 		{"another fleet's object is never adopted nor pruned", testOtherFleet},
 		{"a CRD is established before its instances", testCRD},
-		{"a missing namespace is created and never pruned", testNamespaceSync},
+		{"a missing namespace is created and never pruned nor deleted", testNamespaceSync},
 		{"preserveResourcesOnDeletion releases instead of deleting", testPreserve},
 		{"the managed view shows drift but not server defaults", testManagedView},
 		{"cached reads: one list per kind and namespace, the same observations", testReadCache},

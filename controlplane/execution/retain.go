@@ -51,7 +51,7 @@ func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterfac
 		for i, s := range p {
 			elems[i] = s
 		}
-		if !owned.Has(fieldpath.MakePathOrDie(elems...)) {
+		if !ownsAt(owned, fieldpath.MakePathOrDie(elems...)) {
 			continue
 		}
 		v, found, err := unstructured.NestedFieldCopy(live.Object, p...)
@@ -69,6 +69,21 @@ func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterfac
 		}
 	}
 	return out, n > 0, nil
+}
+
+// ownsAt reports whether owned has path itself or a field under it. An
+// object such as a ConfigMap's data is recorded by its fields, not as a
+// node of its own, and handing over only exact matches would leave those
+// fields to be deleted by the apply that stops carrying them.
+func ownsAt(owned *fieldpath.Set, path fieldpath.Path) bool {
+	if owned.Has(path) {
+		return true
+	}
+	found := false
+	owned.Iterate(func(p fieldpath.Path) {
+		found = found || (len(p) > len(path) && p[:len(path)].Equals(path))
+	})
+	return found
 }
 
 // appliedFields is the set of fields manager's Apply entry owns in live.

@@ -153,3 +153,49 @@ func TestOpenSafeOs(t *testing.T) {
 		}
 	}
 }
+
+// TestRetainScriptPaths follows Karmada's VM.Retain, whose result is the
+// object Karmada applies: every field the script sets from observed is the
+// member's, whether it changed a value the template sets or brought back
+// one the template no longer sets. In server-side-apply terms each is a
+// path taken out of what flotilla applies; an object emptied by that is
+// not applied either.
+func TestRetainScriptPaths(t *testing.T) {
+	in, err := interpret.New([]api.ResourceInterpreterCustomization{widgetRIC("keep", api.CustomizationRules{Retention: lua(`
+function Retain(desiredObj, observedObj)
+  desiredObj.spec.paused = observedObj.spec.paused
+  desiredObj.spec.extra = observedObj.spec.extra
+  return desiredObj
+end`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const observed = "apiVersion: example.io/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {replicas: 3, paused: true, extra: {a: '1'}}\n"
+	cases := []struct {
+		name, desired string
+		wantPaths     [][]string
+		wantSpec      map[string]any
+	}{
+		{"a changed leaf is the member's", "spec: {replicas: 2, paused: false, extra: {a: '1'}}",
+			[][]string{{"spec", "paused"}}, map[string]any{"replicas": int64(2), "extra": map[string]any{"a": "1"}}},
+		{"fields the template dropped come back from observed", "spec: {replicas: 2}",
+			[][]string{{"spec", "extra"}, {"spec", "paused"}}, map[string]any{"replicas": int64(2)}},
+		{"a key the template dropped from an object is the member's", "spec: {replicas: 2, paused: true, extra: {b: '2'}}",
+			[][]string{{"spec", "extra", "a"}, {"spec", "extra", "b"}}, map[string]any{"replicas": int64(2), "paused": true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			desired := obj(t, "apiVersion: example.io/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n"+tc.desired+"\n")
+			paths, err := in.Retain(desired, obj(t, observed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantPaths, paths); diff != "" {
+				t.Errorf("retained paths (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantSpec, desired.Object["spec"]); diff != "" {
+				t.Errorf("spec left to apply (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

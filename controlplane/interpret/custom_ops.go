@@ -94,9 +94,15 @@ func (in *Interpreter) ReviseReplica(obj *unstructured.Unstructured, replicas in
 // Retain is Retain with the kind's retention script, Karmada's
 // Retain(desiredObj, observedObj), which returns desired with the fields
 // the member owns taken from observed. In server-side-apply terms the
-// fields the script changed (or removed) are the member's: they are taken
-// out of desired and returned, as the built-in retain-replicas rule does.
-// observed nil (the object is new) retains nothing.
+// fields the script changed, removed or added (from observed) are the
+// member's: they are taken out of desired and returned, as the built-in
+// retain-replicas rule does. An added field matters as much as a changed
+// one: a field the template stopped setting that the script keeps from
+// observed must reach the caller, which hands it over to the member
+// before the apply that no longer carries it (else server-side apply would
+// delete it). An object left empty by the removals is dropped too, so
+// applying it does not claim the emptied object. observed nil (the object
+// is new) retains nothing.
 func (in *Interpreter) Retain(desired, observed *unstructured.Unstructured) ([][]string, error) {
 	if observed == nil {
 		return nil, nil
@@ -119,15 +125,32 @@ func (in *Interpreter) Retain(desired, observed *unstructured.Unstructured) ([][
 	paths := changedPaths(copyJSON(desired.Object).(map[string]any), copyJSON(retained).(map[string]any), nil)
 	for _, p := range paths {
 		unstructured.RemoveNestedField(desired.Object, p...)
+		for i := len(p) - 1; i > 0; i-- {
+			if m, found, _ := unstructured.NestedFieldNoCopy(desired.Object, p[:i]...); !found || !isEmptyMap(m) {
+				break
+			}
+			unstructured.RemoveNestedField(desired.Object, p[:i]...)
+		}
 	}
 	return paths, nil
 }
 
+// isEmptyMap reports an object with no fields.
+func isEmptyMap(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
+}
+
 // changedPaths lists the paths of desired's fields that retained changes
-// or removes, descending through objects only (a changed list is one
-// path), sorted.
+// or removes, and of the fields retained adds, descending through objects
+// only (a changed list is one path), sorted.
 func changedPaths(desired, retained map[string]any, at []string) [][]string {
 	var out [][]string
+	for k := range retained {
+		if _, ok := desired[k]; !ok {
+			out = append(out, append(slices.Clone(at), k))
+		}
+	}
 	for k, d := range desired {
 		p := append(slices.Clone(at), k)
 		r, ok := retained[k]

@@ -117,6 +117,13 @@ func testMembership(t *testing.T, m *testenv.Cluster) {
 	if diff := cmp.Diff(membership{}, readMembership(t, east)); diff != "" {
 		t.Errorf("membership after Unregister (-want +got):\n%s", diff)
 	}
+	// The namespace Register created stays, as flotilla_cluster's and
+	// flotilla_manifest's documentation say.
+	if ns, err := east.Kubernetes.CoreV1().Namespaces().Get(ctx, MembershipNamespace, metav1.GetOptions{}); err != nil {
+		t.Errorf("namespace %s after Unregister: %v; the documentation says it stays", MembershipNamespace, err)
+	} else if got := ns.Labels[render.LabelManagedBy]; got != render.ManagedByFlotilla {
+		t.Errorf("namespace %s left by Unregister has managed-by %q, want %q (documented)", MembershipNamespace, got, render.ManagedByFlotilla)
+	}
 	if err := Register(ctx, east, "", "east"); err == nil {
 		t.Errorf("Register with an empty fleet succeeded")
 	}

@@ -271,6 +271,19 @@ spec:
 			wantStderr: "spec.placement.workloadAffinity: Forbidden: workloadAffinity is not supported",
 			check:      func(*testing.T, PreviewOutput) {},
 		},
+		"association: true is refused by name, naming the policy": {
+			input: twoClusters + webDeployment + `
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: default}
+spec:
+  association: true
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+`,
+			wantCode:   ExitBadInput,
+			wantStderr: "PropagationPolicy default/web: spec.association: Forbidden: association is deprecated in Karmada and has no effect there or here; set propagateDeps: true",
+			check:      func(*testing.T, PreviewOutput) {},
+		},
 		"propagateDeps carries the referenced ConfigMap to the workload's clusters": {
 			input: twoClusters + `
 apiVersion: v1

@@ -109,6 +109,9 @@ spec:
 		{"workload affinity", propagationPolicyKind, importRef{"p.yaml", "default", "web"},
 			"apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: Service}]\n  placement:\n    workloadAffinity: {antiAffinity: {groupByLabelKey: app.group}}\n",
 			"p.yaml:1: PropagationPolicy default/web: spec.placement.workloadAffinity: Forbidden: workloadAffinity is not supported: flotilla schedules each template on its own"},
+		{"association", clusterPropagationPolicyKind, importRef{file: "p.yaml", name: "web"},
+			"apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: web}\nspec:\n  association: true\n  resourceSelectors: [{apiVersion: v1, kind: Service}]\n",
+			"p.yaml:1: ClusterPropagationPolicy web: spec.association: Forbidden: association is deprecated in Karmada and has no effect there or here; set propagateDeps: true"},
 		{"not YAML", propagationPolicyKind, importRef{"p.yaml", "default", "web"}, "kind: [", "not valid Karmada YAML"},
 	}
 	for _, tc := range errs {

@@ -91,7 +91,9 @@ var clusterResourceSchema = sync.OnceValue(func() schema.Schema {
 			"Registering records the fleet and name in the cluster, in the immutable ConfigMap `" +
 			member.MembershipNamespace + "/" + member.MembershipName + "` (the facts go in its `" +
 			member.MembershipFactsAnnotation + "` annotation), so one physical cluster never joins under two names " +
-			"or two fleets. Destroying the resource removes it.\n\n" +
+			"or two fleets. Destroying the resource removes it. The `" + member.MembershipNamespace + "` namespace, which " +
+			"registering creates when missing (labelled `app.kubernetes.io/managed-by: flotilla`), stays: remove it " +
+			"yourself once nothing in it is needed.\n\n" +
 			"Exactly one way of connecting is set: `kubeconfig` (a file with a context, or inline), or `host` with " +
 			"one of `token`, `client_certificate` and `client_key`, or `exec`. The connection may be unknown at plan " +
 			"time (a cluster created in the same apply): flotilla only needs it to apply.\n\n" +

@@ -28,7 +28,8 @@ type skippedField struct {
 // no front end supports. Keys are fields of the spec types or of the types
 // in skippedParents.
 var skippedFields = map[string]skippedField{
-	"PropagationSpec.association": {reason: "deprecated in Karmada; use `propagate_deps`"},
+	"PropagationSpec.association": {reason: "deprecated in Karmada and read by none of its controllers; `true` is " +
+		"refused in every front end (`import` included); use `propagate_deps`"},
 	"PropagationSpec.schedulerName": {
 		reason: "flotilla embeds a single scheduler; a policy naming another leaves its templates unscheduled until that " +
 			"scheduler acts (Karmada's behaviour, which the `controlplane` honours), and a Terraform plan has no other scheduler to wait for",
