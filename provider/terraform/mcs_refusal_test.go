@@ -1,19 +1,22 @@
 package terraform
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
-// TestManifestRefusesMultiClusterServices: a ServiceExport (and the other
-// multi-cluster services kinds) does its work between runs, so a
-// flotilla_manifest of one is refused at plan time with a pointer to
-// continuous mode, never copied to members as if it worked. The cluster
-// points at a closed loopback port: nothing here may need it.
-func TestManifestRefusesMultiClusterServices(t *testing.T) {
-	const config = `
+// continuousOnlyConfig is a flotilla_manifest of one object of a kind only
+// continuous mode serves (apiVersion, kind, and spec as HCL, or "" for
+// none), claimed by a policy, with a cluster at a closed loopback port:
+// the refusal at plan must need no member.
+func continuousOnlyConfig(apiVersion, kind, spec string) string {
+	specLine := ""
+	if spec != "" {
+		specLine = "\n    spec       = " + spec
+	}
+	return fmt.Sprintf(`
 resource "flotilla_cluster" "east" {
   name  = "east"
   host  = "https://127.0.0.1:1"
@@ -22,25 +25,30 @@ resource "flotilla_cluster" "east" {
 resource "flotilla_propagation_policy" "web" {
   name               = "web"
   namespace          = "shop"
-  resource_selectors = [{ api_version = "multicluster.x-k8s.io/v1alpha1", kind = "ServiceExport" }]
+  resource_selectors = [{ api_version = %[1]q, kind = %[2]q }]
   placement          = { cluster_affinity = { cluster_names = ["east"] } }
 }
 resource "flotilla_manifest" "web" {
   manifest = {
-    apiVersion = "multicluster.x-k8s.io/v1alpha1"
-    kind       = "ServiceExport"
-    metadata   = { name = "web", namespace = "shop" }
+    apiVersion = %[1]q
+    kind       = %[2]q
+    metadata   = { name = "web", namespace = "shop" }%[3]s
   }
   clusters             = [flotilla_cluster.east]
   propagation_policies = [flotilla_propagation_policy.web]
 }
-`
+`, apiVersion, kind, specLine)
+}
+
+// TestManifestRefusesMultiClusterServices: a ServiceExport (and the other
+// multi-cluster services kinds) does its work between runs, so a
+// flotilla_manifest of one is refused at plan time with a pointer to
+// continuous mode, never copied to members as if it worked.
+func TestManifestRefusesMultiClusterServices(t *testing.T) {
+	config := continuousOnlyConfig("multicluster.x-k8s.io/v1alpha1", "ServiceExport", "")
 	// flotilla's MultiClusterService is refused too, with a pointer to
 	// what continuous mode does serve.
-	mcs := strings.NewReplacer(`"multicluster.x-k8s.io/v1alpha1"`, `"networking.flotilla.io/v1alpha1"`,
-		`"ServiceExport"`, `"MultiClusterService"`,
-		`metadata   = { name = "web", namespace = "shop" }`, `metadata   = { name = "web", namespace = "shop" }
-    spec       = { types = ["CrossCluster"] }`).Replace(config)
+	mcs := continuousOnlyConfig("networking.flotilla.io/v1alpha1", "MultiClusterService", `{ types = ["CrossCluster"] }`)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
