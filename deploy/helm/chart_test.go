@@ -113,6 +113,9 @@ func TestChartRBACNamesEverything(t *testing.T) {
 	if !grants(role.Rules, "", "secrets", "list") {
 		t.Error("the Role does not grant the credentials Secrets in flotilla-system")
 	}
+	if !grants(role.Rules, "", "secrets", "create") {
+		t.Error("the Role does not let the control plane create its Work signing key in flotilla-system")
+	}
 	for _, k := range []struct{ group, resource string }{{"apps", "deployments"}, {"", "services"}, {"autoscaling", "horizontalpodautoscalers"}} {
 		if !grants(cr.Rules, k.group, k.resource, "watch") || !grants(cr.Rules, k.group, k.resource+"/status", "update") {
 			t.Errorf("template kind %s.%s: not readable, or its status not writable", k.resource, k.group)

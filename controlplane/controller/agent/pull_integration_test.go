@@ -28,6 +28,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/work"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -175,7 +176,7 @@ func TestPullModeMember(t *testing.T) {
 	if err := e.hub.Get(ctx, workKey, &w); err != nil {
 		t.Fatal(err)
 	}
-	if w.Annotations[work.AnnotationVerifiedGeneration] != strconv.FormatInt(w.Generation, 10) ||
+	if w.Annotations[work.AnnotationVerifiedGeneration] != strconv.FormatInt(w.Generation, 10) || w.Annotations[work.AnnotationWorkSignature] == "" ||
 		!apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkApplied) || !apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable) {
 		t.Fatalf("work %s: annotations %v, conditions %+v; want verified by the control plane, applied and observed by the agent", workKey, w.Annotations, w.Status.Conditions)
 	}
@@ -216,6 +217,7 @@ func TestPullModeMember(t *testing.T) {
 	e.waitScheduled(t, rbKey, 4)
 	t.Log("the hub restarts while the agent runs: control plane stopped, host apiserver down longer than the lease")
 	stopControlPlane()
+	forgeWhileTheControlPlaneIsAway(t, e, &rb, &w)
 	e.host.StopAPIServer()
 	time.Sleep(3 * time.Second)
 	if err := e.host.StartAPIServer(ctx); err != nil {
@@ -235,5 +237,52 @@ func TestPullModeMember(t *testing.T) {
 		}
 		return apimeta.IsStatusConditionTrue(rb.Status.Conditions, api.ConditionFullyApplied) && len(rb.Status.AggregatedStatus) == 1 &&
 			rb.Status.AggregatedStatus[0].ClusterName == e.pull, fmt.Sprintf("status %+v", rb.Status)
+	})
+}
+
+// forgeWhileTheControlPlaneIsAway writes, while no control plane runs to
+// take the verification back, a Work into the Pull cluster's execution
+// namespace that carries the verified annotation for its generation and
+// the signatures of the real Work legit: the agent must neither apply it
+// nor, once it is deleted, remove anything for it. It checks, too, that the
+// control plane published its key on the Cluster and keeps it in
+// flotilla-system.
+func forgeWhileTheControlPlaneIsAway(t *testing.T, e pullEnv, rb *workv1.ResourceBinding, legit *workv1.Work) {
+	t.Helper()
+	ctx := t.Context()
+	var cl clusterv1.Cluster
+	if err := e.hub.Get(ctx, client.ObjectKey{Name: e.pull}, &cl); err != nil {
+		t.Fatal(err)
+	}
+	if cl.Annotations[work.AnnotationSigningKey] == "" {
+		t.Fatalf("cluster %s: no %s annotation; want the control plane's public key", e.pull, work.AnnotationSigningKey)
+	}
+	if err := e.hub.Get(ctx, client.ObjectKey{Namespace: shared.SystemNamespace, Name: work.SigningKeySecret}, &corev1.Secret{}); err != nil {
+		t.Fatalf("the control plane's signing key: %v", err)
+	}
+	// The intruder carries the ownership marks a rendering would give it
+	// (anyone can compute them), so nothing but the signature stops it.
+	ref := api.TemplateRef{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "intruder-signed"}
+	intruder := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{
+		Namespace: ref.Namespace, Name: ref.Name,
+		Labels:      map[string]string{render.LabelManagedBy: render.ManagedByFlotilla, render.LabelFleet: "test", render.LabelTemplateID: ref.ID()},
+		Annotations: map[string]string{render.AnnotationTemplate: ref.String()},
+	}}
+	forged := controllertest.ForgedWork(t, rb, e.pull, "intruder-signed", intruder)
+	forged.Labels[shared.LabelBindingPermanentID] = "not-the-binding"
+	forged.Annotations = map[string]string{
+		work.AnnotationVerifiedGeneration:   "1",
+		shared.AnnotationConflictResolution: "Overwrite",
+		work.AnnotationWorkSignature:        legit.Annotations[work.AnnotationWorkSignature],
+		work.AnnotationOwnerSignature:       legit.Annotations[work.AnnotationOwnerSignature],
+	}
+	testkit.MustCreate(t, e.hub, forged)
+	controllertest.AbsentFor(t, e.members[e.pull], &corev1.ConfigMap{}, client.ObjectKeyFromObject(intruder), 3*time.Second)
+	if err := e.hub.Delete(ctx, forged); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, controllertest.Deadline, "the forged Work let go by the agent", func() (bool, string) {
+		err := e.hub.Get(ctx, client.ObjectKeyFromObject(forged), &workv1.Work{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 }

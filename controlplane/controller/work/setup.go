@@ -13,7 +13,11 @@ import (
 // control plane, or in a pull-mode agent (agent) for the Works of its own
 // cluster.
 func SetupExecution(mgr ctrl.Manager, exec *execution.Executor, opts shared.Options, now func() time.Time, events shared.Recorder, agent bool) error {
-	return (&workExecution{client: mgr.GetClient(), executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), events: events, agent: agent}).setup(mgr)
+	e := &workExecution{client: mgr.GetClient(), executor: exec, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), events: events, agent: agent}
+	if !agent {
+		e.signer = &workSigner{reader: mgr.GetAPIReader(), writer: mgr.GetClient()}
+	}
+	return e.setup(mgr)
 }
 
 // SetupStatus registers the work status controller with mgr, reading

@@ -43,6 +43,9 @@ type workExecution struct {
 	// Works of its own Pull cluster; the control plane itself only checks
 	// those (stamp) and leaves their member to the agent.
 	agent bool
+	// signer signs the control plane's verdict on a Pull cluster's Work
+	// (nil in the agent, which only checks signatures).
+	signer *workSigner
 }
 
 func (e *workExecution) setup(mgr ctrl.Manager) error {
@@ -121,14 +124,20 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 		workDispatchingCondition(&w, e.now())
 		return reconcile.Result{}, patchWorkStatus(ctx, e.client, orig, &w)
 	}
-	t, err := e.verify(ctx, &w, cluster)
+	t, err := e.verify(ctx, &w, &cl)
 	switch {
+	case errors.Is(err, shared.ErrPending) && e.agent && errors.Is(err, errUnsigned):
+		// Verified but not (yet) provably by the control plane: the key
+		// may reach the agent's cache a moment after the Work. Look again
+		// soon; a forged Work costs a signature check each time, nothing
+		// more.
+		return reconcile.Result{RequeueAfter: agentRetry}, nil
 	case errors.Is(err, shared.ErrPending):
 		return resyncAfter(e.opts.Resync), nil
 	case err != nil && !shared.IsRefused(err):
 		return reconcile.Result{}, err
 	case e.handsOff(&cl):
-		return e.stamp(ctx, &w, t, err)
+		return e.stamp(ctx, &w, &cl, t, err)
 	}
 	orig := w.DeepCopy()
 	workDispatchingCondition(&w, e.now())
@@ -246,7 +255,7 @@ func (e *workExecution) remove(ctx context.Context, w *workv1.Work, cl *clusterv
 	if !controllerutil.ContainsFinalizer(w, shared.FinalizerExecution) {
 		return reconcile.Result{}, nil
 	}
-	owned, err := e.owned(ctx, w)
+	owned, err := e.owned(ctx, w, cl)
 	if err != nil {
 		return reconcile.Result{}, err
 	}

@@ -44,31 +44,51 @@ func (e *workExecution) notReady(cl *clusterv1.Cluster) string {
 
 // verify is verifyWork in the control plane; in the agent, which may not
 // read bindings, templates or policies, it is the control plane's verdict
-// recorded on the Work (verifiedByHub).
-func (e *workExecution) verify(ctx context.Context, w *workv1.Work, cluster string) (*shared.Trusted, error) {
+// recorded and signed on the Work (verifiedByHub).
+func (e *workExecution) verify(ctx context.Context, w *workv1.Work, cl *clusterv1.Cluster) (*shared.Trusted, error) {
 	if e.agent {
-		return verifiedByHub(w)
+		return verifiedByHub(w, cl)
 	}
-	return shared.VerifyWork(ctx, e.client, w, cluster, e.opts)
+	return shared.VerifyWork(ctx, e.client, w, cl.Name, e.opts)
 }
 
 // owned is ownedWork in the control plane; in the agent, a Work being
 // deleted is one whose objects may be removed when the control plane once
-// verified it.
-func (e *workExecution) owned(ctx context.Context, w *workv1.Work) (bool, error) {
+// verified this very Work (its owner signature checks out).
+func (e *workExecution) owned(ctx context.Context, w *workv1.Work, cl *clusterv1.Cluster) (bool, error) {
 	if e.agent {
-		return w.Annotations[AnnotationVerifiedGeneration] != "", nil
+		pub, err := clusterKey(cl)
+		if err != nil {
+			return false, nil //nolint:nilerr // no key, no proof of ownership: the objects stay
+		}
+		return verifySignature(pub, w, AnnotationOwnerSignature, ownerPayload(w)) == nil, nil
 	}
 	return shared.OwnedWork(ctx, e.client, w, e.opts)
 }
 
 // verifiedByHub is the agent's verifyWork: the Work's current generation
-// must carry the control plane's verification, else it waits (errPending).
-func verifiedByHub(w *workv1.Work) (*shared.Trusted, error) {
-	if w.Annotations[AnnotationVerifiedGeneration] != strconv.FormatInt(w.Generation, 10) {
+// must carry the control plane's verification, signed with the key
+// published on the agent's Cluster, else it waits (errPending). An
+// annotation written by anyone else, or a signature copied from another
+// Work or generation, never passes.
+func verifiedByHub(w *workv1.Work, cl *clusterv1.Cluster) (*shared.Trusted, error) {
+	gen := strconv.FormatInt(w.Generation, 10)
+	if w.Annotations[AnnotationVerifiedGeneration] != gen {
 		return nil, shared.ErrPending
 	}
-	cr := api.ConflictResolution(w.Annotations[shared.AnnotationConflictResolution])
+	pub, err := clusterKey(cl)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", shared.ErrPending, err)
+	}
+	raw := w.Annotations[shared.AnnotationConflictResolution]
+	payload, err := workPayload(w, w.Generation, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := verifySignature(pub, w, AnnotationWorkSignature, payload); err != nil {
+		return nil, fmt.Errorf("%w: %w", shared.ErrPending, err)
+	}
+	cr := api.ConflictResolution(raw)
 	if cr != api.ConflictOverwrite {
 		cr = api.ConflictAbort
 	}
@@ -81,15 +101,22 @@ func verifiedByHub(w *workv1.Work) (*shared.Trusted, error) {
 // verification and gets the Applied=False Refused condition a pushed Work
 // gets, so the agent leaves it alone. The verdict is checked again every
 // resync, since the binding or its policy may change without the Work.
-func (e *workExecution) stamp(ctx context.Context, w *workv1.Work, t *shared.Trusted, refused error) (reconcile.Result, error) {
-	want := map[string]string{AnnotationVerifiedGeneration: ""}
+func (e *workExecution) stamp(ctx context.Context, w *workv1.Work, cl *clusterv1.Cluster, t *shared.Trusted, refused error) (reconcile.Result, error) {
+	want := map[string]string{AnnotationVerifiedGeneration: "", AnnotationWorkSignature: "", AnnotationOwnerSignature: ""}
 	if refused == nil {
 		cr := t.Conflict
 		if cr == "" {
 			cr = api.ConflictAbort
 		}
-		want[AnnotationVerifiedGeneration] = strconv.FormatInt(w.Generation, 10)
-		want[shared.AnnotationConflictResolution] = string(cr)
+		signed, public, err := e.signer.sign(ctx, w, string(cr))
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		// The key first: the agent checks the signature against it.
+		if err := e.signer.publishKey(ctx, cl, public); err != nil {
+			return reconcile.Result{}, err
+		}
+		want = signed
 	}
 	orig := w.DeepCopy()
 	changed := false
@@ -126,7 +153,8 @@ func (e *workExecution) stamp(ctx context.Context, w *workv1.Work, t *shared.Tru
 // agentTrigger is executionTrigger for the agent, which also acts when the
 // control plane's verification of a Work changes.
 func agentTrigger(oldW, newW *workv1.Work) bool {
-	return executionTrigger(oldW, newW) || oldW.Annotations[AnnotationVerifiedGeneration] != newW.Annotations[AnnotationVerifiedGeneration]
+	return executionTrigger(oldW, newW) || oldW.Annotations[AnnotationVerifiedGeneration] != newW.Annotations[AnnotationVerifiedGeneration] ||
+		oldW.Annotations[AnnotationWorkSignature] != newW.Annotations[AnnotationWorkSignature]
 }
 
 // agentRetry is how soon the agent looks again at a Work whose Cluster it
