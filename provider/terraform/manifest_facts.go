@@ -30,6 +30,13 @@ import (
 // every later plan. Other members (a new manifest's, a cluster just added to
 // clusters) are probed while planning, as before. Create and Update record
 // no facts, so a plan with -refresh=false also probes.
+//
+// The plan estimates replicas node by node (engine.Fleet.PerNode), so the
+// facts also hold, per member, the room its nodes had for the templates'
+// replica requirements (engine.RecordedStatus.Fits): a few bytes per
+// requirement, whatever the member's size. A requirement changed in the
+// configuration since the refresh has no recorded figure: the plan reads
+// that member's nodes for it, as it probes the members above.
 
 // memberFacts is one member's status as the last refresh saw it.
 type memberFacts struct {
