@@ -197,9 +197,10 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
 		}
-		if estimate {
-			// Resource models grade the nodes: a smaller answer than the
-			// summed free resources is a per-node limit too.
+		// Resource models grade the nodes: a smaller answer than the summed
+		// free resources is a per-node limit too. Over a Snapshot its facts
+		// say which clusters have modelings, so the others are not read.
+		if estimate && (s.facts == nil || s.facts[cands[i].index].models) {
 			if wide, ok := est.bySummary(cands[i].cluster); ok && wide > cands[i].available {
 				cands[i].clusterWide = wide
 			}
