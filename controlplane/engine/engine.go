@@ -20,7 +20,6 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
 // DefaultStatusTTL is how long a member's collected status is reused. One
@@ -67,12 +66,11 @@ type Fleet struct {
 	// Quotas are the FederatedResourceQuotas the plan respects
 	// (plan.Fleet.Quotas).
 	Quotas []api.FederatedResourceQuota
-	// PerNode asks Plan for the per-node estimate of the members whose
-	// status it reads live (see Plan). It is off for plans that Apply must
-	// reproduce: a plan from recorded status (Member.Recorded) has no
-	// per-node figures, and Apply's live re-plan must divide replicas as
-	// that plan did, or it would refuse every scale-up over a fragmented
-	// member as a stale plan.
+	// PerNode asks Plan for the per-node estimate (see Plan): from the
+	// nodes read with a member's live status, or from the room its
+	// recorded status holds for the template's requirements
+	// (RecordedStatus.Fits). Apply re-plans live with the same kind of
+	// figures.
 	PerNode bool
 }
 
@@ -277,47 +275,19 @@ func (e *Engine) ForgetStatus() {
 // return value says, per member, why its live status could not be read;
 // such members are planned as unreachable.
 //
-// With fleet.PerNode, a member whose nodes and pods were read with its
-// status is also estimated node by node (Karmada's accurate estimator): its
-// room for a template is the smaller of the general estimate and what its
-// nodes can start. A member with recorded status only, or none, has the
-// general estimate.
+// With fleet.PerNode, a member is also estimated node by node (Karmada's
+// accurate estimator): its room for a template is the smaller of the
+// general estimate and what its nodes can start, as recorded with its
+// status (RecordedStatus.Fits) or, for a requirement not recorded there or
+// a member read live, as its nodes and pods stand now (see nodeEstimates).
+// A member whose nodes could not be read has the general estimate.
 func (e *Engine) Plan(ctx context.Context, fleet Fleet, templates []*unstructured.Unstructured, previous []Previous) ([]plan.Result, map[string]error) {
 	clusters, reasons := e.Snapshot(ctx, fleet.Members)
 	pf := planFleet(e.opts.Fleet, fleet, clusters, bindings(templates, previous))
 	if fleet.PerNode {
-		pf.NodeEstimates = e.nodeEstimates(fleet.Members)
+		pf.NodeEstimates = e.nodeEstimates(ctx, fleet, templates)
 	}
 	return plan.Plan(pf, templates), reasons
-}
-
-// nodeEstimates is the per-node estimator over the members' indexes read
-// with their status (clusterStatus); nil when there is none.
-func (e *Engine) nodeEstimates(members []Member) scheduler.NodeEstimator {
-	indexes := map[string]*estimator.Nodes{}
-	e.mu.Lock()
-	for _, m := range members {
-		if m.Recorded != nil || m.Connection == nil {
-			continue
-		}
-		if entry, ok := e.status[m.Cluster.Name]; ok && entry.nodes != nil {
-			indexes[m.Cluster.Name] = entry.nodes
-		}
-	}
-	e.mu.Unlock()
-	if len(indexes) == 0 {
-		return nil
-	}
-	return func(req *api.ReplicaRequirements) func(string) (int32, bool) {
-		r := estimator.NewRequirement(req)
-		return func(cluster string) (int32, bool) {
-			nodes, ok := indexes[cluster]
-			if !ok {
-				return 0, false
-			}
-			return nodes.MaxReplicas(r), true
-		}
-	}
 }
 
 func planFleet(name string, fleet Fleet, clusters []api.Cluster, previous []api.ResourceBinding) plan.Fleet {

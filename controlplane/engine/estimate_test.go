@@ -63,7 +63,7 @@ func TestPlanPerNode(t *testing.T) {
 		want    map[string]int32
 	}{
 		{true, map[string]int32{frag.Name: 3, roomy.Name: 3}},
-		// A plan Apply must reproduce keeps the general estimate.
+		// Without PerNode, the general estimate.
 		{false, map[string]int32{frag.Name: 4, roomy.Name: 2}},
 	} {
 		fleet.PerNode = c.perNode
@@ -84,6 +84,84 @@ func TestPlanPerNode(t *testing.T) {
 		}
 		if fmt.Sprint(limits) != fmt.Sprint(want) {
 			t.Errorf("PerNode %t: node limits %q, want %q", c.perNode, limits, want)
+		}
+	}
+}
+
+// TestPlanPerNodeRecorded plans over TestPlanPerNode's members from
+// recorded status, as a Terraform plan after refresh does: Fits records the
+// room frag's nodes have for the template (3), a plan from that recording
+// reads the recorded figure, not the nodes (a recording of 5 shows 5), and
+// a requirement the recording lacks is estimated from the nodes as they
+// stand (3).
+func TestPlanPerNodeRecorded(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly})
+	frag := env.Clusters[0]
+	cs := frag.Clientset(t)
+	if _, err := cs.CoreV1().ServiceAccounts("default").Create(t.Context(),
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, used := range []string{"2250m", "2250m", "2250m", "3250m"} {
+		name := fmt.Sprintf("frag-%d", i)
+		readyNode(t, cs, name, "4")
+		if _, err := cs.CoreV1().Pods("default").Create(t.Context(), &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "filler-" + name},
+			Spec: corev1.PodSpec{NodeName: name, Containers: []corev1.Container{{Name: "c", Image: "pause",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(used)}}}}},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn := member.Connection{Host: frag.Host, Token: frag.Token, ClusterCACertificate: frag.CAData}
+	live := []Member{{Cluster: *apitest.MakeCluster(frag.Name).Obj(), Connection: &conn}}
+	e, err := New(Options{Fleet: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := apitest.MakeDeployment("web", "default").Replicas(3).
+		Set([]any{map[string]any{"name": "app", "image": "busybox", "resources": map[string]any{"requests": map[string]any{"cpu": "1"}}}},
+			"spec", "template", "spec", "containers").Obj()
+	cm := apitest.MakeConfigMap("cfg", "default").Obj()
+	templates := []*unstructured.Unstructured{web, cm}
+
+	clusters, reasons := e.Snapshot(t.Context(), live)
+	fits := e.Fits(live, nil, templates)
+	if len(fits[frag.Name]) != 1 {
+		t.Fatalf("fits %v: want one requirement (the Deployment's; the ConfigMap has none) for %s", fits, frag.Name)
+	}
+	var key string
+	for k, n := range fits[frag.Name] {
+		key = k
+		if n != 3 {
+			t.Errorf("recorded fit %d, want 3 (frag's nodes hold 3 one-core replicas)", n)
+		}
+	}
+	status := Recorded(clusters, reasons)[frag.Name]
+	fleet := Fleet{PerNode: true, PropagationPolicies: []api.PropagationPolicy{*apitest.MakePropagationPolicy("web", "default").
+		SelectName("apps/v1", "Deployment", "web").DynamicWeight().Obj()}}
+	for _, c := range []struct {
+		name string
+		fits map[string]int32
+		want string
+	}{
+		{"recorded figure", map[string]int32{key: 5}, "per-node fit: room for 5; cluster-wide free would allow 6"},
+		{"requirement not recorded", map[string]int32{"0123456789abcdef": 1}, "per-node fit: room for 3; cluster-wide free would allow 6"},
+	} {
+		recorded := status
+		recorded.Fits = c.fits
+		fleet.Members = []Member{{Cluster: live[0].Cluster, Connection: &conn, Recorded: &recorded}}
+		e.ForgetStatus()
+		results, _ := e.Plan(t.Context(), fleet, []*unstructured.Unstructured{web}, nil)
+		if results[0].Err != nil {
+			t.Fatalf("%s: plan: %v", c.name, results[0].Err)
+		}
+		var got []string
+		for _, l := range results[0].NodeLimited {
+			got = append(got, l.String())
+		}
+		if fmt.Sprint(got) != fmt.Sprint([]string{c.want}) {
+			t.Errorf("%s: node limits %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -19,6 +19,11 @@ type RecordedStatus struct {
 	Status api.ClusterStatus `json:"status"`
 	// Error is why the status could not be read in full; empty when it was.
 	Error string `json:"error,omitempty"`
+	// Fits is how many replicas the member's nodes could start when the
+	// status was read, per replica requirement of the templates it was
+	// recorded for, by FitKey (see Fits); a plan from this status reads
+	// its per-node estimate here. Empty when the nodes were not read.
+	Fits map[string]int32 `json:"fits,omitempty"`
 }
 
 func (r *RecordedStatus) err() error {

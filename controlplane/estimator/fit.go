@@ -66,6 +66,12 @@ func NewRequirement(req *api.ReplicaRequirements) *Requirement {
 	return r
 }
 
+// Key identifies the requirement: two requirements with the same key fit
+// the same nodes the same way (same requests in estimator units, same node
+// claim). Empty when the requirement cannot be identified; such a
+// requirement is never memoized nor recorded.
+func (r *Requirement) Key() string { return r.key }
+
 // constrain sets the node constraints of claim.
 func (r *Requirement) constrain(c *api.NodeClaim) {
 	r.tolerations = c.Tolerations

@@ -78,6 +78,18 @@ func (e *estimator) available(cluster *api.Cluster) int32 {
 	return clampInt32(min(replicasBySummary(summary, e.wants), pods))
 }
 
+// bySummary is the summed free resources' answer for a cluster whose
+// resource models answer available (replicasByResourceModels), so a
+// decision can say when the models, which grade node by node, hold fewer;
+// false for a cluster estimated from its summary already.
+func (e *estimator) bySummary(cluster *api.Cluster) (int64, bool) {
+	summary := cluster.Status.ResourceSummary
+	if len(e.wants) == 0 || summary == nil || len(summary.AllocatableModelings) == 0 || len(cluster.Spec.ResourceModels) == 0 {
+		return 0, false
+	}
+	return min(replicasBySummary(summary, e.wants), allowedPods(summary)), true
+}
+
 // allowedPods is allocatable − allocated − allocating pods, at least zero.
 func allowedPods(s *api.ResourceSummary) int64 {
 	n := quantityOf(s.Allocatable, corev1.ResourcePods) -

@@ -197,9 +197,17 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 		case estimate:
 			cands[i].available = int64(est.available(cands[i].cluster))
 		}
+		// Resource models grade the nodes: a smaller answer than the summed
+		// free resources is a per-node limit too. Over a Snapshot its facts
+		// say which clusters have modelings, so the others are not read.
+		if estimate && (s.facts == nil || s.facts[cands[i].index].models) {
+			if wide, ok := est.bySummary(cands[i].cluster); ok && wide > cands[i].available {
+				cands[i].clusterWide = wide
+			}
+		}
 		if perNode != nil {
 			if n, ok := perNode(cands[i].clusterName); ok && int64(n) < cands[i].available {
-				cands[i].clusterWide, cands[i].available = cands[i].available, int64(n)
+				cands[i].clusterWide, cands[i].available = max(cands[i].clusterWide, cands[i].available), int64(n)
 			}
 		}
 		if room, ok := b.QuotaRoom[cands[i].clusterName]; ok && estimate {
@@ -245,16 +253,24 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 	s.buf.left = s.leftOut(cands, selected, counts, len(out))
 	why := make([]rejection, 0, len(rejected)+len(s.buf.left))
 	why = append(append(why, rejected...), s.buf.left...)
-	return Result{Clusters: out, AffinityName: affinityName, Reasons: Reasons{list: why}, NodeLimited: nodeLimited(selected, counts)}, nil
+	return Result{Clusters: out, AffinityName: affinityName, Reasons: Reasons{list: why}, NodeLimited: nodeLimited(selected, counts, perNode)}, nil
 }
 
-// nodeLimited lists the chosen clusters whose room the per-node estimate
-// made smaller than the general one, sorted by name.
-func nodeLimited(selected []candidate, counts []int32) []NodeLimit {
+// nodeLimited lists the chosen clusters whose room the per-node estimate,
+// or their resource models, made smaller than their summed free resources
+// would, sorted by name. perNode is the decision's per-node estimator (nil
+// without one): a cluster it gives no answer for was limited by its
+// models.
+func nodeLimited(selected []candidate, counts []int32, perNode func(string) (int32, bool)) []NodeLimit {
 	var out []NodeLimit
 	for i := range selected {
 		if selected[i].clusterWide > 0 && counts != nil && counts[i] > 0 {
-			out = append(out, NodeLimit{Cluster: selected[i].name(), PerNode: int32(selected[i].available), ClusterWide: clampInt32(selected[i].clusterWide)})
+			l := NodeLimit{Cluster: selected[i].name(), PerNode: int32(selected[i].available), ClusterWide: clampInt32(selected[i].clusterWide), Models: true}
+			if perNode != nil {
+				_, answered := perNode(l.Cluster)
+				l.Models = !answered
+			}
+			out = append(out, l)
 		}
 	}
 	slices.SortFunc(out, func(a, b NodeLimit) int { return strings.Compare(a.Cluster, b.Cluster) })

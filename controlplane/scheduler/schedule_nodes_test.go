@@ -4,8 +4,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
@@ -79,6 +82,46 @@ func TestScheduleNodeEstimates(t *testing.T) {
 		}
 		if res, _ := scheduler.Schedule(fleet, workload(6, dynamic)); res.NodeLimited != nil {
 			t.Errorf("NodeLimited without per-node estimates: %v", res.NodeLimited)
+		}
+	})
+	t.Run("resource models that hold fewer than the summary are a per-node limit", func(t *testing.T) {
+		// frag: 6 cores free in sum, its models count 3 nodes with 1 to 2
+		// free cores; roomy: 3 free, no models.
+		frag := apitest.MakeCluster("frag").Allocatable(corev1.ResourceCPU, "6").Allocatable(corev1.ResourcePods, "110").Obj()
+		frag.Spec.ResourceModels = []api.ResourceModel{
+			{Grade: 0, Ranges: []api.ResourceModelRange{{Name: corev1.ResourceCPU, Min: resource.MustParse("0"), Max: resource.MustParse("1")}}},
+			{Grade: 1, Ranges: []api.ResourceModelRange{{Name: corev1.ResourceCPU, Min: resource.MustParse("1"), Max: resource.MustParse("2")}}},
+		}
+		frag.Status.ResourceSummary.AllocatableModelings = []api.AllocatableModeling{{Grade: 0, Count: 1}, {Grade: 1, Count: 3}}
+		roomy := apitest.MakeCluster("roomy").Allocatable(corev1.ResourceCPU, "3").Allocatable(corev1.ResourcePods, "110").Obj()
+		b := workload(6, dynamic)
+		b.ReplicaRequirements = &api.ReplicaRequirements{ResourceRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}
+		for _, c := range []struct {
+			name     string
+			replicas int32
+			fits     map[string]int32
+			want     []scheduler.NodeLimit
+			text     string
+		}{
+			{"models alone", 6, nil, []scheduler.NodeLimit{{Cluster: "frag", PerNode: 3, ClusterWide: 6, Models: true}},
+				"per-node fit by resource models: room for 3; cluster-wide free would allow 6"},
+			{"nodes read below the models", 5, map[string]int32{"frag": 2, "roomy": 3}, []scheduler.NodeLimit{{Cluster: "frag", PerNode: 2, ClusterWide: 6}},
+				"per-node fit: room for 2; cluster-wide free would allow 6"},
+		} {
+			b := b
+			b.Replicas = c.replicas
+			if c.fits != nil {
+				b.NodeEstimates = perNode(c.fits)
+			}
+			res, err := scheduler.Schedule([]*api.Cluster{frag, roomy}, b)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if diff := cmp.Diff(c.want, res.NodeLimited); diff != "" {
+				t.Errorf("%s: NodeLimited (-want +got):\n%s", c.name, diff)
+			} else if got := res.NodeLimited[0].String(); got != c.text {
+				t.Errorf("%s: String() = %q, want %q", c.name, got, c.text)
+			}
 		}
 	})
 	t.Run("nodes that hold none leave the template unschedulable", func(t *testing.T) {

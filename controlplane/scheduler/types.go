@@ -146,13 +146,22 @@ type NodeLimit struct {
 	Cluster string
 	// PerNode is the room the per-node estimate gives.
 	PerNode int32
-	// ClusterWide is the room the general estimate gives.
+	// ClusterWide is the room the cluster's summed free resources give.
 	ClusterWide int32
+	// Models says PerNode comes from the cluster's resource models
+	// (status.resourceSummary.allocatableModelings, its nodes counted by
+	// grade), not from its nodes read one by one: the answer of a member
+	// whose nodes were not read, as in preview.
+	Models bool
 }
 
 // String is the limit as plans show it.
 func (l NodeLimit) String() string {
-	return fmt.Sprintf("per-node fit: room for %d; cluster-wide free would allow %d", l.PerNode, l.ClusterWide)
+	how := "per-node fit"
+	if l.Models {
+		how = "per-node fit by resource models"
+	}
+	return fmt.Sprintf("%s: room for %d; cluster-wide free would allow %d", how, l.PerNode, l.ClusterWide)
 }
 
 // Reasons says why clusters were left out of a decision. It keeps the

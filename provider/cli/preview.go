@@ -48,7 +48,10 @@ type PreviewResult struct {
 	// preview cannot honour (schedulerName, dependentOverrides), or the
 	// template is a kind only continuous mode acts on (FederatedHPA,
 	// CronFederatedHPA).
-	Refused bool              `json:"refused,omitempty"`
+	Refused bool `json:"refused,omitempty"`
+	// Reasons says, per cluster, why it was not chosen, or, for a chosen
+	// cluster whose resource models (its nodes counted by grade) hold
+	// fewer replicas than its summed free resources, both figures.
 	Reasons map[string]string `json:"reasons"`
 	// Rollout is the claiming policy's staged rollout as assigned to the
 	// placed clusters; absent without one.
@@ -189,6 +192,9 @@ func toPreview(r plan.Result) (PreviewResult, error) {
 	}
 	if pr.Reasons == nil {
 		pr.Reasons = map[string]string{}
+	}
+	for _, l := range r.NodeLimited {
+		pr.Reasons[l.Cluster] = l.String()
 	}
 	if r.Err != nil {
 		pr.Error = r.Err.Error()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 // Terraform plans each resource twice: for `terraform plan` (whose result a
@@ -29,6 +30,13 @@ import (
 // every later plan. Other members (a new manifest's, a cluster just added to
 // clusters) are probed while planning, as before. Create and Update record
 // no facts, so a plan with -refresh=false also probes.
+//
+// The plan estimates replicas node by node (engine.Fleet.PerNode), so the
+// facts also hold, per member, the room its nodes had for the templates'
+// replica requirements (engine.RecordedStatus.Fits): a few bytes per
+// requirement, whatever the member's size. A requirement changed in the
+// configuration since the refresh has no recorded figure: the plan reads
+// that member's nodes for it, as it probes the members above.
 
 // memberFacts is one member's status as the last refresh saw it.
 type memberFacts struct {
@@ -48,7 +56,7 @@ func connectionHash(recorded string) string {
 // recordMemberFacts reads the status of the members refresh reaches and
 // returns it for private state, each status trimmed to what planning these
 // templates reads.
-func (r *manifestResource) recordMemberFacts(ctx context.Context, members []engine.Member, templates []*unstructured.Unstructured) map[string]memberFacts {
+func (r *manifestResource) recordMemberFacts(ctx context.Context, members []engine.Member, interp *interpret.Interpreter, templates []*unstructured.Unstructured) map[string]memberFacts {
 	reachable := make([]engine.Member, 0, len(members))
 	for _, m := range members {
 		if m.Connection != nil {
@@ -60,6 +68,7 @@ func (r *manifestResource) recordMemberFacts(ctx context.Context, members []engi
 	}
 	clusters, reasons := r.data.Engine.Snapshot(ctx, reachable)
 	recorded := engine.Recorded(clusters, reasons)
+	fits := r.data.Engine.Fits(reachable, interp, templates)
 	out := make(map[string]memberFacts, len(reachable))
 	for _, m := range reachable {
 		b, err := json.Marshal(m.Connection)
@@ -68,6 +77,7 @@ func (r *manifestResource) recordMemberFacts(ctx context.Context, members []engi
 		}
 		status := recorded[m.Cluster.Name]
 		status.Status = trimmedStatus(status.Status, templates)
+		status.Fits = fits[m.Cluster.Name]
 		out[m.Cluster.Name] = memberFacts{Connection: connectionHash(string(b)), RecordedStatus: status}
 	}
 	return out

@@ -64,6 +64,10 @@ func expandRaw(attrs map[string]tftypes.Value) (manifestInputs, diag.Diagnostics
 	diags.Append(d...)
 	in.fleet.Members = members
 	in.known = in.known && known
+	// Plans show what will really start: the members' nodes hold the
+	// replicas, not their summed free resources (manifest_facts.go says
+	// how a plan from recorded status still estimates node by node).
+	in.fleet.PerNode = true
 
 	var pf plan.Fleet
 	for _, field := range []struct {

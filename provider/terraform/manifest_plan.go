@@ -125,6 +125,7 @@ func (r *manifestResource) planPlacement(ctx context.Context, m manifestRequest,
 	if diags.HasError() {
 		return
 	}
+	diags.Append(nodeLimitWarnings(results[0], m.recorded.placement)...)
 	diags.Append(showDependencies(results[1:], !m.planned.dependencies.IsNull(), r.data.SensitiveKinds, key, set, where)...)
 	if diags.HasError() {
 		return
@@ -132,6 +133,27 @@ func (r *manifestResource) planPlacement(ctx context.Context, m manifestRequest,
 	diags.Append(planConnections(m, prior, where, set)...)
 	planStatus(m, set)
 	tflog.Debug(ctx, "planned manifest", map[string]any{"template": results[0].Template.Describe(), "clusters": len(results[0].Placement)})
+}
+
+// nodeLimitWarnings says, for each cluster whose replicas the plan
+// changes, when its nodes hold fewer replicas than its summed free
+// resources would allow (plan.Result.NodeLimited), so a smaller share than
+// the cluster-wide figures promise is explained in the plan. A cluster whose
+// replicas the plan keeps says nothing: a plan without changes stays quiet.
+func nodeLimitWarnings(res plan.Result, recorded map[string]int64) diag.Diagnostics {
+	var diags diag.Diagnostics
+	counts := placementCounts(res)
+	for _, l := range res.NodeLimited {
+		n := counts[l.Cluster]
+		if was, ok := recorded[l.Cluster]; ok && was == n {
+			continue
+		}
+		diags.AddAttributeWarning(path.Root(attrPlacement).AtMapKey(l.Cluster),
+			fmt.Sprintf("Cluster %s's share is limited by its nodes", l.Cluster),
+			fmt.Sprintf("%s: %d (%s). Replicas are estimated node by node, as kube-scheduler will place them, "+
+				"not from the cluster's summed free resources.", l.Cluster, n, l))
+	}
+	return diags
 }
 
 // previousOf is the recorded scheduling result the plan resumes from. A

@@ -15,6 +15,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/plan"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
 )
 
 func stepDeployment(apiVersion, name string) *unstructured.Unstructured {
@@ -247,6 +248,36 @@ func TestPlanStatus(t *testing.T) {
 		planStatus(manifestRequest{hasState: tc.hasState, recorded: tc.recorded}, tc.set)
 		if !tc.set[attrStatus].Equal(tc.want) {
 			t.Errorf("%s: status = %v, want %v", tc.name, tc.set[attrStatus], tc.want)
+		}
+	}
+}
+
+// TestNodeLimitWarnings checks that a cluster whose share its nodes limit
+// is explained when the plan changes its replicas, and only then.
+func TestNodeLimitWarnings(t *testing.T) {
+	t.Parallel()
+	res := plan.Result{
+		Placement:   []api.TargetCluster{{Name: "frag", Replicas: 3}, {Name: "roomy", Replicas: 3}},
+		NodeLimited: []scheduler.NodeLimit{{Cluster: "frag", PerNode: 3, ClusterWide: 6}},
+	}
+	tests := []struct {
+		name     string
+		recorded map[string]int64
+		want     []string
+	}{
+		{"new placement", nil, []string{"Cluster frag's share is limited by its nodes: frag: 3 (per-node fit: room for 3; cluster-wide free would allow 6). " +
+			"Replicas are estimated node by node, as kube-scheduler will place them, not from the cluster's summed free resources."}},
+		{"changed replicas", map[string]int64{"frag": 2, "roomy": 4}, []string{"Cluster frag's share is limited by its nodes: frag: 3 (per-node fit: room for 3; cluster-wide free would allow 6). " +
+			"Replicas are estimated node by node, as kube-scheduler will place them, not from the cluster's summed free resources."}},
+		{"kept replicas", map[string]int64{"frag": 3, "roomy": 3}, nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, d := range nodeLimitWarnings(res, tt.recorded) {
+			got = append(got, d.Summary()+": "+d.Detail())
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: warnings (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }

@@ -63,7 +63,7 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddAttributeError(path.Root("rendered"), "Cannot read the recorded objects", err.Error())
 		return
 	}
-	prior.Facts = r.recordMemberFacts(ctx, in.fleet.Members, append([]*unstructured.Unstructured{in.template}, in.dependencies...))
+	prior.Facts = r.recordMemberFacts(ctx, in.fleet.Members, in.fleet.Interpreter, append([]*unstructured.Unstructured{in.template}, in.dependencies...))
 	resp.Diagnostics.Append(writePrivate(ctx, resp.Private, prior)...)
 	if objects == nil {
 		objects = map[string]*unstructured.Unstructured{}
