@@ -28,7 +28,7 @@ const metricsDeadline = 60 * time.Second
 
 // TestFederatedHPAScalesOnMemberMetrics runs the control plane over two
 // Full members whose metrics.k8s.io is real metrics-server scraping kwok:
-// the web pods use 200m of their 100m cpu request (200%, target 100%), so
+// the web pods use 400m of their 100m cpu request (400%, target 100%), so
 // the FederatedHPA scales the template from 2 to its maximum of 6, which
 // the scheduler divides 3 and 3, with status and conditions saying so;
 // then the member pods' usage falls to 10m and, after the 5 s scale-down
@@ -45,7 +45,7 @@ func TestFederatedHPAScalesOnMemberMetrics(t *testing.T) {
 	f.StartControlPlane(t, func(o *shared.Options) { o.FederatedHPASyncPeriod = 2 * time.Second })
 	controllertest.CreatePolicy(t, hub, controllertest.WebPolicy(east, west).Divided(api.ReplicaDivisionPreferenceWeighted).Weight(1, east).Weight(1, west))
 	web := controllertest.Deployment(2)
-	web.Spec.Template.Annotations = map[string]string{testenv.UsageCPUAnnotation: "200m"}
+	web.Spec.Template.Annotations = map[string]string{testenv.UsageCPUAnnotation: "400m"}
 	web.Spec.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}
 	testkit.MustCreate(t, hub, web)
 	controllertest.WaitReplicas(t, f.Members, map[string]int32{east: 1, west: 1})
@@ -67,7 +67,7 @@ spec:
 `)
 	testkit.MustCreate(t, hub, fhpa)
 
-	t.Log("usage at 200% of the request: the template goes to its maximum, divided 3 and 3")
+	t.Log("usage at 400% of the request: the template goes to its maximum at once, divided 3 and 3")
 	controllertest.WaitReplicasWithin(t, metricsDeadline, f.Members, map[string]int32{east: 3, west: 3})
 	waitStatus(t, hub, fhpa, func(s autoscalingv2.HorizontalPodAutoscalerStatus) string {
 		switch {
