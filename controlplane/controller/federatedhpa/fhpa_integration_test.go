@@ -2,6 +2,7 @@ package federatedhpa_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +36,9 @@ const metricsDeadline = 60 * time.Second
 // window, it scales down to its minimum of 2. A pod in another namespace
 // of a member that copies the web labels and uses 8 cpus is never
 // counted: counted, it would hold the utilization far above the target
-// and the scale-down would not come.
+// and the scale-down would not come. When a member stops answering, the
+// ScalingActive condition names it while the other member's pods still
+// give a replica count.
 func TestFederatedHPAScalesOnMemberMetrics(t *testing.T) {
 	start := time.Now()
 	f := controllertest.StartMetricsFleet(t, 2)
@@ -96,6 +99,17 @@ spec:
 		return conditions(s, map[autoscalingv2.HorizontalPodAutoscalerConditionType]string{
 			autoscalingv2.ScalingActive: "True/ValidMetricFound", autoscalingv2.ScalingLimited: "True/TooFewReplicas",
 		})
+	})
+
+	t.Log("a member stops answering: named in ScalingActive, and the other member's pods still decide")
+	f.Clusters[1].StopAPIServer()
+	waitStatus(t, hub, fhpa, func(s autoscalingv2.HorizontalPodAutoscalerStatus) string {
+		for _, c := range s.Conditions {
+			if c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionTrue && strings.Contains(c.Message, "members without pod metrics") && strings.Contains(c.Message, west+":") {
+				return ""
+			}
+		}
+		return "ScalingActive naming " + west
 	})
 	t.Logf("took %s", time.Since(start).Round(time.Millisecond))
 }
