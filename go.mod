@@ -38,6 +38,8 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
+require k8s.io/metrics v0.37.0
+
 require (
 	al.essio.dev/pkg/shellescape v1.5.1 // indirect
 	cel.dev/expr v0.25.1 // indirect

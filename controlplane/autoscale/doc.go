@@ -6,6 +6,6 @@
 // Karmada's semantics.
 //
 // It is part of the pure core: no client library, no I/O and no clock
-// (the caller passes now); the metrics-fetching controller that feeds it
-// is not built yet.
+// (the caller passes now); controlplane/controller/federatedhpa feeds it
+// the members' pod metrics.
 package autoscale

@@ -15,6 +15,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/descheduler"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/detector"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/federatedhpa"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/federatedquota"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/mcs"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/namespacesync"
@@ -89,6 +90,9 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	}
 	if err := cronfederatedhpa.Setup(mgr, opts, rec("cron-federated-hpa")); err != nil {
 		return fmt.Errorf("set up cron federated hpa controller: %w", err)
+	}
+	if err := federatedhpa.Setup(mgr, ms, opts, now, rec("federated-hpa")); err != nil {
+		return fmt.Errorf("set up federated hpa controller: %w", err)
 	}
 	exec := &execution.Executor{Clusters: ms, Fleet: opts.Fleet, RequestTimeout: opts.WorkRequestTimeout, Namespaces: execution.NewNamespaceCache(shared.MemberNamespaceTTL), Applied: execution.NewApplyCache()}
 	if err := work.SetupExecution(mgr, exec, opts, now, rec("execution"), false); err != nil {

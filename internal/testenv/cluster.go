@@ -50,11 +50,16 @@ type Cluster struct {
 	etcdPrefix string
 	node       NodeSpec
 	client     kubernetes.Interface
+	// metricsServer is Options.MetricsServer: when set, the cluster runs
+	// the metrics pipeline (metrics.go).
+	metricsServer string
 
-	mu         sync.Mutex // serialises StopAPIServer and StartAPIServer
-	port       int
-	apiserver  *process
-	components []*process // kube-controller-manager, kube-scheduler, kwok
+	mu   sync.Mutex // serialises StopAPIServer and StartAPIServer
+	port int
+	// metricsPort is metrics-server's, when it runs.
+	metricsPort int
+	apiserver   *process
+	components  []*process // kube-controller-manager, kube-scheduler, kwok
 }
 
 // RESTConfig returns a new *rest.Config for the cluster's admin user; the
@@ -158,6 +163,11 @@ func (c *Cluster) start(ctx context.Context, logf func(string, ...any)) error {
 			return fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
 	}
+	if c.metricsServer != "" {
+		if err := c.registerMetricsAPI(ctx, c.metricsPort, c.components[3]); err != nil {
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+	}
 	logf("testenv: %s ready with %d node(s) (%s)", c.Name, c.node.Count, since(begin))
 	return nil
 }
@@ -220,7 +230,7 @@ func (c *Cluster) runAPIServer(ctx context.Context, p *process, port int) error 
 
 func (c *Cluster) apiserverProcess(port int) *process {
 	host := fmt.Sprintf("https://127.0.0.1:%d", port)
-	return &process{
+	p := &process{
 		cluster: c.Name,
 		name:    binAPIServer,
 		path:    filepath.Join(c.binDir, binAPIServer),
@@ -249,6 +259,10 @@ func (c *Cluster) apiserverProcess(port int) *process {
 		logPath: filepath.Join(c.Dir, binAPIServer+".log"),
 		detach:  c.detach,
 	}
+	if c.metricsServer != "" {
+		p.args = append(p.args, c.aggregationFlags()...)
+	}
+	return p
 }
 
 // startComponents starts kube-controller-manager (it creates the default
@@ -274,6 +288,13 @@ func (c *Cluster) startComponents() error {
 		// Its pod stages make pods of an image tagged BrokenImageTag never Ready.
 		{binKwok, []string{kc, "--manage-all-nodes=true", "--node-lease-duration-seconds=40", "--config=" + stages}},
 	}
+	if c.metricsServer != "" {
+		args, err := c.kwokMetricsArgs()
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+		specs[2].args = append(specs[2].args, args...)
+	}
 	procs := make([]*process, 0, len(specs))
 	for _, s := range specs {
 		p := &process{
@@ -291,6 +312,9 @@ func (c *Cluster) startComponents() error {
 		c.mu.Lock()
 		c.components = procs
 		c.mu.Unlock()
+	}
+	if c.metricsServer != "" {
+		return c.startMetricsServer()
 	}
 	return nil
 }

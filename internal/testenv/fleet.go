@@ -54,6 +54,14 @@ type Options struct {
 	Detach bool
 	// Logf receives progress lines; default discard.
 	Logf func(format string, args ...any)
+	// MetricsServer is the path of a metrics-server binary (the pinned
+	// tool, testkit.MetricsServer). When set, each cluster, which must be
+	// Full with one node, serves the metrics.k8s.io API from real
+	// metrics-server scraping kwok's emulated kubelet metrics; a pod's
+	// usage comes from its UsageCPUAnnotation and UsageMemoryAnnotation.
+	// Only the tests that need metrics pay for it (about one more process
+	// and a few seconds per cluster).
+	MetricsServer string
 }
 
 // Fleet is a running set of member clusters sharing one etcd.
@@ -92,6 +100,9 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logf = func(string, ...any) {}
 	}
 	o.Node = o.Node.withDefaults()
+	if o.MetricsServer != "" && (o.Mode != Full || o.Node.Count != 1) {
+		return o, fmt.Errorf("metrics need Full clusters of one node (kwok serves one node's kubelet metrics on its address), got %s with %d node(s)", o.Mode, o.Node.Count)
+	}
 	if o.BinDir == "" {
 		dir, err := BinDir()
 		if err != nil {
@@ -113,6 +124,11 @@ func StartFleet(ctx context.Context, opts Options) (*Fleet, error) {
 	}
 	if err := checkBinaries(opts.BinDir, opts.Mode); err != nil {
 		return nil, fmt.Errorf("start fleet: %w", err)
+	}
+	if opts.MetricsServer != "" {
+		if info, err := os.Stat(opts.MetricsServer); err != nil || info.Mode()&0o111 == 0 {
+			return nil, fmt.Errorf("start fleet: %w: metrics-server %s is not an executable; run `make tools` to build it", ErrBinariesMissing, opts.MetricsServer)
+		}
 	}
 	f := &Fleet{Dir: opts.Dir}
 	if f.Dir == "" {
@@ -148,6 +164,7 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 			detach:         opts.Detach,
 			etcdPrefix:     prefix + "/" + name,
 			node:           opts.Node,
+			metricsServer:  opts.MetricsServer,
 		})
 	}
 
@@ -157,6 +174,9 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 	for i, c := range f.Clusters {
 		pkiDone.Go(func() {
 			c.pki, pkiErrs[i] = newPKI(filepath.Join(c.Dir, "pki"))
+			if pkiErrs[i] == nil && c.metricsServer != "" {
+				pkiErrs[i] = writeFrontProxy(c.pki)
+			}
 			c.Token, c.CAData = c.pki.token, c.pki.caCert
 			c.WebhookClientCAFile = c.pki.webhookClientCAFile()
 		})

@@ -40,6 +40,15 @@ func Goreleaser(t testing.TB, moduleRoot string) string {
 	return filepath.Join(pinnedTools(t, moduleRoot, "goreleaser", "FLOTILLA_GORELEASER_TOOLS", "goreleaser"), "goreleaser")
 }
 
+// MetricsServer returns the path of the pinned metrics-server: in
+// $FLOTILLA_METRICS_SERVER_TOOLS, or where `make tools` puts it
+// (~/.cache/flotilla/tools/<hash of tools/metrics-server/go.sum>).
+// Without it the test is skipped, except in CI, as CrossplaneTools.
+func MetricsServer(t testing.TB, moduleRoot string) string {
+	t.Helper()
+	return filepath.Join(pinnedTools(t, moduleRoot, "metrics-server", "FLOTILLA_METRICS_SERVER_TOOLS", "metrics-server"), "metrics-server")
+}
+
 // pinnedTools is the directory of the tools built from the module
 // tools/<module>: $env, or the cache directory named after its go.sum.
 func pinnedTools(t testing.TB, moduleRoot, module, env string, binaries ...string) string {

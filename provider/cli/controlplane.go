@@ -85,6 +85,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.BoolVar(&opts.Descheduler, "descheduler", false, "run the descheduler (Karmada's karmada-descheduler): take replicas whose pods a member's kube-scheduler has found unschedulable for longer than --unschedulable-threshold off that member, for dynamically divided (dynamic weights or Aggregated) Deployments and StatefulSets only, so the scheduler places them where they fit")
 	fs.DurationVar(&opts.DeschedulingInterval, "descheduling-interval", shared.DefaultDeschedulingInterval, "how often the descheduler looks for unschedulable replicas")
 	fs.DurationVar(&opts.UnschedulableThreshold, "unschedulable-threshold", shared.DefaultUnschedulableThreshold, "how long a pod must have been unschedulable before the descheduler moves its replica")
+	fs.DurationVar(&opts.FederatedHPASyncPeriod, "horizontal-pod-autoscaler-sync-period", shared.DefaultFederatedHPASyncPeriod, "how often each FederatedHPA reads its target's pod metrics from the members and decides again (Karmada's and Kubernetes' flag)")
 	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+

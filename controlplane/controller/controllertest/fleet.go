@@ -1,6 +1,8 @@
 package controllertest
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // Fleet is a host apiserver and member apiservers (APIServerOnly), with
@@ -58,4 +61,43 @@ func StartRunning(t testing.TB, n int) Fleet {
 	f := StartFleet(t, n)
 	f.StartControlPlane(t)
 	return f
+}
+
+// StartMetricsFleet is StartFleet with Full members of one node each that
+// serve the metrics.k8s.io API from the pinned metrics-server
+// (testenv.Options.MetricsServer): a pod's usage is its
+// testenv.UsageCPUAnnotation. The host stays APIServerOnly. Without the
+// pinned metrics-server the test is skipped, except in CI.
+func StartMetricsFleet(t testing.TB, n int) Fleet {
+	t.Helper()
+	ms := testkit.MetricsServer(t, moduleRoot(t))
+	hostEnv := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly, NamePrefix: "host"})
+	membersEnv := testenv.Start(t, testenv.Options{Clusters: n, MetricsServer: ms})
+	host, members := hostEnv.Clusters[0], membersEnv.Clusters
+	f := Fleet{Host: host, Hub: SystemHost(t, host), Clusters: members, Scheme: Scheme(t)}
+	for _, m := range members {
+		RegisterMember(t, f.Hub, m)
+	}
+	f.Members, f.Names = MemberClients(t, members, f.Scheme)
+	return f
+}
+
+// moduleRoot is the directory of the module's go.mod, above the test's
+// working directory.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
 }

@@ -118,7 +118,14 @@ func SetImage(t testing.TB, hub client.Client, image string) {
 // replicas; -1 means it must not exist.
 func WaitReplicas(t testing.TB, clients map[string]client.Client, want map[string]int32) {
 	t.Helper()
-	testkit.Eventually(t, Deadline, fmt.Sprintf("replicas %v", want), func() (bool, string) {
+	WaitReplicasWithin(t, Deadline, clients, want)
+}
+
+// WaitReplicasWithin is WaitReplicas with its own deadline, for states
+// that wait on something slower than the control plane (fresh metrics).
+func WaitReplicasWithin(t testing.TB, deadline time.Duration, clients map[string]client.Client, want map[string]int32) {
+	t.Helper()
+	testkit.Eventually(t, deadline, fmt.Sprintf("replicas %v", want), func() (bool, string) {
 		got := map[string]int32{}
 		for name, c := range clients {
 			var d appsv1.Deployment

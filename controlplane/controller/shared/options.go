@@ -49,6 +49,9 @@ const (
 	DefaultSchedulerWorkers = 5
 	// DefaultDeschedulingInterval is Karmada's --descheduling-interval.
 	DefaultDeschedulingInterval = 2 * time.Minute
+	// DefaultFederatedHPASyncPeriod is Karmada's and Kubernetes'
+	// --horizontal-pod-autoscaler-sync-period.
+	DefaultFederatedHPASyncPeriod = 15 * time.Second
 	// DefaultUnschedulableThreshold is Karmada's --unschedulable-threshold.
 	DefaultUnschedulableThreshold = 5 * time.Minute
 )
@@ -248,6 +251,10 @@ type Options struct {
 	// the real clock; tests pass a fake one, so a rule "every minute" runs
 	// when the test steps the clock, not after a minute of waiting.
 	CronClock clock.WithDelayedExecution
+	// FederatedHPASyncPeriod is how often each FederatedHPA reads its
+	// target's pod metrics from the members and decides again
+	// (Kubernetes' --horizontal-pod-autoscaler-sync-period).
+	FederatedHPASyncPeriod time.Duration
 
 	// kinds are the template kinds the detectors run for, from discovery;
 	// Setup sets it (WithKinds), and the controllers' binding checks use
@@ -337,6 +344,7 @@ func (o Options) WithDefaults() Options {
 	set(&o.WorkTimeout, DefaultWorkTimeout)
 	set(&o.WorkRequestTimeout, DefaultWorkRequestTimeout)
 	set(&o.DeschedulingInterval, DefaultDeschedulingInterval)
+	set(&o.FederatedHPASyncPeriod, DefaultFederatedHPASyncPeriod)
 	set(&o.UnschedulableThreshold, DefaultUnschedulableThreshold)
 	o.WorkRequestTimeout = min(o.WorkRequestTimeout, o.WorkTimeout)
 	count := func(n *int, v int) {

@@ -1,0 +1,207 @@
+package federatedhpa
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/autoscale"
+)
+
+// defaultUtilization is Kubernetes' metric when an autoscaler names none:
+// cpu at 80% of the requests.
+const defaultUtilization = 80
+
+// memberSample is what one member answered for the target: its pods that
+// belong to the member object flotilla applied, and their usage per
+// resource (milli-units, by pod name). Err is set when the member, or its
+// metrics API, did not answer; Scheduled is the replicas the binding
+// gives it, which stand for its unknown pods then.
+type memberSample struct {
+	Cluster   string
+	Pods      []corev1.Pod
+	Usage     map[corev1.ResourceName]map[string]autoscale.PodMetric
+	Scheduled int32
+	Err       error
+}
+
+// fleetSample is the pods of every member, named "<cluster>/<pod>" so
+// that two members' pods of the same name stay two pods.
+type fleetSample struct {
+	Pods  []corev1.Pod
+	Usage map[corev1.ResourceName]map[string]autoscale.PodMetric
+	// Unanswered are the members whose pods or metrics are missing, and
+	// why, sorted by cluster.
+	Unanswered []string
+}
+
+// merge joins the members' samples. A member whose pods could not be
+// listed counts Scheduled pods of the template (containers, for their
+// requests) with no metrics, which the calculator treats as Kubernetes
+// treats pods with missing metrics: they hold a scale-down back (counted
+// at the target) and damp a scale-up (counted at zero). A member whose
+// pods were listed but whose metrics API failed counts its pods with no
+// metrics, the same way.
+func merge(members []memberSample, containers []corev1.Container) fleetSample {
+	out := fleetSample{Usage: map[corev1.ResourceName]map[string]autoscale.PodMetric{}}
+	sort.Slice(members, func(i, j int) bool { return members[i].Cluster < members[j].Cluster })
+	for _, m := range members {
+		if m.Err != nil {
+			out.Unanswered = append(out.Unanswered, fmt.Sprintf("%s: %v", m.Cluster, m.Err))
+		}
+		if m.Pods == nil && m.Err != nil {
+			for i := range m.Scheduled {
+				out.Pods = append(out.Pods, corev1.Pod{
+					Spec:   corev1.PodSpec{Containers: containers},
+					Status: corev1.PodStatus{Phase: corev1.PodRunning},
+				})
+				out.Pods[len(out.Pods)-1].Name = fmt.Sprintf("%s/unanswered-%d", m.Cluster, i)
+			}
+			continue
+		}
+		for _, p := range m.Pods {
+			p := *p.DeepCopy()
+			p.Name = m.Cluster + "/" + p.Name
+			out.Pods = append(out.Pods, p)
+		}
+		for res, byPod := range m.Usage {
+			if out.Usage[res] == nil {
+				out.Usage[res] = map[string]autoscale.PodMetric{}
+			}
+			for name, v := range byPod {
+				out.Usage[res][m.Cluster+"/"+name] = v
+			}
+		}
+	}
+	return out
+}
+
+// metricResult is one metric's proposal.
+type metricResult struct {
+	Replicas int32
+	Status   autoscalingv2.MetricStatus
+	// Name is how the metric appears in messages ("cpu resource
+	// utilization (percentage of request)").
+	Name string
+	// Reason and Err are set when the metric gave no proposal.
+	Reason string
+	Err    error
+}
+
+// metricsOf is the autoscaler's metrics, Kubernetes' default when none.
+func metricsOf(specs []autoscalingv2.MetricSpec) []autoscalingv2.MetricSpec {
+	if len(specs) > 0 {
+		return specs
+	}
+	return []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+		Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](defaultUtilization)}}}}
+}
+
+// errUnsupported is wrapped by a metric type flotilla does not serve yet.
+var errUnsupported = errors.New("not supported")
+
+// computeMetric is one metric's replica proposal over the fleet's pods.
+// Only Resource metrics are served (Utilization and AverageValue); the
+// other types are refused by name, as the reason InvalidMetricSourceType.
+func computeMetric(calc autoscale.Calculator, spec autoscalingv2.MetricSpec, current int32, s fleetSample, now time.Time) metricResult {
+	if spec.Type != autoscalingv2.ResourceMetricSourceType || spec.Resource == nil {
+		return metricResult{Name: string(spec.Type), Reason: "InvalidMetricSourceType",
+			Err: fmt.Errorf("metric type %s: %w: flotilla's FederatedHPA reads Resource metrics (metrics.k8s.io) only", spec.Type, errUnsupported)}
+	}
+	res, target := spec.Resource.Name, spec.Resource.Target
+	usage := s.Usage[res]
+	switch target.Type {
+	case autoscalingv2.UtilizationMetricType:
+		name := fmt.Sprintf("%s resource utilization (percentage of request)", res)
+		if target.AverageUtilization == nil {
+			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: errors.New("target averageUtilization is not set")}
+		}
+		r, err := calc.ResourceReplicas(current, *target.AverageUtilization, res, s.Pods, usage, now)
+		if err != nil {
+			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: fmt.Errorf("%s: %w", name, err)}
+		}
+		return metricResult{Name: name, Replicas: r.Replicas, Status: resourceStatus(res, &r.Utilization, r.RawAverage)}
+	case autoscalingv2.AverageValueMetricType:
+		name := fmt.Sprintf("%s resource", res)
+		if target.AverageValue == nil {
+			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: errors.New("target averageValue is not set")}
+		}
+		n, avg, err := calc.AverageValueReplicas(current, target.AverageValue.MilliValue(), res, s.Pods, usage, now)
+		if err != nil {
+			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: fmt.Errorf("%s: %w", name, err)}
+		}
+		return metricResult{Name: name, Replicas: n, Status: resourceStatus(res, nil, avg)}
+	default:
+		return metricResult{Name: string(res), Reason: "InvalidMetricSourceType",
+			Err: fmt.Errorf("resource metric %s: target type %q: %w (Utilization or AverageValue)", res, target.Type, errUnsupported)}
+	}
+}
+
+func resourceStatus(res corev1.ResourceName, utilization *int32, rawMilli int64) autoscalingv2.MetricStatus {
+	avg := resource.NewMilliQuantity(rawMilli, resource.DecimalSI)
+	if res == corev1.ResourceMemory {
+		avg = resource.NewQuantity(rawMilli/1000, resource.BinarySI)
+	}
+	return autoscalingv2.MetricStatus{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{
+		Name: res, Current: autoscalingv2.MetricValueStatus{AverageUtilization: utilization, AverageValue: avg}}}
+}
+
+// proposal is what the metrics ask for, before the behavior bounds it.
+type proposal struct {
+	Replicas int32
+	// Metric names the metric that decided, or says why none did.
+	Metric   string
+	Statuses []autoscalingv2.MetricStatus
+	// Invalid is the first metric that gave no proposal, if any.
+	Invalid *metricResult
+	// Active is false when no metric gave a proposal.
+	Active bool
+}
+
+// propose is Kubernetes' choice over several metrics: the largest
+// proposal; no scale-down while a metric is invalid (its proposal might
+// be the largest); nothing when every metric is invalid.
+func propose(calc autoscale.Calculator, specs []autoscalingv2.MetricSpec, current int32, s fleetSample, now time.Time) proposal {
+	out := proposal{Replicas: current}
+	var best int32
+	var decided string
+	valid := 0
+	for _, spec := range metricsOf(specs) {
+		r := computeMetric(calc, spec, current, s, now)
+		if r.Err != nil {
+			if out.Invalid == nil {
+				out.Invalid = &r
+			}
+			continue
+		}
+		valid++
+		out.Statuses = append(out.Statuses, r.Status)
+		if valid == 1 || r.Replicas > best {
+			best, decided = r.Replicas, r.Name
+		}
+	}
+	if valid == 0 {
+		return out
+	}
+	out.Active = true
+	if out.Invalid != nil && best < current {
+		return out
+	}
+	out.Replicas, out.Metric = best, decided
+	return out
+}
+
+// unansweredMessage names the members without pods or metrics.
+func unansweredMessage(u []string) string {
+	if len(u) == 0 {
+		return ""
+	}
+	return "; members without pod metrics (their pods count as missing metrics): " + strings.Join(u, "; ")
+}

@@ -1,0 +1,186 @@
+package federatedhpa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/autoscale"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+)
+
+// podMetricsGVR is metrics.k8s.io's PodMetrics, which metrics-server (or
+// any implementation of the resource metrics API) serves in a member.
+var podMetricsGVR = schema.GroupVersionResource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods"}
+
+// connector reaches a member by name (shared.Members).
+type connector interface {
+	Member(ctx context.Context, name string) (*member.Client, error)
+}
+
+// errNotApplied: the member has no object flotilla applied for the
+// template (not yet, or a foreign one of the same name).
+var errNotApplied = errors.New("no object of this fleet's template")
+
+// sampleMembers asks every member at once, each within timeout, so a
+// member that stalls delays the pass by timeout at most and never stops
+// the others from counting.
+func sampleMembers(ctx context.Context, conn connector, fleet string, res api.ObjectReference, clusters []api.TargetCluster, timeout time.Duration) []memberSample {
+	out := make([]memberSample, len(clusters))
+	var wg sync.WaitGroup
+	for i, tc := range clusters {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			out[i] = sampleMember(ctx, conn, fleet, res, tc.Name)
+			out[i].Cluster, out[i].Scheduled = tc.Name, tc.Replicas
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// sampleMember reads the target's pods and their usage in one member. The
+// pods are those of the member object flotilla applied for the template
+// (its labels and template annotation say so): the object's namespace and
+// the object's own selector, never the template's and never another
+// namespace's, so a tenant's pods that copy the labels elsewhere count
+// for nothing. Pods listed without metrics (no metrics API, or a failed
+// request) are returned with Err set, and count as missing metrics.
+func sampleMember(ctx context.Context, conn connector, fleet string, res api.ObjectReference, cluster string) memberSample {
+	c, err := conn.Member(ctx, cluster)
+	if err != nil {
+		return memberSample{Err: err}
+	}
+	live, err := liveObject(ctx, c, res)
+	if err != nil {
+		return memberSample{Err: err}
+	}
+	if !execution.Owns(live, fleet, api.TemplateRefOfResource(res)) {
+		return memberSample{Err: fmt.Errorf("%s %s/%s: %w", res.Kind, res.Namespace, res.Name, errNotApplied)}
+	}
+	sel, err := selectorOf(live)
+	if err != nil {
+		return memberSample{Err: fmt.Errorf("%s %s/%s: %w", res.Kind, res.Namespace, res.Name, err)}
+	}
+	opts := metav1.ListOptions{LabelSelector: sel.String()}
+	pods, err := c.Kubernetes.CoreV1().Pods(live.GetNamespace()).List(ctx, opts)
+	if err != nil {
+		return memberSample{Err: fmt.Errorf("list pods of %s %s/%s: %w", res.Kind, res.Namespace, res.Name, err)}
+	}
+	out := memberSample{Pods: pods.Items}
+	if out.Pods == nil {
+		out.Pods = []corev1.Pod{}
+	}
+	list, err := c.Dynamic.Resource(podMetricsGVR).Namespace(live.GetNamespace()).List(ctx, opts)
+	if err != nil {
+		out.Err = fmt.Errorf("read pod metrics (metrics.k8s.io) in namespace %s: %w", live.GetNamespace(), err)
+		return out
+	}
+	out.Usage, err = usageOf(list, pods.Items)
+	if err != nil {
+		out.Err = err
+	}
+	return out
+}
+
+// liveObject is the template's object in the member.
+func liveObject(ctx context.Context, c *member.Client, res api.ObjectReference) (*unstructured.Unstructured, error) {
+	gvk := schema.FromAPIVersionAndKind(res.APIVersion, res.Kind)
+	m, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", gvk, err)
+	}
+	live, err := c.Dynamic.Resource(m.Resource).Namespace(res.Namespace).Get(ctx, res.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%s %s/%s: %w", res.Kind, res.Namespace, res.Name, errNotApplied)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s/%s: %w", res.Kind, res.Namespace, res.Name, err)
+	}
+	return live, nil
+}
+
+// selectorOf is a workload's spec.selector: a LabelSelector (Deployment,
+// StatefulSet, ReplicaSet) or a plain label map (ReplicationController).
+// An empty or missing selector is refused: it would select every pod of
+// the namespace.
+func selectorOf(obj *unstructured.Unstructured) (labels.Selector, error) {
+	raw, found, err := unstructured.NestedMap(obj.Object, "spec", "selector")
+	if err != nil || !found || len(raw) == 0 {
+		return nil, errors.New("spec.selector is missing or empty, so its pods cannot be told from the namespace's others")
+	}
+	_, hasLabels := raw["matchLabels"]
+	_, hasExprs := raw["matchExpressions"]
+	if !hasLabels && !hasExprs {
+		plain := map[string]string{}
+		for k, v := range raw {
+			str, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("spec.selector.%s: not a string", k)
+			}
+			plain[k] = str
+		}
+		if _, err := labels.ValidatedSelectorFromSet(plain); err != nil {
+			return nil, fmt.Errorf("spec.selector: %w", err)
+		}
+		return labels.SelectorFromValidatedSet(plain), nil
+	}
+	var ls metav1.LabelSelector
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &ls); err != nil {
+		return nil, fmt.Errorf("spec.selector: %w", err)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&ls)
+	if err != nil {
+		return nil, fmt.Errorf("spec.selector: %w", err)
+	}
+	if sel.Empty() {
+		return nil, errors.New("spec.selector is empty, so its pods cannot be told from the namespace's others")
+	}
+	return sel, nil
+}
+
+// usageOf sums each listed pod's containers' usage per resource, in
+// milli-units; samples of pods not listed are dropped.
+func usageOf(list *unstructured.UnstructuredList, pods []corev1.Pod) (map[corev1.ResourceName]map[string]autoscale.PodMetric, error) {
+	listed := make(map[string]bool, len(pods))
+	for i := range pods {
+		listed[pods[i].Name] = true
+	}
+	out := map[corev1.ResourceName]map[string]autoscale.PodMetric{}
+	for i := range list.Items {
+		var pm metricsv1beta1.PodMetrics
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, &pm); err != nil {
+			return nil, fmt.Errorf("decode pod metrics %s: %w", list.Items[i].GetName(), err)
+		}
+		if !listed[pm.Name] {
+			continue
+		}
+		sums := map[corev1.ResourceName]int64{}
+		for _, ctr := range pm.Containers {
+			for res, q := range ctr.Usage {
+				sums[res] += q.MilliValue()
+			}
+		}
+		for res, v := range sums {
+			if out[res] == nil {
+				out[res] = map[string]autoscale.PodMetric{}
+			}
+			out[res][pm.Name] = autoscale.PodMetric{Value: v, Timestamp: pm.Timestamp.Time, Window: pm.Window.Duration}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,291 @@
+package testenv
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// The metrics pipeline of a member started with Options.MetricsServer:
+// kwok serves kubelet's /metrics/resource for the member's one node (a
+// Metric) with each pod's usage taken from its annotations (a
+// ClusterResourceUsage), metrics-server scrapes it, and the member's
+// kube-apiserver serves metrics-server's API through the aggregation
+// layer as the APIService v1beta1.metrics.k8s.io.
+const (
+	// UsageCPUAnnotation sets a pod's CPU usage in a member with metrics,
+	// as a quantity ("250m"); a pod without it uses 1m.
+	UsageCPUAnnotation = "kwok.x-k8s.io/usage-cpu"
+	// UsageMemoryAnnotation sets a pod's memory usage ("64Mi"); a pod
+	// without it uses 1Mi.
+	UsageMemoryAnnotation = "kwok.x-k8s.io/usage-memory"
+	// MetricResolution is metrics-server's scrape interval (its minimum):
+	// a changed usage shows in the metrics API within about two of it.
+	MetricResolution = 10 * time.Second
+
+	binMetricsServer    = "metrics-server"
+	frontProxyClient    = "front-proxy-client"
+	metricsServerName   = "metrics-server"
+	metricsAPIService   = "v1beta1.metrics.k8s.io"
+	kwokMetricsFileName = "kwok-metrics.yaml"
+)
+
+// The front-proxy identity the aggregation layer presents to
+// metrics-server: a CA of its own, as a production control plane has.
+func (p pki) frontProxyCAFile() string     { return filepath.Join(p.dir, "front-proxy-ca.crt") }
+func (p pki) frontProxyCert() string       { return filepath.Join(p.dir, "front-proxy-client.crt") }
+func (p pki) frontProxyKey() string        { return filepath.Join(p.dir, "front-proxy-client.key") }
+func (c *Cluster) kwokMetricsFile() string { return filepath.Join(c.Dir, kwokMetricsFileName) }
+
+// writeFrontProxy writes the front-proxy CA and its client certificate.
+func writeFrontProxy(p pki) error {
+	now := time.Now()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: "flotilla-testenv-front-proxy-ca"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, BasicConstraintsValid: true, IsCA: true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: frontProxyClient},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	for path, data := range map[string][]byte{
+		p.frontProxyCAFile(): pemBlock("CERTIFICATE", caDER),
+		p.frontProxyCert():   pemBlock("CERTIFICATE", der),
+		p.frontProxyKey():    pemBlock("EC PRIVATE KEY", keyDER),
+	} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// aggregationFlags are the kube-apiserver flags of the aggregation layer.
+func (c *Cluster) aggregationFlags() []string {
+	return []string{
+		"--requestheader-client-ca-file=" + c.pki.frontProxyCAFile(),
+		"--requestheader-allowed-names=" + frontProxyClient,
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-username-headers=X-Remote-User",
+		"--proxy-client-cert-file=" + c.pki.frontProxyCert(),
+		"--proxy-client-key-file=" + c.pki.frontProxyKey(),
+	}
+}
+
+// kwokMetricsConfig is kwok v0.7.0's kustomize/metrics/resource Metric,
+// served at kubelet's own path for the member's one node (metrics-server
+// asks every node's address and port for /metrics/resource, and kwok
+// names the node of a path without {nodeName} by the Metric's name), and
+// its kustomize/metrics/usage ClusterResourceUsage, which reads a pod's
+// usage from its annotations.
+func kwokMetricsConfig(node string) string {
+	return fmt.Sprintf(`---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Metric
+metadata:
+  name: %s
+spec:
+  path: /metrics/resource
+  metrics:
+  - {name: scrape_error, dimension: node, kind: gauge, value: '0'}
+  - name: container_start_time_seconds
+    dimension: container
+    kind: gauge
+    labels: [{name: container, value: container.name}, {name: namespace, value: pod.metadata.namespace}, {name: pod, value: pod.metadata.name}]
+    value: pod.SinceSecond()
+  - name: container_cpu_usage_seconds_total
+    dimension: container
+    kind: counter
+    labels: [{name: container, value: container.name}, {name: namespace, value: pod.metadata.namespace}, {name: pod, value: pod.metadata.name}]
+    value: pod.CumulativeUsage("cpu", container.name)
+  - name: container_memory_working_set_bytes
+    dimension: container
+    kind: gauge
+    labels: [{name: container, value: container.name}, {name: namespace, value: pod.metadata.namespace}, {name: pod, value: pod.metadata.name}]
+    value: pod.Usage("memory", container.name)
+  - name: pod_cpu_usage_seconds_total
+    dimension: pod
+    kind: counter
+    labels: [{name: namespace, value: pod.metadata.namespace}, {name: pod, value: pod.metadata.name}]
+    value: pod.CumulativeUsage("cpu")
+  - name: pod_memory_working_set_bytes
+    dimension: pod
+    kind: gauge
+    labels: [{name: namespace, value: pod.metadata.namespace}, {name: pod, value: pod.metadata.name}]
+    value: pod.Usage("memory")
+  - {name: node_cpu_usage_seconds_total, dimension: node, kind: counter, value: node.CumulativeUsage("cpu")}
+  - {name: node_memory_working_set_bytes, dimension: node, kind: gauge, value: node.Usage("memory")}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterResourceUsage
+metadata:
+  name: usage-from-annotation
+spec:
+  usages:
+  - usage:
+      cpu:
+        expression: |
+          %[2]q in pod.metadata.annotations
+          ? Quantity(pod.metadata.annotations[%[2]q])
+          : Quantity("1m")
+      memory:
+        expression: |
+          %[3]q in pod.metadata.annotations
+          ? Quantity(pod.metadata.annotations[%[3]q])
+          : Quantity("1Mi")
+`, node, UsageCPUAnnotation, UsageMemoryAnnotation)
+}
+
+// kwokServing are kwok's flags when it serves metrics: the node's address
+// and kubelet port are kwok's own server, over TLS with the cluster's
+// serving certificate.
+func (c *Cluster) kwokServing(port int) []string {
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	return []string{"--node-ip=127.0.0.1", "--node-port=" + strconv.Itoa(port), "--server-address=" + addr,
+		"--tls-cert-file=" + c.pki.servingCert(), "--tls-private-key-file=" + c.pki.servingKey()}
+}
+
+// metricsServerProcess is metrics-server on port, scraping every node at
+// its status port over TLS it does not verify (kwok's certificate names
+// no node), as the admin of the cluster.
+func (c *Cluster) metricsServerProcess(port int) *process {
+	kc := c.KubeconfigPath
+	return &process{
+		cluster: c.Name,
+		name:    binMetricsServer,
+		path:    c.metricsServer,
+		args: []string{
+			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port),
+			"--kubeconfig=" + kc, "--authentication-kubeconfig=" + kc, "--authorization-kubeconfig=" + kc,
+			"--tls-cert-file=" + c.pki.servingCert(), "--tls-private-key-file=" + c.pki.servingKey(),
+			"--kubelet-preferred-address-types=InternalIP", "--kubelet-use-node-status-port", "--kubelet-insecure-tls",
+			"--metric-resolution=" + MetricResolution.String(), "--kubelet-request-timeout=5s",
+		},
+		logPath: filepath.Join(c.Dir, binMetricsServer+".log"),
+		detach:  c.detach,
+	}
+}
+
+var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+
+// registerMetricsAPI makes metrics-server, listening on port, the member's
+// metrics.k8s.io: a Service of type ExternalName (the aggregation layer
+// resolves it to localhost; there is no service network) and the
+// APIService; then waits until the aggregation layer reports it
+// Available, so the first test request finds it.
+func (c *Cluster) registerMetricsAPI(ctx context.Context, port int, ms *process) error {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: metricsServerName},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
+			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}},
+	}
+	if _, err := c.client.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{}); ignoreExists(err) != nil {
+		return fmt.Errorf("create service %s/%s: %w", svc.Namespace, svc.Name, err)
+	}
+	dyn, err := dynamic.NewForConfig(c.RESTConfig())
+	if err != nil {
+		return err
+	}
+	apiService := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+		"metadata": map[string]any{"name": metricsAPIService},
+		"spec": map[string]any{
+			"group": "metrics.k8s.io", "version": "v1beta1", "groupPriorityMinimum": int64(100), "versionPriority": int64(100),
+			"insecureSkipTLSVerify": true,
+			"service":               map[string]any{"namespace": metav1.NamespaceSystem, "name": metricsServerName, "port": int64(port)},
+		},
+	}}
+	if _, err := dyn.Resource(apiServiceGVR).Create(ctx, apiService, metav1.CreateOptions{}); ignoreExists(err) != nil {
+		return fmt.Errorf("create apiservice %s: %w", metricsAPIService, err)
+	}
+	return waitFor(ctx, "apiservice "+metricsAPIService+" Available", ms, c.processes(), func(ctx context.Context) error {
+		got, err := dyn.Resource(apiServiceGVR).Get(ctx, metricsAPIService, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+		for _, raw := range conds {
+			cond, _ := raw.(map[string]any)
+			if cond["type"] == "Available" {
+				if cond["status"] == "True" {
+					return nil
+				}
+				return fmt.Errorf("not available: %v", cond["message"])
+			}
+		}
+		return errors.New("no Available condition yet")
+	})
+}
+
+// kwokMetricsArgs writes kwok's metrics configuration and returns kwok's
+// extra flags: that configuration and a server of its own on a free port.
+func (c *Cluster) kwokMetricsArgs() ([]string, error) {
+	if err := os.WriteFile(c.kwokMetricsFile(), []byte(kwokMetricsConfig(c.nodeName(1))), 0o600); err != nil {
+		return nil, fmt.Errorf("write kwok metrics: %w", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	return append(c.kwokServing(port), "--config="+c.kwokMetricsFile()), nil
+}
+
+// startMetricsServer starts metrics-server on a free port, after the
+// other components (it is components[3]).
+func (c *Cluster) startMetricsServer() error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	p := c.metricsServerProcess(port)
+	if err := p.start(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.components = append(c.components, p)
+	c.metricsPort = port
+	c.mu.Unlock()
+	return nil
+}
