@@ -129,12 +129,18 @@ func TestChartRBACNamesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(crdNames) != len(defs) {
-		t.Errorf("CRD patch limited to %v, want the %d CRDs of crds/", crdNames, len(defs))
+	// With multi-cluster services on (the default), MultiClusterService's
+	// too, which the control plane applies at start.
+	if len(crdNames) != len(defs)+1 || !slices.Contains(crdNames, "multiclusterservices.networking.flotilla.io") {
+		t.Errorf("CRD patch limited to %v, want the %d CRDs of crds/ and MultiClusterService's", crdNames, len(defs))
 	}
 	// EndpointSlices are granted for multi-cluster services only.
 	if !grants(cr.Rules, "discovery.k8s.io", "endpointslices", "create") {
 		t.Error("the ClusterRole does not grant EndpointSlices, which multi-cluster services collect")
+	}
+	if !grants(cr.Rules, "networking.flotilla.io", "multiclusterservices", "watch") || !grants(cr.Rules, "networking.flotilla.io", "multiclusterservices/status", "patch") ||
+		grants(cr.Rules, "networking.flotilla.io", "multiclusterservices", "update") {
+		t.Error("the ClusterRole must read MultiClusterServices and patch their status, and never write them")
 	}
 	if !grants(cr.Rules, "multicluster.x-k8s.io", "serviceexports/status", "patch") {
 		t.Error("the ClusterRole does not grant the ServiceExports' status, where their conditions go")

@@ -67,6 +67,7 @@ func TestMultiClusterService(t *testing.T) {
 	assertNotServed(t, f.Members[c], "intruder")
 	waitApplied(t, hub, "intruder", "True", fmt.Sprintf("providers: %s, %s; consumers: %s", a, b, c))
 	assertNotServed(t, f.Members[c], "intruder")
+	assertNotServed(t, f.Members[c], "shop")
 
 	// Widened: c consumes (a's and b's, not its own) and provides to b.
 	setPlacement(t, hub, "shop", a, b, c)
