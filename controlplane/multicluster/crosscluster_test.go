@@ -150,3 +150,19 @@ func TestCrossClusterCondition(t *testing.T) {
 		})
 	}
 }
+
+// TestImportStatusClusters: each source cluster once, sorted, whatever the
+// order and number of its slices.
+func TestImportStatusClusters(t *testing.T) {
+	mk := func(cluster, slice string) discoveryv1.EndpointSlice {
+		return *Collect(cluster, "flotilla-es-"+cluster, memberSlice("shop", "web", func(s *discoveryv1.EndpointSlice) { s.Name = slice }))
+	}
+	got := ImportStatusClusters([]discoveryv1.EndpointSlice{mk("west", "a"), mk("east", "b"), mk("west", "c")})
+	want := []any{map[string]any{"cluster": "east"}, map[string]any{"cluster": "west"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("clusters (-want +got):\n%s", d)
+	}
+	if got := ImportStatusClusters(nil); len(got) != 0 || got == nil {
+		t.Errorf("no slices: %v, want an empty list", got)
+	}
+}

@@ -142,6 +142,9 @@ func TestChartRBACNamesEverything(t *testing.T) {
 		grants(cr.Rules, "networking.flotilla.io", "multiclusterservices", "update") {
 		t.Error("the ClusterRole must read MultiClusterServices and patch their status, and never write them")
 	}
+	if !grants(cr.Rules, "multicluster.x-k8s.io", "serviceimports/status", "patch") {
+		t.Error("the ClusterRole does not grant the ServiceImports' status, where the exporting clusters go")
+	}
 	if !grants(cr.Rules, "multicluster.x-k8s.io", "serviceexports/status", "patch") {
 		t.Error("the ClusterRole does not grant the ServiceExports' status, where their conditions go")
 	}
