@@ -40,6 +40,22 @@ type MultiClusterService struct {
 
 	// Spec is the exposure.
 	Spec MultiClusterServiceSpec `json:"spec"`
+
+	// Status is what the control plane last made of the exposure.
+	// +optional
+	Status MultiClusterServiceStatus `json:"status,omitempty"`
+}
+
+// MultiClusterServiceStatus is a MultiClusterService's observed state.
+// Karmada's is a Service status; flotilla keeps only its conditions, the
+// part Karmada writes.
+type MultiClusterServiceStatus struct {
+	// Conditions say which clusters provide and consume the Service and
+	// why each listed cluster left out is (ServiceApplied).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // MultiClusterServiceSpec is a MultiClusterService's exposure.

@@ -1,12 +1,15 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/binding"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/clusterstatus"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/cronfederatedhpa"
@@ -102,12 +105,34 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 		return fmt.Errorf("set up work status controller: %w", err)
 	}
 	if !opts.DisableMultiClusterServices {
+		// The controller watches MultiClusterServices, so their CRD comes
+		// with it, and only with it: a host with multi-cluster services off
+		// serves no kind that nothing acts on.
+		if err := installMultiClusterService(mgr); err != nil {
+			return err
+		}
 		if err := mcs.Setup(mgr, ms, opts, rec("mcs")); err != nil {
 			return fmt.Errorf("set up multi-cluster services controller: %w", err)
 		}
 	}
 	if err := customization.Setup(mgr, opts.Interpreters(), rec("customization-status")); err != nil {
 		return fmt.Errorf("set up customization status controller: %w", err)
+	}
+	return nil
+}
+
+// installMultiClusterService installs MultiClusterService's CRD on the
+// host before the manager starts, so the mcs controller's informer finds
+// the kind at once.
+func installMultiClusterService(mgr ctrl.Manager) error {
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return fmt.Errorf("connect to host for the MultiClusterService crd: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := crd.InstallMultiClusterService(ctx, c, time.Minute); err != nil {
+		return fmt.Errorf("install MultiClusterService crd: %w", err)
 	}
 	return nil
 }

@@ -108,3 +108,56 @@ func CrossCluster(namespace, name, consumer string, providers []string, collecte
 func CrossClusterSliceName(name, cluster, collected string) string {
 	return hashedName(name+"-mcs", cluster+"/"+collected)
 }
+
+// The condition of a MultiClusterService's status.
+const (
+	// ConditionServiceApplied is Karmada's condition type of a
+	// MultiClusterService: True while some consumer gets some provider's
+	// endpoints; its message names the providers and consumers, then why
+	// each listed cluster is left out.
+	ConditionServiceApplied = "ServiceApplied"
+	// ReasonCrossClusterServed (True): providers and consumers are set.
+	ReasonCrossClusterServed = "CrossClusterServed"
+	// ReasonNoProviderCluster (False): no cluster provides the Service.
+	ReasonNoProviderCluster = "NoProviderCluster"
+	// ReasonNoConsumerCluster (False): no cluster other than the
+	// providers' own consumes it.
+	ReasonNoConsumerCluster = "NoConsumerCluster"
+	// ReasonInvalid (False): the MultiClusterService is refused.
+	ReasonInvalid = "Invalid"
+)
+
+// CrossClusterCondition is the ServiceApplied condition of a
+// MultiClusterService whose Service providers provide (of those its
+// spec lists or places) and consumers consume, whyNot saying why each
+// other cluster is left out (already naming it). A consumer that is the
+// only provider gets nothing from the others, so a single cluster that
+// both provides and consumes is not served. Times are left to the caller.
+func CrossClusterCondition(providers, consumers, whyNot []string) metav1.Condition {
+	c := metav1.Condition{Type: ConditionServiceApplied, Status: metav1.ConditionTrue, Reason: ReasonCrossClusterServed}
+	served := false
+	for _, consumer := range consumers {
+		for _, p := range providers {
+			if p != consumer {
+				served = true
+			}
+		}
+	}
+	switch {
+	case len(providers) == 0:
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoProviderCluster
+	case !served:
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoConsumerCluster
+	}
+	list := func(s []string) string {
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ", ")
+	}
+	c.Message = "providers: " + list(providers) + "; consumers: " + list(consumers)
+	if len(whyNot) > 0 {
+		c.Message += "; " + strings.Join(whyNot, "; ")
+	}
+	return c
+}

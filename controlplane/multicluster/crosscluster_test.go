@@ -124,3 +124,45 @@ func unstructuredStrings(obj map[string]any, list string, i int, field string) (
 	}
 	return out, true, nil
 }
+
+// TestCrossClusterCondition: served only when some consumer gets some
+// other cluster's endpoints; the message names both sets and why each
+// left-out cluster is.
+func TestCrossClusterCondition(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		providers, consumers []string
+		whyNot               []string
+		status, reason, msg  string
+	}{
+		{name: "served", providers: []string{"a", "b"}, consumers: []string{"b"}, whyNot: []string{"consumer cluster c: the Service is not propagated to it"},
+			status: "True", reason: ReasonCrossClusterServed, msg: "providers: a, b; consumers: b; consumer cluster c: the Service is not propagated to it"},
+		{name: "no provider", consumers: []string{"b"}, status: "False", reason: ReasonNoProviderCluster, msg: "providers: none; consumers: b"},
+		{name: "the only provider consumes itself", providers: []string{"a"}, consumers: []string{"a"}, status: "False", reason: ReasonNoConsumerCluster, msg: "providers: a; consumers: a"},
+		{name: "no consumer", providers: []string{"a"}, status: "False", reason: ReasonNoConsumerCluster, msg: "providers: a; consumers: none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := CrossClusterCondition(tc.providers, tc.consumers, tc.whyNot)
+			got := []string{c.Type, string(c.Status), c.Reason, c.Message}
+			if d := cmp.Diff([]string{ConditionServiceApplied, tc.status, tc.reason, tc.msg}, got); d != "" {
+				t.Errorf("condition (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestImportStatusClusters: each source cluster once, sorted, whatever the
+// order and number of its slices.
+func TestImportStatusClusters(t *testing.T) {
+	mk := func(cluster, slice string) discoveryv1.EndpointSlice {
+		return *Collect(cluster, "flotilla-es-"+cluster, memberSlice("shop", "web", func(s *discoveryv1.EndpointSlice) { s.Name = slice }))
+	}
+	got := ImportStatusClusters([]discoveryv1.EndpointSlice{mk("west", "a"), mk("east", "b"), mk("west", "c")})
+	want := []any{map[string]any{"cluster": "east"}, map[string]any{"cluster": "west"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("clusters (-want +got):\n%s", d)
+	}
+	if got := ImportStatusClusters(nil); len(got) != 0 || got == nil {
+		t.Errorf("no slices: %v, want an empty list", got)
+	}
+}

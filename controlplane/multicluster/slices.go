@@ -200,3 +200,25 @@ func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	unstructured.RemoveNestedField(m, "status")
 	return &unstructured.Unstructured{Object: m}, nil
 }
+
+// ImportStatusClusters is a ServiceImport's status.clusters (the MCS
+// API's list of the clusters that export the Service) for the collected
+// slices of its namespace and name: each source cluster once, sorted, as
+// the list items of the status.
+func ImportStatusClusters(collected []discoveryv1.EndpointSlice) []any {
+	seen := map[string]bool{}
+	var names []string
+	for i := range collected {
+		c := collected[i].Labels[LabelSourceCluster]
+		if c != "" && !seen[c] {
+			seen[c] = true
+			names = append(names, c)
+		}
+	}
+	slices.Sort(names)
+	out := make([]any, 0, len(names))
+	for _, n := range names {
+		out = append(out, map[string]any{"cluster": n})
+	}
+	return out
+}

@@ -17,6 +17,7 @@ import (
 	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
+	networkingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/networking/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
@@ -54,6 +55,7 @@ var hooks = []hook{
 	{"federatedresourcequota", PathFederatedResourceQuota, policyv1.GroupVersion.Group, "federatedresourcequotas", admissionregistrationv1.NamespacedScope},
 	{"federatedhpa", PathFederatedHPA, autoscalingv1.GroupVersion.Group, "federatedhpas", admissionregistrationv1.NamespacedScope},
 	{"cronfederatedhpa", PathCronFederatedHPA, autoscalingv1.GroupVersion.Group, "cronfederatedhpas", admissionregistrationv1.NamespacedScope},
+	{"multiclusterservice", PathMultiClusterService, networkingv1.GroupVersion.Group, "multiclusterservices", admissionregistrationv1.NamespacedScope},
 	{"resourceinterpretercustomization", PathResourceInterpreterCustomization, configv1.GroupVersion.Group, "resourceinterpretercustomizations", admissionregistrationv1.ClusterScope},
 	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionregistrationv1.NamespacedScope},
 	{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionregistrationv1.ClusterScope},

@@ -24,6 +24,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
+	networkingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/networking/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
@@ -44,6 +45,10 @@ const (
 	// PathCronFederatedHPA validates CronFederatedHPAs: their targets,
 	// schedules, time zones and replicas.
 	PathCronFederatedHPA = "/validate-cronfederatedhpa"
+	// PathMultiClusterService validates MultiClusterServices with the
+	// rules the mcs controller applies (only CrossCluster, each cluster
+	// named once).
+	PathMultiClusterService = "/validate-multiclusterservice"
 	// PathResourceInterpreterCustomization validates customizations: their
 	// fields and that every script compiles and defines its function.
 	PathResourceInterpreterCustomization = "/validate-resourceinterpretercustomization"
@@ -143,6 +148,13 @@ func Register(srv Server, scheme *runtime.Scheme, opts Options) {
 		// with the same functions and records a rule it cannot read as a
 		// failed execution.
 		validate: (*autoscalingv1.CronFederatedHPA).Validate,
+	}))
+	register(PathMultiClusterService, admission.WithValidator(scheme, validator[*networkingv1.MultiClusterService]{
+		gk:   networkingv1.GroupVersion.WithKind(api.KindMultiClusterService).GroupKind(),
+		name: func(m *networkingv1.MultiClusterService) string { return m.Name },
+		// The mcs controller runs the same check and serves nothing of an
+		// invalid one.
+		validate: (*networkingv1.MultiClusterService).Validate,
 	}))
 	register(PathClusterOverridePolicy, admission.WithValidator(scheme, validator[*policyv1.ClusterOverridePolicy]{
 		gk:   policyv1.GroupVersion.WithKind("ClusterOverridePolicy").GroupKind(),

@@ -23,6 +23,7 @@ import (
 	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
+	networkingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/networking/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
@@ -48,7 +49,7 @@ func startHostWith(t *testing.T, opts webhook.Options) (client.Client, *testenv.
 	host := fleet.Clusters[0]
 	ctx := t.Context()
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, policyv1.AddToScheme, workv1.AddToScheme, configv1.AddToScheme, autoscalingv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, policyv1.AddToScheme, workv1.AddToScheme, configv1.AddToScheme, autoscalingv1.AddToScheme, networkingv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			t.Fatal(err)
 		}

@@ -132,12 +132,21 @@ func TestChartRBACNamesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(crdNames) != len(defs) {
-		t.Errorf("CRD patch limited to %v, want the %d CRDs of crds/", crdNames, len(defs))
+	// With multi-cluster services on (the default), MultiClusterService's
+	// too, which the control plane applies at start.
+	if len(crdNames) != len(defs)+1 || !slices.Contains(crdNames, "multiclusterservices.networking.flotilla.io") {
+		t.Errorf("CRD patch limited to %v, want the %d CRDs of crds/ and MultiClusterService's", crdNames, len(defs))
 	}
 	// EndpointSlices are granted for multi-cluster services only.
 	if !grants(cr.Rules, "discovery.k8s.io", "endpointslices", "create") {
 		t.Error("the ClusterRole does not grant EndpointSlices, which multi-cluster services collect")
+	}
+	if !grants(cr.Rules, "networking.flotilla.io", "multiclusterservices", "watch") || !grants(cr.Rules, "networking.flotilla.io", "multiclusterservices/status", "patch") ||
+		grants(cr.Rules, "networking.flotilla.io", "multiclusterservices", "update") {
+		t.Error("the ClusterRole must read MultiClusterServices and patch their status, and never write them")
+	}
+	if !grants(cr.Rules, "multicluster.x-k8s.io", "serviceimports/status", "patch") {
+		t.Error("the ClusterRole does not grant the ServiceImports' status, where the exporting clusters go")
 	}
 	if !grants(cr.Rules, "multicluster.x-k8s.io", "serviceexports/status", "patch") {
 		t.Error("the ClusterRole does not grant the ServiceExports' status, where their conditions go")
@@ -159,21 +168,24 @@ func TestChartRBACNamesEverything(t *testing.T) {
 
 // TestChartCRDsAreTheGenerated: crds/ holds exactly the CRDs controller-gen
 // writes to controlplane/apis/crd, and mcs-crds/ the MCS API's CRDs of
-// controlplane/multicluster/crds (make generate copies both); the chart
-// installs the MCS ones with multiClusterServices only, kept on uninstall.
+// controlplane/multicluster/crds with MultiClusterService's of
+// controlplane/apis/crd/networking (make generate copies them); the chart
+// installs those with multiClusterServices only, kept on uninstall.
 func TestChartCRDsAreTheGenerated(t *testing.T) {
 	sameFiles(t, filepath.Join(moduleRoot(t), "controlplane", "apis", "crd"), filepath.Join("flotilla", "crds"))
-	sameFiles(t, filepath.Join(moduleRoot(t), "controlplane", "multicluster", "crds"), filepath.Join("flotilla", "mcs-crds"))
+	sameFiles(t, filepath.Join(moduleRoot(t), "controlplane", "multicluster", "crds"), filepath.Join("flotilla", "mcs-crds"),
+		filepath.Join(moduleRoot(t), "controlplane", "apis", "crd", "networking"))
 	mcsCRDs := func(objs []*unstructured.Unstructured) map[string]string {
 		out := map[string]string{}
 		for _, o := range objs {
-			if o.GetKind() == "CustomResourceDefinition" && strings.HasSuffix(o.GetName(), ".multicluster.x-k8s.io") {
+			if o.GetKind() == "CustomResourceDefinition" && (strings.HasSuffix(o.GetName(), ".multicluster.x-k8s.io") || strings.HasSuffix(o.GetName(), ".networking.flotilla.io")) {
 				out[o.GetName()] = o.GetAnnotations()["helm.sh/resource-policy"]
 			}
 		}
 		return out
 	}
-	want := map[string]string{"serviceexports.multicluster.x-k8s.io": "keep", "serviceimports.multicluster.x-k8s.io": "keep"}
+	want := map[string]string{"serviceexports.multicluster.x-k8s.io": "keep", "serviceimports.multicluster.x-k8s.io": "keep",
+		"multiclusterservices.networking.flotilla.io": "keep"}
 	if diff := cmp.Diff(want, mcsCRDs(render(t))); diff != "" {
 		t.Errorf("MCS CRDs rendered by default (name: resource policy; -want +got):\n%s", diff)
 	}
@@ -183,10 +195,15 @@ func TestChartCRDsAreTheGenerated(t *testing.T) {
 }
 
 // sameFiles fails unless the chart directory holds exactly the YAML files
-// of src, byte for byte.
-func sameFiles(t *testing.T, src, dir string) {
+// of src (and of more), byte for byte.
+func sameFiles(t *testing.T, src, dir string, more ...string) {
 	t.Helper()
 	generated, _ := filepath.Glob(filepath.Join(src, "*.yaml"))
+	for _, m := range more {
+		extra, _ := filepath.Glob(filepath.Join(m, "*.yaml"))
+		generated = append(generated, extra...)
+	}
+	slices.SortFunc(generated, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
 	chart, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	base := func(paths []string) []string {
 		out := make([]string, len(paths))
@@ -201,7 +218,7 @@ func sameFiles(t *testing.T, src, dir string) {
 	for _, p := range generated {
 		a, b := readFile(t, p), readFile(t, filepath.Join(dir, filepath.Base(p)))
 		if a != b {
-			t.Errorf("%s/%s differs from %s: run make generate", dir, filepath.Base(p), src)
+			t.Errorf("%s/%s differs from %s: run make generate", dir, filepath.Base(p), filepath.Dir(p))
 		}
 	}
 }

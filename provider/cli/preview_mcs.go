@@ -62,7 +62,8 @@ func writeServices(w io.Writer, r PreviewResult) {
 // (Karmada's group or flotilla's) into a refusal that names continuous
 // mode: it moves the providers' endpoints into the consumers between
 // runs, and copying the object itself to members, as an ordinary template
-// would be, does nothing there. It reports whether pr was refused.
+// would be, does nothing there. The continuous control plane serves it on
+// the host under networking.flotilla.io. It reports whether pr was refused.
 func refuseMultiClusterService(pr *PreviewResult) bool {
 	gv, _ := schema.ParseGroupVersion(pr.Template.APIVersion)
 	gk := schema.GroupKind{Group: gv.Group, Kind: pr.Template.Kind}
@@ -72,6 +73,6 @@ func refuseMultiClusterService(pr *PreviewResult) bool {
 	pr.Placement, pr.Rendered, pr.Reasons, pr.Rollout, pr.Services = []PreviewPlacement{}, map[string]map[string]any{}, map[string]string{}, nil, nil
 	pr.Refused = true
 	pr.Error = "MultiClusterService: " + multicluster.ErrContinuousOnly.Error() +
-		"; the continuous control plane does not serve MultiClusterService yet: use ServiceExport and ServiceImport there, as docs/guides/multi-cluster-services.md shows"
+		"; declare it as networking.flotilla.io/v1alpha1 MultiClusterService on the host of the continuous control plane (no PropagationPolicy: the Service's placement decides its clusters), as docs/guides/multi-cluster-services.md shows"
 	return true
 }

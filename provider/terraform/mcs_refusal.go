@@ -23,10 +23,10 @@ func refuseMultiClusterService(tmpl *unstructured.Unstructured) diag.Diagnostics
 	where := "; declare it on the host of the continuous control plane (terraform-provider-flotilla controlplane) with a PropagationPolicy, " +
 		"as docs/guides/multi-cluster-services.md shows"
 	if gk := tmpl.GroupVersionKind().GroupKind(); gk == multicluster.MultiClusterServiceGK || gk == multicluster.FlotillaMultiClusterServiceGK {
-		// Not served by the continuous control plane yet either: the
-		// pointer names what is.
-		where = "; the continuous control plane does not serve MultiClusterService yet: use ServiceExport and ServiceImport there, " +
-			"as docs/guides/multi-cluster-services.md shows"
+		// Not propagated: the control plane reads it on the host, under
+		// flotilla's group, and the Service's own placement decides.
+		where = "; declare it as networking.flotilla.io/v1alpha1 MultiClusterService on the host of the continuous control plane " +
+			"(no PropagationPolicy: the Service's placement decides its clusters), as docs/guides/multi-cluster-services.md shows"
 	}
 	var diags diag.Diagnostics
 	diags.AddAttributeError(path.Root("manifest").AtName("kind"), tmpl.GetKind()+" needs continuous mode",

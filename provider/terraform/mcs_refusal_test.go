@@ -47,7 +47,7 @@ resource "flotilla_manifest" "web" {
 func TestManifestRefusesMultiClusterServices(t *testing.T) {
 	config := continuousOnlyConfig("multicluster.x-k8s.io/v1alpha1", "ServiceExport", "")
 	// flotilla's MultiClusterService is refused too, with a pointer to
-	// what continuous mode does serve.
+	// where continuous mode serves it.
 	mcs := continuousOnlyConfig("networking.flotilla.io/v1alpha1", "MultiClusterService", `{ types = ["CrossCluster"] }`)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
@@ -58,7 +58,7 @@ func TestManifestRefusesMultiClusterServices(t *testing.T) {
 		}, {
 			Config:      mcs,
 			PlanOnly:    true,
-			ExpectError: wrappedMessage("MultiClusterService shop/web: multi-cluster services follow the members' endpoints between runs, which only the continuous control plane does; a plan cannot show them and an apply would not keep them current; the continuous control plane does not serve MultiClusterService yet"),
+			ExpectError: wrappedMessage("MultiClusterService shop/web: multi-cluster services follow the members' endpoints between runs, which only the continuous control plane does; a plan cannot show them and an apply would not keep them current; declare it as networking.flotilla.io/v1alpha1 MultiClusterService on the host of the continuous control plane"),
 		}},
 	})
 }

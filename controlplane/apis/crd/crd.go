@@ -24,6 +24,13 @@ import (
 //go:embed *.yaml
 var manifests embed.FS
 
+// networking holds MultiClusterService's CRD, installed only while
+// multi-cluster services are on (InstallMultiClusterService): the other
+// CRDs are always installed.
+//
+//go:embed networking/*.yaml
+var networking embed.FS
+
 // FieldManager is the server-side apply field manager of Install.
 const FieldManager = "flotilla-controlplane"
 
@@ -60,6 +67,22 @@ func DefinitionsFrom(fsys fs.FS) ([]*unstructured.Unstructured, error) {
 // A CRD the host already holds at this definition is not applied again.
 func Install(ctx context.Context, c client.Client, timeout time.Duration) error {
 	defs, err := Definitions()
+	if err != nil {
+		return err
+	}
+	return Apply(ctx, c, defs, FieldManager, timeout)
+}
+
+// InstallMultiClusterService applies MultiClusterService's CRD
+// (networking.flotilla.io) to the host as Install does. The control plane
+// calls it only while multi-cluster services are on, so a host that turns
+// them off serves no kind nothing acts on.
+func InstallMultiClusterService(ctx context.Context, c client.Client, timeout time.Duration) error {
+	sub, err := fs.Sub(networking, "networking")
+	if err != nil {
+		return fmt.Errorf("read embedded networking crds: %w", err)
+	}
+	defs, err := DefinitionsFrom(sub)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -26,54 +28,72 @@ var (
 	serviceExportsGVR = schema.GroupVersionResource{Group: multicluster.Group, Version: multicluster.Version, Resource: "serviceexports"}
 )
 
-// export collects the slices of a ServiceExport's Service from the
-// clusters its binding is trusted to propagate it to (shared.Trust), onto
-// the host, and writes the export's Valid and Conflict conditions. A
-// cluster contributes only while it is not NotReady and runs both the
-// Service and the ServiceExport; a cluster that cannot be reached keeps
-// what was last collected from it until the cluster status controller
-// marks it NotReady, which withdraws it.
-func (r *reconciler) export(ctx context.Context, rb *workv1.ResourceBinding) error {
-	tmpl, err := shared.ReadTemplate(ctx, r.client, rb)
+// collect brings the host's collected slices of the Service
+// namespace/name to what its sources contribute now: the clusters that
+// export it (its ServiceExport's binding, trusted: shared.Trust) and the
+// providers of its MultiClusterService (shared.CrossClusterSets). One
+// collection serves both, over the same member informers, so a Service
+// both exported and served by a MultiClusterService is read and written
+// once. A cluster contributes only while it is not NotReady and runs the
+// Service, and, as an exporter, its ServiceExport; a cluster that cannot
+// be read keeps what was last collected from it until the cluster status
+// controller marks it NotReady, which withdraws it. The ServiceExport, if
+// any, gets its Valid and Conflict conditions. With neither source,
+// nothing is collected and active is false.
+func (r *reconciler) collect(ctx context.Context, namespace, name string) (active bool, err error) {
+	rb, tmpl, exportTo, err := r.exportSource(ctx, namespace, name)
 	if err != nil {
-		return err
+		return true, err
 	}
-	if tmpl == nil {
-		return r.cleanup(ctx, multicluster.KindServiceExport, rb.Namespace, rb.Spec.Resource.Name)
-	}
-	t, err := shared.Trust(ctx, r.client, rb, tmpl, r.opts)
+	provideFrom, err := r.crossClusterProviders(ctx, namespace, name)
 	if err != nil {
-		return err
+		return true, err
 	}
-	svc := types.NamespacedName{Namespace: tmpl.GetNamespace(), Name: tmpl.GetName()}
+	if tmpl == nil && provideFrom == nil {
+		return false, r.cleanup(ctx, multicluster.KindServiceExport, namespace, name)
+	}
+	return true, r.collectFrom(ctx, namespace, name, rb, tmpl, exportTo, provideFrom)
+}
+
+// collectFrom is collect once the sources are known.
+func (r *reconciler) collectFrom(ctx context.Context, namespace, name string, rb *workv1.ResourceBinding, tmpl *unstructured.Unstructured, exportTo, provideFrom []string) error {
+	svc := types.NamespacedName{Namespace: namespace, Name: name}
+	exporters, providersSet := sets.New(exportTo...), sets.New(provideFrom...)
 	desired := map[client.ObjectKey]*discoveryv1.EndpointSlice{}
 	kept := map[string]bool{}
-	var providers []api.TargetCluster
+	var sources []api.TargetCluster
+	var exported []api.TargetCluster
 	var exporting []multicluster.ExportedService
 	var whyNot []string
-	for _, tc := range t.Clusters {
-		c, err := r.contribution(ctx, tc.Name, svc)
+	for _, cluster := range sets.List(exporters.Union(providersSet)) {
+		c, err := r.contribution(ctx, cluster, svc, exporters.Has(cluster))
 		if err != nil {
 			return err
 		}
-		if c.why != "" {
+		if exporters.Has(cluster) && c.why != "" {
 			whyNot = append(whyNot, c.why)
 		}
 		if !c.reachable {
-			kept[tc.Name] = true
-			metrics.MCSSyncErrors.WithLabelValues(tc.Name).Inc()
+			kept[cluster] = true
+			metrics.MCSSyncErrors.WithLabelValues(cluster).Inc()
 			continue
 		}
-		if c.why == "" {
-			providers = append(providers, tc)
+		exports := exporters.Has(cluster) && c.why == ""
+		provides := providersSet.Has(cluster) && c.serviceWhy == ""
+		if exports {
+			exported = append(exported, api.TargetCluster{Name: cluster})
 			exporting = append(exporting, c.service)
 		}
+		if !exports && !provides {
+			continue
+		}
+		sources = append(sources, api.TargetCluster{Name: cluster})
 		for _, s := range c.slices {
-			c := multicluster.Collect(tc.Name, shared.ExecutionNamespace(tc.Name), s)
+			c := multicluster.Collect(cluster, shared.ExecutionNamespace(cluster), s)
 			desired[client.ObjectKeyFromObject(c)] = c
 		}
 	}
-	if err := shared.EnsureExecutionSpaces(ctx, r.client, providers); err != nil {
+	if err := shared.EnsureExecutionSpaces(ctx, r.client, sources); err != nil {
 		return err
 	}
 	endpoints, err := r.writeCollected(ctx, svc, desired, kept)
@@ -81,8 +101,50 @@ func (r *reconciler) export(ctx context.Context, rb *workv1.ResourceBinding) err
 		return err
 	}
 	metrics.MCSExportedEndpoints.WithLabelValues(svc.Namespace, svc.Name).Set(float64(endpoints))
-	r.exported(rb, providers, whyNot)
+	if tmpl == nil {
+		return nil
+	}
+	r.exported(rb, exported, whyNot)
 	return r.writeConditions(ctx, tmpl, multicluster.ExportConditions(exporting, whyNot))
+}
+
+// exportSource is the ServiceExport namespace/name's binding, template and
+// trusted clusters; nil for an export that is gone, being deleted or
+// refused (which exports nothing). A binding waiting for the scheduler
+// returns shared.ErrPending: what was collected stays until it is
+// scheduled.
+func (r *reconciler) exportSource(ctx context.Context, namespace, name string) (*workv1.ResourceBinding, *unstructured.Unstructured, []string, error) {
+	var rb workv1.ResourceBinding
+	err := r.client.Get(ctx, exportBinding(namespace, name), &rb)
+	switch {
+	case shared.IsNotFound(err):
+		return nil, nil, nil, nil
+	case err != nil:
+		return nil, nil, nil, fmt.Errorf("read binding %s: %w", exportBinding(namespace, name), err)
+	case !rb.DeletionTimestamp.IsZero() || rb.Spec.Resource.Name != name:
+		return nil, nil, nil, nil
+	}
+	tmpl, err := shared.ReadTemplate(ctx, r.client, &rb)
+	if err != nil || tmpl == nil {
+		return nil, nil, nil, refusedIsNothing(err)
+	}
+	t, err := shared.Trust(ctx, r.client, &rb, tmpl, r.opts)
+	if err != nil {
+		return nil, nil, nil, refusedIsNothing(err)
+	}
+	clusters := make([]string, 0, len(t.Clusters))
+	for _, tc := range t.Clusters {
+		clusters = append(clusters, tc.Name)
+	}
+	return &rb, tmpl, clusters, nil
+}
+
+// refusedIsNothing drops a refusal: a refused source contributes nothing.
+func refusedIsNothing(err error) error {
+	if shared.IsRefused(err) {
+		return nil
+	}
+	return err
 }
 
 // contribution is what one cluster of an export contributes.
@@ -94,54 +156,67 @@ type contribution struct {
 	// reachable is false when the member could not be read (its last
 	// collection is kept).
 	reachable bool
-	// why says why the cluster does not export, "" when it does.
-	why string
+	// why says why the cluster does not export, "" when it does;
+	// serviceWhy why it does not provide the Service at all (why without
+	// a missing ServiceExport, which a MultiClusterService's provider
+	// does not need).
+	why, serviceWhy string
 }
 
 // contribution reads what cluster contributes to svc. A NotReady,
-// unknown or pull-mode cluster, or one that does not run the Service
-// (or runs it as ExternalName) and its ServiceExport, contributes nothing.
-func (r *reconciler) contribution(ctx context.Context, cluster string, svc types.NamespacedName) (contribution, error) {
+// unknown or pull-mode cluster, or one that does not run the Service (or
+// runs it as ExternalName), contributes nothing; as an exporter
+// (asExporter) it must also run the ServiceExport.
+func (r *reconciler) contribution(ctx context.Context, cluster string, svc types.NamespacedName, asExporter bool) (contribution, error) {
+	none := func(why string) contribution { return contribution{reachable: true, why: why, serviceWhy: why} }
 	var cl clusterv1.Cluster
 	err := r.client.Get(ctx, client.ObjectKey{Name: cluster}, &cl)
 	switch {
 	case shared.IsNotFound(err):
-		return contribution{reachable: true, why: fmt.Sprintf("cluster %s is not registered", cluster)}, nil
+		return none(fmt.Sprintf("cluster %s is not registered", cluster)), nil
 	case err != nil:
 		return contribution{}, fmt.Errorf("read cluster %s: %w", cluster, err)
 	}
 	if c := apimeta.FindStatusCondition(cl.Status.Conditions, api.ClusterConditionReady); c != nil && c.Status == metav1.ConditionFalse {
-		return contribution{reachable: true, why: fmt.Sprintf("cluster %s is not ready, its endpoints are withdrawn", cluster)}, nil
+		return none(fmt.Sprintf("cluster %s is not ready, its endpoints are withdrawn", cluster)), nil
 	}
 	if shared.IsPull(&cl) {
 		// A pull-mode member's slices would come from its agent, which
 		// does not report them yet.
-		return contribution{reachable: true, why: fmt.Sprintf("cluster %s is a pull-mode member, which does not export yet", cluster)}, nil
+		return none(fmt.Sprintf("cluster %s is a pull-mode member, which does not export yet", cluster)), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.WithDefaults().MemberRequestTimeout)
 	defer cancel()
-	unreadable := contribution{why: fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster)}
+	why := fmt.Sprintf("cluster %s cannot be read, its last endpoints are kept until it is found not ready", cluster)
+	unreadable := contribution{why: why, serviceWhy: why}
 	target, err := r.members.Member(ctx, cluster)
 	if err != nil {
 		return unreadable, nil
 	}
 	var out contribution
-	for _, gvr := range []schema.GroupVersionResource{servicesGVR, serviceExportsGVR} {
+	gvrs := []schema.GroupVersionResource{servicesGVR}
+	if asExporter {
+		gvrs = append(gvrs, serviceExportsGVR)
+	}
+	for _, gvr := range gvrs {
 		obj, err := target.Dynamic.Resource(gvr).Namespace(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
 		switch {
+		case (apierrors.IsNotFound(err) || apimeta.IsNoMatchError(err)) && gvr == servicesGVR:
+			return none(fmt.Sprintf("cluster %s runs no Service %s", cluster, svc)), nil
 		case apierrors.IsNotFound(err) || apimeta.IsNoMatchError(err):
-			return contribution{reachable: true, why: fmt.Sprintf("cluster %s runs no %s %s", cluster, kindOf(gvr), svc)}, nil
+			// The Service still serves a MultiClusterService.
+			out.why = fmt.Sprintf("cluster %s runs no %s %s", cluster, multicluster.KindServiceExport, svc)
 		case err != nil:
 			return unreadable, nil
 		case gvr == servicesGVR:
-			if out.service, out.why = multicluster.ServiceOf(cluster, obj); out.why != "" {
-				return contribution{reachable: true, why: out.why}, nil
+			if out.service, out.serviceWhy = multicluster.ServiceOf(cluster, obj); out.serviceWhy != "" {
+				return none(out.serviceWhy), nil
 			}
 		}
 	}
 	// Watched (the member cache keeps the namespace's slices, and their
-	// changes wake this export), so a reconcile costs the member nothing
-	// more than the two reads above.
+	// changes wake the collection), so a reconcile costs the member
+	// nothing more than the reads above.
 	got, err := target.EndpointSlices(ctx, svc.Namespace, svc.Name)
 	if err != nil {
 		return unreadable, nil
@@ -157,14 +232,6 @@ func (r *reconciler) contribution(ctx context.Context, cluster string, svc types
 	}
 	out.reachable = true
 	return out, nil
-}
-
-// kindOf names the kind of a member resource the collection reads.
-func kindOf(gvr schema.GroupVersionResource) string {
-	if gvr == servicesGVR {
-		return "Service"
-	}
-	return multicluster.KindServiceExport
 }
 
 // writeCollected makes the host's collected slices of svc the desired

@@ -275,3 +275,22 @@ func settledVersions(t *testing.T, hub client.Client) map[string]string {
 	}
 	return out
 }
+
+// waitImportClusters waits for the ServiceImport web of ns to list
+// clusters (sorted) in status.clusters.
+func waitImportClusters(t *testing.T, hub client.Client, ns string, clusters ...string) {
+	t.Helper()
+	testkit.Eventually(t, deadline, fmt.Sprintf("ServiceImport %s/web status.clusters %v", ns, clusters), func() (bool, string) {
+		u := mcsObject(ns, multicluster.KindServiceImport, nil)
+		if err := hub.Get(t.Context(), client.ObjectKeyFromObject(u), u); err != nil {
+			return false, err.Error()
+		}
+		raw, _, _ := unstructured.NestedSlice(u.Object, "status", "clusters")
+		var got []string
+		for _, c := range raw {
+			m, _ := c.(map[string]any)
+			got = append(got, fmt.Sprint(m["cluster"]))
+		}
+		return slices.Equal(got, clusters), fmt.Sprint(got)
+	})
+}

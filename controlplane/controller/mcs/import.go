@@ -7,18 +7,22 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
 )
 
 // importTo writes the Works that give each consumer of a ServiceImport its
 // derived Service and imported slices (shared.RenderImport), and deletes
-// the import's Works nothing wants any more. An unchanged import writes
-// nothing.
+// the import's Works nothing wants any more, then sets the import's
+// status.clusters to the clusters whose endpoints it gets. An unchanged
+// import writes nothing.
 func (r *reconciler) importTo(ctx context.Context, rb *workv1.ResourceBinding) error {
 	rendered, err := shared.RenderImport(ctx, r.client, rb, r.opts)
 	if err != nil {
@@ -79,6 +83,34 @@ func (r *reconciler) importTo(ctx context.Context, rb *workv1.ResourceBinding) e
 		case err != nil:
 			return fmt.Errorf("create work %s: %w", key, err)
 		}
+	}
+	return r.writeImportStatus(ctx, rb)
+}
+
+// writeImportStatus sets the ServiceImport's status.clusters to the
+// clusters the host holds collected slices of its namespace and name from
+// (multicluster.ImportStatusClusters), as a merge patch of the status
+// alone; an unchanged list writes nothing.
+func (r *reconciler) writeImportStatus(ctx context.Context, rb *workv1.ResourceBinding) error {
+	tmpl, err := shared.ReadTemplate(ctx, r.client, rb)
+	if err != nil || tmpl == nil {
+		return err
+	}
+	collected, err := shared.CollectedSlices(ctx, r.client, tmpl.GetNamespace(), tmpl.GetName())
+	if err != nil {
+		return err
+	}
+	want := multicluster.ImportStatusClusters(collected)
+	cur, _, _ := unstructured.NestedSlice(tmpl.Object, "status", "clusters")
+	if len(cur) == len(want) && (len(want) == 0 || equality.Semantic.DeepEqual(cur, want)) {
+		return nil
+	}
+	patched := tmpl.DeepCopy()
+	if err := unstructured.SetNestedSlice(patched.Object, want, "status", "clusters"); err != nil {
+		return fmt.Errorf("set clusters of ServiceImport %s/%s: %w", tmpl.GetNamespace(), tmpl.GetName(), err)
+	}
+	if err := r.client.Status().Patch(ctx, patched, client.MergeFrom(tmpl)); err != nil {
+		return fmt.Errorf("write status of ServiceImport %s/%s: %w", tmpl.GetNamespace(), tmpl.GetName(), err)
 	}
 	return nil
 }

@@ -90,6 +90,7 @@ func TestServiceExportAndImport(t *testing.T) {
 	cm := f.Members[consumer]
 	waitAddresses(t, cm, "shop", "10.0.0.1", "10.1.0.1", "10.1.0.2")
 	t.Logf("first import in %s", time.Since(start).Round(time.Millisecond))
+	waitImportClusters(t, hub, "shop", p0, p1)
 
 	var svc corev1.Service
 	if err := cm.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "derived-web"}, &svc); err != nil {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
@@ -29,13 +30,37 @@ type reconciler struct {
 	notes    notes
 }
 
-// Reconcile brings one ServiceExport's collected slices, or one
-// ServiceImport's Works, to what the fleet shows now. A binding that is
-// gone, being deleted or refused leaves nothing flotilla made for it.
+// Reconcile brings one Service's collected slices (keyed by its
+// ServiceExport's binding name, whether or not the export exists), one
+// ServiceImport's Works or one MultiClusterService's Works to what the
+// fleet shows now. A source that is gone, being deleted or refused leaves
+// nothing flotilla made for it.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	kind, name, ok := kindOfBinding(req.Name)
 	if !ok {
 		return reconcile.Result{}, nil
+	}
+	// Low priority, as the Works' resync: a key that changed goes first.
+	resync := reconcile.Result{RequeueAfter: r.interval, Priority: ptr.To(handler.LowPriority)}
+	switch kind {
+	case multicluster.KindServiceExport:
+		// The Service's collection, for its ServiceExport and its
+		// MultiClusterService alike.
+		active, err := r.collect(ctx, req.Namespace, name)
+		switch {
+		case err != nil && !errors.Is(err, shared.ErrPending):
+			return reconcile.Result{}, err
+		case !active:
+			r.notes.forget(req.NamespacedName)
+			return reconcile.Result{}, nil
+		}
+		return resync, nil
+	case api.KindMultiClusterService:
+		active, err := r.crossCluster(ctx, req.Namespace, name)
+		if err != nil || !active {
+			return reconcile.Result{}, err
+		}
+		return resync, nil
 	}
 	var rb workv1.ResourceBinding
 	err := r.client.Get(ctx, req.NamespacedName, &rb)
@@ -48,26 +73,21 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case !rb.DeletionTimestamp.IsZero() || rb.Spec.Resource.Name != name:
 		return reconcile.Result{}, r.cleanup(ctx, kind, req.Namespace, name)
 	}
-	if kind == multicluster.KindServiceExport {
-		err = r.export(ctx, &rb)
-	} else if err = r.importTo(ctx, &rb); err == nil {
+	if err = r.importTo(ctx, &rb); err == nil {
 		r.notes.forget(req.NamespacedName) // a refusal fixed is reported again if it recurs
 	}
 	switch {
 	case errors.Is(err, shared.ErrPending):
 	case shared.IsRefused(err):
-		// Nothing is collected or imported for a refused binding.
-		if kind == multicluster.KindServiceImport {
-			r.refused(&rb, err)
-		}
+		// Nothing is imported for a refused binding.
+		r.refused(&rb, err)
 		if err := r.cleanup(ctx, kind, rb.Namespace, name); err != nil {
 			return reconcile.Result{}, err
 		}
 	case err != nil:
 		return reconcile.Result{}, err
 	}
-	// Low priority, as the Works' resync: a binding that changed goes first.
-	return reconcile.Result{RequeueAfter: r.interval, Priority: ptr.To(handler.LowPriority)}, nil
+	return resync, nil
 }
 
 // cleanup removes what flotilla made for the ServiceExport or

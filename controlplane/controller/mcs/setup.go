@@ -20,6 +20,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	networkingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/networking/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
@@ -50,8 +51,16 @@ func Setup(mgr ctrl.Manager, ms *shared.Members, opts shared.Options, events sha
 		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(collectedImport),
 			builder.WithPredicates(predicate.NewPredicateFuncs(collected))).
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(workImport),
-			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return shared.MCSWork(o.(*workv1.Work)) }))).
+			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+				return shared.MCSWork(o.(*workv1.Work)) || shared.CrossClusterWork(o.(*workv1.Work))
+			}))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.exportsOfCluster), builder.WithPredicates(readinessChanged)).
+		// A MultiClusterService's change reaches its consumers and its
+		// Service's collection (its providers); so does a change of the
+		// Service's binding, which places them.
+		Watches(&networkingv1.MultiClusterService{}, handler.EnqueueRequestsFromMapFunc(crossClusterAndCollection)).
+		Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(r.crossClusterOfService),
+			builder.WithPredicates(predicate.NewPredicateFuncs(serviceBinding))).
 		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 			queue.Store(&q)
 			return nil
@@ -83,13 +92,21 @@ func readyOf(cl *clusterv1.Cluster) metav1.ConditionStatus {
 	return ""
 }
 
-// exportsOfCluster wakes the exports propagated to a Cluster.
+// exportsOfCluster wakes the exports propagated to a Cluster, and the
+// collection of every MultiClusterService's Service (whose providers the
+// Cluster may be).
 func (r *reconciler) exportsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	var mcs networkingv1.MultiClusterServiceList
+	if err := r.client.List(ctx, &mcs); err == nil {
+		for i := range mcs.Items {
+			out = append(out, reconcile.Request{NamespacedName: exportBinding(mcs.Items[i].Namespace, mcs.Items[i].Name)})
+		}
+	}
 	var list workv1.ResourceBindingList
 	if err := r.client.List(ctx, &list); err != nil {
-		return nil // the exports' resync collects them
+		return out // the exports' resync collects them
 	}
-	var out []reconcile.Request
 	for i := range list.Items {
 		rb := &list.Items[i]
 		if !mcsBinding(rb) || hoststore.GroupKindOf(rb.Spec.Resource) != multicluster.ServiceExportGK {
@@ -118,23 +135,55 @@ func collected(obj client.Object) bool {
 	return ok && obj.GetLabels()[discoveryv1.LabelManagedBy] == multicluster.ManagedBy
 }
 
-// collectedImport wakes the ServiceImport of a collected slice's Service.
+// collectedImport wakes the ServiceImport and the MultiClusterService of
+// a collected slice's Service.
 func collectedImport(_ context.Context, obj client.Object) []reconcile.Request {
 	l := obj.GetLabels()
-	return []reconcile.Request{{NamespacedName: shared.ImportBinding(l[multicluster.LabelServiceNamespace], l[multicluster.LabelServiceName])}}
+	ns, name := l[multicluster.LabelServiceNamespace], l[multicluster.LabelServiceName]
+	return []reconcile.Request{{NamespacedName: shared.ImportBinding(ns, name)}, {NamespacedName: crossClusterKey(ns, name)}}
 }
 
-// workImport wakes the ServiceImport of an import Work.
+// workImport wakes the ServiceImport of an import Work, or the
+// MultiClusterService of one of its Works.
 func workImport(_ context.Context, obj client.Object) []reconcile.Request {
 	l := obj.GetLabels()
+	if shared.CrossClusterWork(obj.(*workv1.Work)) {
+		return []reconcile.Request{{NamespacedName: crossClusterKey(l[shared.LabelCrossClusterNamespace], l[shared.LabelCrossClusterName])}}
+	}
 	return []reconcile.Request{{NamespacedName: shared.ImportBinding(l[shared.LabelMCSImportNamespace], l[shared.LabelMCSImportName])}}
+}
+
+// crossClusterAndCollection wakes a MultiClusterService and its Service's
+// collection.
+func crossClusterAndCollection(_ context.Context, obj client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: crossClusterKey(obj.GetNamespace(), obj.GetName())}, {NamespacedName: exportBinding(obj.GetNamespace(), obj.GetName())}}
+}
+
+// serviceBinding reports whether obj is the binding of a core Service.
+func serviceBinding(obj client.Object) bool {
+	rb, ok := obj.(*workv1.ResourceBinding)
+	return ok && hoststore.GroupKindOf(rb.Spec.Resource) == shared.ServiceGK
+}
+
+// crossClusterOfService wakes the MultiClusterService of a Service whose
+// binding changed, and the Service's collection, when there is one.
+func (r *reconciler) crossClusterOfService(ctx context.Context, obj client.Object) []reconcile.Request {
+	rb := obj.(*workv1.ResourceBinding)
+	var m networkingv1.MultiClusterService
+	if err := r.client.Get(ctx, client.ObjectKey{Namespace: rb.Namespace, Name: rb.Spec.Resource.Name}, &m); err != nil {
+		return nil // none, or the resync finds it
+	}
+	return crossClusterAndCollection(ctx, &m)
 }
 
 // bindingSuffix ends the binding name of each MCS kind
 // (hoststore.BindingName).
+// A MultiClusterService has no binding (it is not propagated): its key
+// takes the same form under its own group.
 var bindingSuffix = map[string]string{
 	multicluster.KindServiceExport: "-" + strings.ToLower(multicluster.KindServiceExport) + "." + multicluster.Group,
 	multicluster.KindServiceImport: "-" + strings.ToLower(multicluster.KindServiceImport) + "." + multicluster.Group,
+	api.KindMultiClusterService:    "-" + strings.ToLower(api.KindMultiClusterService) + "." + api.FlotillaNetworkingGroup,
 }
 
 // kindOfBinding returns the MCS kind and template name a binding name

@@ -11,6 +11,7 @@ import (
 	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	configv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/config/v1alpha1"
+	networkingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/networking/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
@@ -21,6 +22,7 @@ func NewScheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme,
 		clusterv1.AddToScheme, policyv1.AddToScheme, workv1.AddToScheme, configv1.AddToScheme, autoscalingv1.AddToScheme,
+		networkingv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)

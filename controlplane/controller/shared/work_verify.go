@@ -23,14 +23,19 @@ import (
 // binding (verifyWork). A Work of the namespace sync (label
 // namespace.flotilla.io/name) is checked as ValidateNamespaceWork says, one
 // of a FederatedResourceQuota (label federatedresourcequota.flotilla.io/name)
-// as validateQuotaWork says, and one of a ServiceImport (label
-// mcs.flotilla.io/import-name) as validateMCSWork says.
+// as validateQuotaWork says, one of a ServiceImport (label
+// mcs.flotilla.io/import-name) as validateMCSWork says, and one of a
+// MultiClusterService (label mcs.flotilla.io/multiclusterservice-name) as
+// validateCrossClusterWork says.
 func ValidateWork(w *workv1.Work) field.ErrorList {
 	if QuotaWork(w) {
 		return validateQuotaWork(w)
 	}
 	if NamespaceWork(w) {
 		return ValidateNamespaceWork(w)
+	}
+	if CrossClusterWork(w) {
+		return validateCrossClusterWork(w)
 	}
 	if MCSWork(w) {
 		return validateMCSWork(w)
@@ -79,6 +84,9 @@ func VerifyWork(ctx context.Context, c client.Reader, w *workv1.Work, cluster st
 	}
 	if NamespaceWork(w) {
 		return verifyNamespaceWork(ctx, c, w, cluster, opts)
+	}
+	if CrossClusterWork(w) {
+		return verifyCrossClusterWork(ctx, c, w, cluster, opts)
 	}
 	if MCSWork(w) {
 		return verifyMCSWork(ctx, c, w, cluster, opts)
@@ -155,6 +163,11 @@ func OwnedWork(ctx context.Context, c client.Reader, w *workv1.Work, opts Option
 	}
 	if NamespaceWork(w) {
 		return ownedNamespaceWork(w, opts), nil
+	}
+	if CrossClusterWork(w) {
+		// Its MultiClusterService is usually gone by then; removal itself
+		// deletes only an object this fleet applied.
+		return len(validateCrossClusterWork(w)) == 0, nil
 	}
 	if MCSWork(w) {
 		return ownedMCSWork(w), nil
