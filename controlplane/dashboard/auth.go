@@ -52,6 +52,13 @@ func backoff() *wait.Backoff {
 // settings as controller-runtime's filters.WithAuthenticationAndAuthorization,
 // with shorter authorization caches so RBAC changes show soon.
 func newAccess(cfg *rest.Config, httpClient *http.Client) (*access, error) {
+	if httpClient == nil {
+		c, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("dashboard: host client: %w", err)
+		}
+		httpClient = c
+	}
 	authnClient, err := authenticationv1.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: tokenreview client: %w", err)

@@ -43,7 +43,8 @@ type Server struct {
 }
 
 // New returns the dashboard of the host that cfg and httpClient reach
-// (for TokenReviews and SubjectAccessReviews), reading the fleet from
+// (for TokenReviews and SubjectAccessReviews; a nil httpClient is made
+// from cfg), reading the fleet from
 // reader and refreshing open pages every refresh (DefaultRefresh when 0).
 func New(cfg *rest.Config, httpClient *http.Client, reader client.Reader, refresh time.Duration) (*Server, error) {
 	a, err := newAccess(cfg, httpClient)

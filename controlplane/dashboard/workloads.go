@@ -20,8 +20,8 @@ type workloadRow struct {
 	Namespace, Name string
 	// Template is "Kind namespace/name" of the resource template.
 	Template, Kind string
-	Policy     string
-	Placement  []segment
+	Policy         string
+	Placement      []segment
 	// PlacementLabel reads the placement out for screen readers.
 	PlacementLabel string
 	// Health is Healthy, Unhealthy, Progressing or Unknown; Healthy and
