@@ -104,7 +104,8 @@ spec:
 	screenshot(t, admin, "workloads")
 	run(t, admin, "a workload's page shows its members", 30*time.Second,
 		chromedp.Click(`a[href^="/workloads/team-a/web"]`, chromedp.NodeVisible),
-		chromedp.WaitVisible(fmt.Sprintf(`tr[data-member=%q]`, m0)))
+		chromedp.WaitVisible(fmt.Sprintf(`tr[data-member=%q]`, m0)),
+		chromedp.WaitVisible(`dd[data-policy="PropagationPolicy web"]`))
 	screenshot(t, admin, "workload")
 
 	// A second tab of the same browser with the tenant's token.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
@@ -62,8 +63,13 @@ type workloadsView struct {
 	Hidden bool
 }
 
-// policyOf names the propagation policy that claims the binding.
+// policyOf names the propagation policy that claims the binding: the
+// control plane's label, else Karmada's annotations (a binding brought
+// from Karmada).
 func policyOf(rb *workv1.ResourceBinding) string {
+	if ref, ok := policy.ParseClaimRef(rb.Labels[hoststore.LabelPolicy]); ok {
+		return ref.Kind + " " + ref.Name
+	}
 	a := rb.Annotations
 	if n := a[policy.AnnotationClaimClusterPolicyName]; n != "" {
 		return "ClusterPropagationPolicy " + n
