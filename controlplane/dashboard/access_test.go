@@ -197,16 +197,19 @@ func grantRoles(t *testing.T, kube kubernetes.Interface) map[string]string {
 			t.Fatal(err)
 		}
 	}
+	// The groups are spelled out as an operator writes them in a role (and
+	// as the chart's tenant role grants bindings), not taken from the code
+	// under test.
 	read := []string{"get", "list", "watch"}
 	must(kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "dashboard-entry"},
 		Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{EntryPath}, Verbs: []string{"get"}}}}, metav1.CreateOptions{}))
 	must(kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "fleet-reader"},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{api.ClusterGroup}, Resources: []string{"clusters"}, Verbs: read},
-			{APIGroups: []string{api.WorkGroup}, Resources: []string{"resourcebindings"}, Verbs: read},
+			{APIGroups: []string{"cluster.flotilla.io"}, Resources: []string{"clusters"}, Verbs: read},
+			{APIGroups: []string{"work.flotilla.io"}, Resources: []string{"resourcebindings"}, Verbs: read},
 		}}, metav1.CreateOptions{}))
 	must(kube.RbacV1().Roles("team-a").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "bindings-reader"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{api.WorkGroup}, Resources: []string{"resourcebindings"}, Verbs: read}}}, metav1.CreateOptions{}))
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.flotilla.io"}, Resources: []string{"resourcebindings"}, Verbs: read}}}, metav1.CreateOptions{}))
 	tokens := map[string]string{}
 	for _, name := range []string{"stranger", "tenant", "viewer"} {
 		tokens[name] = serviceAccountToken(t, kube, name)

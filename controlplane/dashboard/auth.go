@@ -16,6 +16,9 @@ import (
 	authenticationv1 "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authorizationv1 "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
+
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
 
 // EntryPath is the non-resource URL a user must be allowed to GET to open
@@ -129,8 +132,8 @@ func (a *access) gate(next http.Handler) http.Handler {
 type kind struct{ group, name string }
 
 var (
-	clustersResource = kind{"cluster.karmada.io", "clusters"}
-	bindingsResource = kind{"work.karmada.io", "resourcebindings"}
+	clustersResource = kind{clusterv1.GroupVersion.Group, "clusters"}
+	bindingsResource = kind{workv1.GroupVersion.Group, "resourcebindings"}
 )
 
 // canList reports whether u may list res in namespace ns (all namespaces,

@@ -153,7 +153,7 @@ func (s *Server) clusters(r *http.Request) ([]clusterv1.Cluster, error) {
 func (s *Server) fleet(w http.ResponseWriter, r *http.Request) {
 	u := userOf(r.Context())
 	if !s.access.canList(r.Context(), u, clustersResource, "") {
-		s.refuse(w, r, "fleet", "list clusters (cluster.karmada.io)")
+		s.refuse(w, r, "fleet", "list clusters ("+clustersResource.group+")")
 		return
 	}
 	clusters, err := s.clusters(r)
@@ -201,7 +201,7 @@ func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 	if !s.access.canGet(r.Context(), userOf(r.Context()), bindingsResource, ns, name) {
 		// The same answer whether or not the binding exists: a refusal
 		// tells nothing about what is there.
-		s.refuse(w, r, "workloads", fmt.Sprintf("get resourcebindings (work.karmada.io) in namespace %s", ns))
+		s.refuse(w, r, "workloads", fmt.Sprintf("get resourcebindings (%s) in namespace %s", bindingsResource.group, ns))
 		return
 	}
 	var rb workv1.ResourceBinding
