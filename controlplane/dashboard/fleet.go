@@ -7,7 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -107,7 +107,7 @@ func clusterRowOf(c *clusterv1.Cluster, now time.Time) clusterRow {
 	if row.SyncMode == "" {
 		row.SyncMode = string(api.Push)
 	}
-	if ready := meta.FindStatusCondition(c.Status.Conditions, api.ClusterConditionReady); ready != nil {
+	if ready := apimeta.FindStatusCondition(c.Status.Conditions, api.ClusterConditionReady); ready != nil {
 		switch ready.Status {
 		case "True":
 			row.State = "Ready"

@@ -51,7 +51,9 @@ func TestChartDashboard(t *testing.T) {
 	entry := rbacv1.PolicyRule{NonResourceURLs: []string{dashboard.EntryPath}, Verbs: []string{"get"}}
 	for _, name := range []string{"-dashboard-entry", "-dashboard-viewer"} {
 		r, ok := roles[releaseName+name]
-		if !ok || !slices.ContainsFunc(r.Rules, func(p rbacv1.PolicyRule) bool { return slices.Equal(p.NonResourceURLs, entry.NonResourceURLs) && slices.Equal(p.Verbs, entry.Verbs) }) {
+		if !ok || !slices.ContainsFunc(r.Rules, func(p rbacv1.PolicyRule) bool {
+			return slices.Equal(p.NonResourceURLs, entry.NonResourceURLs) && slices.Equal(p.Verbs, entry.Verbs)
+		}) {
 			t.Errorf("ClusterRole %s%s missing or without GET %s", releaseName, name, dashboard.EntryPath)
 		}
 	}
