@@ -72,7 +72,7 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 		return code == http.StatusOK, fmt.Sprintf("%d %.200s", code, body)
 	})
 
-	endpoints := []string{"/", "/fleet", "/workloads", "/workloads/team-a/web-a", "/workloads/team-b/web-b", "/static/app.js", "/static/app.css"}
+	endpoints := []string{"/", "/fleet", "/workloads", "/workloads/team-a/web-a", "/workloads/team-b/web-b", "/rollouts", "/static/app.js", "/static/app.css"}
 	type want struct {
 		code       int
 		has, hasnt []string
@@ -92,6 +92,7 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 			"/workloads":              {code: http.StatusOK, has: []string{"team-a/web-a", "Some namespaces are left out"}, hasnt: []string{"web-b", "team-b"}},
 			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a", "PropagationPolicy web", "east"}},
 			"/workloads/team-b/web-b": {code: http.StatusForbidden, hasnt: []string{"Deployment team-b/web-b"}},
+			"/rollouts":               {code: http.StatusOK, has: []string{"No staged rollout.", "left out"}, hasnt: []string{"web-b", "GateTimedOut"}},
 			"/static/app.js":          {code: http.StatusOK},
 			"/static/app.css":         {code: http.StatusOK},
 		}},
@@ -100,7 +101,8 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 			"/fleet":                  {code: http.StatusOK, has: []string{`data-cluster="east" data-state="Ready"`, `data-cluster="west" data-state="NotReady"`, "ClusterNotReachable", "cluster.karmada.io/unreachable:NoSchedule", "v1.35.4"}},
 			"/workloads":              {code: http.StatusOK, has: []string{"team-a/web-a", "team-b/web-b", "placement: east 2, west 1"}, hasnt: []string{"left out"}},
 			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a"}},
-			"/workloads/team-b/web-b": {code: http.StatusOK, has: []string{"Deployment team-b/web-b", "NoClusterFit"}},
+			"/workloads/team-b/web-b": {code: http.StatusOK, has: []string{"Deployment team-b/web-b", "NoClusterFit", "GateTimedOut"}},
+			"/rollouts":               {code: http.StatusOK, has: []string{`data-rollout="team-b/web-b" data-phase="Halted"`, "GateTimedOut", "cluster west is Unhealthy", `aria-current="step"`}},
 			"/static/app.js":          {code: http.StatusOK},
 			"/static/app.css":         {code: http.StatusOK},
 		}},
@@ -177,6 +179,10 @@ func seedFleet(t *testing.T, hub client.Client) {
 		}
 		testkit.MustCreate(t, hub, rb)
 		rb.Status.Conditions = []metav1.Condition{b.cond}
+		if b.ns == "team-b" {
+			rb.Status.Rollout = &api.BindingRolloutStatus{Revision: "2", Phase: api.BindingRolloutHalted, Stage: "canary", Reason: "GateTimedOut",
+				Message: "stage canary: cluster west is Unhealthy", Stages: []api.BindingRolloutStage{{Name: "canary", Clusters: []string{"west"}}, {Name: "remaining"}}}
+		}
 		if err := hub.Status().Update(t.Context(), rb); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 // Package dashboard serves flotilla's read-only fleet dashboard: the
 // clusters, the workloads (ResourceBindings) with their placement, health
-// and conditions, and one workload's page, rendered on the server with
+// and conditions, one workload's page and the staged rollouts, rendered on the server with
 // html/template from the control plane's informer cache, with a little
 // embedded script that refreshes the page's main section.
 //

@@ -64,7 +64,7 @@ func New(cfg *rest.Config, httpClient *http.Client, reader client.Reader, refres
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"pct": func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }}
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"fleet", "workloads", "workload", "refused"} {
+	for _, name := range []string{"fleet", "workloads", "workload", "rollouts", "refused"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: parse page %s: %w", name, err)
@@ -83,6 +83,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /fleet", s.fleet)
 	mux.HandleFunc("GET /workloads", s.workloads)
 	mux.HandleFunc("GET /workloads/{namespace}/{name}", s.workload)
+	mux.HandleFunc("GET /rollouts", s.rollouts)
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return secureHeaders(s.access.gate(mux))
@@ -215,4 +216,14 @@ func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 	}
 	v := buildWorkload(&rb, s.palette(r), s.now())
 	s.render(w, r, http.StatusOK, "workload", page{Title: rb.Spec.Resource.Name, Nav: "workloads", View: v})
+}
+
+func (s *Server) rollouts(w http.ResponseWriter, r *http.Request) {
+	var list workv1.ResourceBindingList
+	if err := s.reader.List(r.Context(), &list, client.UnsafeDisableDeepCopy); err != nil {
+		http.Error(w, fmt.Sprintf("list resourcebindings: %v", err), http.StatusServiceUnavailable)
+		return
+	}
+	v := buildRollouts(list.Items, s.visibleNamespaces(r, userOf(r.Context())), strings.TrimSpace(r.URL.Query().Get("q")), pageNumber(r), s.now())
+	s.render(w, r, http.StatusOK, "rollouts", page{Title: "Rollouts", Nav: "rollouts", View: v})
 }
