@@ -12,6 +12,8 @@
 #                per-node estimator beside the general one, issue 35)
 #   quota        BenchmarkQuotaStatus (a FederatedResourceQuota's status pass:
 #                pure aggregation, and list + aggregate + patch on a real host)
+#   dashboard    BenchmarkPages (the dashboard's fleet and workloads pages
+#                server time at 200 clusters x 2,000 workloads, issue 38)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
 #   terraform    scripts/bench-terraform.sh (apiserver-only members)
 #   kubernetes   scripts/bench-kubernetes.sh: the same fleet and apps with
@@ -188,6 +190,31 @@ if go test -run '^$' -bench '^BenchmarkQuotaStatus$' -benchtime=200x -count=1 -t
 else
   echo "bench: FederatedResourceQuota status benchmark failed:" >&2; tail -20 "$quota_bench" >&2
   row "FederatedResourceQuota status" "500 bindings, 20 clusters" "failed" "failed" "—"
+  status=1
+fi
+
+# --- dashboard pages (issue 38) ------------------------------------------------
+# BenchmarkPages: the dashboard's server time for the fleet page and the first workloads page at 200 clusters
+# and 2,000 workloads, read from an informer cache of a real host apiserver that also answers the access reviews
+# (cached); each sample is one request through the whole handler.
+echo "== bench: dashboard pages (200 requests per page)" >&2
+dash_bench="$work/dashboard.txt"
+if go test -run '^$' -bench '^BenchmarkPages$' -benchtime=200x -count=1 -timeout 15m \
+  ./controlplane/dashboard/ >"$dash_bench" 2>&1; then
+  for pg in fleet workloads; do
+    read -r p50 p99 < <(awk -v want="BenchmarkPages/clusters=200/workloads=2000/page=$pg" '
+      { name = $1; sub(/-[0-9]+$/, "", name) }
+      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-ms") p50 = $i; if ($(i+1) == "p99-ms") p99 = $i } }
+      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$dash_bench")
+    goal="—"
+    if [ "$pg" = fleet ] && [ "$p50" != "?" ]; then
+      goal="p50 ≤ 100 ms: $(verdict "$p50" 100)"
+    fi
+    row "dashboard, $pg page (server time)" "200 clusters, 2,000 workloads" "$p50 ms" "$p99 ms" "$goal"
+  done
+else
+  echo "bench: dashboard benchmark failed:" >&2; tail -20 "$dash_bench" >&2
+  row "dashboard pages" "200 clusters, 2,000 workloads" "failed" "failed" "p50 ≤ 100 ms (fleet page)"
   status=1
 fi
 

@@ -130,7 +130,7 @@ func controlPlaneRole(t *testing.T, objs []*unstructured.Unstructured) *unstruct
 	t.Helper()
 	var out []*unstructured.Unstructured
 	for _, o := range pick(objs, "ClusterRole") {
-		if !strings.HasSuffix(o.GetName(), "-tenant") {
+		if n := o.GetName(); !strings.HasSuffix(n, "-tenant") && !strings.Contains(n, "-dashboard-") {
 			out = append(out, o)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/dashboard"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 )
 
@@ -45,6 +46,9 @@ func Controlplane(args []string, stderr io.Writer) int {
 	var metrics metricsConfig
 	metricsAddr := metrics.register(fs)
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
+	var board dashboard.Options
+	fs.StringVar(&board.BindAddress, "dashboard-bind-address", "0", "host:port of the read-only fleet dashboard (HTTPS; each request's bearer token is checked by the host with TokenReview and SubjectAccessReview, as for metrics); 0 turns it off")
+	fs.StringVar(&board.CertDir, "dashboard-cert-dir", "", "`directory` with tls.crt and tls.key for the dashboard (a cert-manager Certificate's Secret), reloaded on change; empty uses a self-signed certificate")
 	pprofAddr := fs.String("pprof-bind-address", "", "loopback host:port serving Go's /debug/pprof/ profiles (e.g. 127.0.0.1:6060), for finding where time goes; empty turns it off, and only a loopback address is accepted")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
 	var limits apiLimits
@@ -145,6 +149,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 		kubeconfig: *kubeconfig, context: *kubeContext, fleet: *fleet,
 		leaderElect: *leaderElect, leaderNamespace: *leaderNamespace, leases: leases,
 		metricsAddr: *metricsAddr, metrics: metrics, probeAddr: *probeAddr, pprofAddr: *pprofAddr, options: opts, webhook: hook, api: limits,
+		dashboard: board,
 	}); err != nil {
 		logger.Error("controlplane stopped", "error", err)
 		return 1
@@ -191,6 +196,7 @@ type controlplaneConfig struct {
 	options                    shared.Options
 	webhook                    webhookConfig
 	api                        apiLimits
+	dashboard                  dashboard.Options
 	// inProcess is set by tests that run several control planes in one
 	// process: controller names are then allowed to repeat.
 	inProcess bool
@@ -296,6 +302,9 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 	opts := c.options
 	opts.Fleet = c.fleet
 	if err := controller.Setup(mgr, opts); err != nil {
+		return err
+	}
+	if err := dashboard.Add(mgr, c.dashboard); err != nil {
 		return err
 	}
 	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/dashboard"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -33,12 +34,14 @@ import (
 // answers the TokenReviews and SubjectAccessReviews.
 func TestControlplaneMetricsRequireAuthorization(t *testing.T) {
 	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
-	addr := testkit.FreeAddr(t)
+	addr, boardAddr := testkit.FreeAddr(t), testkit.FreeAddr(t)
 	certDir, ca := writeCertDir(t)
 
+	// The dashboard rides along: same host reviews, same certificate directory.
 	runInProcess(t, controlplaneConfig{
 		kubeconfig: host.KubeconfigPath, fleet: "test", probeAddr: "0", inProcess: true,
 		metricsAddr: addr, metrics: metricsConfig{secure: true, certDir: certDir},
+		dashboard: dashboard.Options{BindAddress: boardAddr, CertDir: certDir},
 	})
 
 	kube := kubernetes.NewForConfigOrDie(host.RESTConfig())
@@ -63,8 +66,8 @@ func TestControlplaneMetricsRequireAuthorization(t *testing.T) {
 	httpc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
 	}}
-	get := func(token string) (int, string, error) {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "https://"+addr+"/metrics", nil)
+	getURL := func(url, token string) (int, string, error) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 		if err != nil {
 			return 0, "", err
 		}
@@ -79,6 +82,7 @@ func TestControlplaneMetricsRequireAuthorization(t *testing.T) {
 		body, err := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(body), err
 	}
+	get := func(token string) (int, string, error) { return getURL("https://"+addr+"/metrics", token) }
 	// The authorized scraper is polled first: it waits for the server and
 	// for RBAC to reach the authorizer's cache.
 	var code int
@@ -111,6 +115,35 @@ func TestControlplaneMetricsRequireAuthorization(t *testing.T) {
 		}
 		if strings.Contains(body, "controller_runtime_") {
 			t.Errorf("%s: the refusal carries metrics", tc.who)
+		}
+	}
+	// --dashboard-bind-address serves the dashboard over HTTPS with the
+	// directory's certificate (verified against its CA), behind the same
+	// reviews: the metrics scraper has no GET /dashboard, the host's admin
+	// sees the fleet page. It starts once the manager's caches have synced,
+	// after the metrics endpoint.
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true,
+		func(context.Context) (bool, error) {
+			code, body, err = getURL("https://"+boardAddr+"/fleet", host.Token)
+			return err == nil && code == http.StatusOK, nil
+		}); err != nil {
+		t.Fatalf("the dashboard never served the host's admin: status %d, error %v, body %.200q", code, err, body)
+	}
+	for _, tc := range []struct {
+		who   string
+		token string
+		want  int
+	}{
+		{"no token", "", http.StatusUnauthorized},
+		{"the metrics scraper", scraper, http.StatusForbidden},
+		{"the host's admin", host.Token, http.StatusOK},
+	} {
+		code, body, err := getURL("https://"+boardAddr+"/fleet", tc.token)
+		if err != nil || code != tc.want {
+			t.Errorf("dashboard, %s: status %d (error %v), want %d: %.200q", tc.who, code, err, tc.want, body)
+		}
+		if tc.want == http.StatusOK && !strings.Contains(body, "clusters ready") {
+			t.Errorf("dashboard, %s: not the fleet page: %.300q", tc.who, body)
 		}
 	}
 }

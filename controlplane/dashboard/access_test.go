@@ -1,0 +1,248 @@
+package dashboard
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+)
+
+// TestEveryEndpointIsAuthorizedByTheHost serves the dashboard over a real
+// host apiserver that answers its TokenReviews and SubjectAccessReviews,
+// and asks every endpoint as: nobody, an unknown token, an authenticated
+// ServiceAccount without the dashboard role, a tenant allowed into the
+// dashboard and to read bindings in team-a only, and a fleet viewer.
+func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
+	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
+	scheme := controllertest.Scheme(t)
+	hub := controllertest.Host(t, host, scheme)
+	kube := kubernetes.NewForConfigOrDie(host.RESTConfig())
+	for _, ns := range []string{"team-a", "team-b"} {
+		testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	seedFleet(t, hub)
+	tokens := grantRoles(t, kube)
+
+	s, err := New(host.RESTConfig(), nil, hub, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	get := func(token, path string, fragment bool) (int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if fragment {
+			req.Header.Set(FragmentHeader, "main")
+		}
+		resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	// RBAC reaches the host's authorizer through its informers: wait until
+	// the viewer is let in before judging anyone.
+	testkit.Eventually(t, 30*time.Second, "the viewer is let in", func() (bool, string) {
+		code, body := get(tokens["viewer"], "/fleet", false)
+		return code == http.StatusOK, fmt.Sprintf("%d %.200s", code, body)
+	})
+
+	endpoints := []string{"/", "/fleet", "/workloads", "/workloads/team-a/web-a", "/workloads/team-b/web-b", "/rollouts", "/static/app.js", "/static/app.css"}
+	type want struct {
+		code       int
+		has, hasnt []string
+	}
+	for _, tc := range []struct {
+		who   string
+		token string
+		want  map[string]want
+		all   *want
+	}{
+		{who: "no token", all: &want{code: http.StatusUnauthorized, hasnt: []string{"east", "web-a"}}},
+		{who: "an unknown token", token: "not-a-token", all: &want{code: http.StatusUnauthorized, hasnt: []string{"east", "web-a"}}},
+		{who: "an authenticated ServiceAccount without the dashboard role", token: tokens["stranger"], all: &want{code: http.StatusForbidden, hasnt: []string{"east", "web-a"}}},
+		{who: "the tenant of team-a", token: tokens["tenant"], want: map[string]want{
+			"/":                       {code: http.StatusFound},
+			"/fleet":                  {code: http.StatusForbidden, has: []string{"list clusters"}, hasnt: []string{"east", "west"}},
+			"/workloads":              {code: http.StatusOK, has: []string{"team-a/web-a", "Some namespaces are left out"}, hasnt: []string{"web-b", "team-b"}},
+			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a", "PropagationPolicy web", "east"}},
+			"/workloads/team-b/web-b": {code: http.StatusForbidden, hasnt: []string{"Deployment team-b/web-b"}},
+			"/rollouts":               {code: http.StatusOK, has: []string{"No staged rollout.", "left out"}, hasnt: []string{"web-b", "GateTimedOut"}},
+			"/static/app.js":          {code: http.StatusOK},
+			"/static/app.css":         {code: http.StatusOK},
+		}},
+		{who: "the fleet viewer", token: tokens["viewer"], want: map[string]want{
+			"/":                       {code: http.StatusFound},
+			"/fleet":                  {code: http.StatusOK, has: []string{`data-cluster="east" data-state="Ready"`, `data-cluster="west" data-state="NotReady"`, "ClusterNotReachable", "cluster.karmada.io/unreachable:NoSchedule", "v1.35.4"}},
+			"/workloads":              {code: http.StatusOK, has: []string{"team-a/web-a", "team-b/web-b", "placement: east 2, west 1"}, hasnt: []string{"left out"}},
+			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a"}},
+			"/workloads/team-b/web-b": {code: http.StatusOK, has: []string{"Deployment team-b/web-b", "NoClusterFit", "GateTimedOut"}},
+			"/rollouts":               {code: http.StatusOK, has: []string{`data-rollout="team-b/web-b" data-phase="Halted"`, "GateTimedOut", "cluster west is Unhealthy", `aria-current="step"`}},
+			"/static/app.js":          {code: http.StatusOK},
+			"/static/app.css":         {code: http.StatusOK},
+		}},
+	} {
+		for _, path := range endpoints {
+			w := tc.all
+			if w == nil {
+				ww := tc.want[path]
+				w = &ww
+			}
+			code, body := get(tc.token, path, false)
+			if code != w.code {
+				t.Errorf("%s GET %s: status %d, want %d: %.300s", tc.who, path, code, w.code, body)
+			}
+			for _, s := range w.has {
+				if !strings.Contains(body, s) {
+					t.Errorf("%s GET %s: the page lacks %q", tc.who, path, s)
+				}
+			}
+			for _, s := range w.hasnt {
+				if strings.Contains(body, s) {
+					t.Errorf("%s GET %s: the page shows %q", tc.who, path, s)
+				}
+			}
+		}
+	}
+	// The fragment the page polls is the main section only, under the same
+	// checks.
+	if code, body := get(tokens["viewer"], "/fleet", true); code != http.StatusOK || strings.Contains(body, "<html") || !strings.Contains(body, "east") {
+		t.Errorf("viewer fragment: status %d, body %.200s", code, body)
+	}
+	if code, _ := get("", "/fleet", true); code != http.StatusUnauthorized {
+		t.Errorf("fragment without a token: status %d, want 401", code)
+	}
+}
+
+// seedFleet creates two Clusters (east Ready, west not reachable and
+// tainted) and a binding in each of team-a and team-b, with the statuses
+// the control plane would write.
+func seedFleet(t *testing.T, hub client.Client) {
+	t.Helper()
+	now := metav1.Now()
+	for _, c := range []struct {
+		name, status, reason string
+		taints               []corev1.Taint
+	}{
+		{"east", "True", api.ReasonClusterReady, nil},
+		{"west", "False", api.ReasonClusterNotReachable, []corev1.Taint{{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}}},
+	} {
+		cl := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: c.name}, Spec: api.ClusterSpec{APIEndpoint: "https://127.0.0.1:1", SyncMode: api.Push, Taints: c.taints}}
+		testkit.MustCreate(t, hub, cl)
+		cl.Status = api.ClusterStatus{
+			KubernetesVersion: "v1.35.4",
+			Conditions:        []metav1.Condition{{Type: api.ClusterConditionReady, Status: metav1.ConditionStatus(c.status), Reason: c.reason, Message: "probe", LastTransitionTime: now}},
+		}
+		if err := hub.Status().Update(t.Context(), cl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range []struct {
+		ns, name string
+		clusters []api.TargetCluster
+		cond     metav1.Condition
+	}{
+		{"team-a", "web-a", []api.TargetCluster{{Name: "east", Replicas: 2}, {Name: "west", Replicas: 1}},
+			metav1.Condition{Type: api.ConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success", LastTransitionTime: now}},
+		{"team-b", "web-b", nil,
+			metav1.Condition{Type: api.ConditionScheduled, Status: metav1.ConditionFalse, Reason: "NoClusterFit", Message: "0/2 clusters are available", LastTransitionTime: now}},
+	} {
+		rb := &workv1.ResourceBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: b.ns, Name: b.name, Annotations: map[string]string{
+				"propagationpolicy.karmada.io/name": "web", "propagationpolicy.karmada.io/namespace": b.ns}},
+			Spec: api.ResourceBindingSpec{Resource: api.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: b.ns, Name: b.name}, Clusters: b.clusters},
+		}
+		testkit.MustCreate(t, hub, rb)
+		rb.Status.Conditions = []metav1.Condition{b.cond}
+		if b.ns == "team-b" {
+			rb.Status.Rollout = &api.BindingRolloutStatus{Revision: "2", Phase: api.BindingRolloutHalted, Stage: "canary", Reason: "GateTimedOut",
+				Message: "stage canary: cluster west is Unhealthy", Stages: []api.BindingRolloutStage{{Name: "canary", Clusters: []string{"west"}}, {Name: "remaining"}}}
+		}
+		if err := hub.Status().Update(t.Context(), rb); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// grantRoles makes the host's users of the test and returns their tokens:
+// stranger (authenticated, no role), tenant (the dashboard's entry and
+// bindings in team-a) and viewer (the entry, clusters and every binding).
+func grantRoles(t *testing.T, kube kubernetes.Interface) map[string]string {
+	t.Helper()
+	ctx := t.Context()
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The groups are spelled out as an operator writes them in a role (and
+	// as the chart's tenant role grants bindings), not taken from the code
+	// under test.
+	read := []string{"get", "list", "watch"}
+	must(kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "dashboard-entry"},
+		Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{EntryPath}, Verbs: []string{"get"}}}}, metav1.CreateOptions{}))
+	must(kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "fleet-reader"},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"cluster.flotilla.io"}, Resources: []string{"clusters"}, Verbs: read},
+			{APIGroups: []string{"work.flotilla.io"}, Resources: []string{"resourcebindings"}, Verbs: read},
+		}}, metav1.CreateOptions{}))
+	must(kube.RbacV1().Roles("team-a").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "bindings-reader"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.flotilla.io"}, Resources: []string{"resourcebindings"}, Verbs: read}}}, metav1.CreateOptions{}))
+	tokens := map[string]string{}
+	for _, name := range []string{"stranger", "tenant", "viewer"} {
+		tokens[name] = serviceAccountToken(t, kube, name)
+	}
+	sa := func(name string) []rbacv1.Subject {
+		return []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: name}}
+	}
+	for _, b := range []struct{ name, role, sa string }{{"tenant-entry", "dashboard-entry", "tenant"}, {"viewer-entry", "dashboard-entry", "viewer"}, {"viewer-fleet", "fleet-reader", "viewer"}} {
+		must(kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: b.name},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: b.role}, Subjects: sa(b.sa)}, metav1.CreateOptions{}))
+	}
+	must(kube.RbacV1().RoleBindings("team-a").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "tenant-bindings"},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "bindings-reader"}, Subjects: sa("tenant")}, metav1.CreateOptions{}))
+	return tokens
+}
+
+// serviceAccountToken creates a ServiceAccount in default and returns a
+// short-lived token for it from the TokenRequest API.
+func serviceAccountToken(t *testing.T, kube kubernetes.Interface, name string) string {
+	t.Helper()
+	if _, err := kube.CoreV1().ServiceAccounts("default").Create(t.Context(),
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expiry := int64(600)
+	tr, err := kube.CoreV1().ServiceAccounts("default").CreateToken(t.Context(), name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("token for %s: %v", name, err)
+	}
+	return tr.Status.Token
+}

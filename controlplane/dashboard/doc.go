@@ -1,0 +1,18 @@
+// Package dashboard serves flotilla's read-only fleet dashboard: the
+// clusters, the workloads (ResourceBindings) with their placement, health
+// and conditions, one workload's page and the staged rollouts, rendered on the server with
+// html/template from the control plane's informer cache, with a little
+// embedded script that refreshes the page's main section.
+//
+// Every request carries a bearer token that the host apiserver
+// authenticates (TokenReview) and authorizes (SubjectAccessReview), with
+// the same k8s.io/apiserver delegating authenticator and authorizer that
+// controller-runtime's secure metrics filter uses. What a page shows is
+// then cut to what the host's RBAC lets that user list, checked per
+// resource and namespace with further SubjectAccessReviews, cached
+// briefly per user by the delegating authorizer.
+//
+// It is read-only: it never writes to the host nor reaches a member, and
+// it must not import the reconcilers (controlplane/controller/...), the
+// member connections or the execution code.
+package dashboard
