@@ -50,7 +50,7 @@ func (in *Interpreter) GetComponents(tmpl *unstructured.Unstructured) (comps []a
 	seen := make(map[string]int, len(list))
 	comps = make([]api.Component, 0, len(list))
 	for i, e := range list {
-		c, err := component(e, tmpl.GetNamespace())
+		c, err := component(e)
 		if err == nil {
 			if j, dup := seen[c.Name]; dup {
 				err = fmt.Errorf("name %q is also component [%d]'s", c.Name, j)
@@ -66,7 +66,7 @@ func (in *Interpreter) GetComponents(tmpl *unstructured.Unstructured) (comps []a
 }
 
 // component converts one entry of GetComponents' list.
-func component(e any, namespace string) (api.Component, error) {
+func component(e any) (api.Component, error) {
 	m, ok := e.(map[string]any)
 	if !ok {
 		return api.Component{}, fmt.Errorf("%v is not a table", e)
@@ -81,16 +81,41 @@ func component(e any, namespace string) (api.Component, error) {
 	}
 	c := api.Component{Name: name, Replicas: int32(n)}
 	if r, ok := m["replicaRequirements"].(map[string]any); ok && len(r) > 0 {
+		r = fixEmpty(r).(map[string]any)
+		delete(r, "namespace")
 		req := &api.ReplicaRequirements{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(fixEmpty(r).(map[string]any), req); err != nil {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(r, req); err != nil {
 			return api.Component{}, fmt.Errorf("component %q: replicaRequirements: %w", name, err)
 		}
-		if req.Namespace == "" {
-			req.Namespace = namespace
-		}
+		// Karmada's component requirements have no namespace (the
+		// binding's is the workload's), so none is added: the binding
+		// reads as Karmada's.
 		c.ReplicaRequirements = req
 	} else if v := m["replicaRequirements"]; v != nil && !ok {
 		return api.Component{}, fmt.Errorf("component %q: replicaRequirements %v is not a table", name, v)
 	}
 	return c, nil
+}
+
+// HasComponents reports whether tmpl's kind scripts componentResource:
+// such a template is scheduled and rendered whole. A kind whose
+// customization was refused has none.
+func (in *Interpreter) HasComponents(tmpl *unstructured.Unstructured) bool {
+	s, err := in.lookup(tmpl.GroupVersionKind(), opComponents)
+	return s != nil && err == nil
+}
+
+// Workload is what the scheduler needs of a template, as Karmada's
+// detector reads it: the components when the kind scripts componentResource
+// (replicas then zero and requirements nil: the template is scheduled
+// whole), otherwise the replicas and what one replica requests
+// (GetReplicas). Every front end reads a template through it, so a
+// multi-component workload is scheduled the same way in each.
+func (in *Interpreter) Workload(tmpl *unstructured.Unstructured) (replicas int32, req *api.ReplicaRequirements, comps []api.Component, err error) {
+	comps, ok, err := in.GetComponents(tmpl)
+	if ok || err != nil {
+		return 0, nil, comps, err
+	}
+	replicas, req, err = in.GetReplicas(tmpl)
+	return replicas, req, nil, err
 }

@@ -50,9 +50,9 @@ spec:
 // else is refused naming the component, while the customization's other
 // scripts keep working.
 func TestGetComponents(t *testing.T) {
-	leader := &api.ReplicaRequirements{Namespace: "jobs", ResourceRequest: corev1.ResourceList{
+	leader := &api.ReplicaRequirements{ResourceRequest: corev1.ResourceList{
 		corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("1Gi")}}
-	workers := &api.ReplicaRequirements{Namespace: "jobs", NodeClaim: &api.NodeClaim{NodeSelector: map[string]string{"pool": "batch"}},
+	workers := &api.ReplicaRequirements{NodeClaim: &api.NodeClaim{NodeSelector: map[string]string{"pool": "batch"}},
 		ResourceRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")}}
 	cases := []struct {
 		name    string
