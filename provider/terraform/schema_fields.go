@@ -134,7 +134,7 @@ var fieldDescriptions = map[string]string{
 	"CustomizationRules.replicaResource":                  "Replicas and per-replica requirements: defines `GetReplicas(obj)`, so the kind's replicas can be divided among clusters.",
 	"CustomizationRules.componentResource": "Components of a multi-component workload (a FlinkDeployment's JobManager and TaskManagers): defines `GetComponents(obj)`, " +
 		"which returns each component's name, replicas and per-replica requirements. The kind is then placed whole, never divided: with a placement of " +
-		"exactly one cluster (a spread constraint by cluster with min and max groups 1) and a dividing strategy, on a cluster where every component fits, " +
+		"exactly one cluster (a spread constraint by cluster with min and max groups 1) and a strategy that weighs capacity (`Divided` with `Aggregated` or dynamic weights), on a cluster where every component fits, " +
 		"as Karmada's MultiplePodTemplatesScheduling does. It takes precedence over `replica_resource`.",
 	"CustomizationRules.replicaRevision":          "Writes a cluster's share: defines `ReviseReplica(obj, desiredReplica)`.",
 	"CustomizationRules.statusReflection":         "What of a member's object is collected: defines `ReflectStatus(observedObj)`.",
