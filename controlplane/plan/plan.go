@@ -229,7 +229,7 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 	out, err := decide(b)
 	res.AffinityTerm, res.Reasons, res.NodeLimited = out.AffinityName, out.Reasons.Map(), out.NodeLimited
 	if err == nil {
-		next := api.ResourceBindingSpec{ReplicaRequirements: req, Clusters: out.Clusters}
+		next := api.ResourceBindingSpec{ReplicaRequirements: req, Components: comps, Clusters: out.Clusters}
 		if over := quota.ExceededBy(previous, &next); over != "" {
 			res.Err = &QuotaError{Template: res.Template.Describe(), Excess: over}
 			return res, spec
