@@ -26,8 +26,6 @@ func TestDecodeInterpreterCustomization(t *testing.T) {
 			`r.yaml:1: ResourceInterpreterCustomization rollout: spec.customizations.replicaCount: Forbidden: unknown field`},
 		"no target kind": {ricHeader + "spec:\n  target: {apiVersion: v1}\n  customizations: {}\n",
 			`r.yaml:1: ResourceInterpreterCustomization rollout: spec.target.kind: Required value`},
-		"componentResource": {ricHeader + "spec:\n  target: {apiVersion: v1, kind: Pod}\n  customizations:\n    componentResource: {luaScript: x}\n",
-			`spec.customizations.componentResource: Forbidden: flotilla does not model multi-component workloads`},
 		"another config.karmada.io kind": {"apiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterWebhookConfiguration\nmetadata: {name: w}\n",
 			`kind: Unsupported value: "ResourceInterpreterWebhookConfiguration": supported values: "ResourceInterpreterCustomization"`},
 	}

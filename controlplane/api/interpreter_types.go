@@ -51,8 +51,11 @@ type CustomizationRules struct {
 	Retention *LuaScript `json:"retention,omitempty"`
 	// ReplicaResource defines GetReplicas(obj).
 	ReplicaResource *LuaScript `json:"replicaResource,omitempty"`
-	// ComponentResource defines GetComponents(obj); flotilla does not
-	// model multi-component workloads and refuses it.
+	// ComponentResource defines GetComponents(obj): the components of a
+	// multi-component workload, each with its replicas and what one of
+	// its replicas requests. Where a kind has it, it replaces
+	// ReplicaResource for scheduling, as in Karmada with the
+	// MultiplePodTemplatesScheduling feature on.
 	ComponentResource *LuaScript `json:"componentResource,omitempty"`
 	// ReplicaRevision defines ReviseReplica(obj, desiredReplica).
 	ReplicaRevision *LuaScript `json:"replicaRevision,omitempty"`
@@ -74,7 +77,7 @@ type LuaScript struct {
 }
 
 // ValidateResourceInterpreterCustomization checks what Karmada's webhook
-// checks before the scripts run: a target and no GetComponents rule.
+// checks before the scripts run: a target.
 // Whether the scripts compile and define their function is checked by
 // controlplane/interpret, which owns the Lua VM.
 func ValidateResourceInterpreterCustomization(ric *ResourceInterpreterCustomization) field.ErrorList {
@@ -87,10 +90,6 @@ func ValidateResourceInterpreterCustomization(ric *ResourceInterpreterCustomizat
 	}
 	if ric.Spec.Target.Kind == "" {
 		errs = append(errs, field.Required(target.Child("kind"), ""))
-	}
-	if ric.Spec.Customizations.ComponentResource != nil {
-		errs = append(errs, field.Forbidden(field.NewPath("spec", "customizations", "componentResource"),
-			"flotilla does not model multi-component workloads; remove it"))
 	}
 	return errs
 }

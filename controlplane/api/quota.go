@@ -161,8 +161,22 @@ func ScheduledReplicas(clusters []TargetCluster) int64 {
 
 // BindingUsage is what a binding's scheduling result uses of its
 // namespace's quota: one replica's request times the replicas scheduled in
-// every cluster, Karmada's CalculateResourceUsage (with pods counted).
+// every cluster, Karmada's CalculateResourceUsage (with pods counted). A
+// binding with components runs every component in each of its clusters,
+// so it uses each component's replicas times its request, per cluster, as
+// Karmada counts components.
 func BindingUsage(spec *ResourceBindingSpec) corev1.ResourceList {
+	if len(spec.Components) > 0 {
+		out := corev1.ResourceList{}
+		for _, c := range spec.Components {
+			var per corev1.ResourceList
+			if c.ReplicaRequirements != nil {
+				per = c.ReplicaRequirements.ResourceRequest
+			}
+			out = AddResources(out, ReplicaUsage(per, int64(c.Replicas)*int64(len(spec.Clusters))))
+		}
+		return out
+	}
 	var per corev1.ResourceList
 	if spec.ReplicaRequirements != nil {
 		per = spec.ReplicaRequirements.ResourceRequest

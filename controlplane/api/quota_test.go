@@ -126,3 +126,32 @@ func sameResources(a, b corev1.ResourceList) bool {
 	}
 	return true
 }
+
+// TestBindingUsageComponents follows Karmada's CalculateResourceUsage for a
+// binding with components: every component runs in each of its clusters,
+// so each counts its replicas times its request per cluster (pods counted,
+// as flotilla counts them for replicas). Without them the binding would
+// use nothing of its namespace's quota.
+func TestBindingUsageComponents(t *testing.T) {
+	req := func(cpu, mem string) *ReplicaRequirements {
+		return &ReplicaRequirements{ResourceRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}
+	}
+	spec := &ResourceBindingSpec{
+		Components: []Component{{Name: "leader", Replicas: 1, ReplicaRequirements: req("1", "2Gi")}, {Name: "workers", Replicas: 4, ReplicaRequirements: req("2", "4Gi")}, {Name: "idle", Replicas: 2}},
+		Clusters:   []TargetCluster{{Name: "east"}, {Name: "west"}},
+	}
+	got := BindingUsage(spec)
+	want := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("18"), corev1.ResourceMemory: resource.MustParse("36Gi"), corev1.ResourcePods: resource.MustParse("14")}
+	for name, q := range want {
+		if g := got[name]; g.Cmp(q) != 0 {
+			t.Errorf("%s: got %s, want %s", name, g.String(), q.String())
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("usage %v, want %v", got, want)
+	}
+	spec.Clusters = nil
+	if got := BindingUsage(spec); len(got) != 0 {
+		t.Errorf("unscheduled: usage %v, want none", got)
+	}
+}

@@ -35,6 +35,13 @@ type ResourceBindingSpec struct {
 	// Replicas is the template's desired replica count.
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
+	// Components are the pod templates of a multi-component workload
+	// (a FlinkDeployment's JobManager and TaskManagers), from its
+	// customization's componentResource script. A binding with components
+	// has no Replicas or ReplicaRequirements: the template is scheduled as
+	// a whole, never divided, as in Karmada with MultiplePodTemplatesScheduling.
+	// +optional
+	Components []Component `json:"components,omitempty"`
 	// Clusters is the scheduling result.
 	// +optional
 	Clusters []TargetCluster `json:"clusters,omitempty"`
@@ -103,6 +110,20 @@ type ReplicaRequirements struct {
 	// PriorityClassName of the replica's pod.
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty"`
+}
+
+// Component is one pod template of a multi-component workload, as
+// Karmada's work.karmada.io/v1alpha2 Component.
+type Component struct {
+	// Name of the component, unique within the workload.
+	Name string `json:"name"`
+	// Replicas is the component's replica count.
+	Replicas int32 `json:"replicas"`
+	// ReplicaRequirements are what one replica of the component needs.
+	// Karmada's ComponentReplicaRequirements has the same fields less the
+	// namespace, which is the workload's.
+	// +optional
+	ReplicaRequirements *ReplicaRequirements `json:"replicaRequirements,omitempty"`
 }
 
 // NodeClaim is the node constraints of a replica's pod.

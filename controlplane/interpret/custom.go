@@ -25,17 +25,18 @@ type operation struct {
 
 // Operations in the order of Karmada's CustomizationRules.
 var (
-	opRetain    = operation{"retention", "Retain", func(r *api.CustomizationRules) *api.LuaScript { return r.Retention }}
-	opReplicas  = operation{"replicaResource", "GetReplicas", func(r *api.CustomizationRules) *api.LuaScript { return r.ReplicaResource }}
-	opRevise    = operation{"replicaRevision", "ReviseReplica", func(r *api.CustomizationRules) *api.LuaScript { return r.ReplicaRevision }}
-	opReflect   = operation{"statusReflection", "ReflectStatus", func(r *api.CustomizationRules) *api.LuaScript { return r.StatusReflection }}
-	opAggregate = operation{"statusAggregation", "AggregateStatus", func(r *api.CustomizationRules) *api.LuaScript { return r.StatusAggregation }}
-	opHealth    = operation{"healthInterpretation", "InterpretHealth", func(r *api.CustomizationRules) *api.LuaScript { return r.HealthInterpretation }}
-	opDeps      = operation{"dependencyInterpretation", "GetDependencies", func(r *api.CustomizationRules) *api.LuaScript { return r.DependencyInterpretation }}
+	opRetain     = operation{"retention", "Retain", func(r *api.CustomizationRules) *api.LuaScript { return r.Retention }}
+	opReplicas   = operation{"replicaResource", "GetReplicas", func(r *api.CustomizationRules) *api.LuaScript { return r.ReplicaResource }}
+	opComponents = operation{"componentResource", "GetComponents", func(r *api.CustomizationRules) *api.LuaScript { return r.ComponentResource }}
+	opRevise     = operation{"replicaRevision", "ReviseReplica", func(r *api.CustomizationRules) *api.LuaScript { return r.ReplicaRevision }}
+	opReflect    = operation{"statusReflection", "ReflectStatus", func(r *api.CustomizationRules) *api.LuaScript { return r.StatusReflection }}
+	opAggregate  = operation{"statusAggregation", "AggregateStatus", func(r *api.CustomizationRules) *api.LuaScript { return r.StatusAggregation }}
+	opHealth     = operation{"healthInterpretation", "InterpretHealth", func(r *api.CustomizationRules) *api.LuaScript { return r.HealthInterpretation }}
+	opDeps       = operation{"dependencyInterpretation", "GetDependencies", func(r *api.CustomizationRules) *api.LuaScript { return r.DependencyInterpretation }}
 )
 
 func operations() []operation {
-	return []operation{opRetain, opReplicas, opRevise, opReflect, opAggregate, opHealth, opDeps}
+	return []operation{opRetain, opReplicas, opComponents, opRevise, opReflect, opAggregate, opHealth, opDeps}
 }
 
 // script is one customized operation of one kind, compiled once.

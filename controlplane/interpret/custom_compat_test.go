@@ -80,6 +80,8 @@ end`)})})
 			`{replicas: 2, sub: {a: [], b: {}}}`, map[string]any{"replicas": int64(2), "sub": map[string]any{}}},
 		{"an empty table in a list is dropped from it",
 			`{items: [{}, {name: x}]}`, map[string]any{"items": []any{map[string]any{"name": "x"}}}},
+		{"a status of empty tables only is an empty object, not none",
+			`{conditions: [], selector: {}}`, map[string]any{}},
 		{"full tables are kept",
 			`{conditions: [{type: Ready}], labels: {a: b}}`,
 			map[string]any{"conditions": []any{map[string]any{"type": "Ready"}}, "labels": map[string]any{"a": "b"}}},

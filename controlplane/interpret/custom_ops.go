@@ -192,11 +192,9 @@ func (in *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (map[string
 	// Karmada converts a reflected status with no reference object, so
 	// every empty table under it is dropped, even where the member's status
 	// had an empty list or object: the same status reaches aggregation here.
-	m = fixEmpty(m).(map[string]any)
-	if len(m) == 0 {
-		return nil, nil
-	}
-	return m, nil
+	// The table itself stays, empty or not: Karmada reports an empty table
+	// as an empty object ({}), a status that says nothing, not as no status.
+	return fixEmpty(m).(map[string]any), nil
 }
 
 // AggregateStatus is AggregateStatus with the kind's statusAggregation
@@ -237,13 +235,20 @@ func (in *Interpreter) AggregateStatus(template *unstructured.Unstructured, item
 	if err != nil {
 		return nil, err
 	}
+	// Whether the script set a status table is read before its empty
+	// tables are resolved, which drops an empty one: an empty status
+	// table is an empty status object, as Karmada reports it, not none.
+	var setStatus bool
+	if m, ok := out[0].(map[string]any); ok {
+		_, setStatus = m["status"].(map[string]any)
+	}
 	obj, err := s.sameObject("AggregateStatus", out[0], template.Object)
 	if err != nil {
 		return nil, err
 	}
 	status, _ := obj["status"].(map[string]any)
-	if len(status) == 0 {
-		return nil, nil
+	if status == nil && setStatus {
+		status = map[string]any{}
 	}
 	return status, nil
 }

@@ -100,8 +100,8 @@ func TestNewRefuses(t *testing.T) {
 			`"bad": healthInterpretation: healthInterpretation:1: budget exhausted`},
 		{"two for one operation", []api.ResourceInterpreterCustomization{widgetRIC("b", api.CustomizationRules{HealthInterpretation: ok}), widgetRIC("a", api.CustomizationRules{HealthInterpretation: ok})},
 			`customization "b": spec.customizations.healthInterpretation: example.io/v1 Widget already has one, from customization "a"`},
-		{"componentResource", []api.ResourceInterpreterCustomization{widgetRIC("multi", api.CustomizationRules{ComponentResource: lua("function GetComponents(obj) return {} end")})},
-			`"multi": spec.customizations.componentResource: Forbidden`},
+		{"componentResource without its function", []api.ResourceInterpreterCustomization{widgetRIC("multi", api.CustomizationRules{ComponentResource: lua("function GetReplicas(obj) return {} end")})},
+			`"multi": componentResource: the script defines no function GetComponents`},
 		{"no target kind", []api.ResourceInterpreterCustomization{func() api.ResourceInterpreterCustomization {
 			r := widgetRIC("nokind", api.CustomizationRules{HealthInterpretation: ok})
 			r.Spec.Target.Kind = ""

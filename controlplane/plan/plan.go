@@ -99,6 +99,10 @@ type Result struct {
 	Policy *PolicyRef
 	// AffinityTerm is the chosen clusterAffinities term, if the policy has terms.
 	AffinityTerm string
+	// Components are the template's components when its kind scripts
+	// componentResource: it is then placed whole, never divided, and each
+	// cluster of Placement runs every component.
+	Components []api.Component
 	// Placement is cluster → replicas, sorted by cluster name. Empty when
 	// unclaimed or unschedulable.
 	Placement []api.TargetCluster
@@ -164,7 +168,7 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 		if results[i].Err != nil || len(results[i].Placement) == 0 {
 			continue
 		}
-		works, err := renderTemplate(f, byName, tmpl, specs[i], results[i].Placement)
+		works, err := renderTemplate(f, byName, tmpl, specs[i], &results[i])
 		if err != nil {
 			results[i].Err = fmt.Errorf("%s: %w", results[i].Template.Describe(), err)
 			continue
@@ -196,21 +200,23 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 	}
 	res.ConflictResolution = spec.ConflictResolution
 	res.PreserveResourcesOnDeletion = spec.PreserveResourcesOnDeletion != nil && *spec.PreserveResourcesOnDeletion
-	replicas, req, err := f.Interpreter.GetReplicas(tmpl)
+	replicas, req, comps, err := f.Interpreter.Workload(tmpl)
 	if err != nil {
 		res.Err = fmt.Errorf("%s: %w", res.Template.Describe(), err)
 		return res, spec
 	}
+	res.Components = comps
 	b := scheduler.Binding{
 		Resource:            api.ObjectReference{APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), UID: tmpl.GetUID()},
 		Replicas:            replicas,
 		ReplicaRequirements: req,
+		Components:          comps,
 		Placement:           spec.Placement,
 	}
 	if prev != nil {
 		b = scheduler.BindingFor(prev, spec.Placement)
 		b.Resource.UID = tmpl.GetUID()
-		b.Replicas, b.ReplicaRequirements = replicas, req
+		b.Replicas, b.ReplicaRequirements, b.Components = replicas, req, comps
 	}
 	b.Policy = scheduler.DescribePolicy(claim.Kind, claim.Namespace, claim.Name)
 	quota := ledger.view(tmpl.GetNamespace())
@@ -223,7 +229,7 @@ func schedule(f Fleet, decide func(scheduler.Binding) (scheduler.Result, error),
 	out, err := decide(b)
 	res.AffinityTerm, res.Reasons, res.NodeLimited = out.AffinityName, out.Reasons.Map(), out.NodeLimited
 	if err == nil {
-		next := api.ResourceBindingSpec{ReplicaRequirements: req, Clusters: out.Clusters}
+		next := api.ResourceBindingSpec{ReplicaRequirements: req, Components: comps, Clusters: out.Clusters}
 		if over := quota.ExceededBy(previous, &next); over != "" {
 			res.Err = &QuotaError{Template: res.Template.Describe(), Excess: over}
 			return res, spec
@@ -304,10 +310,10 @@ func unionClusters(a, b []api.TargetCluster) []api.TargetCluster {
 
 // renderTemplate renders a planned template (RenderBinding) as the binding
 // the continuous driver would write for it.
-func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.Unstructured, spec *api.PropagationSpec, placement []api.TargetCluster) (map[string]render.Work, error) {
+func renderTemplate(f Fleet, byName map[string]*api.Cluster, tmpl *unstructured.Unstructured, spec *api.PropagationSpec, res *Result) (map[string]render.Work, error) {
 	// A previous binding under failover carries preserved state to its
 	// new cluster, as the continuous driver renders it.
-	binding := api.ResourceBindingSpec{Clusters: placement}
+	binding := api.ResourceBindingSpec{Clusters: res.Placement, Components: res.Components}
 	if prev := previousBinding(f.Bindings, api.TemplateRefOf(tmpl)); prev != nil {
 		binding.GracefulEvictionTasks = prev.Spec.GracefulEvictionTasks
 	}

@@ -64,6 +64,13 @@ func RenderBinding(in BindingInput) (map[string]render.Work, error) {
 	if p := in.Binding.Placement; p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType != "" {
 		scheduling = p.ReplicaScheduling.ReplicaSchedulingType
 	}
+	if in.Interpreter.HasComponents(in.Template) {
+		// A multi-component workload is placed whole: Karmada revises
+		// replicas only for a binding with replicas, which it has not.
+		// The kind decides, not the binding's components, which anyone
+		// who may write the binding could set.
+		scheduling = api.ReplicaSchedulingTypeDuplicated
+	}
 	return render.Render(render.Input{
 		Template:          in.Template,
 		Clusters:          targets,

@@ -175,10 +175,11 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 		}
 	}
 	spreading := plan.cluster != nil || plan.group != nil
-	estimate := b.Replicas > 0 && (usesAvailability(s.strategy) || spreading)
+	sets := wholeSets(b)
+	estimate := (b.Replicas > 0 || sets) && (usesAvailability(s.strategy) || spreading)
 	var est *estimator
 	var perNode func(string) (int32, bool)
-	if estimate {
+	if estimate && !sets {
 		est = newEstimator(b.ReplicaRequirements)
 		if b.NodeEstimates != nil {
 			perNode = b.NodeEstimates(b.ReplicaRequirements)
@@ -192,6 +193,11 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 			cands[i].score += sc(fc, cands[i].cluster)
 		}
 		switch {
+		case estimate && sets:
+			// Per-node figures and quotas count replicas of one shape;
+			// a set of components is not one.
+			cands[i].available = int64(componentSets(cands[i].cluster, b.Components))
+			continue
 		case estimate && s.facts != nil:
 			cands[i].available = int64(est.availableFrom(&s.facts[cands[i].index], cands[i].cluster))
 		case estimate:
@@ -220,8 +226,12 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 
 	// Select.
 	need := int64(-1)
-	if b.Replicas > 0 && usesAvailability(s.strategy) {
+	switch {
+	case b.Replicas > 0 && usesAvailability(s.strategy):
 		need = int64(b.Replicas)
+	case sets && usesAvailability(s.strategy):
+		// One complete set, as Karmada's SelectBestClusters is asked for.
+		need = 1
 	}
 	selected, err := s.buf.selectClusters(cands, plan, need)
 	if err != nil {
@@ -426,6 +436,9 @@ func (s *run) fitError(stage Stage, affinityName string, err error, cands []cand
 		why := "feasible"
 		if estimated {
 			why = fmt.Sprintf("feasible, room for %d more replicas", cands[i].available)
+			if wholeSets(s.binding) {
+				why = fmt.Sprintf("feasible, room for %d complete sets of its components", cands[i].available)
+			}
 			if cands[i].previous > 0 {
 				why += fmt.Sprintf(" besides the %d it runs", cands[i].previous)
 			}

@@ -30,6 +30,15 @@ type Binding struct {
 	// beyond a pod slot.
 	ReplicaRequirements *api.ReplicaRequirements
 
+	// Components are the pod templates of a multi-component workload
+	// (api.ResourceBindingSpec.Components); Replicas and
+	// ReplicaRequirements are then zero and nil. With a placement that
+	// asks for exactly one cluster, the cluster chosen is one where a
+	// complete set of the components fits (see wholeSets); otherwise the
+	// template goes, whole, to every selected cluster, as a non-workload
+	// does, as in Karmada.
+	Components []api.Component
+
 	// Placement is the claiming policy's placement.
 	Placement api.Placement
 
@@ -88,6 +97,7 @@ func BindingFor(rb *api.ResourceBinding, placement api.Placement) Binding {
 		Resource:             rb.Spec.Resource,
 		Replicas:             rb.Spec.Replicas,
 		ReplicaRequirements:  rb.Spec.ReplicaRequirements,
+		Components:           rb.Spec.Components,
 		Placement:            placement,
 		Previous:             rb.Spec.Clusters,
 		PreviousAffinityName: rb.Status.SchedulerObservedAffinityName,

@@ -12,8 +12,9 @@ import (
 )
 
 // TestWebhookRefusesBrokenCustomization: a customization whose script does
-// not compile, or that asks for multi-component workloads, is refused at
-// create time naming the field and the line; a working one is stored.
+// not compile or does not define its function is refused at create time
+// naming the field and the line; a working one, a componentResource
+// script included, is stored.
 func TestWebhookRefusesBrokenCustomization(t *testing.T) {
 	hub := startHost(t)
 	ric := func(rules api.CustomizationRules) *configv1.ResourceInterpreterCustomization {
@@ -33,8 +34,8 @@ func TestWebhookRefusesBrokenCustomization(t *testing.T) {
 			`spec.customizations.healthInterpretation.luaScript: Invalid value: "(script)": healthInterpretation line:3`},
 		"no function": {api.CustomizationRules{ReplicaResource: &api.LuaScript{LuaScript: "function Replicas(obj) return 1 end"}},
 			"spec.customizations.replicaResource.luaScript: Invalid value: \"(script)\": the script defines no function GetReplicas"},
-		"componentResource": {api.CustomizationRules{ComponentResource: &api.LuaScript{LuaScript: "function GetComponents(obj) return {} end"}},
-			"spec.customizations.componentResource: Forbidden"},
+		"componentResource without GetComponents": {api.CustomizationRules{ComponentResource: &api.LuaScript{LuaScript: "function GetReplicas(obj) return {} end"}},
+			"spec.customizations.componentResource.luaScript: Invalid value: \"(script)\": the script defines no function GetComponents"},
 	}
 	for name, c := range cases {
 		err := hub.Create(t.Context(), ric(c.rules))
@@ -43,7 +44,8 @@ func TestWebhookRefusesBrokenCustomization(t *testing.T) {
 			t.Errorf("%s: create = %v, want an Invalid error containing %q", name, err, c.want)
 		}
 	}
-	if err := hub.Create(t.Context(), ric(api.CustomizationRules{HealthInterpretation: &api.LuaScript{LuaScript: "function InterpretHealth(obj) return true end"}})); err != nil {
+	if err := hub.Create(t.Context(), ric(api.CustomizationRules{HealthInterpretation: &api.LuaScript{LuaScript: "function InterpretHealth(obj) return true end"},
+		ComponentResource: &api.LuaScript{LuaScript: "function GetComponents(obj) return {{name = \"a\", replicas = 1}} end"}})); err != nil {
 		t.Fatalf("create of a working customization: %v", err)
 	}
 }

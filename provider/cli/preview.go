@@ -37,13 +37,17 @@ type PreviewOutput struct {
 
 // PreviewResult is the plan for one template.
 type PreviewResult struct {
-	Template     PreviewObject             `json:"template"`
-	Policy       *plan.PolicyRef           `json:"policy"`
-	AffinityTerm string                    `json:"affinityTerm"`
-	Placement    []PreviewPlacement        `json:"placement"`
-	Rendered     map[string]map[string]any `json:"rendered"`
-	RequiredBy   []PreviewObject           `json:"requiredBy,omitempty"`
-	Error        string                    `json:"error"`
+	Template     PreviewObject      `json:"template"`
+	Policy       *plan.PolicyRef    `json:"policy"`
+	AffinityTerm string             `json:"affinityTerm"`
+	Placement    []PreviewPlacement `json:"placement"`
+	// Components are the template's components when its kind's
+	// customization scripts componentResource: the template is placed
+	// whole, and each cluster of Placement runs every component.
+	Components []api.Component           `json:"components,omitempty"`
+	Rendered   map[string]map[string]any `json:"rendered"`
+	RequiredBy []PreviewObject           `json:"requiredBy,omitempty"`
+	Error      string                    `json:"error"`
 	// Refused is true when Error is a claiming policy's field that a
 	// preview cannot honour (schedulerName, dependentOverrides), or the
 	// template is a kind only continuous mode acts on (FederatedHPA,
@@ -185,7 +189,7 @@ func toPreview(r plan.Result) (PreviewResult, error) {
 	pr := PreviewResult{
 		Template: previewObject(r.Template), Policy: r.Policy, AffinityTerm: r.AffinityTerm,
 		Placement: []PreviewPlacement{}, Rendered: map[string]map[string]any{},
-		Reasons: r.Reasons,
+		Reasons: r.Reasons, Components: r.Components,
 	}
 	for _, ref := range r.RequiredBy {
 		pr.RequiredBy = append(pr.RequiredBy, previewObject(ref))

@@ -106,3 +106,40 @@ func interpreterFrom(t *testing.T, path string) *interpret.Interpreter {
 	}
 	return in
 }
+
+// TestPreviewComponents previews one input holding a FlinkDeployment-
+// shaped kind whose customization scripts componentResource, a kind whose
+// componentResource script returns a component without a name, and
+// ordinary kinds. The job goes whole (its replicaRevision script is not
+// run) to the one cluster where its JobManager and four TaskManagers all
+// fit; the broken kind is refused by its customization's name and
+// operation; the Deployment and ConfigMap are previewed as usual.
+func TestPreviewComponents(t *testing.T) {
+	code, stdout, stderr := runPreview(t, "", "-f", "testdata/components", "-o", "json")
+	if code != ExitUnschedulable {
+		t.Fatalf("exit %d, want %d (one template not scheduled); stderr: %s", code, ExitUnschedulable, stderr)
+	}
+	got := map[string]PreviewResult{}
+	for _, r := range decodeOutput(t, stdout).Results {
+		got[r.Template.Kind] = r
+	}
+	job := got["FlinkDeployment"]
+	if diff := cmp.Diff([]PreviewPlacement{{Cluster: "south"}}, job.Placement); diff != "" || job.Error != "" {
+		t.Errorf("FlinkDeployment: error %q, placement (-want +got):\n%s", job.Error, diff)
+	}
+	if len(job.Components) != 2 || job.Components[0].Name != "jobmanager" || job.Components[1].Replicas != 4 {
+		t.Errorf("FlinkDeployment components = %+v, want jobmanager and 4 taskmanagers", job.Components)
+	}
+	if n, _, _ := unstructured.NestedFieldNoCopy(job.Rendered["south"], "spec", "taskManager", "replicas"); n != float64(4) {
+		t.Errorf("south renders %v TaskManagers, want the template's 4 (placed whole, not revised)", n)
+	}
+	bad := got["Pipeline"]
+	if want := `customization "pipeline": componentResource: GetComponents returned component [0]: name`; !strings.Contains(bad.Error, want) || len(bad.Placement) != 0 {
+		t.Errorf("Pipeline: error %q placement %v, want an error containing %q and no placement", bad.Error, bad.Placement, want)
+	}
+	for _, kind := range []string{"Deployment", "ConfigMap"} {
+		if r := got[kind]; r.Error != "" || len(r.Placement) != 3 || len(r.Rendered) != 3 {
+			t.Errorf("%s: error %q, placement %v; want all three clusters", kind, r.Error, r.Placement)
+		}
+	}
+}

@@ -168,11 +168,7 @@ func importInterpreter(data []byte, name string) (state tftypes.Value, ignored [
 		attrs[attrKind] = tftypes.NewValue(tftypes.String, api.KindResourceInterpreterCustomization)
 		attrs[attrID] = tftypes.NewValue(tftypes.String, name)
 		for _, p := range sortedKeys(conv.dropped) {
-			reason := "not supported"
-			if p == "spec.customizations.componentResource" {
-				reason = interpreterComponentsReason
-			}
-			ignored = append(ignored, p+": "+reason)
+			ignored = append(ignored, p+": not supported")
 		}
 		return tftypes.NewValue(interpreterObjectType(), attrs), ignored, nil
 	}

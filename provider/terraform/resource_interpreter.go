@@ -76,12 +76,8 @@ func (r *interpreterResource) Schema(_ context.Context, _ resource.SchemaRequest
 		"Attributes are Karmada's `spec` fields in snake_case (`replicaResource.luaScript` is " +
 		"`replica_resource.lua_script`). Every script is compiled at plan time in the same sandbox that runs it, and " +
 		"a script that does not compile, or does not define its function, is reported on its attribute with the " +
-		"customization, the operation and the line.\n\n" +
-		"`componentResource` has no attribute: " + interpreterComponentsReason + "."}
+		"customization, the operation and the line."}
 }
-
-// interpreterComponentsReason is why componentResource has no attribute.
-const interpreterComponentsReason = "flotilla does not model multi-component workloads"
 
 // ValidateConfig compiles the scripts once the configuration is known.
 func (r *interpreterResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

@@ -349,8 +349,8 @@ func TestAccManifestResourceInterpreter(t *testing.T) {
 }
 
 // TestImportInterpreter: import finds the customization by name among other
-// documents, names the others when it is missing, and lists the Karmada
-// fields that have no attribute.
+// documents, names the others when it is missing, and keeps every field
+// of a multi-component customization, componentResource included.
 func TestImportInterpreter(t *testing.T) {
 	const data = `
 apiVersion: config.karmada.io/v1alpha1
@@ -373,13 +373,12 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantIgnored := []string{"spec.customizations.componentResource: " + interpreterComponentsReason}
-	if diff := cmp.Diff(wantIgnored, ignored); diff != "" {
-		t.Errorf("ignored (-want +got):\n%s", diff)
+	if len(ignored) != 0 {
+		t.Errorf("ignored %v, want nothing", ignored)
 	}
 	ric, diags := decodeInterpreter(v, path.Empty())
 	if diags.HasError() || ric.Spec.Target.Kind != "FlinkDeployment" || ric.Spec.Customizations.HealthInterpretation == nil ||
-		ric.Spec.Customizations.ComponentResource != nil {
+		ric.Spec.Customizations.ComponentResource == nil {
 		t.Errorf("imported %+v, diagnostics %v", ric, diags)
 	}
 	_, _, err = importInterpreter([]byte(data), "rollout")

@@ -44,8 +44,6 @@ var skippedFields = map[string]skippedField{
 	"Placement.workloadAffinity": {reason: api.WorkloadAffinityRefusal},
 	"OverrideSpec.targetCluster": {reason: "deprecated in Karmada; use `override_rules[*].target_cluster`"},
 	"OverrideSpec.overriders":    {reason: "deprecated in Karmada; use `override_rules[*].overriders`"},
-	// flotilla_resource_interpreter.
-	"CustomizationRules.componentResource": {reason: interpreterComponentsReason},
 }
 
 // skippedParents are the nested types whose fields may be skipped, with
@@ -134,12 +132,16 @@ var fieldDescriptions = map[string]string{
 	"CustomizationTarget.kind":                            "The target kind, for example `Rollout`.",
 	"CustomizationRules.retention":                        "Fields the members own: defines `Retain(desiredObj, observedObj)`, which returns the object to apply.",
 	"CustomizationRules.replicaResource":                  "Replicas and per-replica requirements: defines `GetReplicas(obj)`, so the kind's replicas can be divided among clusters.",
-	"CustomizationRules.replicaRevision":                  "Writes a cluster's share: defines `ReviseReplica(obj, desiredReplica)`.",
-	"CustomizationRules.statusReflection":                 "What of a member's object is collected: defines `ReflectStatus(observedObj)`.",
-	"CustomizationRules.statusAggregation":                "Folds the members' statuses into one: defines `AggregateStatus(desiredObj, statusItems)`.",
-	"CustomizationRules.healthInterpretation":             "Whether a member's object is healthy: defines `InterpretHealth(observedObj)`.",
-	"CustomizationRules.dependencyInterpretation":         "Objects that follow the workload: defines `GetDependencies(desiredObj)`.",
-	"LuaScript.luaScript":                                 "The Lua source. It runs in a sandbox (no os, io or file access) with an instruction and memory budget; Karmada's `kube` library is available with `require(\"kube\")`.",
+	"CustomizationRules.componentResource": "Components of a multi-component workload (a FlinkDeployment's JobManager and TaskManagers): defines `GetComponents(obj)`, " +
+		"which returns each component's name, replicas and per-replica requirements. The kind is then placed whole, never divided: with a placement of " +
+		"exactly one cluster (a spread constraint by cluster with min and max groups 1) and a strategy that weighs capacity (`Divided` with `Aggregated` or dynamic weights), on a cluster where every component fits, " +
+		"as Karmada's MultiplePodTemplatesScheduling does. It takes precedence over `replica_resource`.",
+	"CustomizationRules.replicaRevision":          "Writes a cluster's share: defines `ReviseReplica(obj, desiredReplica)`.",
+	"CustomizationRules.statusReflection":         "What of a member's object is collected: defines `ReflectStatus(observedObj)`.",
+	"CustomizationRules.statusAggregation":        "Folds the members' statuses into one: defines `AggregateStatus(desiredObj, statusItems)`.",
+	"CustomizationRules.healthInterpretation":     "Whether a member's object is healthy: defines `InterpretHealth(observedObj)`.",
+	"CustomizationRules.dependencyInterpretation": "Objects that follow the workload: defines `GetDependencies(desiredObj)`.",
+	"LuaScript.luaScript":                         "The Lua source. It runs in a sandbox (no os, io or file access) with an instruction and memory budget; Karmada's `kube` library is available with `require(\"kube\")`.",
 	// FederatedResourceQuota.
 	"FederatedResourceQuotaSpec.overall": "The namespace's limit in every cluster together, per resource name (`cpu`, `memory`, " +
 		"`requests.cpu`, `limits.memory`, `pods`, ...), as quantities: `{ cpu = \"8\", memory = \"16Gi\" }`. A template is charged " +

@@ -1,10 +1,12 @@
 package binding
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -13,6 +15,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared/worktest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/sharedtest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
 func cond(typ string, status metav1.ConditionStatus, reason, message string, generation int64) metav1.Condition {
@@ -92,8 +95,13 @@ func TestWorkClusterStatus(t *testing.T) {
 		},
 		{
 			name: "a kind without status",
-			work: reported(`{}`, applied, available),
+			work: reported(``, applied, available),
 			want: health.ClusterStatus{Cluster: "east", Applied: true, Health: health.Healthy, ResourceTemplateGeneration: 4},
+		},
+		{
+			name: "an empty reflected status is an empty object, not none",
+			work: reported(`{}`, applied, available),
+			want: health.ClusterStatus{Cluster: "east", Applied: true, Health: health.Healthy, Status: map[string]any{}, ResourceTemplateGeneration: 4},
 		},
 	}
 	for _, tt := range tests {
@@ -118,6 +126,67 @@ func TestAggregatedItemKeepsTodaysShape(t *testing.T) {
 	agg := health.Aggregate(sharedtest.DeploymentTemplate(), []health.ClusterStatus{workClusterStatus("east", w, ref)})
 	if agg.Status["readyReplicas"] != int64(3) || agg.Status["observedGeneration"] != int64(4) || agg.Health != health.Healthy {
 		t.Errorf("aggregate over the work = %+v", agg)
+	}
+}
+
+// TestEmptyStatusThroughTheWorkStatusPath follows a status reflected as an
+// empty table (Karmada's VM.ReflectStatus gives {}) from the member's
+// object through the Work's manifest status to the binding's aggregated
+// status item and the customization's AggregateStatus: at every step it
+// is an empty object, so a script that tells a member that reported
+// (item.status ~= nil) from one that did not sees it reported.
+func TestEmptyStatusThroughTheWorkStatusPath(t *testing.T) {
+	in, err := interpret.New([]api.ResourceInterpreterCustomization{{
+		ObjectMeta: metav1.ObjectMeta{Name: "quiet"},
+		Spec: api.ResourceInterpreterCustomizationSpec{
+			Target: api.CustomizationTarget{APIVersion: "apps/v1", Kind: "Deployment"},
+			Customizations: api.CustomizationRules{
+				StatusReflection: &api.LuaScript{LuaScript: "function ReflectStatus(obj) return {} end"},
+				StatusAggregation: &api.LuaScript{LuaScript: `function AggregateStatus(desired, items)
+  desired.status = {}
+  if items == nil then return desired end
+  local n = 0
+  for _, it in ipairs(items) do
+    if it.status ~= nil then n = n + 1 end
+  end
+  if n > 0 then desired.status.reported = n end
+  return desired
+end`},
+			},
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := sharedtest.DeploymentTemplate()
+	_ = unstructured.SetNestedField(live.Object, int64(3), "status", "readyReplicas")
+	reflected, err := in.ReflectStatus(live)
+	if err != nil || reflected == nil || len(reflected) != 0 {
+		t.Fatalf("reflected %#v, %v; want an empty object", reflected, err)
+	}
+	raw, err := json.Marshal(reflected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := api.TemplateRefOf(sharedtest.DeploymentTemplate())
+	cs := workClusterStatus("east", reported(string(raw),
+		cond(api.ConditionWorkApplied, metav1.ConditionTrue, api.ReasonWorkApplied, "", 2), cond(api.ConditionWorkAvailable, metav1.ConditionTrue, api.ReasonWorkAvailable, "", 2)), ref)
+	item := aggregatedItem(cs)
+	if item.Status == nil || string(item.Status.Raw) != `{}` {
+		t.Errorf("aggregated status item %+v, want status {}", item.Status)
+	}
+	agg, err := health.AggregateWith(in, sharedtest.DeploymentTemplate(), []health.ClusterStatus{cs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"reported": int64(1)}, agg.Status); diff != "" {
+		t.Errorf("aggregated status (-want +got):\n%s", diff)
+	}
+	// With no member the script's empty status table is an empty status,
+	// written to the template as {}, not left as none.
+	agg, err = health.AggregateWith(in, sharedtest.DeploymentTemplate(), nil)
+	if err != nil || agg.Status == nil || len(agg.Status) != 0 {
+		t.Errorf("aggregated status with no member %#v, %v; want an empty object", agg.Status, err)
 	}
 }
 

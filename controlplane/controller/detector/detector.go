@@ -245,7 +245,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	replicas, requirements, err := in.GetReplicas(tmpl)
+	replicas, requirements, components, err := in.Workload(tmpl)
 	if err != nil {
 		// Neither the template nor a customization changes by itself;
 		// the next edit of either is reconciled (a customization at the
@@ -283,7 +283,7 @@ func (d *detector) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		rb.Annotations[shared.AnnotationTemplateSpecHash] = specHash
 		s := &rb.Spec
 		s.Resource = api.ObjectReference{APIVersion: tmpl.GetAPIVersion(), Kind: tmpl.GetKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), UID: tmpl.GetUID()}
-		s.Replicas, s.ReplicaRequirements = replicas, requirements
+		s.Replicas, s.ReplicaRequirements, s.Components = replicas, requirements, components
 		placement := claim.Spec.Placement
 		s.Placement = placement.DeepCopy()
 		s.PropagateDeps = claim.Spec.PropagateDeps

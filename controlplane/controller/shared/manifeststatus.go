@@ -37,9 +37,10 @@ func SplitStatus(raw *runtime.RawExtension) (status map[string]any, generation, 
 	}
 	generation, _ = m[StatusGeneration].(int64)
 	observed, _ = m["observedGeneration"].(int64)
+	// An empty object stays one: a reflected status of {} says nothing,
+	// which is not the same as no status (a script branches on
+	// item.status == nil). StatusGeneration is only ever written beside
+	// observedGeneration, so removing it never empties a status.
 	delete(m, StatusGeneration)
-	if len(m) == 0 {
-		return nil, generation, observed
-	}
 	return m, generation, observed
 }
