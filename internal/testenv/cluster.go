@@ -50,6 +50,8 @@ type Cluster struct {
 	etcdPrefix string
 	node       NodeSpec
 	client     kubernetes.Interface
+	// aggregation adds aggregationArgs to the apiserver's flags.
+	aggregation bool
 
 	mu         sync.Mutex // serialises StopAPIServer and StartAPIServer
 	port       int
@@ -220,7 +222,7 @@ func (c *Cluster) runAPIServer(ctx context.Context, p *process, port int) error 
 
 func (c *Cluster) apiserverProcess(port int) *process {
 	host := fmt.Sprintf("https://127.0.0.1:%d", port)
-	return &process{
+	p := &process{
 		cluster: c.Name,
 		name:    binAPIServer,
 		path:    filepath.Join(c.binDir, binAPIServer),
@@ -249,6 +251,10 @@ func (c *Cluster) apiserverProcess(port int) *process {
 		logPath: filepath.Join(c.Dir, binAPIServer+".log"),
 		detach:  c.detach,
 	}
+	if c.aggregation {
+		p.args = append(p.args, aggregationArgs(c.pki)...)
+	}
+	return p
 }
 
 // startComponents starts kube-controller-manager (it creates the default

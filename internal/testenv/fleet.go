@@ -54,6 +54,10 @@ type Options struct {
 	Detach bool
 	// Logf receives progress lines; default discard.
 	Logf func(format string, args ...any)
+	// Aggregation configures every kube-apiserver's aggregation layer
+	// (front-proxy PKI, request-header flags, aggregator routing to
+	// endpoints), so an APIService can be served by a process of the test.
+	Aggregation bool
 }
 
 // Fleet is a running set of member clusters sharing one etcd.
@@ -148,6 +152,7 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 			detach:         opts.Detach,
 			etcdPrefix:     prefix + "/" + name,
 			node:           opts.Node,
+			aggregation:    opts.Aggregation,
 		})
 	}
 
@@ -159,6 +164,9 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 			c.pki, pkiErrs[i] = newPKI(filepath.Join(c.Dir, "pki"))
 			c.Token, c.CAData = c.pki.token, c.pki.caCert
 			c.WebhookClientCAFile = c.pki.webhookClientCAFile()
+			if pkiErrs[i] == nil && c.aggregation {
+				pkiErrs[i] = writeFrontProxy(c.pki)
+			}
 		})
 	}
 	etcdDir := filepath.Join(f.Dir, "etcd")

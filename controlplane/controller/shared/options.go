@@ -2,6 +2,7 @@ package shared
 
 import (
 	"fmt"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
 	"slices"
 	"strings"
 	"time"
@@ -247,7 +248,11 @@ type Options struct {
 	// a rule is due and the timer that wakes the controller for it. Nil is
 	// the real clock; tests pass a fake one, so a rule "every minute" runs
 	// when the test steps the clock, not after a minute of waiting.
-	CronClock clock.WithDelayedExecution
+	// ClusterProxy configures the cluster proxy (an aggregated API) and its
+	// impersonation RBAC in members; both are off unless its BindAddress
+	// or Listener is set.
+	ClusterProxy fleetview.Options
+	CronClock    clock.WithDelayedExecution
 
 	// kinds are the template kinds the detectors run for, from discovery;
 	// Setup sets it (WithKinds), and the controllers' binding checks use
