@@ -1,5 +1,7 @@
 // Package fleetview serves flotilla's cluster proxy, an aggregated API
-// (GroupVersion cluster.flotilla.io/v1alpha1, subresource clusters/proxy)
+// (GroupVersion clusterproxy.flotilla.io/v1alpha1, subresource clusters/proxy;
+// not cluster.flotilla.io, whose v1alpha1 the Cluster CRD already serves on
+// the host)
 // that the host apiserver reaches through an APIService. Authentication and
 // authorization are delegated to the host with k8s.io/apiserver's
 // delegating authenticator (request-header front proxy, then TokenReview)

@@ -27,7 +27,7 @@ import (
 
 const (
 	// Group is the API group of the cluster proxy.
-	Group = "cluster.flotilla.io"
+	Group = "clusterproxy.flotilla.io"
 	// Version is its only version.
 	Version = "v1alpha1"
 	// Resource is the resource whose proxy subresource reaches a member.

@@ -2,7 +2,6 @@ package shared
 
 import (
 	"fmt"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
