@@ -61,12 +61,13 @@ type getOptions struct {
 	kubeconfig, context, as, namespace, output, clusters string
 	allNamespaces                                        bool
 	timeout                                              time.Duration
+	stderr                                               io.Writer
 }
 
 func pluginGet(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kubectl flotilla get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o getOptions
+	o := getOptions{stderr: stderr}
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` of the host")
 	fs.StringVar(&o.context, "context", "", "kubeconfig context")
 	fs.StringVar(&o.as, "as", "", "user to act as on the host (kubectl's --as)")
@@ -200,6 +201,12 @@ func (o getOptions) clusterNames(host *rest.Config) ([]string, error) {
 	}
 	names := make([]string, 0, len(list.Items))
 	for _, c := range list.Items {
+		if mode, _, _ := unstructured.NestedString(c.Object, "spec", "syncMode"); mode == "Pull" {
+			// The proxy refuses Pull members (no route from the control
+			// plane); they are named, not counted as failures.
+			fmt.Fprintf(o.stderr, "cluster %s skipped: Pull mode, not reachable through the cluster proxy\n", c.GetName())
+			continue
+		}
 		names = append(names, c.GetName())
 	}
 	return names, nil
@@ -218,6 +225,17 @@ func memberConfig(host *rest.Config, cluster string, timeout time.Duration) *res
 func (o getOptions) getMember(host *rest.Config, cluster, resource, name string) memberResult {
 	res := memberResult{cluster: cluster}
 	cfg := memberConfig(host, cluster, o.timeout)
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	// Discovery's errors drop the server's reason; /version, which every
+	// user may read, reports it (a refused Pull member, a timeout) first.
+	if _, err := getRaw(hc, cfg.Host+"/version", "application/json"); err != nil {
+		res.err = err
+		return res
+	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		res.err = err
@@ -250,11 +268,6 @@ func (o getOptions) getMember(host *rest.Config, cluster, resource, name string)
 	p = path.Join(p, gvr.Resource)
 	if name != "" {
 		p = path.Join(p, name)
-	}
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		res.err = err
-		return res
 	}
 	accept := "application/json"
 	if o.output == "" || o.output == "wide" {
