@@ -47,18 +47,19 @@ func proxySubjects(roles []rbacv1.ClusterRole, bindings []rbacv1.ClusterRoleBind
 }
 
 // impersonationRules are the rules that let the impersonator impersonate
-// exactly subjects: users and service accounts by their user name, groups
-// by name. Nothing is granted when no one may use the proxy.
+// exactly subjects: users, groups and service accounts by name. Nothing is
+// granted when no one may use the proxy. A service account is impersonated
+// as its user name, which the member checks as impersonate on
+// serviceaccounts; a ClusterRole names it in every namespace (as Karmada
+// does), which only widens to same-named accounts the host does not know.
 func impersonationRules(subjects []rbacv1.Subject) []rbacv1.PolicyRule {
-	var users, groups []string
+	var users, groups, serviceAccounts []string
 	for _, s := range subjects {
 		switch s.Kind {
 		case rbacv1.UserKind:
 			users = append(users, s.Name)
 		case rbacv1.ServiceAccountKind:
-			// Impersonate-User with the account's user name, which RBAC
-			// checks as impersonate on users of that name.
-			users = append(users, "system:serviceaccount:"+s.Namespace+":"+s.Name)
+			serviceAccounts = append(serviceAccounts, s.Name)
 		case rbacv1.GroupKind:
 			groups = append(groups, s.Name)
 		}
@@ -66,6 +67,9 @@ func impersonationRules(subjects []rbacv1.Subject) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	if users = sortedUnique(users); len(users) > 0 {
 		rules = append(rules, rbacv1.PolicyRule{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users"}, ResourceNames: users})
+	}
+	if serviceAccounts = sortedUnique(serviceAccounts); len(serviceAccounts) > 0 {
+		rules = append(rules, rbacv1.PolicyRule{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, ResourceNames: serviceAccounts})
 	}
 	if groups = sortedUnique(groups); len(groups) > 0 {
 		rules = append(rules, rbacv1.PolicyRule{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"groups"}, ResourceNames: groups})
