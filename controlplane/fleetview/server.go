@@ -177,6 +177,11 @@ func (s *Server) Start(ctx context.Context) error {
 	for _, run := range s.runners {
 		go run(ctx)
 	}
+	// A certificate read from files reloads when they change (a
+	// cert-manager renewal), as k8s.io/apiserver's own servers do.
+	if reloading, ok := s.opts.Certificate.(interface{ Run(context.Context, int) }); ok {
+		go reloading.Run(ctx, 1)
+	}
 	ln := s.opts.Listener
 	if ln == nil {
 		var err error
