@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"crypto/tls"
-	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,14 +16,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/cert"
@@ -118,7 +113,6 @@ func TestClusterProxyAndPlugin(t *testing.T) {
 		return err
 	})
 
-	ln := registerProxy(t, hostCS, host)
 	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(proxyService+"."+shared.SystemNamespace+".svc", nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +121,7 @@ func TestClusterProxyAndPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	registerAPIService(t, host, certPEM)
+	ln := registerProxy(t, host, certPEM)
 	f.StartControlPlane(t, func(o *shared.Options) {
 		o.ClusterProxy = fleetview.Options{Listener: ln.listener, Certificate: serving, RequestTimeout: 3 * time.Second}
 	})
@@ -296,69 +290,25 @@ type proxyListener struct {
 	addr     string
 }
 
-// registerProxy listens for the proxy and gives the host a Service and
-// EndpointSlice reaching it. The host refuses loopback endpoints, so the
-// proxy listens on a non-loopback address of this machine when it has one.
-func registerProxy(t *testing.T, hostCS kubernetes.Interface, host *testenv.Cluster) proxyListener {
+// registerProxy listens for the proxy on a non-loopback address (the host
+// refuses loopback endpoints) and registers it on the host.
+func registerProxy(t *testing.T, host *testenv.Cluster, caBundle []byte) proxyListener {
 	t.Helper()
-	ctx := t.Context()
-	ip := nonLoopbackIPv4()
+	ip := testenv.NonLoopbackIPv4()
+	if ip == "" {
+		t.Skip("this machine has no non-loopback IPv4 address for the host's aggregator to reach")
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ln.Close() })
 	port := ln.Addr().(*net.TCPAddr).Port
-	mustCreate(t, func() error {
-		_, err := hostCS.CoreV1().Services(shared.SystemNamespace).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: proxyService},
-			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443}}}}, metav1.CreateOptions{})
-		return err
-	})
-	mustCreate(t, func() error {
-		_, err := hostCS.DiscoveryV1().EndpointSlices(shared.SystemNamespace).Create(ctx, &discoveryv1.EndpointSlice{
-			ObjectMeta:  metav1.ObjectMeta{Name: proxyService, Labels: map[string]string{discoveryv1.LabelServiceName: proxyService}},
-			AddressType: discoveryv1.AddressTypeIPv4,
-			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
-			Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(port))}},
-		}, metav1.CreateOptions{})
-		return err
-	})
-	_ = host
+	if err := host.RegisterAPIService(t.Context(), testenv.APIService{Group: fleetview.Group, Version: fleetview.Version,
+		Namespace: shared.SystemNamespace, Service: proxyService, IP: ip, Port: port, CABundle: caBundle}); err != nil {
+		t.Fatal(err)
+	}
 	return proxyListener{listener: ln, addr: net.JoinHostPort(ip, strconv.Itoa(port))}
-}
-
-func nonLoopbackIPv4() string {
-	addrs, _ := net.InterfaceAddrs()
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
-			return n.IP.String()
-		}
-	}
-	return "127.0.0.1"
-}
-
-// registerAPIService registers the cluster proxy's APIService on the host,
-// trusting caBundle, and waits until the host reports it Available.
-func registerAPIService(t *testing.T, host *testenv.Cluster, caBundle []byte) {
-	t.Helper()
-	dc, err := dynamic.NewForConfig(host.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	gvr := schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
-	svc := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-		"metadata": map[string]any{"name": fleetview.APIServiceName},
-		"spec": map[string]any{
-			"group": fleetview.Group, "version": fleetview.Version,
-			"service":              map[string]any{"namespace": shared.SystemNamespace, "name": proxyService, "port": int64(443)},
-			"caBundle":             base64.StdEncoding.EncodeToString(caBundle),
-			"groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
-		},
-	}}
-	if _, err := dc.Resource(gvr).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func waitWatched(t *testing.T, w watch.Interface, name string) {
