@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	rdebug "runtime/debug"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -23,6 +25,11 @@ import (
 const providerAddress = "registry.terraform.io/flotilla-io/flotilla"
 
 func main() {
+	// Installed (or linked) as kubectl-flotilla, the binary is a kubectl
+	// plugin: kubectl runs it for `kubectl flotilla ...`.
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == cli.PluginName {
+		os.Exit(cli.KubectlFlotilla(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -19,6 +19,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -63,6 +64,18 @@ func TestUpPropagateFailoverDown(t *testing.T) {
 		t.Fatalf("stop-member member9: got %v, want an error naming the member", err)
 	}
 	hub, member1, member2 := contextClient(t, dir, "host"), contextClient(t, dir, "member1"), contextClient(t, dir, "member2")
+
+	// The cluster proxy is registered: the host's admin, bound by name to
+	// cluster-admin (the impersonator impersonates subjects bound by name),
+	// reads member1 through it, as admin in system:masters there.
+	testkitCreate(t, hub, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "admin-by-name"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "admin"}}})
+	waitFor(t, "member1's namespaces through the cluster proxy", func() (bool, string) {
+		out, err := exec.Command("kubectl", "--kubeconfig", filepath.Join(dir, kubeconfig), "--context", "host", "get", "--raw",
+			"/apis/clusterproxy.flotilla.io/v1alpha1/clusters/member1/proxy/api/v1/namespaces/kube-system").CombinedOutput()
+		return err == nil && strings.Contains(string(out), `"kube-system"`), string(out)
+	})
 
 	propagateWeb(t, hub)
 	waitFor(t, "web divided 2+2 over both members, all Ready", func() (bool, string) {
@@ -270,4 +283,11 @@ func waitFor(t *testing.T, what string, f func() (bool, string)) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("%s: not reached within %v: %s", what, deadline, last)
+}
+
+func testkitCreate(t *testing.T, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Create(t.Context(), obj); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -28,8 +28,10 @@ func hostClient(host *testenv.Cluster) (client.Client, error) {
 
 // registerMembers registers each member as a Cluster on the host, as
 // Karmada's push mode does: a Secret in flotilla-system holding the member's
-// token and CA, and spec.apiEndpoint. It returns once every Cluster is Ready.
-func registerMembers(ctx context.Context, host *testenv.Cluster, members []*testenv.Cluster, logf func(string, ...any)) error {
+// token and CA, and spec.apiEndpoint; with proxy, an impersonator for the
+// cluster proxy too (spec.impersonatorSecretRef). It returns once every
+// Cluster is Ready.
+func registerMembers(ctx context.Context, host *testenv.Cluster, members []*testenv.Cluster, proxy bool, logf func(string, ...any)) error {
 	hub, err := hostClient(host)
 	if err != nil {
 		return err
@@ -52,6 +54,20 @@ func registerMembers(ctx context.Context, host *testenv.Cluster, members []*test
 				APIEndpoint: m.Host,
 				SecretRef:   &api.LocalSecretReference{Namespace: shared.SystemNamespace, Name: m.Name},
 			},
+		}
+		if proxy {
+			token, err := impersonatorToken(ctx, m)
+			if err != nil {
+				return err
+			}
+			imp := &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Namespace: shared.SystemNamespace, Name: m.Name + "-" + impersonatorName},
+				Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(token), clusterv1.SecretKeyCA: m.CAData},
+			}
+			if err := hub.Create(ctx, imp); err != nil {
+				return fmt.Errorf("create Secret %s/%s for cluster %s: %w", imp.Namespace, imp.Name, m.Name, err)
+			}
+			cl.Spec.ImpersonatorSecretRef = &api.LocalSecretReference{Namespace: shared.SystemNamespace, Name: imp.Name}
 		}
 		if err := hub.Create(ctx, cl); err != nil {
 			return fmt.Errorf("create Cluster %s: %w", m.Name, err)

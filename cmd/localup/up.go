@@ -96,6 +96,14 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 		return errors.Join(err, st.stop())
 	}
 	extra := withWebhookClientCA(flags.extra, host.WebhookClientCAFile)
+	proxy := false
+	if flags.backend != backendKind {
+		proxyFlags, err := registerClusterProxy(ctx, dir, host, logf)
+		if err != nil {
+			return errors.Join(err, st.stop())
+		}
+		proxy, extra = len(proxyFlags) > 0, append(proxyFlags, extra...)
+	}
 	if err := st.startControlplane(ctx, bin, host.KubeconfigPath, extra, logf); err != nil {
 		return errors.Join(err, st.stop())
 	}
@@ -104,7 +112,7 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	if err := errors.Join(testenv.WriteState(filepath.Join(dir, stateFile), st), testenv.WriteContexts(kc, contexts)); err != nil {
 		return errors.Join(err, st.stop())
 	}
-	if err := registerMembers(ctx, host, members, logf); err != nil {
+	if err := registerMembers(ctx, host, members, proxy, logf); err != nil {
 		return errors.Join(fmt.Errorf("%w (control plane log: %s)", err, st.Controlplane.Log), st.stop())
 	}
 	fmt.Fprintf(out, "localup: host, control plane and %d member(s) up in %s\n", len(members), time.Since(begin).Round(100*time.Millisecond))
@@ -118,7 +126,8 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 // their processes in st.
 func (st *state) startProcesses(ctx context.Context, members int, logf func(string, ...any)) (host *testenv.Cluster, fleet []*testenv.Cluster, err error) {
 	opts := []testenv.Options{
-		{Clusters: 1, NamePrefix: hostName, Mode: testenv.APIServerOnly, Dir: filepath.Join(st.Dir, hostName)},
+		// The host aggregates, so the cluster proxy's APIService can be served.
+		{Clusters: 1, NamePrefix: hostName, Mode: testenv.APIServerOnly, Dir: filepath.Join(st.Dir, hostName), Aggregation: true},
 		{Clusters: members, Mode: testenv.Full, Dir: filepath.Join(st.Dir, "members")},
 	}
 	fleets := make([]*testenv.Fleet, len(opts))

@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/failover"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/federatedhpa"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/federatedquota"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/fleetview"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/mcs"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/namespacesync"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/policyvalidation"
@@ -113,6 +114,11 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 		}
 		if err := mcs.Setup(mgr, ms, opts, rec("mcs")); err != nil {
 			return fmt.Errorf("set up multi-cluster services controller: %w", err)
+		}
+	}
+	if opts.ClusterProxy.BindAddress != "" || opts.ClusterProxy.Listener != nil {
+		if err := fleetview.Setup(mgr, ms, opts.ClusterProxy); err != nil {
+			return err
 		}
 	}
 	if err := customization.Setup(mgr, opts.Interpreters(), rec("customization-status")); err != nil {

@@ -51,8 +51,10 @@ type Cluster struct {
 	node       NodeSpec
 	client     kubernetes.Interface
 	// metricsServer is Options.MetricsServer: when set, the cluster runs
-	// the metrics pipeline (metrics.go).
+	// the metrics pipeline (metrics.go), which needs the aggregation layer.
 	metricsServer string
+	// aggregation adds aggregationArgs to the apiserver's flags.
+	aggregation bool
 
 	mu   sync.Mutex // serialises StopAPIServer and StartAPIServer
 	port int
@@ -259,8 +261,10 @@ func (c *Cluster) apiserverProcess(port int) *process {
 		logPath: filepath.Join(c.Dir, binAPIServer+".log"),
 		detach:  c.detach,
 	}
-	if c.metricsServer != "" {
-		p.args = append(p.args, c.aggregationFlags()...)
+	if c.aggregation || c.metricsServer != "" {
+		// metrics-server is registered through an ExternalName Service,
+		// which has no endpoints to route to.
+		p.args = append(p.args, aggregationArgs(c.pki, c.aggregation)...)
 	}
 	return p
 }

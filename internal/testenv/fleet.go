@@ -62,6 +62,10 @@ type Options struct {
 	// Only the tests that need metrics pay for it (about one more process
 	// and a few seconds per cluster).
 	MetricsServer string
+	// Aggregation configures every kube-apiserver's aggregation layer
+	// (front-proxy PKI, request-header flags, aggregator routing to
+	// endpoints), so an APIService can be served by a process of the test.
+	Aggregation bool
 }
 
 // Fleet is a running set of member clusters sharing one etcd.
@@ -165,6 +169,7 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 			etcdPrefix:     prefix + "/" + name,
 			node:           opts.Node,
 			metricsServer:  opts.MetricsServer,
+			aggregation:    opts.Aggregation,
 		})
 	}
 
@@ -174,11 +179,11 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 	for i, c := range f.Clusters {
 		pkiDone.Go(func() {
 			c.pki, pkiErrs[i] = newPKI(filepath.Join(c.Dir, "pki"))
-			if pkiErrs[i] == nil && c.metricsServer != "" {
-				pkiErrs[i] = writeFrontProxy(c.pki)
-			}
 			c.Token, c.CAData = c.pki.token, c.pki.caCert
 			c.WebhookClientCAFile = c.pki.webhookClientCAFile()
+			if pkiErrs[i] == nil && (c.aggregation || c.metricsServer != "") {
+				pkiErrs[i] = writeFrontProxy(c.pki)
+			}
 		})
 	}
 	etcdDir := filepath.Join(f.Dir, "etcd")

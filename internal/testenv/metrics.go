@@ -2,11 +2,6 @@ package testenv
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"os"
@@ -39,80 +34,12 @@ const (
 	MetricResolution = 10 * time.Second
 
 	binMetricsServer    = "metrics-server"
-	frontProxyClient    = "front-proxy-client"
 	metricsServerName   = "metrics-server"
 	metricsAPIService   = "v1beta1.metrics.k8s.io"
 	kwokMetricsFileName = "kwok-metrics.yaml"
 )
 
-// The front-proxy identity the aggregation layer presents to
-// metrics-server: a CA of its own, as a production control plane has.
-func (p pki) frontProxyCAFile() string     { return filepath.Join(p.dir, "front-proxy-ca.crt") }
-func (p pki) frontProxyCert() string       { return filepath.Join(p.dir, "front-proxy-client.crt") }
-func (p pki) frontProxyKey() string        { return filepath.Join(p.dir, "front-proxy-client.key") }
 func (c *Cluster) kwokMetricsFile() string { return filepath.Join(c.Dir, kwokMetricsFileName) }
-
-// writeFrontProxy writes the front-proxy CA and its client certificate.
-func writeFrontProxy(p pki) error {
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: "flotilla-testenv-front-proxy-ca"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, BasicConstraintsValid: true, IsCA: true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: frontProxyClient},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return err
-	}
-	for path, data := range map[string][]byte{
-		p.frontProxyCAFile(): pemBlock("CERTIFICATE", caDER),
-		p.frontProxyCert():   pemBlock("CERTIFICATE", der),
-		p.frontProxyKey():    pemBlock("EC PRIVATE KEY", keyDER),
-	} {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// aggregationFlags are the kube-apiserver flags of the aggregation layer.
-func (c *Cluster) aggregationFlags() []string {
-	return []string{
-		"--requestheader-client-ca-file=" + c.pki.frontProxyCAFile(),
-		"--requestheader-allowed-names=" + frontProxyClient,
-		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
-		"--requestheader-group-headers=X-Remote-Group",
-		"--requestheader-username-headers=X-Remote-User",
-		"--proxy-client-cert-file=" + c.pki.frontProxyCert(),
-		"--proxy-client-key-file=" + c.pki.frontProxyKey(),
-	}
-}
 
 // kwokMetricsConfig is kwok v0.7.0's kustomize/metrics/resource Metric,
 // served at kubelet's own path for the member's one node (metrics-server

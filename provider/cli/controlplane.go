@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -90,6 +92,9 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.DeschedulingInterval, "descheduling-interval", shared.DefaultDeschedulingInterval, "how often the descheduler looks for unschedulable replicas")
 	fs.DurationVar(&opts.UnschedulableThreshold, "unschedulable-threshold", shared.DefaultUnschedulableThreshold, "how long a pod must have been unschedulable before the descheduler moves its replica")
 	fs.DurationVar(&opts.FederatedHPASyncPeriod, "horizontal-pod-autoscaler-sync-period", shared.DefaultFederatedHPASyncPeriod, "how often each FederatedHPA reads its target's pod metrics from the members and decides again (Karmada's and Kubernetes' flag)")
+	fs.StringVar(&opts.ClusterProxy.BindAddress, "cluster-proxy-bind-address", "", "host:port the cluster proxy (the clusterproxy.flotilla.io aggregated API, registered on the host by an APIService) listens on; empty turns it off")
+	proxyCertDir := fs.String("cluster-proxy-cert-dir", "", "`directory` with tls.crt and tls.key serving the cluster proxy, reloaded on change; the APIService's caBundle must trust it for <service>.<namespace>.svc; required with --cluster-proxy-bind-address")
+	fs.DurationVar(&opts.ClusterProxy.RequestTimeout, "cluster-proxy-request-timeout", 0, "how long the cluster proxy waits for a member's response headers (and for a whole request that is not a watch or a follow) before answering 504; 0 means the default (30s)")
 	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
@@ -107,6 +112,18 @@ func Controlplane(args []string, stderr io.Writer) int {
 	if err := checkLoopback(*pprofAddr); err != nil {
 		fmt.Fprintf(stderr, "--pprof-bind-address: %v\n", err)
 		return 2
+	}
+	if opts.ClusterProxy.BindAddress != "" {
+		if *proxyCertDir == "" {
+			fmt.Fprintln(stderr, "--cluster-proxy-bind-address needs --cluster-proxy-cert-dir: the host's APIService must trust the proxy's serving certificate")
+			return 2
+		}
+		serving, err := dynamiccertificates.NewDynamicServingContentFromFiles("cluster-proxy", filepath.Join(*proxyCertDir, "tls.crt"), filepath.Join(*proxyCertDir, "tls.key"))
+		if err != nil {
+			fmt.Fprintf(stderr, "--cluster-proxy-cert-dir: %v\n", err)
+			return 2
+		}
+		opts.ClusterProxy.Certificate = serving
 	}
 	if *templateKinds != "" {
 		kinds, err := shared.ParseTemplateKinds(*templateKinds)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 )
@@ -250,7 +251,11 @@ type Options struct {
 	// a rule is due and the timer that wakes the controller for it. Nil is
 	// the real clock; tests pass a fake one, so a rule "every minute" runs
 	// when the test steps the clock, not after a minute of waiting.
-	CronClock clock.WithDelayedExecution
+	// ClusterProxy configures the cluster proxy (an aggregated API) and its
+	// impersonation RBAC in members; both are off unless its BindAddress
+	// or Listener is set.
+	ClusterProxy fleetview.Options
+	CronClock    clock.WithDelayedExecution
 	// FederatedHPASyncPeriod is how often each FederatedHPA reads its
 	// target's pod metrics from the members and decides again
 	// (Kubernetes' --horizontal-pod-autoscaler-sync-period).

@@ -57,6 +57,10 @@ client authentication on without a CA, or the NetworkPolicy on without the apise
 {{- .Values.webhook.clientAuth.caConfigMap | default (printf "%s-webhook-client-ca" (include "flotilla.fullname" .)) -}}
 {{- end -}}
 
+{{- define "flotilla.clusterProxyService" -}}
+{{- printf "%s-cluster-proxy" (include "flotilla.fullname" .) -}}
+{{- end -}}
+
 {{- define "flotilla.webhookService" -}}
 {{- printf "%s-webhook" (include "flotilla.fullname" .) -}}
 {{- end -}}
@@ -74,7 +78,11 @@ client authentication on without a CA, or the NetworkPolicy on without the apise
 {{- define "flotilla.certNames" -}}
 {{- $ns := .Release.Namespace -}}
 {{- $names := list -}}
-{{- range list (include "flotilla.webhookService" .) (include "flotilla.metricsService" .) -}}
+{{- $services := list (include "flotilla.webhookService" .) (include "flotilla.metricsService" .) -}}
+{{- if .Values.clusterProxy.enabled -}}
+{{- $services = append $services (include "flotilla.clusterProxyService" .) -}}
+{{- end -}}
+{{- range $services -}}
 {{- $names = append $names (printf "%s.%s.svc" . $ns) -}}
 {{- $names = append $names (printf "%s.%s.svc.cluster.local" . $ns) -}}
 {{- end -}}

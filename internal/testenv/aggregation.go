@@ -1,0 +1,106 @@
+package testenv
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// FrontProxyClientName is the common name of the client certificate an
+// aggregating testenv kube-apiserver presents to aggregated API servers, and
+// the only name its --requestheader-allowed-names admits.
+const FrontProxyClientName = "front-proxy-client"
+
+// The front proxy's files, beside the cluster's PKI.
+func (p pki) frontProxyCAFile() string     { return filepath.Join(p.dir, "front-proxy-ca.crt") }
+func (p pki) frontProxyClientCert() string { return filepath.Join(p.dir, "front-proxy-client.crt") }
+func (p pki) frontProxyClientKey() string  { return filepath.Join(p.dir, "front-proxy-client.key") }
+
+// writeFrontProxy gives the apiserver the identity its aggregation layer
+// presents to extension apiservers, as kubeadm's front-proxy PKI does: a CA
+// of its own (not the cluster CA, so a certificate it signs cannot log into
+// the apiserver itself, and no client certificate of the cluster CA can
+// assert X-Remote-User to an extension apiserver) and one client
+// certificate signed by it.
+func writeFrontProxy(p pki) error {
+	now := time.Now()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "flotilla-testenv-front-proxy-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: FrontProxyClientName},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	for path, data := range map[string][]byte{
+		p.frontProxyCAFile():     pemBlock("CERTIFICATE", caDER),
+		p.frontProxyClientCert(): pemBlock("CERTIFICATE", der),
+		p.frontProxyClientKey():  pemBlock("EC PRIVATE KEY", keyDER),
+	} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// aggregationArgs are the kube-apiserver flags of the aggregation layer,
+// as a production apiserver (kubeadm's) sets them: the request-header
+// authentication an extension apiserver reads from the
+// kube-system/extension-apiserver-authentication ConfigMap, the client
+// certificate the apiserver proxies with, and routing to the Service's
+// endpoints rather than its cluster IP (no kube-proxy runs here).
+func aggregationArgs(p pki, routeToEndpoints bool) []string {
+	args := []string{
+		"--requestheader-client-ca-file=" + p.frontProxyCAFile(),
+		"--requestheader-allowed-names=" + FrontProxyClientName,
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-uid-headers=X-Remote-Uid",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + p.frontProxyClientCert(),
+		"--proxy-client-key-file=" + p.frontProxyClientKey(),
+	}
+	if routeToEndpoints {
+		args = append(args, "--enable-aggregator-routing=true")
+	}
+	return args
+}
