@@ -41,16 +41,24 @@ type workStatus struct {
 	// agent is set in a pull-mode agent, which observes the Works of its
 	// own Pull cluster; the control plane observes only Push clusters.
 	agent bool
+	// watches, when set, tells events of changes to the objects the
+	// Works applied, selected by selector (statuswatch.go).
+	watches  shared.AppliedWatcher
+	selector string
+	events   *statusEvents
 }
 
 func (s *workStatus) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).Named("work-status").
+	b := ctrl.NewControllerManagedBy(mgr).Named("work-status").
 		For(&workv1.Work{}).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: s.opts.WorkWorkers,
 			ReconciliationTimeout:   s.opts.WorkTimeout + shared.HostWriteMargin,
-		}).
-		Complete(s)
+		})
+	if err := s.setupWatches(mgr, b, s.executor); err != nil {
+		return fmt.Errorf("set up work status watches: %w", err)
+	}
+	return b.Complete(s)
 }
 
 // Reconcile observes one Work's objects in its member. A Work is observed
@@ -83,6 +91,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	orig := w.DeepCopy()
 	cond := metav1.Condition{Type: api.ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
 	objs, decodeErr := shared.Manifests(&w)
+	watched := false
 	if notReady := clusterNotReady(&cl); notReady != "" && !s.agent {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else if decodeErr != nil {
@@ -90,6 +99,8 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	} else {
 		var statuses []api.ManifestStatus
 		busy, err := onMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
+			// Watched before the read: a change after it is told.
+			watched = s.watch(ctx, cluster, objs)
 			var failure error
 			statuses, cond.Status, cond.Reason, cond.Message, failure = s.observe(ctx, cluster, objs)
 			return failure
@@ -110,7 +121,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := patchWorkStatus(ctx, s.client, orig, &w); err != nil {
 		return reconcile.Result{}, err
 	}
-	return resyncAfter(s.opts.Resync), nil
+	return s.resyncFor(watched && cond.Reason == api.ReasonWorkAvailable), nil
 }
 
 // observe reads the objects back and returns their statuses and the
