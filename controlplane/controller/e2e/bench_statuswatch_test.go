@@ -118,7 +118,7 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 		for _, c := range memberClients {
 			var list appsv1.DeploymentList
 			if err := c.List(ctx, &list, client.InNamespace(statusNamespace)); err != nil {
-				return false, err.Error(), nil
+				return false, "", fmt.Errorf("list deployments of a member: %w", err)
 			}
 			n += len(list.Items)
 		}
