@@ -15,6 +15,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -23,8 +25,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -61,7 +65,9 @@ const statusNamespace = "statuswatch"
 // whole default resync: the backstop must write nothing for an unchanged
 // status).
 //
-// Metrics: status-p50-s, status-p99-s, status-max-s over the templates;
+// Metrics: work-p50-s, work-p99-s over the (template, member) pairs (the
+// harness's member write until a host informer sees the Work report it);
+// status-p50-s, status-p99-s, status-max-s over the templates;
 // work-writes-per-change (Work status writes / member changes),
 // host-writes-per-change (every host write but Leases and Events / member
 // changes), idle-writes (host writes but Leases and Events in the idle
@@ -101,6 +107,10 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	works, err := watchWorkReady(ctx, cfg, scheme)
+	if err != nil {
+		b.Fatal(err)
+	}
 	if err := createStatusFleet(ctx, hub, members, nTemplates); err != nil {
 		b.Fatal(err)
 	}
@@ -134,6 +144,7 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 		b.Fatal(err)
 	}
 	changed := make([]time.Time, nTemplates)
+	pairs := map[string]time.Time{}
 	var mu sync.Mutex
 	if err := benchParallel(ctx, nMembers*nTemplates, 32, func(ctx context.Context, k int) error {
 		m, i := k%nMembers, k/nMembers
@@ -148,6 +159,7 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 		}
 		mu.Lock()
 		changed[i] = time.Now()
+		pairs[shared.ExecutionNamespace(members[m].Name)+"/"+shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: statusNamespace, Name: statusName(i)})] = changed[i]
 		mu.Unlock()
 		return nil
 	}); err != nil {
@@ -183,6 +195,17 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	}
 	slices.Sort(lat)
 	quantile := func(q float64) time.Duration { return lat[int(q*float64(len(lat)-1))] }
+	workLat := make([]time.Duration, 0, len(pairs))
+	for key, at := range pairs {
+		if seen, ok := works.at(key); ok {
+			workLat = append(workLat, max(0, seen.Sub(at)))
+		}
+	}
+	slices.Sort(workLat)
+	if len(workLat) == 0 {
+		b.Fatal("no Work reported its member's status")
+	}
+	workQuantile := func(q float64) time.Duration { return workLat[int(q*float64(len(workLat)-1))] }
 	delta := after.since(before)
 	writes, _, _ := delta.split()
 	idleWrites, _, _ := idle.since(after).split()
@@ -190,6 +213,10 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	b.Logf("%d members × %d templates: member change -> host template status p50 %v, p99 %v, max %v; host writes during the change: %s; in the 35 s after: %s",
 		nMembers, nTemplates, quantile(0.5).Round(time.Millisecond), quantile(0.99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond),
 		delta, idle.since(after))
+	b.Logf("member change -> its Work's status (%d of %d pairs seen): p50 %v, p99 %v", len(workLat), len(pairs),
+		workQuantile(0.5).Round(time.Millisecond), workQuantile(0.99).Round(time.Millisecond))
+	b.ReportMetric(workQuantile(0.5).Seconds(), "work-p50-s")
+	b.ReportMetric(workQuantile(0.99).Seconds(), "work-p99-s")
 	b.ReportMetric(quantile(0.5).Seconds(), "status-p50-s")
 	b.ReportMetric(quantile(0.99).Seconds(), "status-p99-s")
 	b.ReportMetric(lat[len(lat)-1].Seconds(), "status-max-s")
@@ -279,6 +306,45 @@ func watchTemplateReady(ctx context.Context, cfg *rest.Config, want int32) (*tem
 		return nil, fmt.Errorf("watch host deployments: %w", err)
 	}
 	factory.Start(ctx.Done())
+	return r, nil
+}
+
+// watchWorkReady starts an informer on the host's Works that records when
+// each first reports a manifest status of one ready replica, by
+// "namespace/name"; it stops with ctx.
+func watchWorkReady(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (*templateReady, error) {
+	r := &templateReady{seen: map[string]time.Time{}}
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("client of the host: %w", err)
+	}
+	lw := &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			var l workv1.WorkList
+			err := c.List(ctx, &l, &client.ListOptions{Raw: &o})
+			return &l, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return c.Watch(ctx, &workv1.WorkList{}, &client.ListOptions{Raw: &o})
+		},
+	}
+	inf := toolscache.NewSharedIndexInformer(lw, &workv1.Work{}, 0, toolscache.Indexers{})
+	record := func(obj any) {
+		w, ok := obj.(*workv1.Work)
+		if !ok || len(w.Status.ManifestStatuses) == 0 || w.Status.ManifestStatuses[0].Status == nil ||
+			!strings.Contains(string(w.Status.ManifestStatuses[0].Status.Raw), `"readyReplicas":1`) {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if key := w.Namespace + "/" + w.Name; r.seen[key].IsZero() {
+			r.seen[key] = time.Now()
+		}
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: record, UpdateFunc: func(_, obj any) { record(obj) }}); err != nil {
+		return nil, fmt.Errorf("watch host works: %w", err)
+	}
+	go inf.RunWithContext(ctx)
 	return r, nil
 }
 
