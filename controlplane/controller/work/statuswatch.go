@@ -105,10 +105,13 @@ type statusEvents struct {
 	slot    map[types.NamespacedName]time.Time
 	members map[string]*rate.Limiter
 	events  int
+	// later runs f after d (time.AfterFunc; tests record instead).
+	later func(d time.Duration, f func())
 }
 
 func newStatusEvents(reader client.Reader, fleet, manager string) *statusEvents {
-	return &statusEvents{reader: reader, fleet: fleet, manager: manager, slot: map[types.NamespacedName]time.Time{}, members: map[string]*rate.Limiter{}}
+	return &statusEvents{reader: reader, fleet: fleet, manager: manager, slot: map[types.NamespacedName]time.Time{}, members: map[string]*rate.Limiter{},
+		later: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
 }
 
 // source is the controller's watch of member changes: it only takes hold
@@ -191,7 +194,10 @@ func (e *statusEvents) add(cluster string, key types.NamespacedName, now time.Ti
 	e.mu.Unlock()
 	req := reconcile.Request{NamespacedName: key}
 	if d := next.Sub(now); d > 0 {
-		(*q).AddAfter(req, d)
+		// Added when due, not with AddAfter: the controller's priority
+		// queue folds a delayed add into one of the same Work already
+		// waiting, whose read may come before this change.
+		e.later(d, func() { (*q).Add(req) })
 		return
 	}
 	(*q).Add(req)

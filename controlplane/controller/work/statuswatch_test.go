@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// recordingQueue is a real work queue that also records when each add
-// asked for its item to be ready, relative to the add.
+// recordingQueue is a real work queue that also records each add (0) and
+// each add put off (its delay).
 type recordingQueue struct {
 	workqueue.TypedRateLimitingInterface[reconcile.Request]
 	delays []time.Duration
@@ -22,15 +22,12 @@ func (q *recordingQueue) Add(r reconcile.Request) {
 	q.TypedRateLimitingInterface.Add(r)
 }
 
-func (q *recordingQueue) AddAfter(r reconcile.Request, d time.Duration) {
-	q.delays = append(q.delays, d)
-	q.TypedRateLimitingInterface.AddAfter(r, d)
-}
 
 func newRecordingEvents(t *testing.T) (*statusEvents, *recordingQueue) {
 	q := &recordingQueue{TypedRateLimitingInterface: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())}
 	t.Cleanup(q.ShutDown)
 	e := newStatusEvents(nil, "test", "flotilla")
+	e.later = func(d time.Duration, _ func()) { q.delays = append(q.delays, d) }
 	var iface workqueue.TypedRateLimitingInterface[reconcile.Request] = q
 	e.queue.Store(&iface)
 	return e, q
