@@ -64,23 +64,24 @@ func newAppliedWatch(meta metadata.Interface, idle time.Duration) *appliedWatch 
 // the label selector are watched, telling notify of each change after the
 // first list (notify is taken from the call that starts the watch), and
 // reports whether that watch is synced and its last list or watch
-// succeeded: only then has every change since the first list been told. A
-// client that does not watch (CacheOptions.Watch off), or a member that
-// refuses to let gvr be watched (Forbidden: it is asked again after the
-// idle time), reports false; the caller then reads the objects as it did
-// without a watch.
-func (c *Client) WatchApplied(gvr schema.GroupVersionResource, selector string, notify AppliedHandler) bool {
+// succeeded (only then has every change since the first list been told),
+// and whether it is still syncing, without a failure yet (a change made
+// now may then go untold: read again shortly). A client that does not
+// watch (CacheOptions.Watch off), or a member that refuses to let gvr be
+// watched (Forbidden: it is asked again after the idle time), reports
+// neither; the caller then reads the objects as it did without a watch.
+func (c *Client) WatchApplied(gvr schema.GroupVersionResource, selector string, notify AppliedHandler) (synced, syncing bool) {
 	if c.applied == nil {
-		return false
+		return false, false
 	}
 	return c.applied.watch(gvr, selector, notify)
 }
 
-func (w *appliedWatch) watch(gvr schema.GroupVersionResource, selector string, notify AppliedHandler) bool {
+func (w *appliedWatch) watch(gvr schema.GroupVersionResource, selector string, notify AppliedHandler) (synced, syncing bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped {
-		return false
+		return false, false
 	}
 	k, ok := w.kinds[gvr]
 	if !ok {
@@ -88,7 +89,7 @@ func (w *appliedWatch) watch(gvr schema.GroupVersionResource, selector string, n
 	}
 	k.used = time.Now()
 	if k.refused {
-		return false
+		return false, false
 	}
 	k.kind.mu.Lock()
 	err, synced := k.kind.err, k.kind.informer.HasSynced()
@@ -98,9 +99,9 @@ func (w *appliedWatch) watch(gvr schema.GroupVersionResource, selector string, n
 		// that cannot be listed: nothing to wait for.
 		k.cancel()
 		k.kind, k.refused = nil, true
-		return false
+		return false, false
 	}
-	return err == nil && synced
+	return err == nil && synced, err == nil && !synced
 }
 
 // start runs the informer of gvr; call it with w.mu held.

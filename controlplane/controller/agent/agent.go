@@ -167,8 +167,11 @@ func (m *agentMember) Connect(ctx context.Context, cluster string) (execution.Ta
 }
 
 // WatchApplied watches the applied objects of the agent's own member.
-func (m *agentMember) WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) bool {
-	return cluster == m.cluster && m.client.WatchApplied(gvr, selector, notify)
+func (m *agentMember) WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) (synced, syncing bool) {
+	if cluster != m.cluster {
+		return false, false
+	}
+	return m.client.WatchApplied(gvr, selector, notify)
 }
 
 // agent registers the Cluster, renews the Lease and reports status.

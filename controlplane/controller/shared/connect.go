@@ -154,8 +154,8 @@ func (m *Members) Member(ctx context.Context, name string) (*member.Client, erro
 type AppliedWatcher interface {
 	// WatchApplied makes sure the objects of resource gvr in cluster that
 	// match selector are watched, telling notify of their changes, and
-	// reports whether that watch is synced and healthy.
-	WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) bool
+	// reports whether that watch is synced and healthy, or still syncing.
+	WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) (synced, syncing bool)
 }
 
 // AppliedSelector selects the objects the fleet applied to a member by
@@ -167,9 +167,12 @@ func AppliedSelector(fleet string) string {
 // WatchApplied is AppliedWatcher's, through the client the cache holds
 // for cluster: a member with no client yet (none was connected) is not
 // watched.
-func (m *Members) WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) bool {
+func (m *Members) WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) (synced, syncing bool) {
 	c, ok := m.Cache.Peek(cluster)
-	return ok && c.WatchApplied(gvr, selector, notify)
+	if !ok {
+		return false, false
+	}
+	return c.WatchApplied(gvr, selector, notify)
 }
 
 // Resettable adapts the member's mapper, which already asks the member again

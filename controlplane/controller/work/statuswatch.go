@@ -203,37 +203,61 @@ func (e *statusEvents) add(cluster string, key types.NamespacedName, now time.Ti
 	(*q).Add(req)
 }
 
+// watchState is how the objects of a Work were watched when read back.
+type watchState int
+
+const (
+	// unwatched: some object is not watched (no watching client, a
+	// refused watch, an unmapped kind): read back every Resync.
+	unwatched watchState = iota
+	// syncing: some watch had not synced, so a change since the read may
+	// go untold: read back again shortly (watchSyncRetry).
+	syncing
+	// watched: every object's watch was synced: read back every
+	// StatusResync only.
+	watched
+)
+
+// watchSyncRetry is how soon a Work read while its watch was syncing is
+// read again: a watch syncs in well under a second, and the first status
+// of a new kind in a member should not wait for the resync.
+const watchSyncRetry = time.Second
+
 // watch makes sure the objects are watched in cluster, telling e of their
-// changes, and reports whether every one's watch is synced and healthy.
-func (s *workStatus) watch(ctx context.Context, cluster string, objs []*unstructured.Unstructured) bool {
-	if s.watches == nil {
-		return false
+// changes, and reports how they are watched.
+func (s *workStatus) watch(ctx context.Context, cluster string, objs []*unstructured.Unstructured) watchState {
+	if s.watches == nil || len(objs) == 0 {
+		return unwatched
 	}
 	target, err := s.members.Connect(ctx, cluster)
 	if err != nil {
-		return false
+		return unwatched
 	}
-	all := true
+	state := watched
 	for _, obj := range objs {
 		gvk := obj.GroupVersionKind()
 		m, err := target.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
-			all = false
-			continue
+			return unwatched
 		}
-		if !s.watches.WatchApplied(cluster, m.Resource, s.selector, s.events.handler(cluster, gvk.GroupKind())) {
-			all = false
+		switch synced, pending := s.watches.WatchApplied(cluster, m.Resource, s.selector, s.events.handler(cluster, gvk.GroupKind())); {
+		case pending:
+			state = syncing
+		case !synced:
+			return unwatched
 		}
 	}
-	return all && len(objs) > 0
+	return state
 }
 
-// resyncFor is when a Work is read back again without a member change:
-// after the status backstop when its objects were read while watched,
-// else after the resync.
-func (s *workStatus) resyncFor(watched bool) reconcile.Result {
-	if watched {
+// resyncFor is when a Work is read back again without a member change,
+// by how its objects were watched when read.
+func (s *workStatus) resyncFor(state watchState) reconcile.Result {
+	switch state {
+	case watched:
 		return resyncAfter(s.opts.StatusResync)
+	case syncing:
+		return reconcile.Result{RequeueAfter: watchSyncRetry}
 	}
 	return resyncAfter(s.opts.Resync)
 }

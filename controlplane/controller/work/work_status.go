@@ -128,7 +128,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	orig := w.DeepCopy()
 	cond := metav1.Condition{Type: api.ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
 	objs, decodeErr := shared.Manifests(&w)
-	watched := false
+	state := unwatched
 	if notReady := clusterNotReady(&cl); notReady != "" && !s.agent {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else if decodeErr != nil {
@@ -137,7 +137,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		var statuses []api.ManifestStatus
 		busy, err := onMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
 			// Watched before the read: a change after it is told.
-			watched = s.watch(ctx, cluster, objs)
+			state = s.watch(ctx, cluster, objs)
 			var failure error
 			statuses, cond.Status, cond.Reason, cond.Message, failure = s.observe(ctx, cluster, objs)
 			return failure
@@ -158,7 +158,12 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := patchWorkStatus(ctx, s.client, orig, &w); err != nil {
 		return reconcile.Result{}, err
 	}
-	return s.resyncFor(watched && cond.Reason == api.ReasonWorkAvailable), nil
+	if cond.Reason != api.ReasonWorkAvailable && state == watched {
+		// A missing object or a failed read is looked at again after
+		// the resync, as before; a watch still syncing is waited for.
+		state = unwatched
+	}
+	return s.resyncFor(state), nil
 }
 
 // observe reads the objects back and returns their statuses and the
