@@ -22,7 +22,6 @@ func (q *recordingQueue) Add(r reconcile.Request) {
 	q.TypedRateLimitingInterface.Add(r)
 }
 
-
 func newRecordingEvents(t *testing.T) (*statusEvents, *recordingQueue) {
 	q := &recordingQueue{TypedRateLimitingInterface: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())}
 	t.Cleanup(q.ShutDown)
