@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -66,5 +67,30 @@ func TestStatusEventsMemberRate(t *testing.T) {
 	want := []time.Duration{0, step, 2 * step, 0}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("delays from the burst's last on %v, want %v", got, want)
+	}
+}
+
+// TestStatusEventsChangeWhileQueued: a change that comes while its Work is
+// queued but not yet read gets a read of its own after the coalescing
+// interval, in the controller's priority queue too, which folds a delayed
+// add into a waiting one (the read then came before the change).
+func TestStatusEventsChangeWhileQueued(t *testing.T) {
+	q := priorityqueue.New[reconcile.Request]("test-status-events")
+	t.Cleanup(q.ShutDown)
+	e := newStatusEvents(nil, "test", "flotilla")
+	var iface workqueue.TypedRateLimitingInterface[reconcile.Request] = q
+	e.queue.Store(&iface)
+	key := types.NamespacedName{Namespace: "flotilla-es-a", Name: "web"}
+	e.add("a", key, time.Now())
+	// Queued, not yet read: the object changes again.
+	e.add("a", key, time.Now())
+	item, _ := q.Get()
+	q.Done(item)
+	deadline := time.Now().Add(3 * statusEventInterval)
+	for q.Len() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no read of work %s queued after the change that came while it was queued", key)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
