@@ -24,7 +24,9 @@
 #                BenchmarkMemberStatusScale (the cluster status loop against
 #                one kwok member: listing every probe vs informers) and
 #                BenchmarkWorkThroughput (template change -> every real
-#                member updated, per (template, member) p50/p99 and total)
+#                member updated, per (template, member) p50/p99 and total),
+#                BenchmarkMemberStatusLatency (member status change -> host
+#                template status p50/p99, host writes per change)
 #   restart      BenchmarkContinuousWarmRestart, BenchmarkContinuousLeaderChange
 #                and BenchmarkContinuousClusterFlap (issue 20): host writes
 #                counted from the apiserver's apiserver_request_total
@@ -46,6 +48,8 @@
 #   BENCH_STATUS_KWOK=0   member status: apiserver-only member with static Ready nodes
 #   BENCH_SKIP_WORKPUT=1  leave the Work throughput rows out
 #   BENCH_WORKPUT=MxT     Work throughput size: members x templates (default 10x1000)
+#   BENCH_SKIP_STATUSWATCH=1 leave the member status latency rows out
+#   BENCH_STATUSWATCH=MxT member status latency size: members x templates (default 10x100: 1,000 Works)
 #   BENCH_SKIP_RESTART=1  leave the restart, leader change and flapping rows out
 #   BENCH_OUT             where to write the results (default bench/results.md)
 set -euo pipefail
@@ -66,6 +70,8 @@ fi
 failover_runs=${BENCH_FAILOVER_RUNS:-3}
 workput=${BENCH_WORKPUT:-10x1000}
 workput_members=${workput%x*} workput_templates=${workput#*x}
+statuswatch=${BENCH_STATUSWATCH:-10x100}
+statuswatch_members=${statuswatch%x*} statuswatch_templates=${statuswatch#*x}
 kubernetes_cap=${BENCH_KUBERNETES_TIMEOUT:-600}
 export BENCH_KUBERNETES_TIMEOUT=$kubernetes_cap
 notes=()
@@ -405,6 +411,22 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
       notes+=("- continuous Work throughput: a host and $workput_members apiserver-only members, $workput_templates ConfigMaps Duplicated to every member by one PropagationPolicy ($((workput_members * workput_templates)) Works), the \`controlplane\` process with default flags. An informer per member records when each ConfigMap first shows each value. After every member holds every ConfigMap (first propagation: $(printf '%.1f' "$initial") s from the process start), the harness changes every template; a pair's latency is from just before its template's update until the member shows the new value. Analysis: bench/results-workput.md.")
     else
       row "continuous Work throughput" "$workput_members members × $workput_templates templates" "failed" "failed" "—"
+    fi
+  fi
+
+  if [ -z "${BENCH_SKIP_STATUSWATCH:-}" ]; then
+    echo "== bench: member status latency ($statuswatch_members members x $statuswatch_templates templates)" >&2
+    sw="$work/statuswatch.txt"
+    if bench_run "$sw" ./controlplane/controller/e2e/ BenchmarkMemberStatusLatency FLOTILLA_BENCH_BINARY="$bench_bin" \
+      FLOTILLA_BENCH_STATUSWATCH_MEMBERS="$statuswatch_members" FLOTILLA_BENCH_STATUSWATCH_TEMPLATES="$statuswatch_templates"; then
+      p50=$(metric status-p50-s "$sw") p99=$(metric status-p99-s "$sw")
+      row "continuous member status: member status change → host template status" "$statuswatch_members members × $statuswatch_templates templates" \
+        "$(printf '%.2f' "$p50") s (p50)" \
+        "$(printf '%.2f' "$p99") s (p99); Work writes per change $(printf '%.2f' "$(metric work-writes-per-change "$sw")"), host writes per change $(printf '%.2f' "$(metric host-writes-per-change "$sw")"), idle resync writes $(printf '%.0f' "$(metric idle-writes "$sw")")" \
+        "p99 ≤ 2 s: $(verdict "$p99" 2)"
+      notes+=("- continuous member status: a host and $statuswatch_members apiserver-only members, $statuswatch_templates one-replica Deployments Duplicated to every member ($((statuswatch_members * statuswatch_templates)) Works), the \`controlplane\` process with default flags. Once every member runs every Deployment, the harness sets each member copy's status to one ready replica (status subresource, 32 at a time); a template's latency is from the last member write for it until a host informer sees readyReplicas equal the member count. Host writes are the host apiserver's apiserver_request_total around that phase (Leases and Events left out) over the member changes, and over the 35 s after it (one default resync, which must write nothing).")
+    else
+      row "continuous member status" "$statuswatch_members members × $statuswatch_templates templates" "failed" "failed" "p99 ≤ 2 s"
     fi
   fi
 fi

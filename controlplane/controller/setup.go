@@ -102,7 +102,7 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	if err := work.SetupExecution(mgr, exec, opts, now, rec("execution"), false); err != nil {
 		return fmt.Errorf("set up execution controller: %w", err)
 	}
-	if err := work.SetupStatus(mgr, exec, ms, opts, now, false); err != nil {
+	if err := work.SetupStatus(mgr, exec, ms, ms, opts, now, false); err != nil {
 		return fmt.Errorf("set up work status controller: %w", err)
 	}
 	if !opts.DisableMultiClusterServices {

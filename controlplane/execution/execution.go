@@ -259,6 +259,10 @@ func (e *Executor) check() error {
 	return nil
 }
 
+// Manager is the server-side apply field manager the executor applies
+// with.
+func (e *Executor) Manager() string { return e.fieldManager() }
+
 func (e *Executor) fieldManager() string {
 	if e.FieldManager == "" {
 		return DefaultFieldManager

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -66,6 +67,10 @@ type CacheOptions struct {
 	// namespace's EndpointSlice informer (Client.EndpointSlices) after the
 	// last call for it; default DefaultEndpointSliceIdle.
 	EndpointSliceIdle time.Duration
+	// AppliedIdle is how long a watching cache keeps the watch of one
+	// applied resource (Client.WatchApplied) after the last call for it;
+	// default DefaultAppliedIdle.
+	AppliedIdle time.Duration
 }
 
 // Cache is the one owner of member connections: it builds each member's
@@ -99,6 +104,9 @@ func NewCache(opts CacheOptions) *Cache {
 	}
 	if opts.EndpointSliceIdle <= 0 {
 		opts.EndpointSliceIdle = DefaultEndpointSliceIdle
+	}
+	if opts.AppliedIdle <= 0 {
+		opts.AppliedIdle = DefaultAppliedIdle
 	}
 	return &Cache{opts: opts, entries: map[string]*cacheEntry{}}
 }
@@ -209,6 +217,9 @@ type Client struct {
 	// slices keeps the EndpointSlices of the namespaces asked for when the
 	// cache watches members; nil otherwise.
 	slices *sliceWatch
+	// applied watches the metadata of the applied objects of the
+	// resources asked for when the cache watches members; nil otherwise.
+	applied *appliedWatch
 	// listed is the per-node index of the last status collection that
 	// listed nodes and pods (Nodes).
 	listed atomic.Pointer[estimator.Nodes]
@@ -273,6 +284,11 @@ func newClient(name string, conn Connection, opts CacheOptions, notify func(*dis
 	if opts.Watch {
 		c.watch = newSummaryWatch(kube)
 		c.slices = newSliceWatch(kube, opts.EndpointSliceIdle, notify)
+		meta, err := metadata.NewForConfigAndClient(cfg, httpClient)
+		if err != nil {
+			return nil, s.scrub(fmt.Errorf("build metadata client: %w", err))
+		}
+		c.applied = newAppliedWatch(meta, opts.AppliedIdle)
 		c.discovered.interval = opts.DiscoveryInterval
 	}
 	return c, nil
@@ -286,10 +302,11 @@ func (c *Client) close() {
 	utilnet.CloseIdleConnectionsFor(c.http.Transport)
 	if c.watch != nil {
 		// The watches' connections turn idle once the informers return.
-		summaries, slices := c.watch.stop(), c.slices.stop()
+		summaries, slices, applied := c.watch.stop(), c.slices.stop(), c.applied.stop()
 		go func() {
 			<-summaries
 			<-slices
+			<-applied
 			utilnet.CloseIdleConnectionsFor(c.http.Transport)
 		}()
 	}

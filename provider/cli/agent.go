@@ -43,6 +43,7 @@ func Agent(args []string, stderr io.Writer) int {
 	fs.DurationVar(&c.options.Options.SuccessThreshold, "cluster-success-threshold", 0, "how long the member must pass its health check before it is reported Ready again; 0 means the default")
 	fs.DurationVar(&c.options.Options.ProbeTimeout, "cluster-probe-timeout", 0, "how long one status collection from the member may take; 0 means the default (5s)")
 	fs.DurationVar(&c.options.Options.Resync, "resync", 0, "how often each Work is applied again and its member status read again; 0 means the default (30s)")
+	fs.DurationVar(&c.options.Options.StatusResync, "status-resync", 0, "how often a Work's member status is read again although the agent's watch of the member tells of every change to its objects (a backstop for a lost event); 0 means --resync")
 	fs.DurationVar(&c.options.Options.WorkTimeout, "work-timeout", 0, "how long applying, reading back or removing one Work may take; 0 means the default (2m)")
 	fs.DurationVar(&c.options.Options.WorkRequestTimeout, "work-request-timeout", 0, "how long any one request of a Work to the member may take before the Work is reported failed; at most --work-timeout; 0 means the default (10s)")
 	fs.IntVar(&c.options.Options.WorkWorkers, "work-workers", 0, "how many Works are handled at once; 0 means the default (8)")

@@ -79,6 +79,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.MemberRequestTimeout, "member-request-timeout", 0, "how long any one request to a member may take; 0 means the default (30s)")
 	fs.DurationVar(&opts.WorkTimeout, "work-timeout", 0, "how long applying, reading back or removing one Work on its member may take before it is reported failed and retried; 0 means the default (2m)")
 	fs.DurationVar(&opts.WorkRequestTimeout, "work-request-timeout", 0, "how long any one request of a Work to its member (a read, an apply, a removal) may take before the Work is reported failed, naming the cluster, and its worker freed; at most --work-timeout; 0 means the default (10s)")
+	fs.DurationVar(&opts.StatusResync, "status-resync", 0, "how often a Work's member status is read again although the member's watch tells of every change to its objects (a backstop for a lost event); a Work whose member refuses the watch is read every 30s; 0 means 30s")
 	fs.IntVar(&opts.WorkWorkers, "work-workers", 0, "how many Works the execution and the work status controllers each handle at once; 0 means the default (8)")
 	fs.IntVar(&opts.TemplateWorkers, "template-workers", 0, "how many templates each kind's detector handles at once (Karmada's --concurrent-resource-template-syncs); 0 means the default (5)")
 	fs.IntVar(&opts.BindingWorkers, "binding-workers", 0, "how many bindings the binding controller handles at once (Karmada's --concurrent-resourcebinding-syncs); 0 means the default (5)")

@@ -16,6 +16,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -133,7 +134,7 @@ func SetupAgent(mgr ctrl.Manager, mc *member.Client, opts AgentOptions) error {
 	if err := work.SetupExecution(mgr, exec, o, now, shared.Recorder{}, true); err != nil {
 		return fmt.Errorf("set up agent execution controller: %w", err)
 	}
-	if err := work.SetupStatus(mgr, exec, local, o, now, true); err != nil {
+	if err := work.SetupStatus(mgr, exec, local, local, o, now, true); err != nil {
 		return fmt.Errorf("set up agent work status controller: %w", err)
 	}
 	return nil
@@ -163,6 +164,14 @@ func (m *agentMember) Connect(ctx context.Context, cluster string) (execution.Ta
 		m.registered = true
 	}
 	return execution.Target{Dynamic: m.client.Dynamic, Mapper: shared.Resettable{RESTMapper: m.client.Mapper}}, nil
+}
+
+// WatchApplied watches the applied objects of the agent's own member.
+func (m *agentMember) WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) (synced, syncing bool) {
+	if cluster != m.cluster {
+		return false, false
+	}
+	return m.client.WatchApplied(gvr, selector, notify)
 }
 
 // agent registers the Cluster, renews the Lease and reports status.
@@ -349,7 +358,17 @@ func (a *agent) report(ctx context.Context) error {
 	}
 	now := a.now()
 	ready := apimeta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
-	if !a.started || a.streak.Ready != ready {
+	switch {
+	case !a.started && ready:
+		// The agent's first report of a member that answers is taken
+		// as it is, as Karmada takes a just-joined cluster's: the
+		// Unknown it replaces is the control plane's word that no agent
+		// ran, not a member that failed its probes, so waiting out the
+		// success threshold would only keep a working member from its
+		// Works. A failing first probe waits out the failure threshold
+		// as any other.
+		a.streak, a.started = shared.ProbeStreak{Ready: ready}, true
+	case !a.started || a.streak.Ready != ready:
 		a.streak, a.started = shared.ProbeStreak{Ready: ready, Since: now}, true
 	}
 	var cl clusterv1.Cluster

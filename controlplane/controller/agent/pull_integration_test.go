@@ -56,7 +56,8 @@ func startPullEnv(t *testing.T) pullEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := member.NewCache(member.CacheOptions{}).Get(t.Context(), pulled.Name,
+	// A watching cache, as the agent command builds.
+	mc, err := member.NewCache(member.CacheOptions{Watch: true}).Get(t.Context(), pulled.Name,
 		member.Connection{Host: pulled.Host, Token: pulled.Token, ClusterCACertificate: pulled.CAData})
 	if err != nil {
 		t.Fatal(err)

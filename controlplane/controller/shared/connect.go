@@ -7,12 +7,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 var errNoCredentials = errors.New("spec.secretRef is not set")
@@ -143,6 +146,33 @@ func (m *Members) Member(ctx context.Context, name string) (*member.Client, erro
 		return nil, err
 	}
 	return c, nil
+}
+
+// AppliedWatcher watches the objects flotilla applied to members
+// (member.Client.WatchApplied): the control plane's Members, or a
+// pull-mode agent's own member.
+type AppliedWatcher interface {
+	// WatchApplied makes sure the objects of resource gvr in cluster that
+	// match selector are watched, telling notify of their changes, and
+	// reports whether that watch is synced and healthy, or still syncing.
+	WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) (synced, syncing bool)
+}
+
+// AppliedSelector selects the objects the fleet applied to a member by
+// their ownership labels.
+func AppliedSelector(fleet string) string {
+	return labels.Set{render.LabelManagedBy: render.ManagedByFlotilla, render.LabelFleet: fleet}.AsSelector().String()
+}
+
+// WatchApplied is AppliedWatcher's, through the client the cache holds
+// for cluster: a member with no client yet (none was connected) is not
+// watched.
+func (m *Members) WatchApplied(cluster string, gvr schema.GroupVersionResource, selector string, notify member.AppliedHandler) (synced, syncing bool) {
+	c, ok := m.Cache.Peek(cluster)
+	if !ok {
+		return false, false
+	}
+	return c.WatchApplied(gvr, selector, notify)
 }
 
 // Resettable adapts the member's mapper, which already asks the member again

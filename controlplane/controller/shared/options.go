@@ -164,6 +164,12 @@ type Options struct {
 	// Resync is how often each Work is applied again and its member status
 	// read again, and how long an unready member waits before a retry.
 	Resync time.Duration
+	// StatusResync is how often the member status of a Work is read again
+	// when its objects are watched in the member (the watch tells of each
+	// change as it happens): a backstop for a change the watch missed.
+	// Default: Resync. A Work whose objects are not watched (a member
+	// that refuses the watch, or one not synced yet) is read every Resync.
+	StatusResync time.Duration
 	// GracefulEvictionTimeout is how long the copy on a cluster the template
 	// failed over from is kept while the new clusters are not yet healthy
 	// (Karmada's --graceful-eviction-timeout). A task's gracePeriodSeconds
@@ -344,6 +350,7 @@ func (o Options) WithDefaults() Options {
 	set(&o.SuccessThreshold, DefaultSuccessThreshold)
 	set(&o.NoExecuteAfter, DefaultNoExecuteAfter)
 	set(&o.Resync, DefaultResync)
+	set(&o.StatusResync, o.Resync)
 	set(&o.GracefulEvictionTimeout, DefaultGracefulEvictionTimeout)
 	set(&o.MemberRequestTimeout, DefaultMemberRequestTimeout)
 	set(&o.WorkTimeout, DefaultWorkTimeout)

@@ -11,8 +11,13 @@
 //
 // Work status: reads each applied Work's objects back from the member into
 // status.manifestStatuses (controlplane/health's reflected status and
-// health) and the Available condition, every Options.Resync. An object
-// found missing brings the execution controller back at once.
+// health) and the Available condition. A change of an applied object in
+// the member is told by a watch of the objects' metadata (statuswatch.go:
+// per member and resource, selected by the fleet's ownership labels, and
+// mapped to its Work through an index of the Works' manifests), coalesced
+// per Work and rate limited per member; Options.StatusResync (while
+// watched) or Options.Resync (otherwise) is the backstop. An object found
+// missing brings the execution controller back at once.
 //
 // Both talk to a member only inside onMember: at most
 // Options.MemberWorkers of a controller's workers on one member at once

@@ -21,8 +21,10 @@ func SetupExecution(mgr ctrl.Manager, exec *execution.Executor, opts shared.Opti
 }
 
 // SetupStatus registers the work status controller with mgr, reading
-// the members through members: in the control plane, or in a pull-mode
-// agent (agent).
-func SetupStatus(mgr ctrl.Manager, exec *execution.Executor, members execution.Connector, opts shared.Options, now func() time.Time, agent bool) error {
-	return (&workStatus{client: mgr.GetClient(), executor: exec, members: members, opts: opts, now: now, slots: newMemberSlots(opts.MemberWorkers), agent: agent}).setup(mgr)
+// the members through members and hearing of their applied objects'
+// changes through watches (nil: read back every resync only): in the
+// control plane, or in a pull-mode agent (agent).
+func SetupStatus(mgr ctrl.Manager, exec *execution.Executor, members execution.Connector, watches shared.AppliedWatcher, opts shared.Options, now func() time.Time, agent bool) error {
+	s := &workStatus{client: mgr.GetClient(), executor: exec, members: members, watches: watches, opts: opts.WithDefaults(), now: now, slots: newMemberSlots(opts.MemberWorkers), agent: agent}
+	return s.setup(mgr)
 }

@@ -8,14 +8,18 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -41,17 +45,58 @@ type workStatus struct {
 	// agent is set in a pull-mode agent, which observes the Works of its
 	// own Pull cluster; the control plane observes only Push clusters.
 	agent bool
+	// watches, when set, tells events of changes to the objects the
+	// Works applied, selected by selector (statuswatch.go).
+	watches  shared.AppliedWatcher
+	selector string
+	events   *statusEvents
 }
 
 func (s *workStatus) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).Named("work-status").
-		For(&workv1.Work{}).
+	b := ctrl.NewControllerManagedBy(mgr).Named("work-status").
+		For(&workv1.Work{}, builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(ev event.UpdateEvent) bool {
+				oldW, ok1 := ev.ObjectOld.(*workv1.Work)
+				newW, ok2 := ev.ObjectNew.(*workv1.Work)
+				return !ok1 || !ok2 || statusTrigger(oldW, newW)
+			},
+		})).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: s.opts.WorkWorkers,
 			ReconciliationTimeout:   s.opts.WorkTimeout + shared.HostWriteMargin,
-		}).
-		Complete(s)
+		})
+	if err := s.setupWatches(mgr, b, s.executor); err != nil {
+		return fmt.Errorf("set up work status watches: %w", err)
+	}
+	return b.Complete(s)
 }
+
+// statusTrigger says whether a Work update needs the work status
+// controller: a new generation, or a change of its Applied condition (the
+// execution's verdict, which a read-back waits for). Its own writes
+// (manifest statuses, Available) do not once the Work is available: each
+// would read the member again for nothing, doubling the reads of every
+// status change.
+func statusTrigger(oldW, newW *workv1.Work) bool {
+	if oldW.Generation != newW.Generation || !newW.DeletionTimestamp.Equal(oldW.DeletionTimestamp) ||
+		!equalBool(oldW.Spec.SuspendDispatching, newW.Spec.SuspendDispatching) {
+		return true
+	}
+	if !apimeta.IsStatusConditionTrue(newW.Status.Conditions, api.ConditionWorkAvailable) && !equality.Semantic.DeepEqual(oldW.Status, newW.Status) {
+		// Not available yet, or an object was missing: the execution's
+		// report of a (re)apply is worth a read-back at once.
+		return true
+	}
+	was := apimeta.FindStatusCondition(oldW.Status.Conditions, api.ConditionWorkApplied)
+	is := apimeta.FindStatusCondition(newW.Status.Conditions, api.ConditionWorkApplied)
+	if was == nil || is == nil {
+		return was != is
+	}
+	return was.Status != is.Status || was.ObservedGeneration != is.ObservedGeneration || was.Reason != is.Reason
+}
+
+// equalBool compares two optional booleans, nil counting as false.
+func equalBool(a, b *bool) bool { return (a != nil && *a) == (b != nil && *b) }
 
 // Reconcile observes one Work's objects in its member. A Work is observed
 // only once its current spec is applied, so what it reports is never the
@@ -83,6 +128,7 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	orig := w.DeepCopy()
 	cond := metav1.Condition{Type: api.ConditionWorkAvailable, ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(s.now())}
 	objs, decodeErr := shared.Manifests(&w)
+	state := unwatched
 	if notReady := clusterNotReady(&cl); notReady != "" && !s.agent {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonClusterNotReady, notReady
 	} else if decodeErr != nil {
@@ -90,6 +136,8 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	} else {
 		var statuses []api.ManifestStatus
 		busy, err := onMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
+			// Watched before the read: a change after it is told.
+			state = s.watch(ctx, cluster, objs)
 			var failure error
 			statuses, cond.Status, cond.Reason, cond.Message, failure = s.observe(ctx, cluster, objs)
 			return failure
@@ -110,7 +158,12 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := patchWorkStatus(ctx, s.client, orig, &w); err != nil {
 		return reconcile.Result{}, err
 	}
-	return resyncAfter(s.opts.Resync), nil
+	if cond.Reason != api.ReasonWorkAvailable && state == watched {
+		// A missing object or a failed read is looked at again after
+		// the resync, as before; a watch still syncing is waited for.
+		state = unwatched
+	}
+	return s.resyncFor(state), nil
 }
 
 // observe reads the objects back and returns their statuses and the

@@ -1,0 +1,205 @@
+package member
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
+)
+
+// DefaultAppliedIdle is how long a watching cache keeps the watch of one
+// applied kind that nobody asked for, when CacheOptions sets no
+// AppliedIdle.
+const DefaultAppliedIdle = 20 * time.Minute
+
+// AppliedHandler is told of every change to a watched applied object
+// (Client.WatchApplied) after the watch's first list: the object's
+// metadata, cut down to its name, namespace, resourceVersion, labels, the
+// template annotation and the names of the managers that applied it; its
+// last known state for a deletion. It must not block nor modify it.
+type AppliedHandler func(obj *metav1.PartialObjectMetadata)
+
+// appliedWatch keeps, per resource of the objects flotilla applied to a
+// member, an informer of their metadata, selected by flotilla's ownership
+// labels, so a change to one (its status most often) is known as it
+// happens instead of at the next read-back. Only metadata travels and is
+// kept: the object itself is read back by whoever the handler tells. A
+// resource's informer starts on the first WatchApplied for it and stops
+// once none came for idle, or with the client. It is safe for concurrent
+// use.
+type appliedWatch struct {
+	meta metadata.Interface
+	idle time.Duration
+
+	mu      sync.Mutex
+	stopped bool
+	kinds   map[schema.GroupVersionResource]*watchedApplied
+	running sync.WaitGroup
+}
+
+// watchedApplied is the informer of one resource's applied objects, or the
+// record that the member refused to let them be watched.
+type watchedApplied struct {
+	kind    *watchedKind // nil once refused
+	cancel  context.CancelFunc
+	used    time.Time
+	timer   *time.Timer
+	refused bool
+}
+
+func newAppliedWatch(meta metadata.Interface, idle time.Duration) *appliedWatch {
+	return &appliedWatch{meta: meta, idle: idle, kinds: map[schema.GroupVersionResource]*watchedApplied{}}
+}
+
+// WatchApplied makes sure the member's objects of resource gvr that match
+// the label selector are watched, telling notify of each change after the
+// first list (notify is taken from the call that starts the watch), and
+// reports whether that watch is synced and its last list or watch
+// succeeded (only then has every change since the first list been told),
+// and whether it is still syncing, without a failure yet (a change made
+// now may then go untold: read again shortly). A client that does not
+// watch (CacheOptions.Watch off), or a member that refuses to let gvr be
+// watched (Forbidden: it is asked again after the idle time), reports
+// neither; the caller then reads the objects as it did without a watch.
+func (c *Client) WatchApplied(gvr schema.GroupVersionResource, selector string, notify AppliedHandler) (synced, syncing bool) {
+	if c.applied == nil {
+		return false, false
+	}
+	return c.applied.watch(gvr, selector, notify)
+}
+
+func (w *appliedWatch) watch(gvr schema.GroupVersionResource, selector string, notify AppliedHandler) (synced, syncing bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return false, false
+	}
+	k, ok := w.kinds[gvr]
+	if !ok {
+		k = w.start(gvr, selector, notify)
+	}
+	k.used = time.Now()
+	if k.refused {
+		return false, false
+	}
+	k.kind.mu.Lock()
+	err, synced := k.kind.err, k.kind.informer.HasSynced()
+	k.kind.mu.Unlock()
+	if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
+		// Credentials that may read but not list or watch, or a kind
+		// that cannot be listed: nothing to wait for.
+		k.cancel()
+		k.kind, k.refused = nil, true
+		return false, false
+	}
+	return err == nil && synced, err == nil && !synced
+}
+
+// start runs the informer of gvr; call it with w.mu held.
+func (w *appliedWatch) start(gvr schema.GroupVersionResource, selector string, notify AppliedHandler) *watchedApplied {
+	ctx, cancel := context.WithCancel(context.Background())
+	k := &watchedApplied{cancel: cancel}
+	api := w.meta.Resource(gvr)
+	k.kind = runWatchedKind(ctx, &w.running, &metav1.PartialObjectMetadata{}, appliedMetadata, appliedHandler(notify), cache.Indexers{},
+		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return api.List(ctx, o)
+		},
+		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return api.Watch(ctx, o)
+		})
+	k.timer = time.AfterFunc(w.idle, func() { w.expire(gvr, k) })
+	w.kinds[gvr] = k
+	return k
+}
+
+// expire stops the informer k of gvr when it was not asked for during
+// idle, or checks again when it will have been.
+func (w *appliedWatch) expire(gvr schema.GroupVersionResource, k *watchedApplied) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.kinds[gvr] != k {
+		return
+	}
+	if left := w.idle - time.Since(k.used); left > 0 && !w.stopped {
+		k.timer.Reset(left)
+		return
+	}
+	k.cancel()
+	delete(w.kinds, gvr)
+}
+
+// stop ends the informers, for good. The channel is closed once their
+// goroutines have returned.
+func (w *appliedWatch) stop() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	for gvr, k := range w.kinds {
+		k.timer.Stop()
+		k.cancel()
+		delete(w.kinds, gvr)
+	}
+	done := make(chan struct{})
+	go func() {
+		w.running.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// appliedHandler tells notify of every change but the adds of the first
+// list: whoever starts the watch has just read the objects, and the others
+// are read again on their own schedule until the watch has synced.
+func appliedHandler(notify AppliedHandler) cache.ResourceEventHandler {
+	tell := func(obj any) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		if m, ok := obj.(*metav1.PartialObjectMetadata); ok && notify != nil {
+			notify(m)
+		}
+	}
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if !initial {
+				tell(obj)
+			}
+		},
+		UpdateFunc: func(_, obj any) { tell(obj) },
+		DeleteFunc: tell,
+	}
+}
+
+// appliedMetadata cuts an applied object's metadata down to what a handler
+// checks: name, namespace, resourceVersion, labels, the template
+// annotation, and of its managed fields only who applied them (no field
+// sets). Anything else (a tombstone) is returned as it is.
+func appliedMetadata(obj any) (any, error) {
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj, nil
+	}
+	out := &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion, UID: m.UID, Labels: m.Labels,
+	}}
+	if v, ok := m.Annotations[render.AnnotationTemplate]; ok {
+		out.Annotations = map[string]string{render.AnnotationTemplate: v}
+	}
+	for _, f := range m.ManagedFields {
+		if f.Operation == metav1.ManagedFieldsOperationApply {
+			out.ManagedFields = append(out.ManagedFields, metav1.ManagedFieldsEntry{Manager: f.Manager, Operation: f.Operation})
+		}
+	}
+	return out, nil
+}
