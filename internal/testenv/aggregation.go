@@ -1,14 +1,8 @@
 package testenv
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // FrontProxyClientName is the common name of the client certificate an
@@ -28,52 +22,14 @@ func (p pki) frontProxyClientKey() string  { return filepath.Join(p.dir, "front-
 // assert X-Remote-User to an extension apiserver) and one client
 // certificate signed by it.
 func writeFrontProxy(p pki) error {
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "flotilla-testenv-front-proxy-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: FrontProxyClientName},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
+	ca, cert, key, err := clientIdentity("flotilla-testenv-front-proxy-ca", FrontProxyClientName)
 	if err != nil {
 		return err
 	}
 	for path, data := range map[string][]byte{
-		p.frontProxyCAFile():     pemBlock("CERTIFICATE", caDER),
-		p.frontProxyClientCert(): pemBlock("CERTIFICATE", der),
-		p.frontProxyClientKey():  pemBlock("EC PRIVATE KEY", keyDER),
+		p.frontProxyCAFile():     ca,
+		p.frontProxyClientCert(): cert,
+		p.frontProxyClientKey():  key,
 	} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return err

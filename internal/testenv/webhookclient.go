@@ -32,45 +32,7 @@ func (p pki) admissionConfigFile() string { return filepath.Join(p.dir, "admissi
 // the kubeconfig. Every cluster gets them: a webhook that does not ask for
 // a client certificate is unaffected.
 func writeWebhookClient(p pki) error {
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "flotilla-testenv-webhook-client-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: WebhookClientName},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
+	ca, cert, key, err := clientIdentity("flotilla-testenv-webhook-client-ca", WebhookClientName)
 	if err != nil {
 		return err
 	}
@@ -97,9 +59,9 @@ plugins:
     kubeConfigFile: %[1]q
 `, p.webhookKubeconfig())
 	for path, data := range map[string][]byte{
-		p.webhookClientCAFile(): pemBlock("CERTIFICATE", caDER),
-		p.webhookClientCert():   pemBlock("CERTIFICATE", der),
-		p.webhookClientKey():    pemBlock("EC PRIVATE KEY", keyDER),
+		p.webhookClientCAFile(): ca,
+		p.webhookClientCert():   cert,
+		p.webhookClientKey():    key,
 		p.webhookKubeconfig():   []byte(kubeconfig),
 		p.admissionConfigFile(): []byte(admission),
 	} {
@@ -108,4 +70,54 @@ plugins:
 		}
 	}
 	return nil
+}
+
+// clientIdentity makes a CA of its own and one client certificate it signs
+// for clientName, PEM-encoded: the shape of every identity a testenv
+// apiserver presents to something it calls (webhooks, aggregated APIs), so
+// that certificate can never log into the apiserver itself.
+func clientIdentity(caName, clientName string) (caPEM, certPEM, keyPEM []byte, err error) {
+	now := time.Now()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: caName},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: clientName},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return pemBlock("CERTIFICATE", caDER), pemBlock("CERTIFICATE", der), pemBlock("EC PRIVATE KEY", keyDER), nil
 }
