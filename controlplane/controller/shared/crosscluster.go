@@ -190,14 +190,10 @@ func validateCrossClusterWork(w *workv1.Work) field.ErrorList {
 		errs = append(errs, field.Forbidden(md.Child("labels").Key(LabelCrossClusterName), "a Work carries either a MultiClusterService's slices, a ServiceImport's objects, a binding's template, a quota or a synced namespace"))
 	}
 	ms := field.NewPath("spec", "workload", "manifests")
-	if n := len(w.Spec.Workload.Manifests); n != 1 {
-		return append(errs, field.Invalid(ms, n, "a MultiClusterService's Work carries exactly one manifest"))
+	obj, bad := soleManifest(w, "a MultiClusterService's Work carries exactly one manifest")
+	if bad != nil {
+		return append(errs, bad)
 	}
-	objs, err := Manifests(w)
-	if err != nil {
-		return append(errs, field.Invalid(ms.Index(0), "(undecodable)", err.Error()))
-	}
-	obj := objs[0]
 	ref := api.TemplateRefOf(obj)
 	switch {
 	case obj.GetNamespace() != ns:

@@ -164,14 +164,11 @@ func validateMCSWork(w *workv1.Work) field.ErrorList {
 		errs = append(errs, field.Forbidden(md.Child("labels").Key(LabelMCSImportName), "a Work carries either a ServiceImport's objects, a binding's template or a synced namespace"))
 	}
 	ms := field.NewPath("spec", "workload", "manifests")
-	if n := len(w.Spec.Workload.Manifests); n != 1 {
-		return append(errs, field.Invalid(ms, n, "a ServiceImport's Work carries exactly one manifest"))
+	obj, bad := soleManifest(w, "a ServiceImport's Work carries exactly one manifest")
+	if bad != nil {
+		return append(errs, bad)
 	}
-	objs, err := Manifests(w)
-	if err != nil {
-		return append(errs, field.Invalid(ms.Index(0), "(undecodable)", err.Error()))
-	}
-	obj, derived := objs[0], multicluster.DerivedPrefix+name
+	derived := multicluster.DerivedPrefix + name
 	ref := api.TemplateRefOf(obj)
 	switch {
 	case obj.GetNamespace() != ns:

@@ -45,14 +45,11 @@ func ValidateNamespaceWork(w *workv1.Work) field.ErrorList {
 		errs = append(errs, field.Forbidden(md.Child("labels").Key(LabelNamespaceSyncName), "a Work carries either a synced namespace or a binding's template, not both"))
 	}
 	ms := field.NewPath("spec", "workload", "manifests")
-	if n := len(w.Spec.Workload.Manifests); n != 1 {
-		return append(errs, field.Invalid(ms, n, "a namespace Work carries exactly one manifest, the namespace"))
+	obj, bad := soleManifest(w, "a namespace Work carries exactly one manifest, the namespace")
+	if bad != nil {
+		return append(errs, bad)
 	}
-	objs, err := Manifests(w)
-	if err != nil {
-		return append(errs, field.Invalid(ms.Index(0), "(undecodable)", err.Error()))
-	}
-	ref := api.TemplateRefOf(objs[0])
+	ref := api.TemplateRefOf(obj)
 	if ref.Group != "" || ref.Kind != "Namespace" || ref.Namespace != "" || ref.Name != name {
 		errs = append(errs, field.Invalid(ms.Index(0), ref.String(), fmt.Sprintf("must be the v1 Namespace %q named by label %s", name, LabelNamespaceSyncName)))
 	} else if want := WorkName(ref); w.Name != want {

@@ -92,14 +92,11 @@ func validateQuotaWork(w *workv1.Work) field.ErrorList {
 		errs = append(errs, field.Forbidden(labels.Key(LabelQuotaName), "a Work carries a quota's ResourceQuota, a synced namespace or a binding's template, only one"))
 	}
 	ms := field.NewPath("spec", "workload", "manifests")
-	if n := len(w.Spec.Workload.Manifests); n != 1 {
-		return append(errs, field.Invalid(ms, n, "a quota Work carries exactly one manifest, the ResourceQuota"))
+	obj, bad := soleManifest(w, "a quota Work carries exactly one manifest, the ResourceQuota")
+	if bad != nil {
+		return append(errs, bad)
 	}
-	objs, err := Manifests(w)
-	if err != nil {
-		return append(errs, field.Invalid(ms.Index(0), "(undecodable)", err.Error()))
-	}
-	ref := api.TemplateRefOf(objs[0])
+	ref := api.TemplateRefOf(obj)
 	if ref.Group != "" || ref.Kind != "ResourceQuota" || ref.Namespace != ns || ref.Name != name {
 		errs = append(errs, field.Invalid(ms.Index(0), ref.String(), fmt.Sprintf("must be the v1 ResourceQuota %s/%s named by labels %s and %s", ns, name, LabelQuotaNamespace, LabelQuotaName)))
 	} else if want := WorkName(ref); w.Name != want {

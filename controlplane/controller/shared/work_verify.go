@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,15 +55,11 @@ func ValidateWork(w *workv1.Work) field.ErrorList {
 		errs = append(errs, field.Required(md.Child("annotations").Key(AnnotationBindingName), "the name (and namespace, unless a ClusterResourceBinding) of the Work's binding"))
 	}
 	ms := field.NewPath("spec", "workload", "manifests")
-	if n := len(w.Spec.Workload.Manifests); n != 1 {
-		errs = append(errs, field.Invalid(ms, n, "a Work carries exactly one manifest, its binding's rendered template"))
-		return errs
+	obj, bad := soleManifest(w, "a Work carries exactly one manifest, its binding's rendered template")
+	if bad != nil {
+		return append(errs, bad)
 	}
-	objs, err := Manifests(w)
-	if err != nil {
-		return append(errs, field.Invalid(ms.Index(0), "(undecodable)", err.Error()))
-	}
-	if ns := objs[0].GetNamespace(); ok && ns != key.Namespace {
+	if ns := obj.GetNamespace(); ok && ns != key.Namespace {
 		errs = append(errs, field.Invalid(ms.Index(0).Child("metadata", "namespace"), ns, fmt.Sprintf("must be the namespace %q of the Work's ResourceBinding", key.Namespace)))
 	}
 	return errs
@@ -196,4 +193,20 @@ func OwnedWork(ctx context.Context, c client.Reader, w *workv1.Work, opts Option
 func IsRefused(err error) bool {
 	var refused *RefusedError
 	return errors.As(err, &refused)
+}
+
+// soleManifest decodes the one manifest a Work of a fixed shape carries
+// (a binding's template, a synced namespace, a quota, a ServiceImport's or
+// a MultiClusterService's object), or says why it cannot: more or fewer
+// than one (want names which), or one that does not decode.
+func soleManifest(w *workv1.Work, want string) (*unstructured.Unstructured, *field.Error) {
+	ms := field.NewPath("spec", "workload", "manifests")
+	if n := len(w.Spec.Workload.Manifests); n != 1 {
+		return nil, field.Invalid(ms, n, want)
+	}
+	objs, err := Manifests(w)
+	if err != nil {
+		return nil, field.Invalid(ms.Index(0), "(undecodable)", err.Error())
+	}
+	return objs[0], nil
 }
