@@ -21,6 +21,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
 // benchBinaryEnv names a prebuilt flotilla binary; scripts/bench.sh sets it
@@ -200,4 +207,34 @@ func benchPoll(ctx context.Context, what string, interval, timeout time.Duration
 		case <-time.After(interval):
 		}
 	}
+}
+
+// benchHostAndMembers starts an apiserver-only host with flotilla's CRDs
+// and nMembers apiserver-only members, and returns a host client with
+// limits high enough that the harness never throttles itself (the measured
+// process keeps its own).
+func benchHostAndMembers(b *testing.B, nMembers int) (hostFleet *testenv.Fleet, members []*testenv.Cluster, hub client.Client) {
+	b.Helper()
+	hostFleet = testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
+	memberFleet := testenv.Start(b, testenv.Options{Clusters: nMembers, Mode: testenv.APIServerOnly, Timeout: 5 * time.Minute})
+	scheme, err := shared.NewScheme()
+	if err != nil {
+		b.Fatal(err)
+	}
+	hub, err = client.New(benchHarnessConfig(hostFleet.Clusters[0]), client.Options{Scheme: scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := crd.Install(b.Context(), hub, time.Minute); err != nil {
+		b.Fatal(err)
+	}
+	return hostFleet, memberFleet.Clusters, hub
+}
+
+// benchHarnessConfig is the host's REST config for the harness, whose own
+// client-side limits must never be what a benchmark measures.
+func benchHarnessConfig(host *testenv.Cluster) *rest.Config {
+	cfg := host.RESTConfig()
+	cfg.QPS, cfg.Burst = 2000, 4000
+	return cfg
 }

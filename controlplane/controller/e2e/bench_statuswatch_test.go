@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
@@ -79,35 +78,23 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	binary := benchBinary(b)
 	ctx := b.Context()
 
-	hostFleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
-	memberFleet := testenv.Start(b, testenv.Options{Clusters: nMembers, Mode: testenv.APIServerOnly, Timeout: 5 * time.Minute})
-	host, members := hostFleet.Clusters[0], memberFleet.Clusters
-	scheme, err := shared.NewScheme()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := host.RESTConfig()
-	cfg.QPS, cfg.Burst = 2000, 4000 // the harness, not the measured process
-	hub, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := crd.Install(ctx, hub, time.Minute); err != nil {
-		b.Fatal(err)
-	}
+	hostFleet, members, hub := benchHostAndMembers(b, nMembers)
+	host := hostFleet.Clusters[0]
 	memberClients := make([]client.Client, nMembers)
 	for i, m := range members {
 		mcfg := m.RESTConfig()
 		mcfg.QPS, mcfg.Burst = 500, 1000
-		if memberClients[i], err = client.New(mcfg, client.Options{Scheme: scheme}); err != nil {
+		var err error
+		if memberClients[i], err = client.New(mcfg, client.Options{Scheme: hub.Scheme()}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cfg := benchHarnessConfig(host)
 	ready, err := watchTemplateReady(ctx, cfg, int32(nMembers))
 	if err != nil {
 		b.Fatal(err)
 	}
-	works, err := watchWorkReady(ctx, cfg, scheme)
+	works, err := watchWorkReady(ctx, cfg, hub.Scheme())
 	if err != nil {
 		b.Fatal(err)
 	}

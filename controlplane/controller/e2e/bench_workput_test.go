@@ -20,9 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -65,22 +63,8 @@ func BenchmarkWorkThroughput(b *testing.B) {
 	binary := benchBinary(b)
 	ctx := b.Context()
 
-	hostFleet := testenv.Start(b, testenv.Options{Clusters: 1, NamePrefix: "host", Mode: testenv.APIServerOnly})
-	memberFleet := testenv.Start(b, testenv.Options{Clusters: nMembers, Mode: testenv.APIServerOnly, Timeout: 5 * time.Minute})
-	host, members := hostFleet.Clusters[0], memberFleet.Clusters
-	scheme, err := shared.NewScheme()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := host.RESTConfig()
-	cfg.QPS, cfg.Burst = 2000, 4000 // the harness, not the measured process
-	hub, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := crd.Install(ctx, hub, time.Minute); err != nil {
-		b.Fatal(err)
-	}
+	hostFleet, members, hub := benchHostAndMembers(b, nMembers)
+	host := hostFleet.Clusters[0]
 	seen, err := watchWorkput(ctx, members)
 	if err != nil {
 		b.Fatal(err)
