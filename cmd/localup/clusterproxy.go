@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 
@@ -92,4 +94,13 @@ func impersonatorToken(ctx context.Context, m *testenv.Cluster) (string, error) 
 		return "", fmt.Errorf("cluster %s: impersonator token: %w", m.Name, err)
 	}
 	return tr.Status.Token, nil
+}
+
+// controlplaneHasFlag reports whether bin's `controlplane` subcommand
+// knows --name, from its usage: a binary older than this localup (an
+// upgrade test's previous build, or a released one) runs without the
+// features it lacks instead of exiting on an unknown flag.
+func controlplaneHasFlag(ctx context.Context, bin, name string) bool {
+	out, _ := exec.CommandContext(ctx, bin, "controlplane", "-h").CombinedOutput() // -h exits non-zero
+	return bytes.Contains(out, []byte("-"+name+" "))
 }

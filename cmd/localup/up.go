@@ -97,7 +97,7 @@ func cmdUp(dir string, flags upFlags, out io.Writer) error {
 	}
 	extra := withWebhookClientCA(flags.extra, host.WebhookClientCAFile)
 	proxy := false
-	if flags.backend != backendKind {
+	if flags.backend != backendKind && controlplaneHasFlag(ctx, bin, "cluster-proxy-bind-address") {
 		proxyFlags, err := registerClusterProxy(ctx, dir, host, logf)
 		if err != nil {
 			return errors.Join(err, st.stop())
