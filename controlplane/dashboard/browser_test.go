@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,6 +90,15 @@ spec:
 	t.Cleanup(cancel)
 	admin := tab(t, allocator, f.Host.Token)
 	base := "https://" + addr
+	// The dashboard starts with the manager, which does not wait for it to
+	// listen; a navigation before that fails at once, without a retry.
+	testkit.Eventually(t, 90*time.Second, "the dashboard listening on "+addr, func() (bool, string) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false, err.Error()
+		}
+		return c.Close() == nil, ""
+	})
 
 	run(t, admin, "the fleet page shows both members Ready", 60*time.Second,
 		chromedp.Navigate(base+"/fleet"),
