@@ -27,8 +27,12 @@ import (
 // server-side dry-run apply: schemas, RBAC rules, the webhook
 // configuration and the Deployment are all validated by the server.
 func TestChartAcceptedByHost(t *testing.T) {
-	kinds := acceptedByServer(t, render(t, "--include-crds"))
-	want := []string{"ClusterRole", "ClusterRoleBinding", "ConfigMap", "CustomResourceDefinition", "Deployment", "NetworkPolicy", "PodDisruptionBudget",
+	// The optional parts are submitted too, rendered as an operator turns
+	// them on: the dashboard and the cluster proxy (its APIService and the
+	// RoleBinding in kube-system).
+	objs := append(render(t, "--include-crds"), render(t, "--set", "dashboard.enabled=true", "--set", "clusterProxy.enabled=true")...)
+	kinds := acceptedByServer(t, objs)
+	want := []string{"APIService", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "CustomResourceDefinition", "Deployment", "NetworkPolicy", "PodDisruptionBudget",
 		"Role", "RoleBinding", "Secret", "Service", "ServiceAccount", "ValidatingWebhookConfiguration"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("rendered kinds (-want +got):\n%s", diff)
