@@ -116,30 +116,9 @@ func (s *Server) transport(target Target, requester user.Info) (http.RoundTrippe
 	if err != nil {
 		return nil, nil, fmt.Errorf("member address %q: %w", target.Config.Host, err)
 	}
-	// Only the member's address and TLS trust are kept: the control plane's
-	// own credentials never reach this transport.
-	anon := rest.AnonymousClientConfig(target.Config)
-	tlsConfig, err := rest.TLSConfigFor(anon)
+	base, err := s.pools.get(target, func() (*http.Transport, error) { return s.baseTransport(target) })
 	if err != nil {
-		return nil, nil, fmt.Errorf("member TLS: %w", err)
-	}
-	dialer := &net.Dialer{Timeout: s.opts.RequestTimeout, KeepAlive: 30 * time.Second}
-	base := &http.Transport{
-		TLSClientConfig:       tlsConfig,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   s.opts.RequestTimeout,
-		ResponseHeaderTimeout: s.opts.RequestTimeout,
-		// Upgrades (exec, attach, port-forward) need HTTP/1.1.
-		ForceAttemptHTTP2: false,
-		DisableKeepAlives: true,
-	}
-	if target.ProxyURL != "" {
-		proxyURL, err := url.Parse(target.ProxyURL)
-		if err != nil {
-			return nil, nil, fmt.Errorf("spec.proxyURL: %w", err)
-		}
-		base.Proxy = http.ProxyURL(proxyURL)
-		base.ProxyConnectHeader = proxyHeader(target.ProxyHeader)
+		return nil, nil, err
 	}
 	impersonate := rest.ImpersonationConfig{UserName: requester.GetName()}
 	for _, g := range requester.GetGroups() {
@@ -155,6 +134,39 @@ func (s *Server) transport(target Target, requester user.Info) (http.RoundTrippe
 		return nil, nil, err
 	}
 	return rt, location, nil
+}
+
+// baseTransport is the connection pool to target's address: its TLS trust
+// and proxy only. Only the member's address and TLS trust are kept from the
+// member's config, so the control plane's own credentials never reach it, and
+// connections carry no identity of their own: each request authenticates
+// with the impersonator's token added by its wrapper, which is why one pool
+// may serve every user.
+func (s *Server) baseTransport(target Target) (*http.Transport, error) {
+	tlsConfig, err := rest.TLSConfigFor(rest.AnonymousClientConfig(target.Config))
+	if err != nil {
+		return nil, fmt.Errorf("member TLS: %w", err)
+	}
+	dialer := &net.Dialer{Timeout: s.opts.RequestTimeout, KeepAlive: 30 * time.Second}
+	base := &http.Transport{
+		TLSClientConfig:       tlsConfig,
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   s.opts.RequestTimeout,
+		ResponseHeaderTimeout: s.opts.RequestTimeout,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConnsPerHost:   16,
+		// Upgrades (exec, attach, port-forward) need HTTP/1.1.
+		ForceAttemptHTTP2: false,
+	}
+	if target.ProxyURL != "" {
+		proxyURL, err := url.Parse(target.ProxyURL)
+		if err != nil {
+			return nil, fmt.Errorf("spec.proxyURL: %w", err)
+		}
+		base.Proxy = http.ProxyURL(proxyURL)
+		base.ProxyConnectHeader = proxyHeader(target.ProxyHeader)
+	}
+	return base, nil
 }
 
 // stripCredentials removes from the outgoing request every header that

@@ -77,6 +77,7 @@ type Server struct {
 	handler  http.Handler
 	runFirst []func(context.Context) error
 	runners  []func(context.Context)
+	pools    pools
 }
 
 // New builds the server over the host's clientset: the delegating
