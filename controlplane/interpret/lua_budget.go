@@ -35,12 +35,15 @@ const (
 	// bigTable elements or more count too, elementSize bytes each, as the
 	// table gains them. A library function that builds a string (rep,
 	// format, gsub, table.concat) checks the size against what is left
-	// before it builds. What a call may make grows with its input (see
-	// madeAllowance); what it may hold at once does not.
+	// before it builds. What a call may make grows with its input
+	// (madeAllowance), and what it keeps is then weighed by walks
+	// (lua_held.go); what it may hold in its registers at once does not
+	// grow.
 	MemoryBudget = 32 << 20
 	// MadeCeiling is the most a call may make, however large its input:
-	// a status aggregation over thousands of members reaches it.
-	MadeCeiling = 512 << 20
+	// a status aggregation over thousands of members reaches it. What a
+	// call keeps is bounded apart from it (lua_held.go).
+	MadeCeiling = 1 << 30
 	// ConversionBudget caps the values (tables, entries and scalars) of a
 	// call's result, or of a table a kube helper reads, counted as they
 	// are converted to Go: a table reached twice counts twice, as it is
@@ -80,6 +83,9 @@ const (
 	// not counted a second time.
 	recentStrings = 8
 	recentString  = 1 << 10
+	// maxTimeoutScale bounds how many times the deadline of a call
+	// with a large input (callTimeout) is the caller's.
+	maxTimeoutScale = 16
 	// valueSize is what madeAllowance counts for each value of a call's
 	// arguments, besides the bytes of its strings and keys.
 	valueSize = 8
@@ -110,6 +116,9 @@ type budget struct {
 	// (madeAllowance), object the object it runs on, for messages.
 	allowed int
 	object  string
+	// keep is what the call may keep reachable (heldAllowance), walked
+	// once made reaches nextWalk, then every walkStep.
+	keep, nextWalk, walkStep int
 	// recent are the last strings of recentString bytes or more counted
 	// in made, next the slot the next one takes.
 	recent [recentStrings]lua.LString
@@ -130,7 +139,8 @@ type budget struct {
 func newBudget(timeout time.Duration) *budget {
 	done := make(chan struct{})
 	close(done)
-	b := &budget{left: InstructionBudget, done: done, tick: clockEvery, allowed: MemoryBudget}
+	b := &budget{left: InstructionBudget, done: done, tick: clockEvery}
+	b.size(MemoryBudget, 0)
 	if timeout > 0 {
 		b.deadline = time.Now().Add(timeout)
 	}
@@ -158,10 +168,26 @@ func (b *budget) Done() <-chan struct{} {
 		b.err = fmt.Errorf("%w: strings of more than %d bytes made%s", errBudget, b.allowed, b.on())
 	case held > MemoryBudget:
 		b.err = fmt.Errorf("%w: strings of more than %d bytes held at once%s", errBudget, MemoryBudget, b.on())
+	case made >= b.nextWalk:
+		b.nextWalk = made + b.walkStep
+		if kept(b.L, b.keep) <= b.keep {
+			return nil
+		}
+		b.err = fmt.Errorf("%w: more than %d bytes of strings and tables kept%s", errBudget, b.keep, b.on())
 	default:
 		return nil
 	}
 	return b.done
+}
+
+// size sets what the call may make and keep: allowed bytes of strings
+// made (madeAllowance), and what heldAllowance grants an input of
+// inputBytes, checked from MemoryBudget made on.
+func (b *budget) size(allowed, inputBytes int) {
+	b.allowed = allowed
+	b.keep = heldAllowance(inputBytes)
+	b.nextWalk = MemoryBudget
+	b.walkStep = max(MemoryBudget, allowed/heldEvery)
 }
 
 // charge takes n steps from the budget and reads the clock once every
@@ -303,8 +329,7 @@ func (b *budget) accountTable(t *lua.LTable) {
 // any fleet size up to the ceiling. A runaway script is stopped as before:
 // endless concatenation by what may be held at once (which does not grow),
 // a table growing forever by the instructions, a library bomb by room.
-// What it may keep in tables before it is stopped grows with its input,
-// up to MadeCeiling.
+// What it may keep is bounded apart, by walks (lua_held.go).
 func madeAllowance(size, members int) int {
 	extra := int64(size) * int64(max(members, 1))
 	return int(min(MemoryBudget+extra, MadeCeiling))
@@ -334,10 +359,11 @@ func inputSize(v any) int {
 
 // callTimeout is the deadline of a call that may make allowed bytes: the
 // caller's timeout, longer in proportion for a call whose input lets it
-// make more than MemoryBudget, since making them takes longer.
+// make more than MemoryBudget, since making them takes longer, at most
+// maxTimeoutScale times.
 func callTimeout(timeout time.Duration, allowed int) time.Duration {
 	if timeout <= 0 || allowed <= MemoryBudget {
 		return timeout
 	}
-	return timeout * time.Duration(allowed) / MemoryBudget
+	return timeout * time.Duration(min(allowed, maxTimeoutScale*MemoryBudget)) / MemoryBudget
 }

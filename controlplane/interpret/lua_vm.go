@@ -160,7 +160,7 @@ func run(s *script, timeout time.Duration, nRet int, args ...any) ([]any, error)
 	}
 	defer L.Close()
 	b := budgetOf(L)
-	b.allowed = allowed
+	b.size(allowed, size)
 	if len(args) > 0 {
 		b.object = describe(args[0])
 	}
