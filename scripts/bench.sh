@@ -12,6 +12,9 @@
 #                per-node estimator beside the general one, issue 35)
 #   quota        BenchmarkQuotaStatus (a FederatedResourceQuota's status pass:
 #                pure aggregation, and list + aggregate + patch on a real host)
+#   interpreter  BenchmarkAggregateFleet (a customization's status
+#                aggregation building one message per member, 2,000 members:
+#                time and bytes allocated per call, issue 36)
 #   dashboard    BenchmarkPages (the dashboard's fleet and workloads pages
 #                server time at 200 clusters x 2,000 workloads, issue 38)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
@@ -196,6 +199,25 @@ if go test -run '^$' -bench '^BenchmarkQuotaStatus$' -benchtime=200x -count=1 -t
 else
   echo "bench: FederatedResourceQuota status benchmark failed:" >&2; tail -20 "$quota_bench" >&2
   row "FederatedResourceQuota status" "500 bindings, 20 clusters" "failed" "failed" "—"
+  status=1
+fi
+
+# --- customization status aggregation at fleet scale (issue 36) ---------------
+# BenchmarkAggregateFleet: one call of a Lua statusAggregation that appends each member's condition messages to
+# the messages so far (its strings grow as the square of the members) over 2,000 members, within the budget its
+# input sizes; ns/op and B/op are the mean per call.
+echo "== bench: customization status aggregation, 2,000 members (5 calls)" >&2
+agg_bench="$work/aggregate.txt"
+if go test -run '^$' -bench '^BenchmarkAggregateFleet$' -benchtime=5x -benchmem -count=1 -timeout 10m \
+  ./controlplane/interpret/ >"$agg_bench" 2>&1; then
+  read -r ms mib < <(awk '
+    { name = $1; sub(/-[0-9]+$/, "", name) }
+    name == "BenchmarkAggregateFleet" { for (i = 2; i < NF; i++) { if ($(i+1) == "ns/op") ns = $i; if ($(i+1) == "B/op") b = $i } }
+    END { if (ns == "") print "? ?"; else printf "%.0f %.0f\n", ns / 1e6, b / 1048576 }' "$agg_bench")
+  row "customization status aggregation, message per member" "2,000 members" "$ms ms per call" "$mib MiB allocated per call" "passes within its budget"
+else
+  echo "bench: customization status aggregation benchmark failed:" >&2; tail -20 "$agg_bench" >&2
+  row "customization status aggregation, message per member" "2,000 members" "failed" "failed" "passes within its budget"
   status=1
 fi
 

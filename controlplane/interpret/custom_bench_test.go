@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
@@ -68,6 +69,24 @@ func TestConcurrentCalls(t *testing.T) {
 	for range 8 {
 		if err := <-errs; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// BenchmarkAggregateFleet is the cost of one status aggregation that
+// builds one message per member (messagePerMember) at 2,000 members: its
+// strings grow as the square of the members, and it runs within the
+// budget its input sizes (madeAllowance).
+func BenchmarkAggregateFleet(b *testing.B) {
+	in, err := interpret.New([]api.ResourceInterpreterCustomization{widgetRIC("fleet", api.CustomizationRules{StatusAggregation: lua(messagePerMember)})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmpl, members := obj(b, widget), fleetStatus(2000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := in.AggregateStatus(tmpl, members); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

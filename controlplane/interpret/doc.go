@@ -31,8 +31,9 @@
 // returns an Interpreter (custom.go) whose methods (custom_ops.go) run a
 // kind's Lua scripts where it has them and the built-in rules otherwise.
 // The scripts, compiled once by New, run in a fresh sandboxed gopher-lua
-// VM per call (lua_vm.go) with counted step and memory budgets and a
-// deadline (lua_budget.go, budget_error.go); the library functions that
+// VM per call (lua_vm.go) with counted step and memory budgets, sized by
+// the call's input, and a deadline (lua_budget.go, lua_held.go,
+// budget_error.go); the library functions that
 // could do unbounded work in one call are replaced by bounded ones
 // (lua_strlib.go, lua_format.go), patterns are matched by flotilla's own
 // Lua 5.1 matcher (lua_pattern.go), Go values cross as JSON-shaped tables

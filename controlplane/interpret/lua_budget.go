@@ -23,18 +23,27 @@ const (
 	// it. A status aggregation over a hundred members runs a few tens of
 	// thousands.
 	InstructionBudget = 2_000_000
-	// MemoryBudget caps, in bytes, the strings one call makes: every
-	// string of trackedString bytes or more that appears in the running
-	// frame and was not there one instruction before counts once, so
+	// MemoryBudget caps, in bytes, the strings one call makes when its
+	// input is small, and always the strings the running function holds
+	// in its registers at once, duplicates counted, since one
+	// concatenation joins them all. Every string of trackedString bytes
+	// or more that appears in the running frame and was not there one
+	// instruction before counts once as made (one read back from a table
+	// soon after it was made, recentStrings, is not made again), so
 	// strings kept in tables count when they are made. Smaller ones are
 	// bounded by the instruction budget. The elements of a table of
 	// bigTable elements or more count too, elementSize bytes each, as the
-	// table gains them. It also caps the strings the
-	// running function holds in its registers at once, duplicates
-	// counted, since one concatenation joins them all. A library function
-	// that builds a string (rep, format, gsub, table.concat) checks the
-	// size against what is left before it builds.
+	// table gains them. A library function that builds a string (rep,
+	// format, gsub, table.concat) checks the size against what is left
+	// before it builds. What a call may make grows with its input
+	// (madeAllowance), and what it keeps is then weighed by walks
+	// (lua_held.go); what it may hold in its registers at once does not
+	// grow.
 	MemoryBudget = 32 << 20
+	// MadeCeiling is the most a call may make, however large its input:
+	// a status aggregation over thousands of members reaches it. What a
+	// call keeps is bounded apart from it (lua_held.go).
+	MadeCeiling = 1 << 30
 	// ConversionBudget caps the values (tables, entries and scalars) of a
 	// call's result, or of a table a kube helper reads, counted as they
 	// are converted to Go: a table reached twice counts twice, as it is
@@ -67,6 +76,19 @@ const (
 	bigTable = 1024
 	// elementSize is what one array element takes.
 	elementSize = 16
+	// recentStrings is how many of the last strings of recentString
+	// bytes or more counted as made are remembered, so that one read back
+	// from the table it was stored in (an aggregation appending each
+	// member's message to the message so far reads the last one back) is
+	// not counted a second time.
+	recentStrings = 8
+	recentString  = 1 << 10
+	// maxTimeoutScale bounds how many times the deadline of a call
+	// with a large input (callTimeout) is the caller's.
+	maxTimeoutScale = 16
+	// valueSize is what madeAllowance counts for each value of a call's
+	// arguments, besides the bytes of its strings and keys.
+	valueSize = 8
 	// clockEvery is how many steps run between two readings of the clock
 	// (one reading costs about as much as one instruction).
 	clockEvery = 256
@@ -90,6 +112,17 @@ type budget struct {
 	// and at this one.
 	made      int
 	prev, cur []lua.LString
+	// allowed is how many bytes of strings the call may make
+	// (madeAllowance), object the object it runs on, for messages.
+	allowed int
+	object  string
+	// keep is what the call may keep reachable (heldAllowance), walked
+	// once made reaches nextWalk, then every walkStep.
+	keep, nextWalk, walkStep int
+	// recent are the last strings of recentString bytes or more counted
+	// in made, next the slot the next one takes.
+	recent [recentStrings]lua.LString
+	next   int
 	// tables holds the array length each table of bigTable elements or
 	// more had when last seen; their growth counts in made.
 	tables    map[*lua.LTable]int
@@ -107,6 +140,7 @@ func newBudget(timeout time.Duration) *budget {
 	done := make(chan struct{})
 	close(done)
 	b := &budget{left: InstructionBudget, done: done, tick: clockEvery}
+	b.size(MemoryBudget, 0)
 	if timeout > 0 {
 		b.deadline = time.Now().Add(timeout)
 	}
@@ -130,14 +164,30 @@ func (b *budget) Done() <-chan struct{} {
 	}
 	made, held := b.account()
 	switch {
-	case made > MemoryBudget:
-		b.err = fmt.Errorf("%w: strings of more than %d bytes made", errBudget, MemoryBudget)
+	case made > b.allowed:
+		b.err = fmt.Errorf("%w: strings of more than %d bytes made%s", errBudget, b.allowed, b.on())
 	case held > MemoryBudget:
-		b.err = fmt.Errorf("%w: strings of more than %d bytes held at once", errBudget, MemoryBudget)
+		b.err = fmt.Errorf("%w: strings of more than %d bytes held at once%s", errBudget, MemoryBudget, b.on())
+	case made >= b.nextWalk:
+		b.nextWalk = made + b.walkStep
+		if kept(b.L, b.keep) <= b.keep {
+			return nil
+		}
+		b.err = fmt.Errorf("%w: more than %d bytes of strings and tables kept%s", errBudget, b.keep, b.on())
 	default:
 		return nil
 	}
 	return b.done
+}
+
+// size sets what the call may make and keep: allowed bytes of strings
+// made (madeAllowance), and what heldAllowance grants an input of
+// inputBytes, checked from MemoryBudget made on.
+func (b *budget) size(allowed, inputBytes int) {
+	b.allowed = allowed
+	b.keep = heldAllowance(inputBytes)
+	b.nextWalk = MemoryBudget
+	b.walkStep = max(MemoryBudget, allowed/heldEvery)
 }
 
 // charge takes n steps from the budget and reads the clock once every
@@ -148,26 +198,35 @@ func (b *budget) charge(n int) error {
 	}
 	b.left -= n
 	if b.left < 0 {
-		b.err = fmt.Errorf("%w: more than %d instructions", errBudget, InstructionBudget)
+		b.err = fmt.Errorf("%w: more than %d instructions%s", errBudget, InstructionBudget, b.on())
 		return b.err
 	}
 	if b.tick -= n; b.tick <= 0 {
 		b.tick = clockEvery
 		if !b.deadline.IsZero() && time.Now().After(b.deadline) {
-			b.err = fmt.Errorf("%w: still running after the call's deadline", errBudget)
+			b.err = fmt.Errorf("%w: still running after the call's deadline%s", errBudget, b.on())
 		}
 	}
 	return b.err
 }
 
-// room is how many bytes a string a library function builds may take.
-func (b *budget) room() int { return max(MemoryBudget-b.made, 0) }
+// on names the object the call runs on, for a budget's error.
+func (b *budget) on() string {
+	if b.object == "" {
+		return ""
+	}
+	return " on " + b.object
+}
+
+// room is how many bytes a string a library function builds may take:
+// what is left to make, and never more than may be held at once.
+func (b *budget) room() int { return max(min(b.allowed-b.made, MemoryBudget), 0) }
 
 // exhaust records that a library function was refused what it needed and
 // raises the error in the script.
 func (b *budget) exhaust(L *lua.LState, format string, args ...any) {
 	if b.err == nil {
-		b.err = fmt.Errorf("%w: "+format, append([]any{errBudget}, args...)...)
+		b.err = fmt.Errorf("%w: "+format+"%s", append(append([]any{errBudget}, args...), b.on())...)
 	}
 	L.RaiseError("%v", b.err)
 }
@@ -209,11 +268,25 @@ func (b *budget) account() (made, held int) {
 		}
 		b.cur = append(b.cur, s)
 		if !slices.ContainsFunc(b.prev, func(p lua.LString) bool { return sameString(p, s) }) {
-			b.made += len(s)
+			b.made += b.cost(s)
 		}
 	}
 	b.prev, b.cur = b.cur, b.prev
 	return b.made, held
+}
+
+// cost is what a string that appeared in the running frame adds to made:
+// its length, or nothing for a long string made recently and read back.
+func (b *budget) cost(s lua.LString) int {
+	if len(s) < recentString {
+		return len(s)
+	}
+	if slices.ContainsFunc(b.recent[:], func(p lua.LString) bool { return sameString(p, s) }) {
+		return 0
+	}
+	b.recent[b.next] = s
+	b.next = (b.next + 1) % recentStrings
+	return len(s)
 }
 
 // sameString reports whether a and b are the same string in memory.
@@ -241,4 +314,56 @@ func (b *budget) accountTable(t *lua.LTable) {
 		b.made += grown * elementSize
 		b.tables[t] = n
 	}
+}
+
+// madeAllowance is how many bytes of strings a call whose arguments take
+// size bytes (inputSize) may make, members being the length of the list
+// among them (statusItems; 1 for none): MemoryBudget, and as many bytes
+// as the whole input once per member, at most MadeCeiling. A script that
+// builds one message per member and appends it to the messages so far
+// makes strings that grow as the square of the members: a few hundred
+// megabytes at 2,000 members, all but the last of them garbage at once.
+// A fixed allowance fails such a script at a fleet size, however large it
+// is set; this one grows as the script's strings do, so a script that
+// appends, per member, no more than the members' whole input passes at
+// any fleet size up to the ceiling. A runaway script is stopped as before:
+// endless concatenation by what may be held at once (which does not grow),
+// a table growing forever by the instructions, a library bomb by room.
+// What it may keep is bounded apart, by walks (lua_held.go).
+func madeAllowance(size, members int) int {
+	extra := int64(size) * int64(max(members, 1))
+	return int(min(MemoryBudget+extra, MadeCeiling))
+}
+
+// inputSize is what a call's arguments take, as madeAllowance counts it:
+// the bytes of their strings and keys and valueSize for each value.
+func inputSize(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := valueSize
+		for k, e := range x {
+			n += len(k) + inputSize(e)
+		}
+		return n
+	case []any:
+		n := valueSize
+		for _, e := range x {
+			n += inputSize(e)
+		}
+		return n
+	case string:
+		return valueSize + len(x)
+	}
+	return valueSize
+}
+
+// callTimeout is the deadline of a call that may make allowed bytes: the
+// caller's timeout, longer in proportion for a call whose input lets it
+// make more than MemoryBudget, since making them takes longer, at most
+// maxTimeoutScale times.
+func callTimeout(timeout time.Duration, allowed int) time.Duration {
+	if timeout <= 0 || allowed <= MemoryBudget {
+		return timeout
+	}
+	return timeout * time.Duration(min(allowed, maxTimeoutScale*MemoryBudget)) / MemoryBudget
 }

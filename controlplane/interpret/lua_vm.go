@@ -137,18 +137,33 @@ func load(L *lua.LState, proto *lua.FunctionProto, fn string) (*lua.LFunction, e
 	return f, nil
 }
 
-// run runs a compiled script in a fresh state whose deadline is timeout
-// away, calls its global function fn with args and returns nRet results
-// as JSON-shaped Go values (map[string]any, []any, int64, float64, string,
-// bool or nil). An empty Lua table comes back as an empty map (fixEmpty
-// tells it from an empty array).
+// run runs a compiled script in a fresh state, calls its global function
+// fn with args and returns nRet results as JSON-shaped Go values
+// (map[string]any, []any, int64, float64, string, bool or nil). An empty
+// Lua table comes back as an empty map (fixEmpty tells it from an empty
+// array). The first argument is the object the call runs on; the budget
+// is sized by the arguments (madeAllowance), and the deadline, timeout
+// away for a small input, with it (callTimeout).
 func run(s *script, timeout time.Duration, nRet int, args ...any) ([]any, error) {
 	customization, operation, fn := s.customization, s.op.field, s.op.fn
-	L, err := newState(timeout, s.clock())
+	size, members := 0, 1
+	for _, a := range args {
+		size += inputSize(a)
+		if list, ok := a.([]any); ok {
+			members = max(members, len(list))
+		}
+	}
+	allowed := madeAllowance(size, members)
+	L, err := newState(callTimeout(timeout, allowed), s.clock())
 	if err != nil {
 		return nil, &scriptError{customization: customization, operation: operation, err: err}
 	}
 	defer L.Close()
+	b := budgetOf(L)
+	b.size(allowed, size)
+	if len(args) > 0 {
+		b.object = describe(args[0])
+	}
 	fail := func(err error) ([]any, error) {
 		return nil, &scriptError{customization: customization, operation: operation, err: cleanLuaError(L, err)}
 	}
@@ -177,6 +192,19 @@ func run(s *script, timeout time.Duration, nRet int, args ...any) ([]any, error)
 		out[i] = v
 	}
 	return out, nil
+}
+
+// describe names the object a call runs on, as "apiVersion Kind
+// namespace/name" (or "apiVersion Kind name"), for a budget's error.
+func describe(v any) string {
+	m, _ := v.(map[string]any)
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	meta, _ := m["metadata"].(map[string]any)
+	name := str(meta, "name")
+	if ns := str(meta, "namespace"); ns != "" {
+		name = ns + "/" + name
+	}
+	return strings.TrimSpace(str(m, "apiVersion") + " " + str(m, "kind") + " " + name)
 }
 
 // cleanLuaError keeps the message of a Lua error, whose first line already
