@@ -115,12 +115,16 @@ func (r *reconciler) pass(ctx context.Context, hpa *autoscalingv1alpha1.Federate
 		return fail(reasonFailedGetScale, "the HPA controller was unable to get the target reference object %s: %v", name, err)
 	}
 	res := api.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ns, Name: ref.Name, UID: target.GetUID()}
-	samples := sampleMembers(ctx, r.members, r.opts.Fleet, res, rb.Spec.Clusters, r.opts.MemberRequestTimeout)
-	fleet := merge(samples, podContainers(target))
+	specs := metricsOf(hpa.Spec.Metrics)
+	read := func(ctx context.Context, cluster string) memberSample {
+		return sampleMember(ctx, r.members, r.opts.Fleet, res, specs, cluster)
+	}
+	samples := sampleMembers(ctx, read, rb.Spec.Clusters, r.opts.MemberRequestTimeout)
+	fleet := merge(samples, podContainers(target), len(specs))
 	for _, u := range fleet.Unanswered {
 		r.rec.Object(hpa, corev1.EventTypeWarning, reasonMetricsMissing, actionScale, u)
 	}
-	p := propose(r.calc, hpa.Spec.Metrics, current, fleet, now)
+	p := propose(r.calc, hpa.Spec.Metrics, scaleCounts{Current: current, Status: scale.Status.Replicas}, fleet, now)
 	h := r.historyOf(client.ObjectKeyFromObject(hpa))
 	d = decide(hpa.Spec, current, p, fleet.Unanswered, h, now)
 	h.trim(autoscale.DefaultBehavior(hpa.Spec.Behavior), now)
