@@ -13,8 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
+	"k8s.io/utils/ptr"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/autoscale"
@@ -79,42 +79,42 @@ func TestProposeCustomAndExternal(t *testing.T) {
 	}{
 		{name: "pods metric: average 20 of a target 10 over both members doubles", spec: podsSpec("10"), current: 4,
 			members: []memberSample{east(perPodOf(map[string]int64{"web-1": 20000, "web-2": 20000})), west(perPodOf(map[string]int64{"web-1": 20000, "web-2": 20000}))},
-			want: 8, status: "20"},
+			want:    8, status: "20"},
 		{name: "pods metric: a member without custom.metrics.k8s.io counts as missing and damps the scale-up", spec: podsSpec("10"), current: 4,
 			members: []memberSample{east(perPodOf(map[string]int64{"web-1": 30000, "web-2": 30000})), west([]memberMetric{{Err: notServed}})},
-			want: 6, status: "30", unansweredHas: "west: custom.metrics.k8s.io is not served"},
+			want:    6, status: "30", unansweredHas: "west: custom.metrics.k8s.io is not served"},
 		{name: "pods metric: a member without custom.metrics.k8s.io holds a small scale-down", spec: podsSpec("10"), current: 4,
 			members: []memberSample{east(perPodOf(map[string]int64{"web-1": 8500, "web-2": 8500})), west([]memberMetric{{Err: notServed}})},
-			want: 4, status: "8500m", unansweredHas: "west: custom.metrics.k8s.io is not served"},
+			want:    4, status: "8500m", unansweredHas: "west: custom.metrics.k8s.io is not served"},
 		{name: "pods metric: no member serves it", spec: podsSpec("10"), current: 4,
 			members: []memberSample{east([]memberMetric{{Err: notServed}}), west([]memberMetric{{Err: notServed}})},
-			want: 4, reason: "FailedGetPodsMetric"},
+			want:    4, reason: "FailedGetPodsMetric"},
 		{name: "object metric, value: the members' values summed over the ready pods", spec: objectSpec(value("100")), current: 4,
 			members: []memberSample{east(found(150000)), west(found(150000))},
-			want: 12, status: "300"},
+			want:    12, status: "300"},
 		{name: "object metric, value: the object only in one member", spec: objectSpec(value("100")), current: 4,
 			members: []memberSample{east(found(50000)), west([]memberMetric{{}})},
-			want: 2, status: "50"},
+			want:    2, status: "50"},
 		{name: "object metric, value: a member not serving never lets it scale down", spec: objectSpec(value("100")), current: 4,
 			members: []memberSample{east(found(50000)), west([]memberMetric{{Err: notServed}})},
-			want: 4, status: "50", unansweredHas: "west: custom.metrics.k8s.io"},
+			want:    4, status: "50", unansweredHas: "west: custom.metrics.k8s.io"},
 		{name: "object metric, average value: ceil(sum/target)", spec: objectSpec(averageValue("10")), current: 4,
 			members: []memberSample{east(found(35000)), west(found(35000))},
-			want: 7, status: "17500m"},
+			want:    7, status: "17500m"},
 		{name: "object metric: no member reports it", spec: objectSpec(value("100")), current: 4,
 			members: []memberSample{east([]memberMetric{{}}), west([]memberMetric{{}})}, want: 4, reason: "FailedGetObjectMetric"},
 		{name: "external metric, average value: the queue's series summed", spec: externalSpec(averageValue("30")), current: 2,
 			members: []memberSample{east(found(90000)), west(found(60000))},
-			want: 5, status: "75"},
+			want:    5, status: "75"},
 		{name: "external metric, value, within the tolerance", spec: externalSpec(value("100")), current: 4,
 			members: []memberSample{east(found(60000)), west(found(45000))},
-			want: 4, status: "105"},
+			want:    4, status: "105"},
 		{name: "external metric: an unreachable member never lets it scale down", spec: externalSpec(averageValue("30")), current: 4,
 			members: []memberSample{east(found(30000)), {Cluster: "west", Scheduled: 2, Err: errors.New("dial tcp: connection refused")}},
-			want: 4, status: "7500m", unansweredHas: "west: dial tcp"},
+			want:    4, status: "7500m", unansweredHas: "west: dial tcp"},
 		{name: "external metric: an unreachable member still lets it scale up", spec: externalSpec(averageValue("30")), current: 2,
 			members: []memberSample{east(found(150000)), {Cluster: "west", Scheduled: 1, Err: errors.New("dial tcp: connection refused")}},
-			want: 5, status: "75", unansweredHas: "west: dial tcp"},
+			want:    5, status: "75", unansweredHas: "west: dial tcp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := merge(tc.members, []corev1.Container{{Name: "c"}}, 1)
