@@ -270,5 +270,5 @@ func unansweredMessage(u []string) string {
 	if len(u) == 0 {
 		return ""
 	}
-	return "; members without pod metrics (their pods count as missing metrics): " + strings.Join(u, "; ")
+	return "; members without metrics (counted as missing: their pods without samples, and never a scale-down on a partial Object or External value): " + strings.Join(u, "; ")
 }
