@@ -24,7 +24,7 @@ const (
 )
 
 // benchSamples is 100 members' answers of 50 pods each, cpu at 150% of
-// the request on one member in ten and 60% elsewhere, with one member
+// the request on one member in ten and 90% elsewhere, with one member
 // unreachable.
 func benchSamples() []memberSample {
 	out := make([]memberSample, benchMembers)
@@ -38,7 +38,7 @@ func benchSamples() []memberSample {
 		usage := make(map[string]autoscale.PodMetric, benchPods)
 		for i := range pods {
 			pods[i] = pod(fmt.Sprintf("web-%d", i), "100m")
-			v := int64(60)
+			v := int64(90)
 			if m%10 == 0 {
 				v = 150
 			}
@@ -57,7 +57,9 @@ func benchSamples() []memberSample {
 // for this machine), so its figure is the fan-out's, not a member's.
 func BenchmarkFederatedHPADecision(b *testing.B) {
 	specs := []autoscalingv2.MetricSpec{utilization(80)}
-	containers := []corev1.Container{{Name: "c"}}
+	// The template's containers, requesting cpu, stand for the
+	// unreachable member's pods.
+	containers := pod("template", "100m").Spec.Containers
 	b.Run(fmt.Sprintf("members=%d/pods=%d/compute", benchMembers, benchPods), func(b *testing.B) {
 		samples := benchSamples()
 		current := int32(benchMembers * benchPods)
@@ -68,7 +70,7 @@ func BenchmarkFederatedHPADecision(b *testing.B) {
 			s := merge(slices.Clone(samples), containers, len(specs))
 			p := propose(calc, specs, scaleCounts{Current: current, Status: current}, s, now)
 			durations = append(durations, time.Since(start))
-			// 9 members in 10 at 60% and 1 at 150% of an 80% target,
+			// 9 members in 10 at 90% and 1 at 150% of an 80% target,
 			// the unreachable member's pods at 0 on the scale-up.
 			if !p.Active || p.Replicas <= current || len(s.Unanswered) != 1 {
 				b.Fatalf("proposal %+v, unanswered %v", p, s.Unanswered)
