@@ -231,11 +231,11 @@ func scrape(t *testing.T) map[string]float64 {
 	return out
 }
 
-// wantAtLeast fails unless the scraped series is at least min.
-func wantAtLeast(t *testing.T, m map[string]float64, series string, min float64) {
+// wantAtLeast fails unless the scraped series is present and at least least.
+func wantAtLeast(t *testing.T, m map[string]float64, series string, least float64) {
 	t.Helper()
 	v, ok := m[series]
-	if !ok || v < min {
-		t.Errorf("%s = %v (present %v), want at least %v", series, v, ok, min)
+	if !ok || v < least {
+		t.Errorf("%s = %v (present %v), want at least %v", series, v, ok, least)
 	}
 }

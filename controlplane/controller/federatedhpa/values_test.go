@@ -54,7 +54,7 @@ func perPodOf(v map[string]int64) []memberMetric {
 	return []memberMetric{{PerPod: out}}
 }
 
-var notServed = fmt.Errorf("custom.metrics.k8s.io is %w by the member (no APIService registers an adapter for it)", errNotServed)
+var errMemberNotServing = fmt.Errorf("custom.metrics.k8s.io is %w by the member (no APIService registers an adapter for it)", errNotServed)
 
 // TestProposeCustomAndExternal runs Pods, Object and External metrics
 // from the members' readings through merge and propose, as a pass does.
@@ -81,13 +81,13 @@ func TestProposeCustomAndExternal(t *testing.T) {
 			members: []memberSample{east(perPodOf(map[string]int64{"web-1": 20000, "web-2": 20000})), west(perPodOf(map[string]int64{"web-1": 20000, "web-2": 20000}))},
 			want:    8, status: "20"},
 		{name: "pods metric: a member without custom.metrics.k8s.io counts as missing and damps the scale-up", spec: podsSpec("10"), current: 4,
-			members: []memberSample{east(perPodOf(map[string]int64{"web-1": 30000, "web-2": 30000})), west([]memberMetric{{Err: notServed}})},
+			members: []memberSample{east(perPodOf(map[string]int64{"web-1": 30000, "web-2": 30000})), west([]memberMetric{{Err: errMemberNotServing}})},
 			want:    6, status: "30", unansweredHas: "west: custom.metrics.k8s.io is not served"},
 		{name: "pods metric: a member without custom.metrics.k8s.io holds a small scale-down", spec: podsSpec("10"), current: 4,
-			members: []memberSample{east(perPodOf(map[string]int64{"web-1": 8500, "web-2": 8500})), west([]memberMetric{{Err: notServed}})},
+			members: []memberSample{east(perPodOf(map[string]int64{"web-1": 8500, "web-2": 8500})), west([]memberMetric{{Err: errMemberNotServing}})},
 			want:    4, status: "8500m", unansweredHas: "west: custom.metrics.k8s.io is not served"},
 		{name: "pods metric: no member serves it", spec: podsSpec("10"), current: 4,
-			members: []memberSample{east([]memberMetric{{Err: notServed}}), west([]memberMetric{{Err: notServed}})},
+			members: []memberSample{east([]memberMetric{{Err: errMemberNotServing}}), west([]memberMetric{{Err: errMemberNotServing}})},
 			want:    4, reason: "FailedGetPodsMetric"},
 		{name: "object metric, value: the members' values summed over the ready pods", spec: objectSpec(value("100")), current: 4,
 			members: []memberSample{east(found(150000)), west(found(150000))},
@@ -96,7 +96,7 @@ func TestProposeCustomAndExternal(t *testing.T) {
 			members: []memberSample{east(found(50000)), west([]memberMetric{{}})},
 			want:    2, status: "50"},
 		{name: "object metric, value: a member not serving never lets it scale down", spec: objectSpec(value("100")), current: 4,
-			members: []memberSample{east(found(50000)), west([]memberMetric{{Err: notServed}})},
+			members: []memberSample{east(found(50000)), west([]memberMetric{{Err: errMemberNotServing}})},
 			want:    4, status: "50", unansweredHas: "west: custom.metrics.k8s.io"},
 		{name: "object metric, average value: ceil(sum/target)", spec: objectSpec(averageValue("10")), current: 4,
 			members: []memberSample{east(found(35000)), west(found(35000))},
