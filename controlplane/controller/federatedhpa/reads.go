@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -12,10 +13,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
+	externalmetricsv1beta1 "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
 	custommetrics "k8s.io/metrics/pkg/client/custom_metrics"
+	custommetricsscheme "k8s.io/metrics/pkg/client/custom_metrics/scheme"
 	externalmetrics "k8s.io/metrics/pkg/client/external_metrics"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/autoscale"
@@ -88,20 +93,27 @@ func (r *metricReads) resourceUsage() (map[corev1.ResourceName]map[string]autosc
 	return usageOf(list, r.listed)
 }
 
-// config is the member's client configuration bounded by what is left
-// of the pass's time for this member: the metrics clients of
-// k8s.io/metrics take no context, so their requests are bounded by the
-// HTTP client's timeout instead.
-func (r *metricReads) config() (*rest.Config, error) {
-	cfg := r.c.RESTConfig()
+// restClient is a client of one metrics API version over the member's
+// shared HTTP transport, its requests bounded by what is left of the
+// pass's time for this member: the metrics clients of k8s.io/metrics take
+// no context, so the HTTP client's timeout bounds them instead.
+func (r *metricReads) restClient(gv schema.GroupVersion, codecs runtime.NegotiatedSerializer) (rest.Interface, error) {
+	hc := r.c.HTTPClient()
 	if dl, ok := r.ctx.Deadline(); ok {
 		left := time.Until(dl)
 		if left <= 0 {
 			return nil, r.ctx.Err()
 		}
-		cfg.Timeout = left
+		hc = &http.Client{Transport: hc.Transport, Timeout: left}
 	}
-	return cfg, nil
+	cfg := r.c.RESTConfig()
+	cfg.APIPath = "/apis"
+	cfg.GroupVersion = &gv
+	cfg.NegotiatedSerializer = codecs
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	return rest.RESTClientForConfigAndClient(cfg, hc)
 }
 
 // servedVersions is the versions the member serves of an API group, or
@@ -139,11 +151,11 @@ func (r *metricReads) customClient() (custommetrics.CustomMetricsClient, error) 
 		for _, want := range custommetrics.MetricVersions {
 			for _, v := range served {
 				if v == want.Version {
-					cfg, err := r.config()
+					rc, err := r.restClient(want, custommetricsscheme.Codecs.WithoutConversion())
 					if err != nil {
 						return nil, err
 					}
-					return custommetrics.NewForVersionForConfig(cfg, r.c.Mapper, want)
+					return custommetrics.NewForVersion(rc, r.c.Mapper, want), nil
 				}
 			}
 		}
@@ -161,11 +173,11 @@ func (r *metricReads) externalClient() (externalmetrics.ExternalMetricsClient, e
 		if _, err := r.servedVersions(externalMetricsGroup); err != nil {
 			return nil, err
 		}
-		cfg, err := r.config()
+		rc, err := r.restClient(externalmetricsv1beta1.SchemeGroupVersion, scheme.Codecs.WithoutConversion())
 		if err != nil {
 			return nil, err
 		}
-		return externalmetrics.NewForConfig(cfg)
+		return externalmetrics.New(rc), nil
 	}()
 	return r.external, r.extErr
 }
