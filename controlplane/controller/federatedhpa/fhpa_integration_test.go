@@ -44,7 +44,9 @@ const metricsDeadline = 60 * time.Second
 // counted: counted, it would hold the utilization far above the target
 // and the scale-down would not come. When a member stops answering, the
 // ScalingActive condition names it while the other member's pods still
-// give a replica count.
+// give a replica count. A Pods metric added then is read from the
+// remaining member's custom.metrics.k8s.io, which it does not serve: the
+// member is named for it, and cpu still decides.
 func TestFederatedHPAScalesOnMemberMetrics(t *testing.T) {
 	start := time.Now()
 	f := controllertest.StartMetricsFleet(t, 2)
@@ -131,6 +133,23 @@ spec:
 	if v, ok := m[`flotilla_federatedhpa_member_read_errors_total{member_cluster="`+east+`",name="web",namespace="default"}`]; ok && v > 0 {
 		t.Errorf("read errors counted for %s, which answered every pass: %v", east, v)
 	}
+
+	t.Log("a Pods metric beside cpu: the member that answers serves no custom.metrics.k8s.io, and is named for it")
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(fhpa), fhpa, func() {
+		fhpa.Spec.Metrics = append(fhpa.Spec.Metrics, autoscalingv2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
+			Metric: autoscalingv2.MetricIdentifier{Name: "requests_per_second"},
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: ptr.To(resource.MustParse("10"))}}})
+	})
+	waitStatus(t, hub, fhpa, func(s autoscalingv2.HorizontalPodAutoscalerStatus) string {
+		for _, c := range s.Conditions {
+			if c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionTrue &&
+				strings.Contains(c.Message, east+": pods metric requests_per_second: custom.metrics.k8s.io is not served by the member") &&
+				strings.Contains(c.Message, "invalid: pods metric requests_per_second") {
+				return ""
+			}
+		}
+		return "ScalingActive naming " + east + " for custom.metrics.k8s.io"
+	})
 	t.Logf("took %s", time.Since(start).Round(time.Millisecond))
 }
 
