@@ -15,6 +15,9 @@
 #   interpreter  BenchmarkAggregateFleet (a customization's status
 #                aggregation building one message per member, 2,000 members:
 #                time and bytes allocated per call, issue 36)
+#   autoscaling  BenchmarkFederatedHPADecision (one FederatedHPA decision over
+#                100 members x 50 pods: the pure computation, and the bounded
+#                fan-out of member reads at a simulated member latency)
 #   dashboard    BenchmarkPages (the dashboard's fleet and workloads pages
 #                server time at 200 clusters x 2,000 workloads, issue 38)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
@@ -218,6 +221,29 @@ if go test -run '^$' -bench '^BenchmarkAggregateFleet$' -benchtime=5x -benchmem 
 else
   echo "bench: customization status aggregation benchmark failed:" >&2; tail -20 "$agg_bench" >&2
   row "customization status aggregation, message per member" "2,000 members" "failed" "failed" "passes within its budget"
+  status=1
+fi
+
+# --- FederatedHPA decision (issue 34) -----------------------------------------
+# BenchmarkFederatedHPADecision: one decision over 100 members x 50 pods. "compute" is the pure merge of the
+# members' pod metrics and the replica computation; "fanout" reads 100 members through the bounded fan-out (32 at
+# once), each read standing in for 20 ms of member round trips (100 real member apiservers are too heavy here),
+# so its figure is about ceil(100/32) x 20 ms plus scheduling.
+echo "== bench: FederatedHPA decision (200 decisions per case)" >&2
+fhpa_bench="$work/fhpa.txt"
+if go test -run '^$' -bench '^BenchmarkFederatedHPADecision$' -benchtime=200x -count=1 -timeout 10m \
+  ./controlplane/controller/federatedhpa/ >"$fhpa_bench" 2>&1; then
+  for c in "members=100/pods=50/compute:compute (merge + replicas), pure" "members=100/fanout:member reads fan-out, 32 at once, 20 ms per member"; do
+    key=${c%%:*} label=${c#*:}
+    read -r p50 p99 < <(awk -v want="BenchmarkFederatedHPADecision/$key" '
+      { name = $1; sub(/-[0-9]+$/, "", name) }
+      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-µs") p50 = $i; if ($(i+1) == "p99-µs") p99 = $i } }
+      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$fhpa_bench")
+    row "FederatedHPA decision, $label" "100 members x 50 pods" "$p50 µs" "$p99 µs" "—"
+  done
+else
+  echo "bench: FederatedHPA decision benchmark failed:" >&2; tail -20 "$fhpa_bench" >&2
+  row "FederatedHPA decision" "100 members x 50 pods" "failed" "failed" "—"
   status=1
 fi
 

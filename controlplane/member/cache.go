@@ -317,6 +317,12 @@ func (c *Client) close() {
 // method redacts the credentials; never log its fields.
 func (c *Client) RESTConfig() *rest.Config { return rest.CopyConfig(c.config) }
 
+// HTTPClient is the member's one HTTP client, which every client this
+// package builds shares: a client built elsewhere with RESTConfig and this
+// reuses the member's connections (closed with the member) instead of
+// opening a transport of its own.
+func (c *Client) HTTPClient() *http.Client { return c.http }
+
 // Fingerprint is Connection.Fingerprint of the connection the client was
 // built from.
 func (c *Client) Fingerprint() string { return c.fingerprint }

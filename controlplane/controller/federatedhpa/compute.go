@@ -20,41 +20,81 @@ import (
 const defaultUtilization = 80
 
 // memberSample is what one member answered for the target: its pods that
-// belong to the member object flotilla applied, and their usage per
-// resource (milli-units, by pod name). Err is set when the member, or its
-// metrics API, did not answer; Scheduled is the replicas the binding
-// gives it, which stand for its unknown pods then.
+// belong to the member object flotilla applied, and its reading of each
+// of the autoscaler's metrics. Err is set when the member, its object or
+// its pods could not be read; Scheduled is the replicas the binding gives
+// it, which stand for its unknown pods then. Took is how long the reads
+// took.
 type memberSample struct {
 	Cluster   string
 	Pods      []corev1.Pod
-	Usage     map[corev1.ResourceName]map[string]autoscale.PodMetric
+	Metrics   []memberMetric
 	Scheduled int32
 	Err       error
+	Took      time.Duration
+}
+
+// memberMetric is one member's reading of one metric: per pod (Resource
+// and Pods metrics, milli-units by pod name), or one value (Object and
+// External metrics, the sum of the member's series; Found when it has
+// one). Err is set when the member's metrics API for it is not served or
+// failed.
+type memberMetric struct {
+	PerPod map[string]autoscale.PodMetric
+	Value  int64
+	Found  bool
+	Err    error
 }
 
 // fleetSample is the pods of every member, named "<cluster>/<pod>" so
-// that two members' pods of the same name stay two pods.
+// that two members' pods of the same name stay two pods, and each
+// metric's readings over the fleet, in the order of the metrics.
 type fleetSample struct {
-	Pods  []corev1.Pod
-	Usage map[corev1.ResourceName]map[string]autoscale.PodMetric
+	Pods    []corev1.Pod
+	Metrics []fleetMetric
 	// Unanswered are the members whose pods or metrics are missing, and
 	// why, sorted by cluster.
 	Unanswered []string
 }
 
-// merge joins the members' samples. A member whose pods could not be
-// listed counts Scheduled pods of the template (containers, for their
-// requests) with no metrics, which the calculator treats as Kubernetes
-// treats pods with missing metrics: they hold a scale-down back (counted
-// at the target) and damp a scale-up (counted at zero). A member whose
-// pods were listed but whose metrics API failed counts its pods with no
-// metrics, the same way.
-func merge(members []memberSample, containers []corev1.Container) fleetSample {
-	out := fleetSample{Usage: map[corev1.ResourceName]map[string]autoscale.PodMetric{}}
+// fleetMetric is one metric over the fleet: the pods' samples, or the
+// members' values summed (Partial when a member did not answer), and
+// whether any member had a value.
+type fleetMetric struct {
+	PerPod map[string]autoscale.PodMetric
+	Value  autoscale.FleetValue
+	Found  bool
+}
+
+// merge joins the members' samples of metrics metrics. A member whose
+// pods could not be listed counts Scheduled pods of the template
+// (containers, for their requests) with no metrics, which the calculator
+// treats as Kubernetes treats pods with missing metrics: they hold a
+// scale-down back (counted at the target) and damp a scale-up (counted at
+// zero). A member whose pods were listed but whose metrics API for a
+// metric is not served or failed counts its pods with no sample of that
+// metric, the same way. For a value metric (Object, External) either
+// makes the fleet's value partial: it may scale up, never down.
+func merge(members []memberSample, containers []corev1.Container, metrics int) fleetSample {
+	out := fleetSample{Metrics: make([]fleetMetric, metrics)}
+	for i := range out.Metrics {
+		out.Metrics[i].PerPod = map[string]autoscale.PodMetric{}
+	}
 	sort.Slice(members, func(i, j int) bool { return members[i].Cluster < members[j].Cluster })
+	seen := map[string]bool{}
+	unanswered := func(cluster string, err error) {
+		msg := fmt.Sprintf("%s: %v", cluster, err)
+		if !seen[msg] {
+			seen[msg] = true
+			out.Unanswered = append(out.Unanswered, msg)
+		}
+	}
 	for _, m := range members {
 		if m.Err != nil {
-			out.Unanswered = append(out.Unanswered, fmt.Sprintf("%s: %v", m.Cluster, m.Err))
+			unanswered(m.Cluster, m.Err)
+			for i := range out.Metrics {
+				out.Metrics[i].Value.Partial = true
+			}
 		}
 		if m.Pods == nil && m.Err != nil {
 			for i := range m.Scheduled {
@@ -66,17 +106,25 @@ func merge(members []memberSample, containers []corev1.Container) fleetSample {
 			}
 			continue
 		}
+		// A shallow copy with the member's name: the calculator reads
+		// pods and never writes them, so no deep copy of 5,000 pods.
 		for _, p := range m.Pods {
-			p := *p.DeepCopy()
 			p.Name = m.Cluster + "/" + p.Name
 			out.Pods = append(out.Pods, p)
 		}
-		for res, byPod := range m.Usage {
-			if out.Usage[res] == nil {
-				out.Usage[res] = map[string]autoscale.PodMetric{}
+		for i := range min(len(m.Metrics), metrics) {
+			mm, fm := m.Metrics[i], &out.Metrics[i]
+			if mm.Err != nil {
+				unanswered(m.Cluster, mm.Err)
+				fm.Value.Partial = true
+				continue
 			}
-			for name, v := range byPod {
-				out.Usage[res][m.Cluster+"/"+name] = v
+			for name, v := range mm.PerPod {
+				fm.PerPod[m.Cluster+"/"+name] = v
+			}
+			if mm.Found {
+				fm.Value.Usage += mm.Value
+				fm.Found = true
 			}
 		}
 	}
@@ -104,26 +152,41 @@ func metricsOf(specs []autoscalingv2.MetricSpec) []autoscalingv2.MetricSpec {
 		Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](defaultUtilization)}}}}
 }
 
-// errUnsupported is wrapped by a metric type flotilla does not serve yet.
+// errUnsupported is wrapped by a metric type flotilla does not serve.
 var errUnsupported = errors.New("not supported")
 
-// computeMetric is one metric's replica proposal over the fleet's pods.
-// Only Resource metrics are served (Utilization and AverageValue); the
-// other types are refused by name, as the reason InvalidMetricSourceType.
-func computeMetric(calc autoscale.Calculator, spec autoscalingv2.MetricSpec, current int32, s fleetSample, now time.Time) metricResult {
-	if spec.Type != autoscalingv2.ResourceMetricSourceType || spec.Resource == nil {
+// scaleCounts is the target's replicas: Current as its spec asks, Status
+// as it reports (AverageValue targets of Object and External metrics
+// spread their value over the reported ones, as Kubernetes does).
+type scaleCounts struct {
+	Current, Status int32
+}
+
+// computeMetric is one metric's replica proposal over the fleet: Resource
+// (Utilization, AverageValue), Pods, Object and External metrics;
+// ContainerResource is refused by name, as the reason
+// InvalidMetricSourceType.
+func computeMetric(calc autoscale.Calculator, spec autoscalingv2.MetricSpec, n scaleCounts, pods []corev1.Pod, fm fleetMetric, now time.Time) metricResult {
+	switch {
+	case spec.Type == autoscalingv2.PodsMetricSourceType && spec.Pods != nil:
+		return podsMetric(calc, spec.Pods, n.Current, pods, fm, now)
+	case spec.Type == autoscalingv2.ObjectMetricSourceType && spec.Object != nil:
+		return objectMetric(calc, spec.Object, n, pods, fm)
+	case spec.Type == autoscalingv2.ExternalMetricSourceType && spec.External != nil:
+		return externalMetric(calc, spec.External, n, pods, fm)
+	case spec.Type != autoscalingv2.ResourceMetricSourceType || spec.Resource == nil:
 		return metricResult{Name: string(spec.Type), Reason: "InvalidMetricSourceType",
-			Err: fmt.Errorf("metric type %s: %w: flotilla's FederatedHPA reads Resource metrics (metrics.k8s.io) only", spec.Type, errUnsupported)}
+			Err: fmt.Errorf("metric type %s: %w: flotilla's FederatedHPA reads Resource, Pods, Object and External metrics", spec.Type, errUnsupported)}
 	}
-	res, target := spec.Resource.Name, spec.Resource.Target
-	usage := s.Usage[res]
+	res, target, current := spec.Resource.Name, spec.Resource.Target, n.Current
+	usage := fm.PerPod
 	switch target.Type {
 	case autoscalingv2.UtilizationMetricType:
 		name := fmt.Sprintf("%s resource utilization (percentage of request)", res)
 		if target.AverageUtilization == nil {
 			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: errors.New("target averageUtilization is not set")}
 		}
-		r, err := calc.ResourceReplicas(current, *target.AverageUtilization, res, s.Pods, usage, now)
+		r, err := calc.ResourceReplicas(current, *target.AverageUtilization, res, pods, usage, now)
 		if err != nil {
 			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: fmt.Errorf("%s: %w", name, err)}
 		}
@@ -133,7 +196,7 @@ func computeMetric(calc autoscale.Calculator, spec autoscalingv2.MetricSpec, cur
 		if target.AverageValue == nil {
 			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: errors.New("target averageValue is not set")}
 		}
-		n, avg, err := calc.AverageValueReplicas(current, target.AverageValue.MilliValue(), res, s.Pods, usage, now)
+		n, avg, err := calc.AverageValueReplicas(current, target.AverageValue.MilliValue(), res, pods, usage, now)
 		if err != nil {
 			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: fmt.Errorf("%s: %w", name, err)}
 		}
@@ -168,13 +231,18 @@ type proposal struct {
 // propose is Kubernetes' choice over several metrics: the largest
 // proposal; no scale-down while a metric is invalid (its proposal might
 // be the largest); nothing when every metric is invalid.
-func propose(calc autoscale.Calculator, specs []autoscalingv2.MetricSpec, current int32, s fleetSample, now time.Time) proposal {
+func propose(calc autoscale.Calculator, specs []autoscalingv2.MetricSpec, n scaleCounts, s fleetSample, now time.Time) proposal {
+	current := n.Current
 	out := proposal{Replicas: current}
 	var best int32
 	var decided string
 	valid := 0
-	for _, spec := range metricsOf(specs) {
-		r := computeMetric(calc, spec, current, s, now)
+	for i, spec := range metricsOf(specs) {
+		var fm fleetMetric
+		if i < len(s.Metrics) {
+			fm = s.Metrics[i]
+		}
+		r := computeMetric(calc, spec, n, s.Pods, fm, now)
 		if r.Err != nil {
 			if out.Invalid == nil {
 				out.Invalid = &r
@@ -203,5 +271,5 @@ func unansweredMessage(u []string) string {
 	if len(u) == 0 {
 		return ""
 	}
-	return "; members without pod metrics (their pods count as missing metrics): " + strings.Join(u, "; ")
+	return "; members without metrics (counted as missing: their pods without samples, and never a scale-down on a partial Object or External value): " + strings.Join(u, "; ")
 }

@@ -42,18 +42,28 @@ func utilization(target int32) autoscalingv2.MetricSpec {
 		Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To(target)}}}
 }
 
+// cpuSample is a member's cpu samples, by pod, as the reading of one
+// Resource metric.
+func cpuSample(v map[string]int64) []memberMetric {
+	out := map[string]autoscale.PodMetric{}
+	for k, m := range v {
+		out[k] = cpu(m)
+	}
+	return []memberMetric{{PerPod: out}}
+}
+
 func TestMerge(t *testing.T) {
 	containers := []corev1.Container{{Name: "c"}}
 	members := []memberSample{
-		{Cluster: "west", Pods: []corev1.Pod{pod("web-1", "100m")}, Usage: map[corev1.ResourceName]map[string]autoscale.PodMetric{corev1.ResourceCPU: {"web-1": cpu(50)}}},
+		{Cluster: "west", Pods: []corev1.Pod{pod("web-1", "100m")}, Metrics: cpuSample(map[string]int64{"web-1": 50})},
 		// The same pod name in another member is another pod.
-		{Cluster: "east", Pods: []corev1.Pod{pod("web-1", "100m")}, Usage: map[corev1.ResourceName]map[string]autoscale.PodMetric{corev1.ResourceCPU: {"web-1": cpu(150)}}},
+		{Cluster: "east", Pods: []corev1.Pod{pod("web-1", "100m")}, Metrics: cpuSample(map[string]int64{"web-1": 150})},
 		// Unreachable: its two scheduled replicas stand as pods without metrics.
 		{Cluster: "north", Scheduled: 2, Err: errors.New("connection refused")},
 		// Listed, but no metrics API: its pods count, without metrics.
-		{Cluster: "south", Pods: []corev1.Pod{pod("web-9", "100m")}, Err: errors.New("the server could not find the requested resource")},
+		{Cluster: "south", Pods: []corev1.Pod{pod("web-9", "100m")}, Metrics: []memberMetric{{Err: errors.New("the server could not find the requested resource")}}},
 	}
-	got := merge(members, containers)
+	got := merge(members, containers, 1)
 	var names []string
 	for _, p := range got.Pods {
 		names = append(names, p.Name)
@@ -61,7 +71,7 @@ func TestMerge(t *testing.T) {
 	if diff := cmp.Diff([]string{"east/web-1", "north/unanswered-0", "north/unanswered-1", "south/web-9", "west/web-1"}, names); diff != "" {
 		t.Errorf("pods (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]int64{"east/web-1": 150, "west/web-1": 50}, values(got.Usage[corev1.ResourceCPU])); diff != "" {
+	if diff := cmp.Diff(map[string]int64{"east/web-1": 150, "west/web-1": 50}, values(got.Metrics[0].PerPod)); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"north: connection refused", "south: the server could not find the requested resource"}, got.Unanswered); diff != "" {
@@ -69,6 +79,26 @@ func TestMerge(t *testing.T) {
 	}
 	if got.Pods[1].Spec.Containers[0].Name != "c" {
 		t.Errorf("a placeholder has no template containers: %+v", got.Pods[1].Spec)
+	}
+}
+
+// TestMergeValues: an Object or External metric's value is the sum over
+// the members that have one; a member that did not answer makes it
+// partial; one that answered without a value adds nothing.
+func TestMergeValues(t *testing.T) {
+	got := merge([]memberSample{
+		{Cluster: "east", Pods: []corev1.Pod{}, Metrics: []memberMetric{{Value: 3000, Found: true}, {Value: 1000, Found: true}}},
+		{Cluster: "west", Pods: []corev1.Pod{}, Metrics: []memberMetric{{Value: 4000, Found: true}, {}}},
+		{Cluster: "south", Pods: []corev1.Pod{}, Metrics: []memberMetric{{Value: 500, Found: true}, {Err: errors.New("external metric queue: external.metrics.k8s.io is not served")}}},
+	}, nil, 2)
+	if v := got.Metrics[0]; v.Value != (autoscale.FleetValue{Usage: 7500}) || !v.Found {
+		t.Errorf("first metric %+v, want 7500 from every member", v)
+	}
+	if v := got.Metrics[1]; v.Value != (autoscale.FleetValue{Usage: 1000, Partial: true}) || !v.Found {
+		t.Errorf("second metric %+v, want a partial 1000", v)
+	}
+	if diff := cmp.Diff([]string{"south: external metric queue: external.metrics.k8s.io is not served"}, got.Unanswered); diff != "" {
+		t.Errorf("unanswered (-want +got):\n%s", diff)
 	}
 }
 
@@ -80,20 +110,28 @@ func values(m map[string]autoscale.PodMetric) map[string]int64 {
 	return out
 }
 
+// fleetOf is a fleet sample whose n metrics all read the same per-pod
+// values.
+func fleetOf(pods []corev1.Pod, n int, v map[string]int64) fleetSample {
+	s := fleetSample{Pods: pods}
+	for range n {
+		s.Metrics = append(s.Metrics, fleetMetric{PerPod: cpuSample(v)[0].PerPod})
+	}
+	return s
+}
+
 func TestPropose(t *testing.T) {
 	calc := autoscale.Calculator{}
-	two := fleetSample{
-		Pods:  []corev1.Pod{pod("a/p", "100m"), pod("b/p", "100m")},
-		Usage: map[corev1.ResourceName]map[string]autoscale.PodMetric{corev1.ResourceCPU: {"a/p": cpu(200), "b/p": cpu(200)}},
-	}
-	low := fleetSample{Pods: two.Pods, Usage: map[corev1.ResourceName]map[string]autoscale.PodMetric{corev1.ResourceCPU: {"a/p": cpu(10), "b/p": cpu(10)}}}
+	twoPods := []corev1.Pod{pod("a/p", "100m"), pod("b/p", "100m")}
+	high := map[string]int64{"a/p": 200, "b/p": 200}
+	low := map[string]int64{"a/p": 10, "b/p": 10}
 	// One member unreachable with two replicas: on a scale-down its pods
 	// count at the target, which holds the scale-down back.
 	lowUnreachable := merge([]memberSample{
-		{Cluster: "a", Pods: []corev1.Pod{pod("p", "100m")}, Usage: map[corev1.ResourceName]map[string]autoscale.PodMetric{corev1.ResourceCPU: {"p": cpu(10)}}},
+		{Cluster: "a", Pods: []corev1.Pod{pod("p", "100m")}, Metrics: cpuSample(map[string]int64{"p": 10})},
 		{Cluster: "b", Scheduled: 3, Err: errors.New("timeout")},
-	}, two.Pods[0].Spec.Containers)
-	pods := autoscalingv2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{}}
+	}, twoPods[0].Spec.Containers, 1)
+	container := autoscalingv2.MetricSpec{Type: autoscalingv2.ContainerResourceMetricSourceType, ContainerResource: &autoscalingv2.ContainerResourceMetricSource{}}
 	averageValue := autoscalingv2.MetricSpec{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
 		Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: resource.NewMilliQuantity(50, resource.DecimalSI)}}}
 	for _, tc := range []struct {
@@ -105,18 +143,18 @@ func TestPropose(t *testing.T) {
 		active      bool
 		invalidText string
 	}{
-		{name: "utilization 200% of a 100% target doubles", specs: []autoscalingv2.MetricSpec{utilization(100)}, current: 2, sample: two, want: 4, active: true},
-		{name: "no metrics is Kubernetes' cpu 80%", current: 2, sample: two, want: 5, active: true},
-		{name: "average value 200m of a 50m target", specs: []autoscalingv2.MetricSpec{averageValue}, current: 2, sample: two, want: 8, active: true},
-		{name: "the largest metric wins", specs: []autoscalingv2.MetricSpec{utilization(100), averageValue}, current: 2, sample: two, want: 8, active: true},
-		{name: "a Pods metric is refused by name", specs: []autoscalingv2.MetricSpec{pods}, current: 2, sample: two, want: 2, invalidText: "metric type Pods"},
-		{name: "an invalid metric does not block a scale-up", specs: []autoscalingv2.MetricSpec{pods, utilization(100)}, current: 2, sample: two, want: 4, active: true, invalidText: "metric type Pods"},
-		{name: "an invalid metric blocks a scale-down", specs: []autoscalingv2.MetricSpec{pods, utilization(100)}, current: 2, sample: low, want: 2, active: true, invalidText: "metric type Pods"},
-		{name: "low usage scales down", specs: []autoscalingv2.MetricSpec{utilization(100)}, current: 2, sample: low, want: 1, active: true},
+		{name: "utilization 200% of a 100% target doubles", specs: []autoscalingv2.MetricSpec{utilization(100)}, current: 2, sample: fleetOf(twoPods, 1, high), want: 4, active: true},
+		{name: "no metrics is Kubernetes' cpu 80%", current: 2, sample: fleetOf(twoPods, 1, high), want: 5, active: true},
+		{name: "average value 200m of a 50m target", specs: []autoscalingv2.MetricSpec{averageValue}, current: 2, sample: fleetOf(twoPods, 1, high), want: 8, active: true},
+		{name: "the largest metric wins", specs: []autoscalingv2.MetricSpec{utilization(100), averageValue}, current: 2, sample: fleetOf(twoPods, 2, high), want: 8, active: true},
+		{name: "a ContainerResource metric is refused by name", specs: []autoscalingv2.MetricSpec{container}, current: 2, sample: fleetOf(twoPods, 1, high), want: 2, invalidText: "metric type ContainerResource"},
+		{name: "an invalid metric does not block a scale-up", specs: []autoscalingv2.MetricSpec{container, utilization(100)}, current: 2, sample: fleetOf(twoPods, 2, high), want: 4, active: true, invalidText: "metric type ContainerResource"},
+		{name: "an invalid metric blocks a scale-down", specs: []autoscalingv2.MetricSpec{container, utilization(100)}, current: 2, sample: fleetOf(twoPods, 2, low), want: 2, active: true, invalidText: "metric type ContainerResource"},
+		{name: "low usage scales down", specs: []autoscalingv2.MetricSpec{utilization(100)}, current: 2, sample: fleetOf(twoPods, 1, low), want: 1, active: true},
 		{name: "an unreachable member's replicas hold a scale-down back", specs: []autoscalingv2.MetricSpec{utilization(100)}, current: 4, sample: lowUnreachable, want: 4, active: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := propose(calc, tc.specs, tc.current, tc.sample, now)
+			p := propose(calc, tc.specs, scaleCounts{Current: tc.current, Status: tc.current}, tc.sample, now)
 			if p.Replicas != tc.want || p.Active != tc.active {
 				t.Errorf("replicas %d active %v, want %d %v (%+v)", p.Replicas, p.Active, tc.want, tc.active, p)
 			}

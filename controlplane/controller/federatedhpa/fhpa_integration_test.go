@@ -2,16 +2,22 @@ package federatedhpa_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
@@ -38,7 +44,9 @@ const metricsDeadline = 60 * time.Second
 // counted: counted, it would hold the utilization far above the target
 // and the scale-down would not come. When a member stops answering, the
 // ScalingActive condition names it while the other member's pods still
-// give a replica count.
+// give a replica count. A Pods metric added then is read from the
+// remaining member's custom.metrics.k8s.io, which it does not serve: the
+// member is named for it, and cpu still decides.
 func TestFederatedHPAScalesOnMemberMetrics(t *testing.T) {
 	start := time.Now()
 	f := controllertest.StartMetricsFleet(t, 2)
@@ -86,6 +94,13 @@ spec:
 	controllertest.WaitEvents(t, hub, []controllertest.EventWant{
 		{Kind: api.KindFederatedHPA, Name: "web", Reason: "SuccessfulRescale", Type: "Normal", Note: "above target"},
 	})
+	m := scrape(t)
+	wantAtLeast(t, m, `flotilla_federatedhpa_decisions_total{name="web",namespace="default",result="scale_up"}`, 1)
+	wantAtLeast(t, m, `flotilla_federatedhpa_desired_replicas{name="web",namespace="default"}`, 6)
+	wantAtLeast(t, m, `flotilla_federatedhpa_current_replicas{name="web",namespace="default"}`, 2)
+	for _, name := range f.Names {
+		wantAtLeast(t, m, `flotilla_federatedhpa_member_read_duration_seconds_count{member_cluster="`+name+`",result="success"}`, 1)
+	}
 
 	t.Log("usage falls to 10m in every member: after the window, down to the minimum of 2")
 	for _, name := range f.Names {
@@ -100,16 +115,40 @@ spec:
 			autoscalingv2.ScalingActive: "True/ValidMetricFound", autoscalingv2.ScalingLimited: "True/TooFewReplicas",
 		})
 	})
+	wantAtLeast(t, scrape(t), `flotilla_federatedhpa_decisions_total{name="web",namespace="default",result="scale_down"}`, 1)
 
 	t.Log("a member stops answering: named in ScalingActive, and the other member's pods still decide")
 	f.Clusters[1].StopAPIServer()
 	waitStatus(t, hub, fhpa, func(s autoscalingv2.HorizontalPodAutoscalerStatus) string {
 		for _, c := range s.Conditions {
-			if c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionTrue && strings.Contains(c.Message, "members without pod metrics") && strings.Contains(c.Message, west+":") {
+			if c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionTrue && strings.Contains(c.Message, "members without metrics") && strings.Contains(c.Message, west+":") {
 				return ""
 			}
 		}
 		return "ScalingActive naming " + west
+	})
+	m = scrape(t)
+	wantAtLeast(t, m, `flotilla_federatedhpa_member_read_errors_total{member_cluster="`+west+`",name="web",namespace="default"}`, 1)
+	wantAtLeast(t, m, `flotilla_federatedhpa_member_read_duration_seconds_count{member_cluster="`+west+`",result="error"}`, 1)
+	if v, ok := m[`flotilla_federatedhpa_member_read_errors_total{member_cluster="`+east+`",name="web",namespace="default"}`]; ok && v > 0 {
+		t.Errorf("read errors counted for %s, which answered every pass: %v", east, v)
+	}
+
+	t.Log("a Pods metric beside cpu: the member that answers serves no custom.metrics.k8s.io, and is named for it")
+	testkit.MustUpdate(t, hub, client.ObjectKeyFromObject(fhpa), fhpa, func() {
+		fhpa.Spec.Metrics = append(fhpa.Spec.Metrics, autoscalingv2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
+			Metric: autoscalingv2.MetricIdentifier{Name: "requests_per_second"},
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: ptr.To(resource.MustParse("10"))}}})
+	})
+	waitStatus(t, hub, fhpa, func(s autoscalingv2.HorizontalPodAutoscalerStatus) string {
+		for _, c := range s.Conditions {
+			if c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionTrue &&
+				strings.Contains(c.Message, east+": pods metric requests_per_second: custom.metrics.k8s.io is not served by the member") &&
+				strings.Contains(c.Message, "invalid: pods metric requests_per_second") {
+				return ""
+			}
+		}
+		return "ScalingActive naming " + east + " for custom.metrics.k8s.io"
 	})
 	t.Logf("took %s", time.Since(start).Round(time.Millisecond))
 }
@@ -178,4 +217,44 @@ func conditions(s autoscalingv2.HorizontalPodAutoscalerStatus, want map[autoscal
 		}
 	}
 	return ""
+}
+
+// scrape reads the control plane's metrics as its endpoint serves them
+// (controller-runtime's registry, in Prometheus' text format): series
+// line to value.
+func scrape(t *testing.T) map[string]float64 {
+	t.Helper()
+	srv := httptest.NewServer(promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "flotilla_federatedhpa_") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("series %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// wantAtLeast fails unless the scraped series is present and at least least.
+func wantAtLeast(t *testing.T, m map[string]float64, series string, least float64) {
+	t.Helper()
+	v, ok := m[series]
+	if !ok || v < least {
+		t.Errorf("%s = %v (present %v), want at least %v", series, v, ok, least)
+	}
 }

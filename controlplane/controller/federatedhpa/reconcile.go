@@ -23,6 +23,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/autoscale"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/metrics"
 )
 
 // Reasons of the controller's events, Karmada's.
@@ -56,12 +57,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, &hpa); err != nil {
 		if shared.IsNotFound(err) {
 			r.forget(req.NamespacedName)
+			metrics.ForgetFederatedHPA(req.Namespace, req.Name)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("get federatedhpa %s: %w", req.NamespacedName, err)
 	}
 	if !hpa.DeletionTimestamp.IsZero() {
 		r.forget(req.NamespacedName)
+		metrics.ForgetFederatedHPA(req.Namespace, req.Name)
 		return ctrl.Result{}, nil
 	}
 	now := r.now()
@@ -83,6 +86,7 @@ func (r *reconciler) pass(ctx context.Context, hpa *autoscalingv1alpha1.Federate
 	var d decision
 	fail := func(reason, format string, args ...any) []autoscalingv2.HorizontalPodAutoscalerCondition {
 		msg := fmt.Sprintf(format, args...)
+		metrics.FederatedHPADecisions.WithLabelValues(hpa.Namespace, hpa.Name, metrics.DecisionFailed).Inc()
 		r.rec.Object(hpa, corev1.EventTypeWarning, reason, actionScale, msg)
 		d.set(autoscalingv2.AbleToScale, corev1.ConditionFalse, reason, msg)
 		return d.Conditions
@@ -115,24 +119,36 @@ func (r *reconciler) pass(ctx context.Context, hpa *autoscalingv1alpha1.Federate
 		return fail(reasonFailedGetScale, "the HPA controller was unable to get the target reference object %s: %v", name, err)
 	}
 	res := api.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ns, Name: ref.Name, UID: target.GetUID()}
-	samples := sampleMembers(ctx, r.members, r.opts.Fleet, res, rb.Spec.Clusters, r.opts.MemberRequestTimeout)
-	fleet := merge(samples, podContainers(target))
+	specs := metricsOf(hpa.Spec.Metrics)
+	read := func(ctx context.Context, cluster string) memberSample {
+		return sampleMember(ctx, r.members, r.opts.Fleet, res, specs, cluster)
+	}
+	samples := sampleMembers(ctx, read, rb.Spec.Clusters, r.opts.MemberRequestTimeout)
+	observeReads(hpa, samples)
+	fleet := merge(samples, podContainers(target), len(specs))
 	for _, u := range fleet.Unanswered {
 		r.rec.Object(hpa, corev1.EventTypeWarning, reasonMetricsMissing, actionScale, u)
 	}
-	p := propose(r.calc, hpa.Spec.Metrics, current, fleet, now)
+	p := propose(r.calc, hpa.Spec.Metrics, scaleCounts{Current: current, Status: scale.Status.Replicas}, fleet, now)
 	h := r.historyOf(client.ObjectKeyFromObject(hpa))
 	d = decide(hpa.Spec, current, p, fleet.Unanswered, h, now)
 	h.trim(autoscale.DefaultBehavior(hpa.Spec.Behavior), now)
 	status.CurrentMetrics = p.Statuses
 	status.DesiredReplicas = d.Replicas
+	metrics.FederatedHPACurrentReplicas.WithLabelValues(hpa.Namespace, hpa.Name).Set(float64(current))
+	metrics.FederatedHPADesiredReplicas.WithLabelValues(hpa.Namespace, hpa.Name).Set(float64(d.Replicas))
+	result := metrics.DecisionUnchanged
+	defer func() { metrics.FederatedHPADecisions.WithLabelValues(hpa.Namespace, hpa.Name, result).Inc() }()
 	if d.Replicas != current {
 		if err := r.setScale(ctx, target, raw, d.Replicas); err != nil {
+			result = metrics.DecisionFailed
 			r.rec.Object(hpa, corev1.EventTypeWarning, reasonFailedRescale, actionScale, fmt.Sprintf("New size: %d; reason: %s; error: %v", d.Replicas, d.Reason, err))
 			d.set(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale", fmt.Sprintf("the HPA controller was unable to update the target scale: %v", err))
 			return d.Conditions
 		}
+		result = metrics.DecisionScaleDown
 		if d.Replicas > current {
+			result = metrics.DecisionScaleUp
 			h.scaleUps = append(h.scaleUps, autoscale.ScaleEvent{Change: d.Replicas - current, At: now})
 		} else {
 			h.scaleDowns = append(h.scaleDowns, autoscale.ScaleEvent{Change: current - d.Replicas, At: now})
@@ -201,4 +217,21 @@ func (r *reconciler) forget(key client.ObjectKey) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.history, key)
+}
+
+// observeReads records each member read's time and whether it left the
+// member's pods or a metric missing.
+func observeReads(hpa *autoscalingv1alpha1.FederatedHPA, samples []memberSample) {
+	for _, s := range samples {
+		result := metrics.ResultSuccess
+		failed := s.Err != nil
+		for _, m := range s.Metrics {
+			failed = failed || m.Err != nil
+		}
+		if failed {
+			result = metrics.ResultError
+			metrics.FederatedHPAMemberReadErrors.WithLabelValues(hpa.Namespace, hpa.Name, s.Cluster).Inc()
+		}
+		metrics.FederatedHPAMemberReadDuration.WithLabelValues(s.Cluster, result).Observe(s.Took.Seconds())
+	}
 }
