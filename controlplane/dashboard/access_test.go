@@ -40,7 +40,7 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 	seedFleet(t, hub)
 	tokens := grantRoles(t, kube)
 
-	s, err := New(host.RESTConfig(), nil, hub, time.Second)
+	s, err := New(host.RESTConfig(), nil, Sources{Cache: hub}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

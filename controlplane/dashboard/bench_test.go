@@ -54,7 +54,7 @@ func BenchmarkPages(b *testing.B) {
 	if !reader.WaitForCacheSync(b.Context()) {
 		b.Fatal("the informer cache did not sync")
 	}
-	s, err := New(host.RESTConfig(), nil, reader, 0)
+	s, err := New(host.RESTConfig(), nil, Sources{Cache: reader}, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
