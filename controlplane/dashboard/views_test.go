@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"sort"
 	"testing"
 	"time"
 
@@ -106,3 +107,13 @@ func TestFleetOrderFilterAndPages(t *testing.T) {
 		t.Errorf("filter mb: %d shown of %d, want 26 of 120", f.Page.Total, f.Total)
 	}
 }
+
+func fleetOf(names ...string) []clusterv1.Cluster {
+	var out []clusterv1.Cluster
+	for _, n := range names {
+		out = append(out, clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	return out
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
