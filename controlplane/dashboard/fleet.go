@@ -27,8 +27,8 @@ type clusterRow struct {
 	// control plane probes and records only when Ready changes.
 	Heartbeat, HeartbeatTime string
 	Taints                   []string
-	Nodes                  string
-	Capacity               []capacity
+	Nodes                    string
+	Capacity                 []capacity
 	// Color is the cluster's colour class on placement bars.
 	Color string
 }
