@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
@@ -35,8 +35,8 @@ func TestWatchedEventsAreTheControlPlanes(t *testing.T) {
 
 func event(ns, name, reason, controller, msg string, involved corev1.ObjectReference, at time.Time) *corev1.Event {
 	return &corev1.Event{
-		ObjectMeta: v1.ObjectMeta{Namespace: ns, Name: name}, Reason: reason, ReportingController: controller, Message: msg,
-		InvolvedObject: involved, Type: corev1.EventTypeWarning, EventTime: v1.NewMicroTime(at),
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Reason: reason, ReportingController: controller, Message: msg,
+		InvolvedObject: involved, Type: corev1.EventTypeWarning, EventTime: metav1.NewMicroTime(at),
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/rest"
@@ -41,7 +41,7 @@ type Server struct {
 	// api reads the host directly (a template, for the rendered diff):
 	// the cache holds no kind the dashboard did not ask for.
 	api     client.Reader
-	mapper  meta.RESTMapper
+	mapper  apimeta.RESTMapper
 	watches *Watches
 	access  *access
 	pages   map[string]*template.Template
@@ -58,7 +58,7 @@ type Sources struct {
 	// resources for the access checks; without them a workload's page
 	// shows no rendered diff.
 	API    client.Reader
-	Mapper meta.RESTMapper
+	Mapper apimeta.RESTMapper
 	// Watches are flotilla's incident events and the Pull clusters'
 	// Leases; without them the events page is empty.
 	Watches *Watches

@@ -10,7 +10,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -216,7 +216,7 @@ func storeKey(obj any) (string, metav1.Object, error) {
 	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
-	m, err := meta.Accessor(obj)
+	m, err := apimeta.Accessor(obj)
 	if err != nil {
 		return "", nil, fmt.Errorf("dashboard store: %w", err)
 	}
