@@ -11,12 +11,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -43,6 +45,11 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 	seedFleet(t, hub)
 	seedEvents(t, kube)
 	seedRendered(t, hub)
+	// The agent of the Pull cluster north renewed its Lease 42 s ago.
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ClusterLeaseNamespace}})
+	renewed := metav1.NewMicroTime(time.Now().Add(-42 * time.Second))
+	testkit.MustCreate(t, hub, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ClusterLeaseNamespace, Name: "north"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("agent"), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &renewed}})
 	tokens := grantRoles(t, kube)
 
 	watches, err := NewWatches(host.RESTConfig(), nil, 0)
@@ -123,8 +130,9 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 			"/workloads?labels=tier%3D%3Dx%3D": {code: http.StatusBadRequest, has: []string{"label selector", `data-labels-error="true"`}, hasnt: []string{"team-a/web-a"}},
 		}},
 		{who: "the fleet viewer", token: tokens["viewer"], want: map[string]want{
-			"/":          {code: http.StatusFound},
-			"/fleet":     {code: http.StatusOK, has: []string{`data-cluster="east" data-state="Ready"`, `data-cluster="west" data-state="NotReady"`, "ClusterNotReachable", "cluster.karmada.io/unreachable:NoSchedule", "v1.35.4"}},
+			"/": {code: http.StatusFound},
+			"/fleet": {code: http.StatusOK, has: []string{`data-cluster="east" data-state="Ready"`, `data-cluster="west" data-state="NotReady"`, "ClusterNotReachable", "cluster.karmada.io/unreachable:NoSchedule", "v1.35.4",
+				`data-heartbeat="north"`, "s ago</time>", "probed"}},
 			"/workloads": {code: http.StatusOK, has: []string{"team-a/web-a", "team-b/web-b", "placement: east 2, west 1"}, hasnt: []string{"left out"}},
 			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a", `data-diff="east"`,
 				`<span class="del">-      - image: nginx:template</span>`, `<span class="add">&#43;      - image: nginx:east-only</span>`, "no Work for this cluster yet"}},
@@ -180,11 +188,13 @@ func seedFleet(t *testing.T, hub client.Client) {
 	for _, c := range []struct {
 		name, status, reason string
 		taints               []corev1.Taint
+		mode                 api.ClusterSyncMode
 	}{
-		{"east", "True", api.ReasonClusterReady, nil},
-		{"west", "False", api.ReasonClusterNotReachable, []corev1.Taint{{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}}},
+		{"east", "True", api.ReasonClusterReady, nil, api.Push},
+		{"west", "False", api.ReasonClusterNotReachable, []corev1.Taint{{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}}, api.Push},
+		{"north", "True", api.ReasonClusterReady, nil, api.Pull},
 	} {
-		cl := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: c.name}, Spec: api.ClusterSpec{APIEndpoint: "https://127.0.0.1:1", SyncMode: api.Push, Taints: c.taints}}
+		cl := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: c.name}, Spec: api.ClusterSpec{APIEndpoint: "https://127.0.0.1:1", SyncMode: c.mode, Taints: c.taints}}
 		testkit.MustCreate(t, hub, cl)
 		cl.Status = api.ClusterStatus{
 			KubernetesVersion: "v1.35.4",
