@@ -3,6 +3,7 @@ module github.com/flotilla-io/terraform-provider-flotilla
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/crossplane/crossplane-runtime/v2 v2.4.0
@@ -42,10 +43,7 @@ require (
 
 require k8s.io/metrics v0.37.0
 
-require (
-	github.com/aymanbagabas/go-udiff v0.4.1 // indirect
-	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
-)
+require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 
 require (
 	al.essio.dev/pkg/shellescape v1.5.1 // indirect
