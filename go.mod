@@ -3,6 +3,7 @@ module github.com/flotilla-io/terraform-provider-flotilla
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/crossplane/crossplane-runtime/v2 v2.4.0

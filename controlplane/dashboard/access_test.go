@@ -9,11 +9,16 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -34,13 +39,25 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 	scheme := controllertest.Scheme(t)
 	hub := controllertest.Host(t, host, scheme)
 	kube := kubernetes.NewForConfigOrDie(host.RESTConfig())
-	for _, ns := range []string{"team-a", "team-b"} {
+	for _, ns := range []string{"team-a", "team-b", ExecutionNamespacePrefix + "east"} {
 		testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	}
 	seedFleet(t, hub)
+	seedEvents(t, kube)
+	seedRendered(t, hub)
+	// The agent of the Pull cluster north renewed its Lease 42 s ago.
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ClusterLeaseNamespace}})
+	renewed := metav1.NewMicroTime(time.Now().Add(-42 * time.Second))
+	testkit.MustCreate(t, hub, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ClusterLeaseNamespace, Name: "north"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("agent"), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &renewed}})
 	tokens := grantRoles(t, kube)
 
-	s, err := New(host.RESTConfig(), nil, hub, time.Second)
+	watches, err := NewWatches(host.RESTConfig(), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = watches.Start(t.Context()) }()
+	s, err := New(host.RESTConfig(), nil, Sources{Cache: hub, API: hub, Mapper: hub.RESTMapper(), Watches: watches}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +89,12 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 		return code == http.StatusOK, fmt.Sprintf("%d %.200s", code, body)
 	})
 
-	endpoints := []string{"/", "/fleet", "/workloads", "/workloads/team-a/web-a", "/workloads/team-b/web-b", "/rollouts", "/static/app.js", "/static/app.css"}
+	testkit.Eventually(t, 30*time.Second, "the events watched", func() (bool, string) {
+		return watches.HasSynced() && len(watches.Events()) == 4, fmt.Sprintf("synced %v, %d events", watches.HasSynced(), len(watches.Events()))
+	})
+
+	endpoints := []string{"/", "/fleet", "/workloads", "/workloads/team-a/web-a", "/workloads/team-b/web-b", "/rollouts", "/static/app.js", "/static/app.css",
+		"/events", "/events?cluster=west", "/workloads?labels=tier%3Dfront", "/workloads?labels=tier%3D%3Dx%3D"}
 	type want struct {
 		code       int
 		has, hasnt []string
@@ -87,24 +109,42 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 		{who: "an unknown token", token: "not-a-token", all: &want{code: http.StatusUnauthorized, hasnt: []string{"east", "web-a"}}},
 		{who: "an authenticated ServiceAccount without the dashboard role", token: tokens["stranger"], all: &want{code: http.StatusForbidden, hasnt: []string{"east", "web-a"}}},
 		{who: "the tenant of team-a", token: tokens["tenant"], want: map[string]want{
-			"/":                       {code: http.StatusFound},
-			"/fleet":                  {code: http.StatusForbidden, has: []string{"list clusters"}, hasnt: []string{"east", "west"}},
-			"/workloads":              {code: http.StatusOK, has: []string{"team-a/web-a", "Some namespaces are left out"}, hasnt: []string{"web-b", "team-b"}},
-			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a", "PropagationPolicy web", "east"}},
+			"/":          {code: http.StatusFound},
+			"/fleet":     {code: http.StatusForbidden, has: []string{"list clusters"}, hasnt: []string{"east", "west"}},
+			"/workloads": {code: http.StatusOK, has: []string{"team-a/web-a", "Some namespaces are left out"}, hasnt: []string{"web-b", "team-b"}},
+			// The tenant may get the binding but not the Deployment: the
+			// rendered manifests, which carry all of it, are not shown.
+			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a", "PropagationPolicy web", "east", "does not allow", `data-diff="none"`},
+				hasnt: []string{"nginx:east-only", "nginx:template"}},
 			"/workloads/team-b/web-b": {code: http.StatusForbidden, hasnt: []string{"Deployment team-b/web-b"}},
 			"/rollouts":               {code: http.StatusOK, has: []string{"No staged rollout.", "left out"}, hasnt: []string{"web-b", "GateTimedOut"}},
 			"/static/app.js":          {code: http.StatusOK},
 			"/static/app.css":         {code: http.StatusOK},
+			// team-a's failover only: not the cluster's (about a cluster-scoped
+			// object), team-b's halt, nor the one stored in team-a about
+			// team-b's binding; and never what no flotilla reconciler recorded.
+			"/events": {code: http.StatusOK, has: []string{`data-event="ClusterFailover"`, "team-a/web-a", "left out"},
+				hasnt: []string{"RolloutHalted", "ClusterNotReady", "forged", "kubelet-said", "ScheduleBindingSucceed", ">team-b<"}},
+			"/events?cluster=west":             {code: http.StatusOK, has: []string{"No event matches."}, hasnt: []string{"RolloutHalted", "ClusterNotReady"}},
+			"/workloads?labels=tier%3Dfront":   {code: http.StatusOK, has: []string{"team-a/web-a"}, hasnt: []string{"web-b"}},
+			"/workloads?labels=tier%3D%3Dx%3D": {code: http.StatusBadRequest, has: []string{"label selector", `data-labels-error="true"`}, hasnt: []string{"team-a/web-a"}},
 		}},
 		{who: "the fleet viewer", token: tokens["viewer"], want: map[string]want{
-			"/":                       {code: http.StatusFound},
-			"/fleet":                  {code: http.StatusOK, has: []string{`data-cluster="east" data-state="Ready"`, `data-cluster="west" data-state="NotReady"`, "ClusterNotReachable", "cluster.karmada.io/unreachable:NoSchedule", "v1.35.4"}},
-			"/workloads":              {code: http.StatusOK, has: []string{"team-a/web-a", "team-b/web-b", "placement: east 2, west 1"}, hasnt: []string{"left out"}},
-			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a"}},
+			"/": {code: http.StatusFound},
+			"/fleet": {code: http.StatusOK, has: []string{`data-cluster="east" data-state="Ready"`, `data-cluster="west" data-state="NotReady"`, "ClusterNotReachable", "cluster.karmada.io/unreachable:NoSchedule", "v1.35.4",
+				`data-heartbeat="north"`, "s ago</time>", "probed"}},
+			"/workloads": {code: http.StatusOK, has: []string{"team-a/web-a", "team-b/web-b", "placement: east 2, west 1"}, hasnt: []string{"left out"}},
+			"/workloads/team-a/web-a": {code: http.StatusOK, has: []string{"Deployment team-a/web-a", `data-diff="east"`,
+				`<span class="del">-      - image: nginx:template</span>`, `<span class="add">&#43;      - image: nginx:east-only</span>`, "no Work for this cluster yet"}},
 			"/workloads/team-b/web-b": {code: http.StatusOK, has: []string{"Deployment team-b/web-b", "NoClusterFit", "GateTimedOut"}},
 			"/rollouts":               {code: http.StatusOK, has: []string{`data-rollout="team-b/web-b" data-phase="Halted"`, "GateTimedOut", "cluster west is Unhealthy", `aria-current="step"`}},
 			"/static/app.js":          {code: http.StatusOK},
 			"/static/app.css":         {code: http.StatusOK},
+			"/events": {code: http.StatusOK, has: []string{`data-event="ClusterFailover"`, `data-event="RolloutHalted"`, `data-event="ClusterNotReady"`, "forged"},
+				hasnt: []string{"kubelet-said", "ScheduleBindingSucceed", "left out"}},
+			"/events?cluster=west":             {code: http.StatusOK, has: []string{`data-event="RolloutHalted"`, `data-event="ClusterNotReady"`}, hasnt: []string{`data-event="ClusterFailover"`}},
+			"/workloads?labels=tier%3Dfront":   {code: http.StatusOK, has: []string{"team-a/web-a"}, hasnt: []string{"team-b/web-b"}},
+			"/workloads?labels=tier%3D%3Dx%3D": {code: http.StatusBadRequest, has: []string{"label selector"}},
 		}},
 	} {
 		for _, path := range endpoints {
@@ -148,11 +188,13 @@ func seedFleet(t *testing.T, hub client.Client) {
 	for _, c := range []struct {
 		name, status, reason string
 		taints               []corev1.Taint
+		mode                 api.ClusterSyncMode
 	}{
-		{"east", "True", api.ReasonClusterReady, nil},
-		{"west", "False", api.ReasonClusterNotReachable, []corev1.Taint{{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}}},
+		{"east", "True", api.ReasonClusterReady, nil, api.Push},
+		{"west", "False", api.ReasonClusterNotReachable, []corev1.Taint{{Key: api.TaintClusterUnreachable, Effect: corev1.TaintEffectNoSchedule}}, api.Push},
+		{"north", "True", api.ReasonClusterReady, nil, api.Pull},
 	} {
-		cl := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: c.name}, Spec: api.ClusterSpec{APIEndpoint: "https://127.0.0.1:1", SyncMode: api.Push, Taints: c.taints}}
+		cl := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: c.name}, Spec: api.ClusterSpec{APIEndpoint: "https://127.0.0.1:1", SyncMode: c.mode, Taints: c.taints}}
 		testkit.MustCreate(t, hub, cl)
 		cl.Status = api.ClusterStatus{
 			KubernetesVersion: "v1.35.4",
@@ -173,7 +215,7 @@ func seedFleet(t *testing.T, hub client.Client) {
 			metav1.Condition{Type: api.ConditionScheduled, Status: metav1.ConditionFalse, Reason: "NoClusterFit", Message: "0/2 clusters are available", LastTransitionTime: now}},
 	} {
 		rb := &workv1.ResourceBinding{
-			ObjectMeta: metav1.ObjectMeta{Namespace: b.ns, Name: b.name, Annotations: map[string]string{
+			ObjectMeta: metav1.ObjectMeta{Namespace: b.ns, Name: b.name, Labels: map[string]string{"tier": map[string]string{"team-a": "front", "team-b": "back"}[b.ns]}, Annotations: map[string]string{
 				"propagationpolicy.karmada.io/name": "web", "propagationpolicy.karmada.io/namespace": b.ns}},
 			Spec: api.ResourceBindingSpec{Resource: api.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: b.ns, Name: b.name}, Clusters: b.clusters},
 		}
@@ -211,9 +253,14 @@ func grantRoles(t *testing.T, kube kubernetes.Interface) map[string]string {
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{"cluster.flotilla.io"}, Resources: []string{"clusters"}, Verbs: read},
 			{APIGroups: []string{"work.flotilla.io"}, Resources: []string{"resourcebindings"}, Verbs: read},
+			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: read},
+			{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: read},
 		}}, metav1.CreateOptions{}))
 	must(kube.RbacV1().Roles("team-a").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "bindings-reader"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.flotilla.io"}, Resources: []string{"resourcebindings"}, Verbs: read}}}, metav1.CreateOptions{}))
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"work.flotilla.io"}, Resources: []string{"resourcebindings"}, Verbs: read},
+			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: read},
+		}}, metav1.CreateOptions{}))
 	tokens := map[string]string{}
 	for _, name := range []string{"stranger", "tenant", "viewer"} {
 		tokens[name] = serviceAccountToken(t, kube, name)
@@ -245,4 +292,67 @@ func serviceAccountToken(t *testing.T, kube kubernetes.Interface, name string) s
 		t.Fatalf("token for %s: %v", name, err)
 	}
 	return tr.Status.Token
+}
+
+// seedEvents records, as the control plane's reconcilers do
+// (events.k8s.io/v1, their reporting controller), a cluster failover of
+// team-a's binding, a halted rollout of team-b's, a cluster not ready (about
+// the cluster-scoped Cluster, stored in default), and one stored in team-a
+// about team-b's binding; and two the page must never show: another
+// component's event with a watched reason, and a flotilla reason the page
+// does not watch.
+func seedEvents(t *testing.T, kube kubernetes.Interface) {
+	t.Helper()
+	binding := func(ns, name string) corev1.ObjectReference {
+		return corev1.ObjectReference{APIVersion: "work.flotilla.io/v1alpha1", Kind: "ResourceBinding", Namespace: ns, Name: name}
+	}
+	for i, e := range []struct {
+		ns, controller, reason, note string
+		regarding                    corev1.ObjectReference
+	}{
+		{"team-a", "flotilla-scheduler", "ClusterFailover", "left cluster east, which has the untolerated taint cluster.karmada.io/unreachable:NoExecute", binding("team-a", "web-a")},
+		{"team-b", "flotilla-binding", "RolloutHalted", "revision 2: stage canary: cluster west is Unhealthy", binding("team-b", "web-b")},
+		{"default", "flotilla-cluster-status", "ClusterNotReady", "ClusterNotReachable: cluster west: connection refused",
+			corev1.ObjectReference{APIVersion: "cluster.flotilla.io/v1alpha1", Kind: "Cluster", Name: "west"}},
+		{"team-a", "flotilla-binding", "RolloutHalted", "forged: about team-b", binding("team-b", "web-b")},
+		{"team-a", "kubelet", "SyncFailed", "kubelet-said", binding("team-a", "web-a")},
+		{"team-a", "flotilla-scheduler", "ScheduleBindingSucceed", "placed", binding("team-a", "web-a")},
+	} {
+		_, err := kube.EventsV1().Events(e.ns).Create(t.Context(), &eventsv1.Event{
+			ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: fmt.Sprintf("e%d", i)},
+			EventTime:  metav1.NowMicro(), ReportingController: e.controller, ReportingInstance: e.controller + "-test",
+			Action: "Test", Reason: e.reason, Note: e.note, Type: corev1.EventTypeWarning, Regarding: e.regarding,
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+}
+
+// seedRendered creates team-a's Deployment web-a (the template of the
+// binding web-a) and its Work for east, whose manifest an override gave
+// another image.
+func seedRendered(t *testing.T, hub client.Client) {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	testkit.MustYAML(t, d, `
+metadata: {namespace: team-a, name: web-a}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "nginx:template"}]}
+`)
+	testkit.MustCreate(t, hub, d)
+	var rb workv1.ResourceBinding
+	if err := hub.Get(t.Context(), client.ObjectKey{Namespace: "team-a", Name: "web-a"}, &rb); err != nil {
+		t.Fatal(err)
+	}
+	manifest := fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"namespace":"team-a","name":"web-a","labels":{"flotilla.io/fleet":"test"}},
+		"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"%s"}]}}}}`, "nginx:east-only")
+	w := &workv1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: ExecutionNamespacePrefix + "east", Name: "web-a-1",
+		Labels: map[string]string{LabelBindingPermanentID: string(rb.UID)}}}
+	w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(manifest)}}}
+	testkit.MustCreate(t, hub, w)
 }

@@ -134,6 +134,9 @@ type kind struct{ group, name string }
 var (
 	clustersResource = kind{clusterv1.GroupVersion.Group, "clusters"}
 	bindingsResource = kind{workv1.GroupVersion.Group, "resourcebindings"}
+	// eventsResource is the core group's Events, which `kubectl get events`
+	// lists: the events page shows no more than that would.
+	eventsResource = kind{"", "events"}
 )
 
 // canList reports whether u may list res in namespace ns (all namespaces,

@@ -1,8 +1,13 @@
 // Package dashboard serves flotilla's read-only fleet dashboard: the
 // clusters, the workloads (ResourceBindings) with their placement, health
-// and conditions, one workload's page and the staged rollouts, rendered on the server with
-// html/template from the control plane's informer cache, with a little
-// embedded script that refreshes the page's main section.
+// and conditions, one workload's page with each cluster's rendered diff
+// against its template, the staged rollouts and flotilla's incident
+// events, rendered on the server with html/template from the control
+// plane's informer cache, with a little embedded script that refreshes the
+// page's main section. Its own watches (Watches) keep only what the cache
+// has not: flotilla's incident events, field-selected by reporting
+// controller and reason and bounded per reason, and the Pull clusters'
+// Leases of one namespace; a template is read directly, one GET per view.
 //
 // Every request carries a bearer token that the host apiserver
 // authenticates (TokenReview) and authorizes (SubjectAccessReview), with

@@ -22,9 +22,13 @@ type clusterRow struct {
 	State, Reason, Message string
 	Since                  string
 	SinceTitle             string
-	Taints                 []string
-	Nodes                  string
-	Capacity               []capacity
+	// Heartbeat is how long ago a Pull cluster's agent last renewed its
+	// Lease (HeartbeatTime when); empty for a Push cluster, which the
+	// control plane probes and records only when Ready changes.
+	Heartbeat, HeartbeatTime string
+	Taints                   []string
+	Nodes                    string
+	Capacity                 []capacity
 	// Color is the cluster's colour class on placement bars.
 	Color string
 }
@@ -68,8 +72,9 @@ func colors(clusters []clusterv1.Cluster) map[string]string {
 }
 
 // buildFleet is the fleet page of clusters, filtered by a name substring
-// and cut to one page, at now.
-func buildFleet(clusters []clusterv1.Cluster, query string, page int, now time.Time) fleetView {
+// and cut to one page, at now; renewed says when a Pull cluster's agent
+// last renewed its Lease (nil: unknown).
+func buildFleet(clusters []clusterv1.Cluster, query string, page int, now time.Time, renewed func(cluster string) *time.Time) fleetView {
 	palette := colors(clusters)
 	v := fleetView{Query: query}
 	rows := make([]clusterRow, 0, len(clusters))
@@ -77,6 +82,13 @@ func buildFleet(clusters []clusterv1.Cluster, query string, page int, now time.T
 		c := &clusters[i]
 		row := clusterRowOf(c, now)
 		row.Color = palette[c.Name]
+		if c.Spec.SyncMode == api.Pull && renewed != nil {
+			if t := renewed(c.Name); t != nil {
+				row.Heartbeat, row.HeartbeatTime = ago(now.Sub(*t))+" ago", t.UTC().Format(time.RFC3339)
+			} else {
+				row.Heartbeat = "no Lease renewal"
+			}
+		}
 		v.Total++
 		if row.State == "Ready" {
 			v.Ready++

@@ -38,7 +38,16 @@ func Add(mgr manager.Manager, o Options) error {
 	if !o.Enabled() {
 		return nil
 	}
-	s, err := New(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetCache(), o.Refresh)
+	watches, err := NewWatches(mgr.GetConfig(), mgr.GetHTTPClient(), 0)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(watches); err != nil {
+		return fmt.Errorf("dashboard: add watches: %w", err)
+	}
+	s, err := New(mgr.GetConfig(), mgr.GetHTTPClient(), Sources{
+		Cache: mgr.GetCache(), API: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Watches: watches,
+	}, o.Refresh)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,18 +37,38 @@ const DefaultRefresh = 5 * time.Second
 // normally the control plane's informer cache, for the users the host
 // authenticates and authorizes.
 type Server struct {
-	reader  client.Reader
+	reader client.Reader
+	// api reads the host directly (a template, for the rendered diff):
+	// the cache holds no kind the dashboard did not ask for.
+	api     client.Reader
+	mapper  apimeta.RESTMapper
+	watches *Watches
 	access  *access
 	pages   map[string]*template.Template
 	refresh time.Duration
 	now     func() time.Time
 }
 
+// Sources are what the dashboard reads.
+type Sources struct {
+	// Cache is a reader of the host, normally the control plane's
+	// informer cache, for Clusters, ResourceBindings and Works.
+	Cache client.Reader
+	// API reads templates from the host directly, and Mapper names their
+	// resources for the access checks; without them a workload's page
+	// shows no rendered diff.
+	API    client.Reader
+	Mapper apimeta.RESTMapper
+	// Watches are flotilla's incident events and the Pull clusters'
+	// Leases; without them the events page is empty.
+	Watches *Watches
+}
+
 // New returns the dashboard of the host that cfg and httpClient reach
 // (for TokenReviews and SubjectAccessReviews; a nil httpClient is made
-// from cfg), reading the fleet from
-// reader and refreshing open pages every refresh (DefaultRefresh when 0).
-func New(cfg *rest.Config, httpClient *http.Client, reader client.Reader, refresh time.Duration) (*Server, error) {
+// from cfg), reading the fleet from src and refreshing open pages every
+// refresh (DefaultRefresh when 0).
+func New(cfg *rest.Config, httpClient *http.Client, src Sources, refresh time.Duration) (*Server, error) {
 	a, err := newAccess(cfg, httpClient)
 	if err != nil {
 		return nil, err
@@ -58,13 +80,14 @@ func New(cfg *rest.Config, httpClient *http.Client, reader client.Reader, refres
 	if refresh <= 0 {
 		refresh = DefaultRefresh
 	}
-	return &Server{reader: reader, access: a, pages: pages, refresh: refresh, now: time.Now}, nil
+	return &Server{reader: src.Cache, api: src.API, mapper: src.Mapper, watches: src.Watches,
+		access: a, pages: pages, refresh: refresh, now: time.Now}, nil
 }
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"pct": func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }}
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"fleet", "workloads", "workload", "rollouts", "refused"} {
+	for _, name := range []string{"fleet", "workloads", "workload", "rollouts", "events", "refused"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: parse page %s: %w", name, err)
@@ -84,6 +107,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /workloads", s.workloads)
 	mux.HandleFunc("GET /workloads/{namespace}/{name}", s.workload)
 	mux.HandleFunc("GET /rollouts", s.rollouts)
+	mux.HandleFunc("GET /events", s.eventsPage)
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return secureHeaders(s.access.gate(mux))
@@ -162,8 +186,17 @@ func (s *Server) fleet(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	v := buildFleet(clusters, strings.TrimSpace(r.URL.Query().Get("q")), pageNumber(r), s.now())
+	v := buildFleet(clusters, strings.TrimSpace(r.URL.Query().Get("q")), pageNumber(r), s.now(), s.renewed)
 	s.render(w, r, http.StatusOK, "fleet", page{Title: "Fleet", Nav: "fleet", View: v})
+}
+
+// renewed is when the agent of a Pull cluster last renewed its Lease.
+func (s *Server) renewed(cluster string) *time.Time {
+	l := s.watches.Lease(cluster)
+	if l == nil || l.Spec.RenewTime == nil {
+		return nil
+	}
+	return &l.Spec.RenewTime.Time
 }
 
 // visibleNamespaces answers, per namespace, whether u may list bindings
@@ -192,9 +225,20 @@ func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	status, typed := http.StatusOK, strings.TrimSpace(q.Get("labels"))
+	selector, err := labels.Parse(typed)
+	if err != nil {
+		// Nothing matches a selector that does not parse: the page says why
+		// rather than showing everything as if it had been applied.
+		status, selector = http.StatusBadRequest, labels.Nothing()
+	}
 	v := buildWorkloads(list.Items, s.visibleNamespaces(r, userOf(r.Context())), s.palette(r),
-		strings.TrimSpace(q.Get("namespace")), strings.TrimSpace(q.Get("q")), pageNumber(r))
-	s.render(w, r, http.StatusOK, "workloads", page{Title: "Workloads", Nav: "workloads", View: v})
+		strings.TrimSpace(q.Get("namespace")), strings.TrimSpace(q.Get("q")), selector, pageNumber(r))
+	v.Labels = typed
+	if err != nil {
+		v.LabelsError = fmt.Sprintf("label selector %q: %v", typed, err)
+	}
+	s.render(w, r, status, "workloads", page{Title: "Workloads", Nav: "workloads", View: v})
 }
 
 func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
@@ -214,7 +258,9 @@ func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("get resourcebinding %s/%s: %v", ns, name, err), http.StatusServiceUnavailable)
 		return
 	}
-	v := buildWorkload(&rb, s.palette(r), s.now())
+	palette := s.palette(r)
+	v := buildWorkload(&rb, palette, s.now())
+	v.Diffs, v.DiffNote = s.renderedDiffs(r.Context(), userOf(r.Context()), &rb, palette)
 	s.render(w, r, http.StatusOK, "workload", page{Title: rb.Spec.Resource.Name, Nav: "workloads", View: v})
 }
 

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"sort"
 	"testing"
 	"time"
 
@@ -91,18 +92,28 @@ func TestFleetOrderFilterAndPages(t *testing.T) {
 				Reason: "R", LastTransitionTime: metav1.NewTime(now.Add(-90 * time.Second))}}},
 		})
 	}
-	v := buildFleet(clusters, "", 1, now)
+	v := buildFleet(clusters, "", 1, now, nil)
 	if v.Total != 120 || v.Ready != 118 || v.Page.Pages != 3 || len(v.Clusters) != pageSize {
 		t.Fatalf("total %d ready %d pages %d rows %d", v.Total, v.Ready, v.Page.Pages, len(v.Clusters))
 	}
 	if v.Clusters[0].State != "NotReady" || v.Clusters[1].State != "NotReady" || v.Clusters[2].State != "Ready" || v.Clusters[0].Since != "1m" {
 		t.Errorf("not-ready clusters are not first: %+v", v.Clusters[:3])
 	}
-	last := buildFleet(clusters, "", 99, now)
+	last := buildFleet(clusters, "", 99, now, nil)
 	if last.Page.Number != 3 || len(last.Clusters) != 20 || last.Page.Next() != 0 || last.Page.Prev() != 2 {
 		t.Errorf("a page past the end: number %d, rows %d", last.Page.Number, len(last.Clusters))
 	}
-	if f := buildFleet(clusters, "mb", 1, now); f.Page.Total != 26 || f.Total != 120 {
+	if f := buildFleet(clusters, "mb", 1, now, nil); f.Page.Total != 26 || f.Total != 120 {
 		t.Errorf("filter mb: %d shown of %d, want 26 of 120", f.Page.Total, f.Total)
 	}
 }
+
+func fleetOf(names ...string) []clusterv1.Cluster {
+	var out []clusterv1.Cluster
+	for _, n := range names {
+		out = append(out, clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	return out
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
@@ -57,7 +58,10 @@ type workloadsView struct {
 	Namespaces []string
 	Namespace  string
 	Query      string
-	Page       pager
+	// Labels is the label selector as typed, LabelsError why it does not
+	// parse (then nothing matches).
+	Labels, LabelsError string
+	Page                pager
 	// Hidden says some namespaces were left out because the user may not
 	// list bindings there.
 	Hidden bool
@@ -168,9 +172,10 @@ func workloadRowOf(rb *workv1.ResourceBinding, palette map[string]string) worklo
 
 // buildWorkloads is the workloads page over the bindings the user may see
 // (visible says, per namespace, whether they may list bindings there),
-// filtered by namespace and a substring of the template's or binding's
-// name, cut to one page.
-func buildWorkloads(bindings []workv1.ResourceBinding, visible func(ns string) bool, palette map[string]string, ns, query string, page int) workloadsView {
+// filtered by namespace, a substring of the template's or binding's name
+// and a label selector over the binding's labels (nil: all), cut to one
+// page.
+func buildWorkloads(bindings []workv1.ResourceBinding, visible func(ns string) bool, palette map[string]string, ns, query string, selector labels.Selector, page int) workloadsView {
 	v := workloadsView{Namespace: ns, Query: query}
 	seen := map[string]bool{}
 	var matched []*workv1.ResourceBinding
@@ -190,6 +195,9 @@ func buildWorkloads(bindings []workv1.ResourceBinding, visible func(ns string) b
 			continue
 		}
 		if query != "" && !strings.Contains(rb.Name, query) && !strings.Contains(rb.Spec.Resource.Name, query) {
+			continue
+		}
+		if selector != nil && !selector.Matches(labels.Set(rb.Labels)) {
 			continue
 		}
 		matched = append(matched, rb)
@@ -236,6 +244,10 @@ type workloadView struct {
 	// halted.
 	RolloutReason, RolloutMessage string
 	Scheduled                     string
+	// Diffs are each cluster's rendered manifest against the template;
+	// DiffNote says why there are none.
+	Diffs    []clusterDiff
+	DiffNote string
 }
 
 func buildWorkload(rb *workv1.ResourceBinding, palette map[string]string, now time.Time) workloadView {

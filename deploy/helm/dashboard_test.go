@@ -57,8 +57,15 @@ func TestChartDashboard(t *testing.T) {
 			t.Errorf("ClusterRole %s%s missing or without GET %s", releaseName, name, dashboard.EntryPath)
 		}
 	}
+	for _, want := range []struct{ group, resource, verb string }{{"", "events", "watch"}, {"coordination.k8s.io", "leases", "watch"}} {
+		if !slices.ContainsFunc(cr.Rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.APIGroups, want.group) && slices.Contains(r.Resources, want.resource) && slices.Contains(r.Verbs, want.verb)
+		}) {
+			t.Errorf("the control plane may not %s %s.%s, which the dashboard's watches need", want.verb, want.resource, want.group)
+		}
+	}
 	viewer := roles[releaseName+"-dashboard-viewer"]
-	for _, want := range []struct{ group, resource string }{{clusterv1.GroupVersion.Group, "clusters"}, {workv1.GroupVersion.Group, "resourcebindings"}} {
+	for _, want := range []struct{ group, resource string }{{clusterv1.GroupVersion.Group, "clusters"}, {workv1.GroupVersion.Group, "resourcebindings"}, {"", "events"}} {
 		if !slices.ContainsFunc(viewer.Rules, func(r rbacv1.PolicyRule) bool {
 			return slices.Contains(r.APIGroups, want.group) && slices.Contains(r.Resources, want.resource) && slices.Contains(r.Verbs, "list")
 		}) {
