@@ -46,7 +46,8 @@ func Agent(args []string, stderr io.Writer) int {
 	fs.DurationVar(&c.options.Options.StatusResync, "status-resync", 0, "how often a Work's member status is read again although the agent's watch of the member tells of every change to its objects (a backstop for a lost event); 0 means --resync")
 	fs.DurationVar(&c.options.Options.WorkTimeout, "work-timeout", 0, "how long applying, reading back or removing one Work may take; 0 means the default (2m)")
 	fs.DurationVar(&c.options.Options.WorkRequestTimeout, "work-request-timeout", 0, "how long any one request of a Work to the member may take before the Work is reported failed; at most --work-timeout; 0 means the default (10s)")
-	fs.IntVar(&c.options.Options.WorkWorkers, "work-workers", 0, "how many Works are handled at once; 0 means the default (8)")
+	fs.IntVar(&c.options.Options.WorkWorkers, "work-workers", 0, "how many Works are applied at once; 0 means the default (8)")
+	fs.IntVar(&c.options.Options.WorkStatusWorkers, "work-status-workers", 0, "how many Works' status are read back at once; 0 means the default (32)")
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
 	fs.Usage = func() {

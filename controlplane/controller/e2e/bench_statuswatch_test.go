@@ -39,6 +39,7 @@ const (
 	envStatusTemplates = "FLOTILLA_BENCH_STATUSWATCH_TEMPLATES" // Deployments, each Duplicated to every member; default 100
 	envStatusTimeout   = "FLOTILLA_BENCH_STATUSWATCH_TIMEOUT"   // bound of each wait; default 20m
 	envStatusArgs      = "FLOTILLA_BENCH_STATUSWATCH_ARGS"      // extra flags of the control plane, space-separated
+	envStatusProfile   = "FLOTILLA_BENCH_STATUSWATCH_PROFILE"   // file for a CPU profile of the control plane's first 20 s of the burst
 )
 
 // statusNamespace holds the benchmark's templates, on the host and in
@@ -54,7 +55,8 @@ const statusNamespace = "statuswatch"
 // subcommand in a process of its own with its default flags (plus
 // FLOTILLA_BENCH_STATUSWATCH_ARGS).
 //
-// Once every member runs every Deployment and the host is quiet, the
+// Once every member runs every Deployment and the host is quiet (no write
+// for 5 s), the
 // harness sets every member copy's status to one ready replica through the
 // status subresource, as a member's deployment controller would. A
 // template's latency is from the harness's last member write for it until
@@ -105,6 +107,12 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	if v := os.Getenv(envStatusArgs); v != "" {
 		args = append(args, strings.Fields(v)...)
 	}
+	profile := os.Getenv(envStatusProfile)
+	pprofAddr := ""
+	if profile != "" {
+		pprofAddr = benchFreeAddr(b)
+		args = append(args, "--pprof-bind-address="+pprofAddr)
+	}
 	b.ResetTimer()
 	proc := startBenchControlplane(b, binary, host.KubeconfigPath, hostFleet.Dir, args...)
 	if err := benchPoll(ctx, "every member runs every Deployment", time.Second, timeout, func() (bool, string, error) {
@@ -123,13 +131,36 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	// The first observations and their status writes settle.
-	time.Sleep(10 * time.Second)
-
-	before, err := readHostWrites(ctx, cfg)
+	// The first observations and their status writes settle: the burst
+	// must not queue behind them. Quiet is no host write (but Leases and
+	// Events) for 5 s running; on a loaded machine the first pass over
+	// every Work can take tens of seconds after the last apply.
+	var before hostWrites
+	quietSince := time.Now()
+	if err := benchPoll(ctx, "the host is quiet for 5 s", time.Second, timeout, func() (bool, string, error) {
+		if err := proc.alive(); err != nil {
+			return false, "", err
+		}
+		now, err := readHostWrites(ctx, cfg)
+		if err != nil {
+			return false, "", err
+		}
+		if n, _, _ := now.since(before).split(); before == nil || n > 0 {
+			quietSince = time.Now()
+		}
+		before = now
+		return time.Since(quietSince) >= 5*time.Second, "writes since the last look", nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	readsBefore, err := readMemberReads(ctx, members)
 	if err != nil {
 		b.Fatal(err)
 	}
+	if profile != "" {
+		go benchCPUProfile(ctx, b, pprofAddr, profile, 20*time.Second)
+	}
+	burst := time.Now()
 	changed := make([]time.Time, nTemplates)
 	pairs := map[string]time.Time{}
 	var mu sync.Mutex
@@ -168,6 +199,10 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	readsAfter, err := readMemberReads(ctx, members)
+	if err != nil {
+		b.Fatal(err)
+	}
 	time.Sleep(35 * time.Second)
 	idle, err := readHostWrites(ctx, cfg)
 	if err != nil {
@@ -200,8 +235,22 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	b.Logf("%d members × %d templates: member change -> host template status p50 %v, p99 %v, max %v; host writes during the change: %s; in the 35 s after: %s",
 		nMembers, nTemplates, quantile(0.5).Round(time.Millisecond), quantile(0.99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond),
 		delta, idle.since(after))
+	// The harness read each Deployment once before writing its status.
+	gets := readsAfter.gets - readsBefore.gets - changes
+	b.Logf("control plane's member reads during the change: %.0f GETs of Deployments (%.2f per change), %.0f other GETs and LISTs",
+		gets, gets/changes, readsAfter.other-readsBefore.other)
 	b.Logf("member change -> its Work's status (%d of %d pairs seen): p50 %v, p99 %v", len(workLat), len(pairs),
 		workQuantile(0.5).Round(time.Millisecond), workQuantile(0.99).Round(time.Millisecond))
+	var lastWrite time.Time
+	for _, at := range pairs {
+		if at.After(lastWrite) {
+			lastWrite = at
+		}
+	}
+	// How long the harness took to make the burst: changes late in it wait
+	// less for those early in it.
+	b.ReportMetric(lastWrite.Sub(burst).Seconds(), "burst-s")
+	b.ReportMetric(workLat[0].Seconds(), "work-min-s")
 	b.ReportMetric(workQuantile(0.5).Seconds(), "work-p50-s")
 	b.ReportMetric(workQuantile(0.99).Seconds(), "work-p99-s")
 	b.ReportMetric(quantile(0.5).Seconds(), "status-p50-s")
@@ -210,7 +259,34 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	b.ReportMetric(delta["works/status:PATCH"]/changes, "work-writes-per-change")
 	b.ReportMetric(writes/changes, "host-writes-per-change")
 	b.ReportMetric(idleWrites, "idle-writes")
+	b.ReportMetric(gets/changes, "member-gets-per-change")
 	b.ReportMetric(0, "ns/op")
+}
+
+// memberReads counts the GETs the members' apiservers served: of single
+// Deployments (the read-back of a Work), and of anything else (lists,
+// discovery), over every member.
+type memberReads struct{ gets, other float64 }
+
+// readMemberReads scrapes every member's apiserver_request_total.
+func readMemberReads(ctx context.Context, members []*testenv.Cluster) (memberReads, error) {
+	var r memberReads
+	for _, m := range members {
+		families, err := scrapeMetrics(ctx, m.RESTConfig(), m.RESTConfig().Host+"/metrics")
+		if err != nil {
+			return r, fmt.Errorf("read metrics of member %s: %w", m.Name, err)
+		}
+		for _, s := range families["apiserver_request_total"].GetMetric() {
+			l := labels(s)
+			switch {
+			case l["verb"] == "GET" && l["resource"] == "deployments" && l["subresource"] == "":
+				r.gets += s.GetCounter().GetValue()
+			case l["verb"] == "GET" || l["verb"] == "LIST":
+				r.other += s.GetCounter().GetValue()
+			}
+		}
+	}
+	return r, nil
 }
 
 // statusName is the name of template i.

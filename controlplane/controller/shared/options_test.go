@@ -89,6 +89,21 @@ func TestOptionsWorkers(t *testing.T) {
 	if err := (Options{WorkWorkers: 1}).Validate(); err != nil {
 		t.Errorf("Validate with one worker = %v", err)
 	}
+	// The work status controller's per-member share is the execution's.
+	for _, c := range []struct {
+		o    Options
+		want int
+	}{
+		{Options{}, DefaultWorkStatusWorkers / 2},
+		{Options{WorkStatusWorkers: 10}, 5},
+		{Options{WorkWorkers: 8, MemberWorkers: 2, WorkStatusWorkers: 40}, 10},
+		{Options{WorkWorkers: 1, WorkStatusWorkers: 4}, 2},
+		{Options{WorkStatusWorkers: 1}, 1},
+	} {
+		if got := c.o.StatusMemberWorkers(); got != c.want {
+			t.Errorf("%+v: StatusMemberWorkers = %d, want %d", c.o, got, c.want)
+		}
+	}
 }
 
 func TestOptionsWorkRequestTimeout(t *testing.T) {

@@ -62,7 +62,7 @@ func (s *workStatus) setup(mgr ctrl.Manager) error {
 			},
 		})).
 		WithOptions(controller.Options{
-			MaxConcurrentReconciles: s.opts.WorkWorkers,
+			MaxConcurrentReconciles: s.opts.WorkStatusWorkers,
 			ReconciliationTimeout:   s.opts.WorkTimeout + shared.HostWriteMargin,
 		})
 	if err := s.setupWatches(mgr, b, s.executor); err != nil {
