@@ -93,8 +93,10 @@ func parseSearch(r *http.Request) (searchRequest, error) {
 
 // matches applies the request's selectors to o.
 func (sr *searchRequest) matches(o *cachedObject) bool {
-	return sr.labels.Matches(labels.Set(o.labels)) &&
-		sr.fields.Matches(fields.Set{fieldName: o.name, fieldNamespace: o.namespace})
+	if !sr.labels.Empty() && !sr.labels.Matches(labels.Set(o.labels)) {
+		return false
+	}
+	return sr.fields.Empty() || sr.fields.Matches(fields.Set{fieldName: o.name, fieldNamespace: o.namespace})
 }
 
 // access decides, per namespace, whether the requester may read objects of
