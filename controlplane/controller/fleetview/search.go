@@ -151,11 +151,14 @@ func (r *searchReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (
 	if len(problems) > 0 {
 		return reconcile.Result{}, problems[0]
 	}
+	// A member that was down or lacked the kind is tried again; what went
+	// wrong is on the registries' Synced condition.
+	retry := false
 	for _, m := range seen {
-		if m.err != nil {
-			// A member that was down or lacked the kind is tried again.
-			return reconcile.Result{RequeueAfter: searchRetry}, nil
-		}
+		retry = retry || m.err != nil
+	}
+	if retry {
+		return reconcile.Result{RequeueAfter: searchRetry}, nil
 	}
 	return reconcile.Result{}, nil
 }
