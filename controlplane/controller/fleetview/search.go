@@ -35,6 +35,12 @@ var searchKey = reconcile.Request{NamespacedName: client.ObjectKey{Name: "resour
 // member down, a kind it does not serve yet) is tried again.
 const searchRetry = 30 * time.Second
 
+// searchResync is how often a selection that is all cached is computed
+// again anyway: a member's rotated credentials (its Secret, which no
+// watch here follows) give its client a new fingerprint, and the
+// member's informers restart over it.
+const searchResync = 5 * time.Minute
+
 // setupSearch registers the reconciler that keeps the search cache to the
 // ResourceRegistries' selection.
 func setupSearch(mgr ctrl.Manager, ms *shared.Members, cache *fleetview.Cache) error {
@@ -160,7 +166,7 @@ func (r *searchReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (
 	if retry {
 		return reconcile.Result{RequeueAfter: searchRetry}, nil
 	}
-	return reconcile.Result{}, nil
+	return reconcile.Result{RequeueAfter: searchResync}, nil
 }
 
 // report sets the registry's Synced condition: True when everything it
