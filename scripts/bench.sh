@@ -21,6 +21,9 @@
 #   dashboard    BenchmarkPages (the dashboard's fleet and workloads pages
 #                server time, and time to interactive in headless Chromium,
 #                at 200 clusters x 2,000 workloads, issue 38)
+#   search       BenchmarkSearchCacheMemory (bytes kept per typical Deployment)
+#                and BenchmarkSearchList (get deployments -A over 100 x 1,000
+#                cached Deployments, issue 37)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
 #   terraform    scripts/bench-terraform.sh (apiserver-only members)
 #   kubernetes   scripts/bench-kubernetes.sh: the same fleet and apps with
@@ -282,6 +285,35 @@ if go test -run '^$' -bench '^BenchmarkPages$' -benchtime=200x -count=1 -timeout
 else
   echo "bench: dashboard benchmark failed:" >&2; tail -20 "$dash_bench" >&2
   row "dashboard pages" "200 clusters, 2,000 workloads" "failed" "failed" "p50 ≤ 100 ms (fleet page)"
+  status=1
+fi
+
+# --- search cache (issue 37) ---------------------------------------------------
+# BenchmarkSearchCacheMemory: what the search cache keeps per typical Deployment (its JSON with managed fields
+# dropped), beside the decoded object. BenchmarkSearchList: `get deployments -A` through the cache's handler over
+# 100 clusters x 1,000 Deployments (objects put straight into the informer stores), as a user who may list
+# everywhere and as a tenant of one namespace in ten; server time to the last byte.
+echo "== bench: search cache (memory per object; list of 100 clusters x 1,000 Deployments, 20 requests)" >&2
+search_bench="$work/search.txt"
+if go test -run '^$' -bench '^BenchmarkSearchCacheMemory$' -benchtime=1x -count=1 -timeout 15m ./controlplane/fleetview/ >"$search_bench" 2>&1 &&
+  go test -run '^$' -bench '^BenchmarkSearchList$' -benchtime=20x -count=1 -timeout 20m ./controlplane/fleetview/ >>"$search_bench" 2>&1; then
+  read -r kept decoded < <(awk '$1 ~ /^BenchmarkSearchCacheMemory/ { for (i = 3; i <= NF; i++) { if ($i == "bytes/object") k = $(i-1); if ($i == "unstructured-bytes/object") d = $(i-1) } }
+    END { if (k == "") print "? ?"; else printf "%d %d\n", k, d }' "$search_bench")
+  row "search cache memory per Deployment" "typical Deployment, managed fields dropped" "$kept B" "—" "decoded: $decoded B"
+  for who in admin tenant; do
+    read -r p50 p99 < <(awk -v want="BenchmarkSearchList/user=$who" '
+      { name = $1; sub(/-[0-9]+$/, "", name) }
+      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-ms") p50 = $i; if ($(i+1) == "p99-ms") p99 = $i } }
+      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$search_bench")
+    goal="—"
+    if [ "$who" = admin ] && [ "$p50" != "?" ]; then
+      goal="p50 ≤ 200 ms: $(verdict "$p50" 200)"
+    fi
+    row "search cache, get deployments -A ($who)" "100 clusters x 1,000 Deployments" "$p50 ms" "$p99 ms" "$goal"
+  done
+else
+  echo "bench: search cache benchmark failed:" >&2; tail -20 "$search_bench" >&2
+  row "search cache" "100 clusters x 1,000 Deployments" "failed" "failed" "p50 ≤ 200 ms"
   status=1
 fi
 

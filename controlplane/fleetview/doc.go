@@ -10,7 +10,12 @@
 // impersonator identity, never with the control plane's own member
 // credentials.
 //
-// It owns the HTTP side only: where a Cluster is and with which
+// The same server serves the search cache (Cache, below SearchPrefix): the
+// objects of the kinds the ResourceRegistries select, listed and watched
+// across members, each shown only where the host lets the requester list
+// (or watch) that resource in its namespace.
+//
+// It owns the HTTP side and the cache only: where a Cluster is and with which
 // impersonator token it is reached comes from a Targets function, so the
 // package imports no controller-runtime and reads no Secret itself.
 package fleetview

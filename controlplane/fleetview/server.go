@@ -16,6 +16,7 @@ import (
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
 	"k8s.io/apiserver/pkg/authentication/request/headerrequest"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	genericfilters "k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
@@ -68,12 +69,15 @@ type Options struct {
 	// Listener, when set, is used instead of listening on BindAddress
 	// (tests pick a free port this way).
 	Listener net.Listener
+	// Search, when set, is the search cache served below SearchPrefix.
+	Search *Cache
 }
 
 // Server is the cluster proxy's HTTPS server, a manager.Runnable.
 type Server struct {
 	opts     Options
 	host     kubernetes.Interface
+	authz    authorizer.Authorizer
 	handler  http.Handler
 	runFirst []func(context.Context) error
 	runners  []func(context.Context)
@@ -135,6 +139,7 @@ func New(host kubernetes.Interface, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster proxy: delegated authorization: %w", err)
 	}
+	s.authz = authz
 	s.runFirst = []func(context.Context) error{caController.RunOnce, headers.RunOnce}
 	s.runners = []func(context.Context){
 		func(ctx context.Context) { caController.Run(ctx, 1) },
@@ -154,6 +159,16 @@ func New(host kubernetes.Interface, opts Options) (*Server, error) {
 	mux.HandleFunc("/apis/"+Group+"/"+Version, serveDiscovery)
 	mux.HandleFunc("/healthz", serveOK)
 	mux.HandleFunc("/readyz", serveOK)
+	// The search cache gets the same checks as the host makes before its
+	// aggregator forwards (get on search/api or search/apis: may this
+	// user use the cache at all), so a request that reaches the server
+	// some other way is held to them too; serveSearch then shows only the
+	// namespaces the user may list.
+	var search http.Handler = http.HandlerFunc(s.serveSearch)
+	search = genericfilters.WithAuthorization(search, authz, codecs)
+	search = genericfilters.WithAuthentication(search, authn, genericfilters.Unauthorized(codecs), nil, requestHeader)
+	search = genericfilters.WithRequestInfo(search, resolver)
+	mux.Handle(SearchPrefix+"/", search)
 	mux.Handle("/", h)
 	s.handler = mux
 	return s, nil

@@ -65,6 +65,7 @@ func TestChartClusterProxy(t *testing.T) {
 	for _, g := range []struct{ group, resource, verb string }{
 		{"authentication.k8s.io", "tokenreviews", "create"}, {"authorization.k8s.io", "subjectaccessreviews", "create"},
 		{"rbac.authorization.k8s.io", "clusterroles", "watch"}, {"rbac.authorization.k8s.io", "clusterrolebindings", "watch"},
+		{"search.flotilla.io", "resourceregistries", "watch"}, {"search.flotilla.io", "resourceregistries/status", "patch"},
 	} {
 		if !grants(g.group, g.resource, g.verb) {
 			t.Errorf("the ClusterRole does not grant %s %s.%s", g.verb, g.resource, g.group)

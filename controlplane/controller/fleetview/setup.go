@@ -25,8 +25,9 @@ import (
 // fieldManager owns the impersonation RBAC in members.
 const fieldManager = "flotilla"
 
-// Setup registers the impersonation RBAC reconciler and the cluster proxy
-// server, whose Targets it fills; controller.Setup calls it only when the
+// Setup registers the impersonation RBAC reconciler, the search cache's
+// reconciler and the cluster proxy server, whose Targets and Search it
+// fills; controller.Setup calls it only when the
 // proxy is configured.
 func Setup(mgr ctrl.Manager, ms *shared.Members, server fleetview.Options) error {
 	r := &reconciler{host: mgr.GetClient(), members: ms}
@@ -42,6 +43,10 @@ func Setup(mgr ctrl.Manager, ms *shared.Members, server fleetview.Options) error
 		return fmt.Errorf("cluster proxy: host client: %w", err)
 	}
 	server.Targets = r.target
+	server.Search = fleetview.NewCache()
+	if err := setupSearch(mgr, ms, server.Search); err != nil {
+		return err
+	}
 	srv, err := fleetview.New(host, server)
 	if err != nil {
 		return err
