@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
@@ -45,6 +45,7 @@ import (
 func TestControlplaneKarmadaGroups(t *testing.T) {
 	start := time.Now()
 	bin := buildBinary(t)
+	t.Logf("binary built in %v", time.Since(start).Round(10*time.Millisecond))
 	hostEnv := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly, NamePrefix: "host"})
 	membersEnv := testenv.Start(t, testenv.Options{Clusters: 2})
 	host, members := hostEnv.Clusters[0], membersEnv.Clusters
@@ -268,12 +269,11 @@ spec:
 	t.Logf("whole test %v", time.Since(start).Round(10*time.Millisecond))
 }
 
-// TestControlplaneKarmadaGroupsRefusal starts the real binary with
-// --api-groups=karmada on a host where Karmada's CRDs were installed by
-// Karmada (no flotilla label): it exits non-zero, names the CRD it found,
-// and leaves the CRD as it was.
+// TestControlplaneKarmadaGroupsRefusal runs the controlplane command
+// (in-process: the entry point, flags included) with --api-groups=karmada
+// on a host where Karmada's CRDs were installed by Karmada (no flotilla
+// label): it exits 1, names the CRD it found, and leaves the host as it was.
 func TestControlplaneKarmadaGroupsRefusal(t *testing.T) {
-	bin := buildBinary(t)
 	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
 	hub := plainClient(t, host.RESTConfig())
 	karmadaCRD := &apiextensionsv1.CustomResourceDefinition{}
@@ -294,24 +294,21 @@ spec:
 `)
 	testkit.MustCreate(t, hub, karmadaCRD)
 
-	cmd := exec.Command(bin, "controlplane", "--kubeconfig", host.KubeconfigPath, "--api-groups=karmada", "--leader-elect=false",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
+	// The command chooses the process' API groups; the other tests of this
+	// package expect flotilla's.
+	t.Cleanup(func() { apis.Use(apis.FlotillaGroups) })
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- Controlplane([]string{"--kubeconfig", host.KubeconfigPath, "--api-groups=karmada", "--leader-elect=false",
+			"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, out)
+	}()
 	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatalf("controlplane --api-groups=karmada started on a host whose Karmada CRDs Karmada owns:\n%s", out.String())
+	case code := <-done:
+		if code != 1 {
+			t.Fatalf("controlplane --api-groups=karmada exited %d on a host whose Karmada CRDs Karmada owns, want 1:\n%s", code, out.String())
 		}
 	case <-time.After(leaderDeadline):
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-done
 		t.Fatalf("controlplane --api-groups=karmada kept running on a host whose Karmada CRDs Karmada owns:\n%s", out.String())
 	}
 	for _, want := range []string{"propagationpolicies.policy.karmada.io", "a Karmada control plane already serves", crd.LabelInstalledBy} {
@@ -326,8 +323,7 @@ spec:
 	if after.Labels[crd.LabelInstalledBy] != "" || len(after.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties) != 0 {
 		t.Errorf("the refusing control plane changed Karmada's CRD: labels %v", after.Labels)
 	}
-	var clusters apiextensionsv1.CustomResourceDefinition
-	if err := hub.Get(t.Context(), client.ObjectKey{Name: "clusters.cluster.karmada.io"}, &clusters); err == nil {
+	if err := hub.Get(t.Context(), client.ObjectKey{Name: "clusters.cluster.karmada.io"}, &apiextensionsv1.CustomResourceDefinition{}); err == nil {
 		t.Error("the refusing control plane installed clusters.cluster.karmada.io")
 	}
 }
