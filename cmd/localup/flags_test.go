@@ -29,6 +29,7 @@ func TestUpRefusesBadBackend(t *testing.T) {
 	}{
 		{"unknown backend", []string{"-backend", "podman"}, `-backend must be process or kind, got "podman"`},
 		{"kind image for processes", []string{"-kind-image", "kindest/node:v1.35.0"}, "-kind-image needs -backend kind"},
+		{"unknown api groups", []string{"-api-groups", "kubefed"}, `-api-groups: unknown API groups "kubefed": want "flotilla" or "karmada"`},
 		{"process over kind", []string{"-dir", kindDir, "-bin", "go"}, "a kind control plane is up in " + kindDir},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

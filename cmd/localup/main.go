@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv/kind"
 )
 
@@ -77,6 +78,7 @@ func run(args []string, out io.Writer) error {
 		fs.DurationVar(&up.timeout, "timeout", 3*time.Minute, "how long up may take until every member is a Ready Cluster (10m with -backend kind)")
 		fs.StringVar(&up.backend, "backend", backendProcess, "process (local processes) or kind (kind clusters, needs Docker)")
 		fs.StringVar(&up.kindImage, "kind-image", kind.NodeImage, "the kind node image, with -backend kind")
+		fs.StringVar(&up.apiGroups, "api-groups", string(apis.FlotillaGroups), "API groups the control plane serves and the members are registered in: flotilla or karmada (its --api-groups)")
 	case "down", "stop-member":
 	case "-h", "-help", "--help", "help":
 		usage(out)
@@ -107,6 +109,16 @@ func run(args []string, out io.Writer) error {
 			return errors.New("-kind-image needs -backend kind")
 		case up.backend != backendProcess && up.backend != backendKind:
 			return fmt.Errorf("-backend must be %s or %s, got %q", backendProcess, backendKind, up.backend)
+		}
+		groups, err := apis.ParseGroups(up.apiGroups)
+		if err != nil {
+			return fmt.Errorf("-api-groups: %w", err)
+		}
+		// The Clusters are registered in the groups the control plane serves.
+		apis.Use(groups)
+		if groups != apis.FlotillaGroups {
+			// Only when asked: a control plane binary older than the flag still starts.
+			up.extra = append([]string{"--api-groups=" + string(groups)}, up.extra...)
 		}
 		return cmdUp(abs, up, out)
 	case "stop-member":

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 )
 
@@ -26,6 +27,7 @@ type upFlags struct {
 	timeout            time.Duration
 	extra              []string
 	backend, kindImage string
+	apiGroups          string
 }
 
 // localTimings make a member that goes down fail over within seconds rather
@@ -241,8 +243,8 @@ func printTry(out io.Writer, dir string, st *state) {
 	}
 	fmt.Fprintf(out, `  try:
     export KUBECONFIG=%s
-    kubectl --context %s get clusters.cluster.flotilla.io
+    kubectl --context %s get clusters.%s
     %sscripts/controlplane-demo.sh  # a Deployment propagated by a PropagationPolicy, then failover as a member stops
     make controlplane-down%s
-`, kc, hostName, env, vars)
+`, kc, hostName, clusterv1.GroupVersion.Group, env, vars)
 }

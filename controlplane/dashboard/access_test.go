@@ -39,7 +39,7 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 	scheme := controllertest.Scheme(t)
 	hub := controllertest.Host(t, host, scheme)
 	kube := kubernetes.NewForConfigOrDie(host.RESTConfig())
-	for _, ns := range []string{"team-a", "team-b", ExecutionNamespacePrefix + "east"} {
+	for _, ns := range []string{"team-a", "team-b", ExecutionNamespacePrefix() + "east"} {
 		testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	}
 	seedFleet(t, hub)
@@ -351,7 +351,7 @@ spec:
 	}
 	manifest := fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"namespace":"team-a","name":"web-a","labels":{"flotilla.io/fleet":"test"}},
 		"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"%s"}]}}}}`, "nginx:east-only")
-	w := &workv1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: ExecutionNamespacePrefix + "east", Name: "web-a-1",
+	w := &workv1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: ExecutionNamespacePrefix() + "east", Name: "web-a-1",
 		Labels: map[string]string{LabelBindingPermanentID: string(rb.UID)}}}
 	w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(manifest)}}}
 	testkit.MustCreate(t, hub, w)

@@ -131,13 +131,15 @@ func (a *access) gate(next http.Handler) http.Handler {
 // kind names a kind of the host by its API group and plural name.
 type kind struct{ group, name string }
 
-var (
-	clustersResource = kind{clusterv1.GroupVersion.Group, "clusters"}
-	bindingsResource = kind{workv1.GroupVersion.Group, "resourcebindings"}
-	// eventsResource is the core group's Events, which `kubectl get events`
-	// lists: the events page shows no more than that would.
-	eventsResource = kind{"", "events"}
-)
+// clustersResource and bindingsResource are read in the API groups this
+// process serves (apis.Use chooses them at start).
+func clustersResource() kind { return kind{clusterv1.GroupVersion.Group, "clusters"} }
+
+func bindingsResource() kind { return kind{workv1.GroupVersion.Group, "resourcebindings"} }
+
+// eventsResource is the core group's Events, which `kubectl get events`
+// lists: the events page shows no more than that would.
+var eventsResource = kind{"", "events"}
 
 // canList reports whether u may list res in namespace ns (all namespaces,
 // or a cluster-scoped kind, when ns is empty). An unanswered review is a

@@ -124,7 +124,7 @@ func diffsOf(template *unstructured.Unstructured, works []workv1.Work, clusters 
 	}
 	byCluster := map[string]*workv1.Work{}
 	for i := range works {
-		if c, ok := strings.CutPrefix(works[i].Namespace, ExecutionNamespacePrefix); ok {
+		if c, ok := strings.CutPrefix(works[i].Namespace, ExecutionNamespacePrefix()); ok {
 			byCluster[c] = &works[i]
 			if !slices.Contains(clusters, c) {
 				// A Work left on a cluster the binding no longer places on

@@ -72,7 +72,7 @@ func TestDiffsOf(t *testing.T) {
 	}
 	work := func(cluster string, m runtime.RawExtension) workv1.Work {
 		w := workv1.Work{}
-		w.Namespace, w.Name = ExecutionNamespacePrefix+cluster, "web-1"
+		w.Namespace, w.Name = ExecutionNamespacePrefix()+cluster, "web-1"
 		w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: m}}
 		return w
 	}
@@ -111,7 +111,7 @@ func TestDiffsOf(t *testing.T) {
 // controllers' shared layer, so it spells out the keys it reads; they must
 // be the ones the control plane writes.
 func TestWorkKeysAreTheControlPlanes(t *testing.T) {
-	if LabelBindingPermanentID != shared.LabelBindingPermanentID || ExecutionNamespacePrefix != shared.ExecutionNamespacePrefix ||
+	if LabelBindingPermanentID != shared.LabelBindingPermanentID || ExecutionNamespacePrefix() != shared.ExecutionNamespacePrefix() ||
 		ClusterLeaseNamespace != shared.ClusterLeaseNamespace {
 		t.Error("the dashboard's Work label, execution namespace prefix or Lease namespace differ from the control plane's")
 	}

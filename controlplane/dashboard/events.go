@@ -10,14 +10,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
 
 // ExecutionNamespacePrefix starts the host namespace of one member's Works
-// (the control plane's shared.ExecutionNamespacePrefix): an event on a
+// (the control plane's shared.ExecutionNamespacePrefix()): an event on a
 // Work there concerns that member.
-const ExecutionNamespacePrefix = "flotilla-es-"
+func ExecutionNamespacePrefix() string { return apis.Current().ExecutionNamespacePrefix() }
 
 // eventRow is one event on the events page.
 type eventRow struct {
@@ -62,7 +63,7 @@ func clustersOf(e *corev1.Event) []string {
 	if o.Kind == "Cluster" && strings.HasPrefix(o.APIVersion, clusterv1.GroupVersion.Group+"/") {
 		return []string{o.Name}
 	}
-	if c, ok := strings.CutPrefix(o.Namespace, ExecutionNamespacePrefix); ok && c != "" {
+	if c, ok := strings.CutPrefix(o.Namespace, ExecutionNamespacePrefix()); ok && c != "" {
 		return []string{c}
 	}
 	var out []string

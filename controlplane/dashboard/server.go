@@ -177,8 +177,8 @@ func (s *Server) clusters(r *http.Request) ([]clusterv1.Cluster, error) {
 
 func (s *Server) fleet(w http.ResponseWriter, r *http.Request) {
 	u := userOf(r.Context())
-	if !s.access.canList(r.Context(), u, clustersResource, "") {
-		s.refuse(w, r, "fleet", "list clusters ("+clustersResource.group+")")
+	if !s.access.canList(r.Context(), u, clustersResource(), "") {
+		s.refuse(w, r, "fleet", "list clusters ("+clustersResource().group+")")
 		return
 	}
 	clusters, err := s.clusters(r)
@@ -203,10 +203,10 @@ func (s *Server) renewed(cluster string) *time.Time {
 // there: everywhere when they may list them in all namespaces, else per
 // namespace (each answer cached by the authorizer).
 func (s *Server) visibleNamespaces(r *http.Request, u user.Info) func(string) bool {
-	if s.access.canList(r.Context(), u, bindingsResource, "") {
+	if s.access.canList(r.Context(), u, bindingsResource(), "") {
 		return func(string) bool { return true }
 	}
-	return func(ns string) bool { return s.access.canList(r.Context(), u, bindingsResource, ns) }
+	return func(ns string) bool { return s.access.canList(r.Context(), u, bindingsResource(), ns) }
 }
 
 func (s *Server) palette(r *http.Request) map[string]string {
@@ -243,10 +243,10 @@ func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) workload(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	if !s.access.canGet(r.Context(), userOf(r.Context()), bindingsResource, ns, name) {
+	if !s.access.canGet(r.Context(), userOf(r.Context()), bindingsResource(), ns, name) {
 		// The same answer whether or not the binding exists: a refusal
 		// tells nothing about what is there.
-		s.refuse(w, r, "workloads", fmt.Sprintf("get resourcebindings (%s) in namespace %s", bindingsResource.group, ns))
+		s.refuse(w, r, "workloads", fmt.Sprintf("get resourcebindings (%s) in namespace %s", bindingsResource().group, ns))
 		return
 	}
 	var rb workv1.ResourceBinding

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -27,14 +28,15 @@ type clusterValidator struct {
 	opts Options
 }
 
-var clusterGK = clusterv1.GroupVersion.WithKind("Cluster").GroupKind()
+// clusterGK is Cluster's group kind in the groups this process serves.
+func clusterGK() schema.GroupKind { return clusterv1.GroupVersion.WithKind("Cluster").GroupKind() }
 
 func (v clusterValidator) check(ctx context.Context, c *clusterv1.Cluster) (admission.Warnings, error) {
 	e := c.Engine()
 	errs := api.ValidateCluster(&e)
 	errs = append(errs, v.credentials(ctx, c)...)
 	if len(errs) > 0 {
-		return nil, apierrors.NewInvalid(clusterGK, c.Name, errs)
+		return nil, apierrors.NewInvalid(clusterGK(), c.Name, errs)
 	}
 	return nil, nil
 }

@@ -46,20 +46,24 @@ type hook struct {
 	scope                       admissionregistrationv1.ScopeType
 }
 
-var hooks = []hook{
-	{"cluster", PathCluster, clusterv1.GroupVersion.Group, "clusters", admissionregistrationv1.ClusterScope},
-	{"propagationpolicy", PathPropagationPolicy, policyv1.GroupVersion.Group, "propagationpolicies", admissionregistrationv1.NamespacedScope},
-	{"clusterpropagationpolicy", PathClusterPropagationPolicy, policyv1.GroupVersion.Group, "clusterpropagationpolicies", admissionregistrationv1.ClusterScope},
-	{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionregistrationv1.NamespacedScope},
-	{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionregistrationv1.ClusterScope},
-	{"federatedresourcequota", PathFederatedResourceQuota, policyv1.GroupVersion.Group, "federatedresourcequotas", admissionregistrationv1.NamespacedScope},
-	{"federatedhpa", PathFederatedHPA, autoscalingv1.GroupVersion.Group, "federatedhpas", admissionregistrationv1.NamespacedScope},
-	{"cronfederatedhpa", PathCronFederatedHPA, autoscalingv1.GroupVersion.Group, "cronfederatedhpas", admissionregistrationv1.NamespacedScope},
-	{"multiclusterservice", PathMultiClusterService, networkingv1.GroupVersion.Group, "multiclusterservices", admissionregistrationv1.NamespacedScope},
-	{"resourceinterpretercustomization", PathResourceInterpreterCustomization, configv1.GroupVersion.Group, "resourceinterpretercustomizations", admissionregistrationv1.ClusterScope},
-	{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionregistrationv1.NamespacedScope},
-	{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionregistrationv1.ClusterScope},
-	{"work", PathWork, workv1.GroupVersion.Group, "works", admissionregistrationv1.NamespacedScope},
+// hooks are the webhooks of Configuration, in the API groups this process
+// serves (the API packages' GroupVersion, chosen by apis.Use at start).
+func hooks() []hook {
+	return []hook{
+		{"cluster", PathCluster, clusterv1.GroupVersion.Group, "clusters", admissionregistrationv1.ClusterScope},
+		{"propagationpolicy", PathPropagationPolicy, policyv1.GroupVersion.Group, "propagationpolicies", admissionregistrationv1.NamespacedScope},
+		{"clusterpropagationpolicy", PathClusterPropagationPolicy, policyv1.GroupVersion.Group, "clusterpropagationpolicies", admissionregistrationv1.ClusterScope},
+		{"overridepolicy", PathOverridePolicy, policyv1.GroupVersion.Group, "overridepolicies", admissionregistrationv1.NamespacedScope},
+		{"clusteroverridepolicy", PathClusterOverridePolicy, policyv1.GroupVersion.Group, "clusteroverridepolicies", admissionregistrationv1.ClusterScope},
+		{"federatedresourcequota", PathFederatedResourceQuota, policyv1.GroupVersion.Group, "federatedresourcequotas", admissionregistrationv1.NamespacedScope},
+		{"federatedhpa", PathFederatedHPA, autoscalingv1.GroupVersion.Group, "federatedhpas", admissionregistrationv1.NamespacedScope},
+		{"cronfederatedhpa", PathCronFederatedHPA, autoscalingv1.GroupVersion.Group, "cronfederatedhpas", admissionregistrationv1.NamespacedScope},
+		{"multiclusterservice", PathMultiClusterService, networkingv1.GroupVersion.Group, "multiclusterservices", admissionregistrationv1.NamespacedScope},
+		{"resourceinterpretercustomization", PathResourceInterpreterCustomization, configv1.GroupVersion.Group, "resourceinterpretercustomizations", admissionregistrationv1.ClusterScope},
+		{"resourcebinding", PathResourceBinding, workv1.GroupVersion.Group, "resourcebindings", admissionregistrationv1.NamespacedScope},
+		{"clusterresourcebinding", PathClusterResourceBinding, workv1.GroupVersion.Group, "clusterresourcebindings", admissionregistrationv1.ClusterScope},
+		{"work", PathWork, workv1.GroupVersion.Group, "works", admissionregistrationv1.NamespacedScope},
+	}
 }
 
 // Install server-side applies the ValidatingWebhookConfiguration that sends
@@ -92,7 +96,7 @@ func Configuration(cfg Config) (*admissionac.ValidatingWebhookConfigurationApply
 		failure = admissionregistrationv1.Fail
 	}
 	vwc := admissionac.ValidatingWebhookConfiguration(ConfigurationName)
-	for _, h := range hooks {
+	for _, h := range hooks() {
 		u := strings.TrimSuffix(cfg.URL, "/") + h.path
 		vwc.WithWebhooks(admissionac.ValidatingWebhook().
 			WithName(h.name + ".flotilla.io").

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/webhook"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
@@ -239,9 +240,20 @@ func readFile(t *testing.T, path string) string {
 // TestChartWebhook: the chart's ValidatingWebhookConfiguration sends the
 // same kinds to the same paths as the one the control plane installs
 // itself (webhook.Configuration), through the Service, trusting the CA of
-// the generated certificate, which names the Service.
+// the generated certificate, which names the Service; in either family of
+// API groups (values: apiGroups, the control plane's --api-groups).
 func TestChartWebhook(t *testing.T) {
-	objs := render(t)
+	for _, groups := range []apis.Groups{apis.FlotillaGroups, apis.KarmadaGroups} {
+		t.Run(string(groups), func(t *testing.T) {
+			// As the controlplane command does at start; this test runs alone.
+			apis.Use(groups)
+			t.Cleanup(func() { apis.Use(apis.FlotillaGroups) })
+			testChartWebhook(t, render(t, "--set", "apiGroups="+string(groups)))
+		})
+	}
+}
+
+func testChartWebhook(t *testing.T, objs []*unstructured.Unstructured) {
 	vwc := into[admissionregistrationv1.ValidatingWebhookConfiguration](t, one(t, objs, "ValidatingWebhookConfiguration"))
 	crt, _, ca := servingCert(t, objs)
 	for _, host := range []string{"flotilla-webhook.flotilla-system.svc", "flotilla-metrics.flotilla-system.svc"} {

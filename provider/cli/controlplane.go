@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
@@ -86,7 +87,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.IntVar(&opts.BindingWorkers, "binding-workers", 0, "how many bindings the binding controller handles at once (Karmada's --concurrent-resourcebinding-syncs); 0 means the default (5)")
 	fs.IntVar(&opts.SchedulerWorkers, "scheduler-workers", 0, "how many bindings the scheduler schedules at once, in schedule-priority order (Karmada's scheduler has one worker); 0 means the default (5)")
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
-	reserved := fs.String("reserved-namespaces", strings.Join(shared.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* is always reserved)")
+	reserved := fs.String("reserved-namespaces", strings.Join(shared.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* and karmada-es-* are always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
 	multiClusterServices := fs.Bool("multi-cluster-services", true, "run the multi-cluster services controller: collect the EndpointSlices of ServiceExports and MultiClusterService providers from their members onto the host, give ServiceImport consumers a derived Service and the exported endpoints and MultiClusterService consumers the providers' endpoints; installs the MultiClusterService CRD (needs EndpointSlice rights on the host)")
 	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in "+shared.SystemNamespace+", where Cluster credentials live (the Helm chart's setting)")
@@ -97,6 +98,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.ClusterProxy.BindAddress, "cluster-proxy-bind-address", "", "host:port the cluster proxy (the clusterproxy.flotilla.io aggregated API, registered on the host by an APIService) listens on; empty turns it off")
 	proxyCertDir := fs.String("cluster-proxy-cert-dir", "", "`directory` with tls.crt and tls.key serving the cluster proxy, reloaded on change; the APIService's caBundle must trust it for <service>.<namespace>.svc; required with --cluster-proxy-bind-address")
 	fs.DurationVar(&opts.ClusterProxy.RequestTimeout, "cluster-proxy-request-timeout", 0, "how long the cluster proxy waits for a member's response headers (and for a whole request that is not a watch or a follow) before answering 504; 0 means the default (30s)")
+	apiGroups := fs.String("api-groups", string(apis.FlotillaGroups), "`family` of API groups the control plane installs and reconciles: flotilla (cluster.flotilla.io, policy.flotilla.io, ...; Works in flotilla-es-<cluster>) or karmada (Karmada's own cluster.karmada.io, policy.karmada.io, ..., so Karmada's YAML applies unchanged; Works in karmada-es-<cluster>); karmada refuses to start on a host whose Karmada CRDs were installed by Karmada")
 	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
@@ -111,6 +113,14 @@ func Controlplane(args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	groups, err := apis.ParseGroups(*apiGroups)
+	if err != nil {
+		fmt.Fprintf(stderr, "--api-groups: %v\n", err)
+		return 2
+	}
+	// Before anything builds a scheme or reads an API group: the one
+	// place this process' groups are chosen.
+	apis.Use(groups)
 	if err := checkLoopback(*pprofAddr); err != nil {
 		fmt.Fprintf(stderr, "--pprof-bind-address: %v\n", err)
 		return 2

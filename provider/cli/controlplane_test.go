@@ -20,6 +20,19 @@ func TestControlplaneRequiresKubeconfig(t *testing.T) {
 	}
 }
 
+// TestControlplaneRefusesUnknownAPIGroups: an --api-groups other than
+// flotilla or karmada exits 2 naming the flag and the value, before
+// anything connects.
+func TestControlplaneRefusesUnknownAPIGroups(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := Controlplane([]string{"--kubeconfig", "/nonexistent", "--api-groups", "kubefed"}, &stderr); code != 2 {
+		t.Fatalf("exit code = %d, want 2; stderr %q", code, stderr.String())
+	}
+	if want := `--api-groups: unknown API groups "kubefed"`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q does not say %q", stderr.String(), want)
+	}
+}
+
 func TestHclogSink(t *testing.T) {
 	var out bytes.Buffer
 	log := logr.New(&hclogSink{logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: &out})})

@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 )
 
 //go:embed *.yaml
@@ -34,9 +36,14 @@ var networking embed.FS
 // FieldManager is the server-side apply field manager of Install.
 const FieldManager = "flotilla-controlplane"
 
-// Definitions returns the embedded CRDs, sorted by name.
+// Definitions returns the embedded CRDs, sorted by name, in the API groups
+// of this process (apis.Current).
 func Definitions() ([]*unstructured.Unstructured, error) {
-	return DefinitionsFrom(manifests)
+	defs, err := DefinitionsFrom(manifests)
+	if err != nil {
+		return nil, err
+	}
+	return inGroups(defs, apis.Current())
 }
 
 // DefinitionsFrom returns the CRDs in the *.yaml files at the root of fsys,
@@ -65,16 +72,21 @@ func DefinitionsFrom(fsys fs.FS) ([]*unstructured.Unstructured, error) {
 // Install server-side applies every CRD to the host and waits until each is
 // Established, so that the caller can start informers on them at once.
 // A CRD the host already holds at this definition is not applied again.
+// In Karmada's groups it first refuses a host where Karmada installed them
+// (RefuseForeign), before it writes anything.
 func Install(ctx context.Context, c client.Client, timeout time.Duration) error {
 	defs, err := Definitions()
 	if err != nil {
+		return err
+	}
+	if err := RefuseForeign(ctx, c, defs); err != nil {
 		return err
 	}
 	return Apply(ctx, c, defs, FieldManager, timeout)
 }
 
 // InstallMultiClusterService applies MultiClusterService's CRD
-// (networking.flotilla.io) to the host as Install does. The control plane
+// (networking.flotilla.io or networking.karmada.io) to the host as Install does. The control plane
 // calls it only while multi-cluster services are on, so a host that turns
 // them off serves no kind nothing acts on.
 func InstallMultiClusterService(ctx context.Context, c client.Client, timeout time.Duration) error {
@@ -84,6 +96,12 @@ func InstallMultiClusterService(ctx context.Context, c client.Client, timeout ti
 	}
 	defs, err := DefinitionsFrom(sub)
 	if err != nil {
+		return err
+	}
+	if defs, err = inGroups(defs, apis.Current()); err != nil {
+		return err
+	}
+	if err := RefuseForeign(ctx, c, defs); err != nil {
 		return err
 	}
 	return Apply(ctx, c, defs, FieldManager, timeout)

@@ -30,7 +30,7 @@ const EventReasonCrossClusterServed = "CrossClusterServed"
 // namespace/name (not an object's name: the kind's suffix tells it apart
 // from the MCS API's bindings).
 func crossClusterKey(namespace, name string) client.ObjectKey {
-	return client.ObjectKey{Namespace: namespace, Name: name + bindingSuffix[api.KindMultiClusterService]}
+	return client.ObjectKey{Namespace: namespace, Name: name + bindingSuffix()[api.KindMultiClusterService]}
 }
 
 // getCrossCluster reads the MultiClusterService namespace/name; nil when

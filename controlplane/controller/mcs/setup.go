@@ -179,17 +179,20 @@ func (r *reconciler) crossClusterOfService(ctx context.Context, obj client.Objec
 // bindingSuffix ends the binding name of each MCS kind
 // (hoststore.BindingName).
 // A MultiClusterService has no binding (it is not propagated): its key
-// takes the same form under its own group.
-var bindingSuffix = map[string]string{
-	multicluster.KindServiceExport: "-" + strings.ToLower(multicluster.KindServiceExport) + "." + multicluster.Group,
-	multicluster.KindServiceImport: "-" + strings.ToLower(multicluster.KindServiceImport) + "." + multicluster.Group,
-	api.KindMultiClusterService:    "-" + strings.ToLower(api.KindMultiClusterService) + "." + api.FlotillaNetworkingGroup,
+// takes the same form under its own group, the one this process serves
+// (networkingv1.GroupVersion, read when called: apis.Use chooses it).
+func bindingSuffix() map[string]string {
+	return map[string]string{
+		multicluster.KindServiceExport: "-" + strings.ToLower(multicluster.KindServiceExport) + "." + multicluster.Group,
+		multicluster.KindServiceImport: "-" + strings.ToLower(multicluster.KindServiceImport) + "." + multicluster.Group,
+		api.KindMultiClusterService:    "-" + strings.ToLower(api.KindMultiClusterService) + "." + networkingv1.GroupVersion.Group,
+	}
 }
 
 // kindOfBinding returns the MCS kind and template name a binding name
 // stands for, so that a binding already gone is still cleaned up after.
 func kindOfBinding(name string) (kind, template string, ok bool) {
-	for k, suffix := range bindingSuffix {
+	for k, suffix := range bindingSuffix() {
 		if t, found := strings.CutSuffix(name, suffix); found && t != "" {
 			return k, t, true
 		}

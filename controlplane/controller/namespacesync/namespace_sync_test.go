@@ -29,7 +29,7 @@ func TestSyncsNamespace(t *testing.T) {
 		{name: "kube-system"},
 		{name: "kube-anything"},
 		{name: shared.SystemNamespace},
-		{name: shared.ExecutionNamespacePrefix + "east"},
+		{name: shared.ExecutionNamespacePrefix() + "east"},
 		{name: "karmada-system"},
 		{name: "karmada-cluster"},
 		{name: "karmada-es-east"},

@@ -180,7 +180,7 @@ func validateCrossClusterWork(w *workv1.Work) field.ErrorList {
 	var errs field.ErrorList
 	md := field.NewPath("metadata")
 	if _, ok := ClusterOfNamespace(w.Namespace); !ok {
-		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix+"<cluster> of its cluster"))
+		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix()+"<cluster> of its cluster"))
 	}
 	ns, name := w.Labels[LabelCrossClusterNamespace], w.Labels[LabelCrossClusterName]
 	if ns == "" || name == "" || w.Labels[LabelCrossClusterUID] == "" {

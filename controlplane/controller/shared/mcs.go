@@ -154,7 +154,7 @@ func validateMCSWork(w *workv1.Work) field.ErrorList {
 	var errs field.ErrorList
 	md := field.NewPath("metadata")
 	if _, ok := ClusterOfNamespace(w.Namespace); !ok {
-		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix+"<cluster> of its cluster"))
+		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix()+"<cluster> of its cluster"))
 	}
 	ns, name := w.Labels[LabelMCSImportNamespace], w.Labels[LabelMCSImportName]
 	if ns == "" || name == "" || w.Labels[LabelMCSImportUID] == "" {

@@ -32,7 +32,7 @@ func ValidateNamespaceWork(w *workv1.Work) field.ErrorList {
 	var errs field.ErrorList
 	md := field.NewPath("metadata")
 	if _, ok := ClusterOfNamespace(w.Namespace); !ok {
-		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix+"<cluster> of its cluster"))
+		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix()+"<cluster> of its cluster"))
 	}
 	name := w.Labels[LabelNamespaceSyncName]
 	if name == "" {

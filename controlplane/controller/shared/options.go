@@ -69,7 +69,7 @@ const (
 // templates when Options names none: Kubernetes' own (kube-system,
 // kube-public, kube-node-lease and any other kube-*), flotilla's system
 // namespace and the agents' Lease namespace, as Karmada skips kube-* and
-// karmada-*. The execution namespaces (flotilla-es-*) are always reserved,
+// karmada-*. The execution namespaces (flotilla-es-* and karmada-es-*) are always reserved,
 // whatever the list says.
 var DefaultReservedNamespaces = []string{"kube-*", SystemNamespace, ClusterLeaseNamespace}
 
@@ -337,7 +337,7 @@ func (o Options) SecretCacheNamespaces() []string {
 // Reserved reports whether the host namespace ns is reserved: its objects
 // are never templates and no ResourceBinding in it is rendered.
 func (o Options) Reserved(ns string) bool {
-	if strings.HasPrefix(ns, ExecutionNamespacePrefix) {
+	if anyExecutionNamespace(ns) {
 		return true
 	}
 	reserved := o.ReservedNamespaces

@@ -80,7 +80,7 @@ func validateQuotaWork(w *workv1.Work) field.ErrorList {
 	md := field.NewPath("metadata")
 	labels := md.Child("labels")
 	if _, ok := ClusterOfNamespace(w.Namespace); !ok {
-		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix+"<cluster> of its cluster"))
+		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix()+"<cluster> of its cluster"))
 	}
 	ns, name := w.Labels[LabelQuotaNamespace], w.Labels[LabelQuotaName]
 	for _, l := range []string{LabelQuotaNamespace, LabelQuotaName, LabelQuotaID} {

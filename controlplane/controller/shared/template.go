@@ -2,10 +2,10 @@ package shared
 
 import (
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
@@ -44,7 +44,10 @@ var NamespaceKind = schema.GroupKind{Kind: "Namespace"}
 // empty (Karmada skips events and its own groups the same way): records of
 // what happened (Events), the host's own coordination (Leases, flotilla's
 // leader election among them) and the host's nodes, which are not a
-// workload. flotilla's own groups (*.flotilla.io) are skipped as well.
+// workload. Both families of API groups a control plane may serve
+// (*.flotilla.io and *.karmada.io, apis.Groups) are skipped as well,
+// whichever this process serves: its own kinds steer it and are never
+// propagated, and the other family's belong to another control plane.
 var skippedKinds = []schema.GroupKind{
 	{Kind: "Event"},
 	{Group: "events.k8s.io", Kind: "Event"},
@@ -56,5 +59,5 @@ var skippedKinds = []schema.GroupKind{
 // Options.TemplateKinds is empty: discovery leaves it out, and the trust
 // checks refuse a binding naming it.
 func SkippedKind(gk schema.GroupKind) bool {
-	return gk.Group == "flotilla.io" || strings.HasSuffix(gk.Group, ".flotilla.io") || slices.Contains(skippedKinds, gk)
+	return apis.FlotillaGroups.Owns(gk.Group) || apis.KarmadaGroups.Owns(gk.Group) || slices.Contains(skippedKinds, gk)
 }

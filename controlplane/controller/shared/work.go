@@ -14,14 +14,26 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 )
 
 // ExecutionNamespacePrefix starts the name of the host namespace that holds
-// the Works of one member cluster: "flotilla-es-<cluster>", Karmada's
-// "karmada-es-<cluster>" in flotilla's own prefix. Cluster names are at most
-// 48 characters, so the namespace name fits a DNS label.
-const ExecutionNamespacePrefix = "flotilla-es-"
+// the Works of one member cluster: "flotilla-es-<cluster>" in flotilla's
+// API groups, Karmada's own "karmada-es-<cluster>" in Karmada's
+// (apis.Groups). Cluster names are at most 48 characters, so the namespace
+// name fits a DNS label.
+func ExecutionNamespacePrefix() string {
+	return apis.Current().ExecutionNamespacePrefix()
+}
+
+// anyExecutionNamespace reports whether ns is an execution namespace of
+// either family of API groups: a control plane in one never propagates
+// the Works' namespaces of one in the other, should both share a host.
+func anyExecutionNamespace(ns string) bool {
+	return strings.HasPrefix(ns, apis.FlotillaGroups.ExecutionNamespacePrefix()) ||
+		strings.HasPrefix(ns, apis.KarmadaGroups.ExecutionNamespacePrefix())
+}
 
 // Labels and annotations that tie a Work to its ResourceBinding, Karmada's
 // resourcebinding.karmada.io keys in flotilla's group. The binding is found
@@ -55,13 +67,13 @@ const maxNameLength = 253
 
 // ExecutionNamespace is the host namespace holding the Works of cluster.
 func ExecutionNamespace(cluster string) string {
-	return ExecutionNamespacePrefix + cluster
+	return ExecutionNamespacePrefix() + cluster
 }
 
 // ClusterOfNamespace returns the member cluster of an execution namespace,
 // or false when namespace is not one.
 func ClusterOfNamespace(namespace string) (string, bool) {
-	cluster, ok := strings.CutPrefix(namespace, ExecutionNamespacePrefix)
+	cluster, ok := strings.CutPrefix(namespace, ExecutionNamespacePrefix())
 	if !ok || cluster == "" {
 		return "", false
 	}

@@ -44,7 +44,7 @@ func ValidateWork(w *workv1.Work) field.ErrorList {
 	var errs field.ErrorList
 	md := field.NewPath("metadata")
 	if _, ok := ClusterOfNamespace(w.Namespace); !ok {
-		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix+"<cluster> of its cluster"))
+		errs = append(errs, field.Invalid(md.Child("namespace"), w.Namespace, "a Work lives in the execution namespace "+ExecutionNamespacePrefix()+"<cluster> of its cluster"))
 	}
 	if w.Labels[LabelBindingPermanentID] == "" {
 		errs = append(errs, field.Required(md.Child("labels").Key(LabelBindingPermanentID), "the UID of the Work's ResourceBinding"))

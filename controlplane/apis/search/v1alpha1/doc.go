@@ -14,12 +14,10 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/scheme"
 )
 
-// Group is flotilla's search API group.
-const Group = "search.flotilla.io"
-
 var (
-	// GroupVersion is search.flotilla.io/v1alpha1.
-	GroupVersion = schema.GroupVersion{Group: Group, Version: "v1alpha1"}
+	// GroupVersion is search.flotilla.io/v1alpha1, or Karmada's
+	// search.karmada.io/v1alpha1 once apis.Use chooses Karmada's groups.
+	GroupVersion = schema.GroupVersion{Group: "search.flotilla.io", Version: "v1alpha1"}
 	// SchemeBuilder registers this group version's kinds.
 	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
 	// AddToScheme adds this group version's kinds to a scheme.

@@ -109,3 +109,13 @@ true
 {{- end -}}
 {{- join "," $out -}}
 {{- end -}}
+
+{{/*
+flotilla.domain is the domain of the API groups the control plane serves (values: apiGroups):
+flotilla.io, or karmada.io with apiGroups=karmada. flotilla.checkAPIGroups fails on any other value.
+*/}}
+{{- define "flotilla.domain" -}}
+{{- if eq .Values.apiGroups "karmada" -}}karmada.io{{- else if eq .Values.apiGroups "flotilla" -}}flotilla.io{{- else -}}
+{{- fail (printf "apiGroups must be flotilla or karmada, not %q" .Values.apiGroups) -}}
+{{- end -}}
+{{- end -}}
