@@ -44,7 +44,7 @@ var sharedBuild struct {
 func SharedProvider(t testing.TB, moduleRoot string) string {
 	t.Helper()
 	sharedBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "flotilla-provider-build-")
+		dir, err := os.MkdirTemp("", "flotilla-provider-build-") //nolint:usetesting // outlives the first test; TestMain removes it
 		if err != nil {
 			sharedBuild.err = err
 			return
