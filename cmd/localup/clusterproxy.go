@@ -33,16 +33,11 @@ const impersonatorName = "flotilla-impersonator"
 
 // registerClusterProxy makes a serving certificate for the cluster proxy,
 // registers its APIService on the host, and returns the control plane's
-// flags that serve it. The host's aggregator reaches it on this machine's
-// non-loopback address (the host refuses loopback endpoints); a machine
-// without one gets no proxy, said in the log.
+// flags that serve it. The proxy listens on loopback; the host's
+// aggregation layer reaches it through an ExternalName Service naming
+// localhost (testenv.RegisterAPIService).
 func registerClusterProxy(ctx context.Context, dir string, host *testenv.Cluster, logf func(string, ...any)) ([]string, error) {
-	ip := testenv.NonLoopbackIPv4()
-	if ip == "" {
-		logf("localup: no non-loopback IPv4 address here, so no cluster proxy")
-		return nil, nil
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
@@ -70,11 +65,11 @@ func registerClusterProxy(ctx context.Context, dir string, host *testenv.Cluster
 		return nil, fmt.Errorf("create namespace %s on the host: %w", ns.Name, err)
 	}
 	if err := host.RegisterAPIService(ctx, testenv.APIService{Group: fleetview.Group, Version: fleetview.Version,
-		Namespace: shared.SystemNamespace, Service: proxyService, IP: ip, Port: port, CABundle: crt}); err != nil {
+		Namespace: shared.SystemNamespace, Service: proxyService, Port: port, CABundle: crt}); err != nil {
 		return nil, fmt.Errorf("register the cluster proxy: %w", err)
 	}
-	logf("localup: cluster proxy registered as %s.%s, served at %s", fleetview.Version, fleetview.Group, net.JoinHostPort(ip, strconv.Itoa(port)))
-	return []string{"--cluster-proxy-bind-address=" + net.JoinHostPort(ip, strconv.Itoa(port)), "--cluster-proxy-cert-dir=" + certDir}, nil
+	logf("localup: cluster proxy registered as %s.%s, served at %s", fleetview.Version, fleetview.Group, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	return []string{"--cluster-proxy-bind-address=" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "--cluster-proxy-cert-dir=" + certDir}, nil
 }
 
 // impersonatorToken creates the member's impersonator ServiceAccount and

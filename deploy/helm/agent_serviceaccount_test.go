@@ -50,7 +50,7 @@ func TestAgentChartCommonPresetRunsAgent(t *testing.T) {
 // values extended by values.
 func runAgentChart(t *testing.T, values ...string) {
 	t.Helper()
-	bin := testkit.BuildProvider(t, moduleRoot(t))
+	bin := testkit.SharedProvider(t, moduleRoot(t))
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, member := fleet.Clusters[0], fleet.Clusters[1]
 	hub := controllertest.SystemHost(t, host)

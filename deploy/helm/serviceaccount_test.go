@@ -51,7 +51,7 @@ import (
 func TestChartServiceAccountRunsControlPlane(t *testing.T) {
 	clientCA := testkit.NewClientCA(t, "webhook-client-ca")
 	objs := renderChart(t, releaseName, append(hostValues(t, clientCA), "--include-crds")...)
-	bin := testkit.BuildProvider(t, moduleRoot(t))
+	bin := testkit.SharedProvider(t, moduleRoot(t))
 	fleet := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	host, member := fleet.Clusters[0], fleet.Clusters[1]
 	admin := controllertest.Client(t, host.RESTConfig(), controllertest.Scheme(t))

@@ -41,11 +41,13 @@ func writeFrontProxy(p pki) error {
 // aggregationArgs are the kube-apiserver flags of the aggregation layer,
 // as a production apiserver (kubeadm's) sets them: the request-header
 // authentication an extension apiserver reads from the
-// kube-system/extension-apiserver-authentication ConfigMap, the client
-// certificate the apiserver proxies with, and routing to the Service's
-// endpoints rather than its cluster IP (no kube-proxy runs here).
-func aggregationArgs(p pki, routeToEndpoints bool) []string {
-	args := []string{
+// kube-system/extension-apiserver-authentication ConfigMap and the client
+// certificate the apiserver proxies with. Aggregator routing to endpoints
+// stays off: every aggregated API here is a local process behind an
+// ExternalName Service naming localhost (RegisterAPIService, metrics-server),
+// which the aggregation layer resolves only when it routes by Service.
+func aggregationArgs(p pki) []string {
+	return []string{
 		"--requestheader-client-ca-file=" + p.frontProxyCAFile(),
 		"--requestheader-allowed-names=" + FrontProxyClientName,
 		"--requestheader-username-headers=X-Remote-User",
@@ -55,8 +57,4 @@ func aggregationArgs(p pki, routeToEndpoints bool) []string {
 		"--proxy-client-cert-file=" + p.frontProxyClientCert(),
 		"--proxy-client-key-file=" + p.frontProxyClientKey(),
 	}
-	if routeToEndpoints {
-		args = append(args, "--enable-aggregator-routing=true")
-	}
-	return args
 }

@@ -262,9 +262,7 @@ func (c *Cluster) apiserverProcess(port int) *process {
 		detach:  c.detach,
 	}
 	if c.aggregation || c.metricsServer != "" {
-		// metrics-server is registered through an ExternalName Service,
-		// which has no endpoints to route to.
-		p.args = append(p.args, aggregationArgs(c.pki, c.aggregation)...)
+		p.args = append(p.args, aggregationArgs(c.pki)...)
 	}
 	return p
 }

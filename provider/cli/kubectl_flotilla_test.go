@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -290,25 +289,23 @@ type proxyListener struct {
 	addr     string
 }
 
-// registerProxy listens for the proxy on a non-loopback address (the host
-// refuses loopback endpoints) and registers it on the host.
+// registerProxy listens for the proxy on loopback and registers it on the
+// host, whose aggregation layer reaches it through an ExternalName Service
+// naming localhost (testenv.RegisterAPIService), so the test needs no
+// address other than loopback and runs the same on every machine.
 func registerProxy(t *testing.T, host *testenv.Cluster, caBundle []byte) proxyListener {
 	t.Helper()
-	ip := testenv.NonLoopbackIPv4()
-	if ip == "" {
-		t.Skip("this machine has no non-loopback IPv4 address for the host's aggregator to reach")
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ln.Close() })
 	port := ln.Addr().(*net.TCPAddr).Port
 	if err := host.RegisterAPIService(t.Context(), testenv.APIService{Group: fleetview.Group, Version: fleetview.Version,
-		Namespace: shared.SystemNamespace, Service: proxyService, IP: ip, Port: port, CABundle: caBundle}); err != nil {
+		Namespace: shared.SystemNamespace, Service: proxyService, Port: port, CABundle: caBundle}); err != nil {
 		t.Fatal(err)
 	}
-	return proxyListener{listener: ln, addr: net.JoinHostPort(ip, strconv.Itoa(port))}
+	return proxyListener{listener: ln, addr: ln.Addr().String()}
 }
 
 func waitWatched(t *testing.T, w watch.Interface, name string) {

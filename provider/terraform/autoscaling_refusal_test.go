@@ -11,6 +11,7 @@ import (
 // of one is refused at plan time with a pointer to continuous mode, never
 // copied to members as if it worked.
 func TestManifestRefusesAutoscaling(t *testing.T) {
+	t.Parallel()
 	config := continuousOnlyConfig("autoscaling.karmada.io/v1alpha1", "FederatedHPA",
 		`{ scaleTargetRef = { apiVersion = "apps/v1", kind = "Deployment", name = "web" }, maxReplicas = 10 }`)
 	resource.UnitTest(t, resource.TestCase{

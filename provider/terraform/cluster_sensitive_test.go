@@ -49,6 +49,7 @@ func TestConnectionSecretsAreSensitive(t *testing.T) {
 // marks them sensitive, so Terraform redacts them wherever it redacts
 // sensitive attributes.
 func TestAccTrustedExecArgsSensitive(t *testing.T) {
+	t.Parallel()
 	d := newTFDriver(t)
 	const secretArg = "acct-tok-5e1f9c"
 	d.write(requiredProvidersHCL + providerHCL("args", fmt.Sprintf(`trusted_exec = [{ command = "aws", args = ["eks", "get-token", "--token", %q] }]`, secretArg)) +

@@ -14,6 +14,7 @@ import (
 // split, and a policy whose only cluster is tainted, which is reported as
 // unschedulable with the cluster's reason instead of failing the run.
 func TestAccPlacementDataSource(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	config := m.clusterHCL("east", `region = "us-east"`) +
 		m.clusterHCL("west", `
@@ -85,6 +86,7 @@ data "flotilla_placement" "batch" {
 // TestExamplePlacementDataSource runs the data source example against two
 // real members, its kubeconfig and contexts replaced by the test fleet's.
 func TestExamplePlacementDataSource(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	kubeconfig := m.env.TestKubeconfig(t)
 	config := strings.NewReplacer(

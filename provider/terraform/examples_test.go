@@ -38,6 +38,7 @@ func exampleImport(t *testing.T, dir string) (addr, id string) {
 }
 
 func TestExampleProvider(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
@@ -50,6 +51,7 @@ func TestExampleProvider(t *testing.T) {
 }
 
 func TestExampleFunctionDecodeManifests(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.RequireAbove(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testProviders,
@@ -65,6 +67,7 @@ func TestExampleFunctionDecodeManifests(t *testing.T) {
 }
 
 func TestProviderDefaultTimeout(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{

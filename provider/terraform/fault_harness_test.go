@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // The fault tests drive the real terraform binary with the provider running
@@ -43,7 +44,7 @@ type tfDriver struct {
 	tf  string
 }
 
-// newTFDriver builds the provider into a temporary directory and prepares
+// newTFDriver builds the provider (once per test binary) and prepares
 // a working directory whose CLI configuration points terraform at it.
 func newTFDriver(t *testing.T) *tfDriver {
 	t.Helper()
@@ -56,12 +57,10 @@ func newTFDriver(t *testing.T) *tfDriver {
 		t.Fatalf("terraform is not on PATH: %v", err)
 	}
 	root := t.TempDir()
-	bin := filepath.Join(root, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-flotilla"), ".")
-	build.Dir = filepath.Join("..", "..") // the module root, where main.go is
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the provider: %v\n%s", err, out)
-	}
+	// One build for the whole package (TestMain removes it): the binary is
+	// only run, and its directory holds nothing else, so every driver's
+	// dev_overrides can name it.
+	bin := filepath.Dir(testkit.SharedProvider(t, filepath.Join("..", ".."))) // the module root, where main.go is
 	rc := filepath.Join(root, "terraformrc")
 	cfg := fmt.Sprintf("provider_installation {\n  dev_overrides { %q = %q }\n  direct {}\n}\n", providerAddressForTests, bin)
 	if err := os.WriteFile(rc, []byte(cfg), 0o600); err != nil {

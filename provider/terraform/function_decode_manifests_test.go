@@ -10,6 +10,7 @@ import (
 )
 
 func TestDecodeManifestsFunction(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.RequireAbove(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testProviders,
@@ -59,6 +60,7 @@ output "image" { value = local.docs[0].spec.template.spec.containers[0].image }
 }
 
 func TestDecodeManifestsFunctionErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		yaml string
 		want string

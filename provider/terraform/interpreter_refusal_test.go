@@ -11,6 +11,7 @@ import (
 // one is refused at plan time, never copied to members.
 // The cluster points at a closed loopback port: nothing here may need it.
 func TestManifestRefusesInterpreterCustomization(t *testing.T) {
+	t.Parallel()
 	const config = `
 resource "flotilla_cluster" "east" {
   name  = "east"

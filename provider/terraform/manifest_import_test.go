@@ -78,6 +78,7 @@ func (f *importFleet) importID() string {
 // the ID that names its members and policy, and verifies every attribute
 // that is not write-only against the state the apply left.
 func TestAccManifestImportStateVerify(t *testing.T) {
+	t.Parallel()
 	f := startImportFleet(t)
 	config := strings.Replace(f.config("1", ""), requiredProvidersHCL, "", 1)
 	resource.Test(t, resource.TestCase{

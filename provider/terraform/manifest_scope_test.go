@@ -225,6 +225,7 @@ resource "flotilla_manifest" "widget" {
 // without a namespace (decided by the members' discovery), created, has an
 // empty second plan, is updated in place and destroyed, in both members.
 func TestAccManifestClusterScopedCustomKind(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	m.installClusterScopedCRD(t)
 	checkSize := func(want int64) resource.TestCheckFunc {

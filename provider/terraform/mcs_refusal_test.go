@@ -45,6 +45,7 @@ resource "flotilla_manifest" "web" {
 // flotilla_manifest of one is refused at plan time with a pointer to
 // continuous mode, never copied to members as if it worked.
 func TestManifestRefusesMultiClusterServices(t *testing.T) {
+	t.Parallel()
 	config := continuousOnlyConfig("multicluster.x-k8s.io/v1alpha1", "ServiceExport", "")
 	// flotilla's MultiClusterService is refused too, with a pointer to
 	// where continuous mode serves it.

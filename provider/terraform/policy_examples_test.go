@@ -21,6 +21,7 @@ var importCommandRE = regexp.MustCompile(`(?m)^terraform import (\S+) (\S+):(\S+
 // the import must reproduce the applied state, so the YAML and the HCL say the
 // same thing.
 func TestExamplePolicyResources(t *testing.T) {
+	t.Parallel()
 	for _, k := range []policyKind{propagationPolicyKind, clusterPropagationPolicyKind, overridePolicyKind, clusterOverridePolicyKind} {
 		typ := "flotilla_" + k.typeName
 		t.Run(typ, func(t *testing.T) {

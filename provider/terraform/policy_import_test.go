@@ -125,6 +125,7 @@ spec:
 }
 
 func TestPolicyImportErrors(t *testing.T) {
+	t.Parallel()
 	config := `resource "flotilla_propagation_policy" "web" {
   name               = "web"
   namespace          = "default"
@@ -158,6 +159,7 @@ func TestPolicyImportErrors(t *testing.T) {
 // TestPolicyImportThenPlan imports Karmada YAML into an empty state and
 // checks that a configuration written like the YAML plans no change.
 func TestPolicyImportThenPlan(t *testing.T) {
+	t.Parallel()
 	file := writePolicyFile(t, "p.yaml", propagationPolicyWebYAML)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: policyTestProviders,

@@ -51,7 +51,7 @@ func continuousResourceQuota(t *testing.T, cluster string, hard corev1.ResourceL
 	return string(b)
 }
 
-// TestAccFederatedResourceQuotaExample applies
+// scenarioFederatedResourceQuotaExample applies
 // examples/resources/flotilla_federated_resource_quota on two real members
 // (its kubeconfig contexts replaced by the test fleet's): the plan shows
 // each member's ResourceQuota exactly as continuous mode's Work carries it,
@@ -59,7 +59,7 @@ func continuousResourceQuota(t *testing.T, cluster string, hard corev1.ResourceL
 // `overall` is refused at plan with the numbers; a ResourceQuota deleted in
 // a member is planned back; a dropped assignment is pruned from its member;
 // destroy removes the rest.
-func TestAccFederatedResourceQuotaExample(t *testing.T) {
+func scenarioFederatedResourceQuotaExample(t *testing.T) {
 	f := startScenarioFleet(t, 2)
 	const dir = "resources/flotilla_federated_resource_quota"
 	const addr = "flotilla_federated_resource_quota.shop"
@@ -202,6 +202,7 @@ func (f *scenarioFleet) expectResourceQuotas(want map[string]string) resource.Te
 // assignment over overall, a cluster listed twice, and an assigned cluster
 // missing from clusters.
 func TestFederatedResourceQuotaBadInput(t *testing.T) {
+	t.Parallel()
 	quota := func(overall, assignments, clusters string) string {
 		return `
 resource "flotilla_cluster" "east" {

@@ -43,6 +43,7 @@ func exampleInterpreterConfig(t *testing.T) string {
 // Rollout customization read from its Karmada YAML), checks the next plan
 // is empty, and runs its import.sh: the import must reproduce the state.
 func TestExampleResourceInterpreter(t *testing.T) {
+	t.Parallel()
 	const addr = "flotilla_resource_interpreter.rollout"
 	m := importCommandRE.FindStringSubmatch(readExample(t, filepath.Join(exampleInterpreterDir, "import.sh")))
 	if m == nil || m[1] != addr {
@@ -77,6 +78,7 @@ func TestExampleResourceInterpreter(t *testing.T) {
 // error is refused at plan time on its attribute, naming the
 // customization, the operation and the line.
 func TestResourceInterpreterScriptDoesNotCompile(t *testing.T) {
+	t.Parallel()
 	const config = `
 resource "flotilla_resource_interpreter" "broken" {
   name   = "broken"
@@ -261,6 +263,7 @@ data "flotilla_placement" "checkout" {
 // changes nothing in the members. Without the
 // customization (the first step) the whole Rollout goes to both members.
 func TestAccManifestResourceInterpreter(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	var crd apiextensionsv1.CustomResourceDefinition
 	testkit.MustYAML(t, &crd, apitest.RolloutCRDYAML)

@@ -59,6 +59,7 @@ resource "flotilla_manifest" "settings" {
 // the same policy with preemption Always takes it, and the plan says so
 // before anything moves.
 func TestAccManifestPreemption(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	expectClaim := func(policy string, placement map[string]knownvalue.Check) []plancheck.PlanCheck {
 		return []plancheck.PlanCheck{

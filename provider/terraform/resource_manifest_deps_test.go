@@ -18,6 +18,7 @@ import (
 // use follows the Deployment to every cluster it runs in, in the same
 // apply; dropping it from dependencies removes it from the members.
 func TestAccManifestDependencies(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	config := func(deps string) string {
 		return m.clusterHCL("east", "") + m.clusterHCL("west", "") +

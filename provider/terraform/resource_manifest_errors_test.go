@@ -10,6 +10,7 @@ import (
 // with a diagnostic on the right attribute, before anything is applied.
 // The clusters point at a closed loopback port: nothing here may need them.
 func TestManifestBadInput(t *testing.T) {
+	t.Parallel()
 	const fleet = `
 resource "flotilla_cluster" "east" {
   name  = "east"

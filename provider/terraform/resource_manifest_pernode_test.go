@@ -33,6 +33,7 @@ import (
 //     refresh did not record (the members' nodes are read for it): the one
 //     more goes to roomy, as frag's nodes admit none.
 func TestAccManifestPerNode(t *testing.T) {
+	t.Parallel()
 	env := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	frag, roomy := env.Clusters[0], env.Clusters[1]
 	cs := frag.Clientset(t)

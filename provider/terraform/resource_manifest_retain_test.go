@@ -25,6 +25,7 @@ func (m *members) retainConfig(retain bool, image string) string {
 // and the plan is empty, an image change rolls out and leaves 5 replicas,
 // and removing the label gives replicas back to flotilla (2).
 func TestAccManifestRetainReplicas(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east")
 	const addr = "flotilla_manifest.web"
 	scaleTo := func(n int32) func() {

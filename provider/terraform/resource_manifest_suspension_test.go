@@ -28,6 +28,7 @@ func (m *members) suspendedConfig(policyExtra, image string) string {
 // lifting the suspension is a planned change that dispatches everywhere.
 // A dependent_overrides entry missing from override_policies is refused.
 func TestAccManifestSuspension(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	const addr = "flotilla_manifest.web"
 	suspended := func(names ...string) plancheck.PlanCheck {

@@ -131,6 +131,7 @@ func (m *members) webConfigOn(clusterNames string, eastWeight, westWeight int, i
 // honours it, the next plan is empty, updates move replicas and prune, and
 // drift made with kubectl shows in the next plan and is restored.
 func TestAccManifestLifecycle(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
@@ -234,6 +235,7 @@ func TestAccManifestLifecycle(t *testing.T) {
 // TestAccManifestConflict: an object flotilla does not own is refused
 // unless the policy says Overwrite, and then adopted; destroy releases it.
 func TestAccManifestConflict(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east")
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "shop"}, Data: map[string]string{"owner": "someone-else"}}
@@ -304,6 +306,7 @@ resource "flotilla_manifest" "settings" {
 // during apply (here from terraform_data, in practice a cluster module's
 // output) is planned from its declared facts, and the same apply deploys to it.
 func TestAccManifestProgressive(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east")
 	c := m.byName["east"]
 	config := fmt.Sprintf(`
@@ -344,6 +347,7 @@ resource "flotilla_propagation_policy" "web" {
 // down shows up in the next plan once the cluster answers, even though the
 // configuration did not change, and apply then removes the leftover copy.
 func TestAccManifestPruneRetried(t *testing.T) {
+	t.Parallel()
 	m := startFleet(t, "east", "west")
 	east := m.byName["east"]
 	resource.Test(t, resource.TestCase{

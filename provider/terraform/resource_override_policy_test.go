@@ -77,6 +77,7 @@ spec:
 `
 
 func TestOverridePolicyResource(t *testing.T) {
+	t.Parallel()
 	addr := "flotilla_override_policy.eu"
 	registry := tfjsonpath.New("override_rules").AtSliceIndex(0).AtMapKey("overriders").
 		AtMapKey("image_overrider").AtSliceIndex(0).AtMapKey("value")
@@ -180,6 +181,7 @@ spec:
 `
 
 func TestClusterPolicyResources(t *testing.T) {
+	t.Parallel()
 	cpp, cop := "flotilla_cluster_propagation_policy.platform", "flotilla_cluster_override_policy.staging"
 	yamlFile := writePolicyFile(t, "cluster.yaml", clusterPoliciesYAML)
 	resource.UnitTest(t, resource.TestCase{

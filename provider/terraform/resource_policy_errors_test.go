@@ -235,6 +235,7 @@ var policyErrorCases = []policyErrorCase{
 }
 
 func TestPolicyResourceErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range policyErrorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			k := policyKindByType(t, tc.typ)

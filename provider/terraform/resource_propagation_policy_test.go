@@ -95,6 +95,7 @@ spec:
 `
 
 func TestPropagationPolicyResource(t *testing.T) {
+	t.Parallel()
 	addr := "flotilla_propagation_policy.web"
 	weight := tfjsonpath.New("placement").AtMapKey("replica_scheduling").AtMapKey("weight_preference").
 		AtMapKey("static_weight_list").AtSliceIndex(0).AtMapKey("weight")

@@ -12,12 +12,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
-// TestAccScenarioActiveActive runs examples/active-active: east (member1)
+// scenarioActiveActive runs examples/active-active: east (member1)
 // and west (member2) both serve web, its replicas divided by static
 // weights, the Service in both, and west pulling from its regional
 // registry. Changing the weights and the image shows the per-cluster moves
 // and images in the plan, and the members follow.
-func TestAccScenarioActiveActive(t *testing.T) {
+func scenarioActiveActive(t *testing.T) {
 	f := startScenarioFleet(t, 2)
 	const (
 		deployment = "flotilla_manifest.web"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,13 +42,45 @@ type scenarioFleet struct {
 	clients map[string]kubernetes.Interface
 }
 
+// scenarioNamespace is the provider namespace the examples declare
+// (source = "flotilla-io/flotilla"); the provider served in-process must
+// answer to that address.
+const scenarioNamespace = "flotilla-io"
+
+// TestAccScenarios runs the example scenarios, each on a fleet of its own,
+// side by side. terraform-plugin-testing reads the provider namespace from
+// the process environment, so the parent sets it once for all of them (a
+// parallel test may not set the environment) and, being sequential, runs
+// while no test that expects the default namespace does; the subtests run
+// in parallel with each other only.
+func TestAccScenarios(t *testing.T) {
+	t.Setenv(resource.EnvTfAccProviderNamespace, scenarioNamespace)
+	for _, sc := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"ActiveActive", scenarioActiveActive},
+		{"GeoRedundant", scenarioGeoRedundant},
+		{"ManifestResourceExample", scenarioManifestResourceExample},
+		{"RemoteDR", scenarioRemoteDR},
+		{"RemoteDRUnreachable", scenarioRemoteDRUnreachable},
+		{"StagedRollout", scenarioStagedRollout},
+		{"FederatedResourceQuotaExample", scenarioFederatedResourceQuotaExample},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			sc.run(t)
+		})
+	}
+}
+
 // startScenarioFleet starts n Full members (pods run, so rollouts become
 // healthy) and writes their kubeconfig.
 func startScenarioFleet(t *testing.T, n int) *scenarioFleet {
 	t.Helper()
-	// The examples declare source = "flotilla-io/flotilla"; the provider
-	// served in-process must answer to that address.
-	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", "flotilla-io")
+	if os.Getenv(resource.EnvTfAccProviderNamespace) != scenarioNamespace {
+		t.Fatalf("%s is not %s: run the scenario under TestAccScenarios, which sets it", resource.EnvTfAccProviderNamespace, scenarioNamespace)
+	}
 	env := testenv.Start(t, testenv.Options{Clusters: n})
 	f := &scenarioFleet{env: env, kubeconfig: env.TestKubeconfig(t), clients: map[string]kubernetes.Interface{}}
 	for _, c := range env.Clusters {

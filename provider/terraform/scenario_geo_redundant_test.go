@@ -19,12 +19,12 @@ import (
 // geoRegions is the example's fleet: member → region.
 var geoRegions = map[string]string{"member1": "us-east", "member2": "us-east", "member3": "eu-west"}
 
-// TestAccScenarioGeoRedundant runs examples/geo-redundant: three clusters
+// scenarioGeoRedundant runs examples/geo-redundant: three clusters
 // in two regions, spread by region with min_groups 2 (and one cluster per
 // region). Both regions get replicas, in one cluster each, divided by what
 // each has room for (the members are alike, so evenly), and scaling keeps
 // both regions.
-func TestAccScenarioGeoRedundant(t *testing.T) {
+func scenarioGeoRedundant(t *testing.T) {
 	f := startScenarioFleet(t, 3)
 	const manifest = "flotilla_manifest.catalog"
 	placement := func(east, west int64) plancheck.PlanCheck {

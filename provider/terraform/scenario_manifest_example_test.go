@@ -11,12 +11,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// TestAccScenarioManifestResourceExample applies examples/resources/flotilla_manifest
+// scenarioManifestResourceExample applies examples/resources/flotilla_manifest
 // against two real members (its kubeconfig and kind contexts replaced by
 // the test fleet's), checks the plan and the members, then runs its
 // import.sh: the ID there must start with the id the resource records, and
 // import must restore the rest of the state from the members it names.
-func TestAccScenarioManifestResourceExample(t *testing.T) {
+func scenarioManifestResourceExample(t *testing.T) {
 	f := startScenarioFleet(t, 2)
 	const dir = "resources/flotilla_manifest"
 	addr, importID := exampleImport(t, dir)

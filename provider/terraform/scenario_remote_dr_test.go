@@ -31,11 +31,11 @@ func remoteDRPlacement(cluster, term string) []plancheck.PlanCheck {
 	}
 }
 
-// TestAccScenarioRemoteDR runs examples/remote-dr: payments runs in the
+// scenarioRemoteDR runs examples/remote-dr: payments runs in the
 // primary (member1). Tainting the primary NoExecute through the example's
 // variable makes the plan move every replica to the DR cluster (member2),
 // which only this policy tolerates; apply moves them, and they run there.
-func TestAccScenarioRemoteDR(t *testing.T) {
+func scenarioRemoteDR(t *testing.T) {
 	f := startScenarioFleet(t, 2)
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
@@ -76,14 +76,14 @@ func TestAccScenarioRemoteDR(t *testing.T) {
 	})
 }
 
-// TestAccScenarioRemoteDRUnreachable: the primary's apiserver stops. The
+// scenarioRemoteDRUnreachable: the primary's apiserver stops. The
 // plan treats it as Karmada's taint manager would (unreachable, NoExecute)
 // and moves the app to DR; apply starts it there but cannot prune the
 // primary, and says so. When the primary answers again, the operator keeps
 // it in maintenance (the taint variable) until failing back is decided; that
 // apply prunes the copy left in the primary, and destroy cleans up
 // everywhere.
-func TestAccScenarioRemoteDRUnreachable(t *testing.T) {
+func scenarioRemoteDRUnreachable(t *testing.T) {
 	f := startScenarioFleet(t, 2)
 	primary := f.env.Clusters[0]
 	resource.Test(t, resource.TestCase{

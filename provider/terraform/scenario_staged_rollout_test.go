@@ -45,7 +45,7 @@ func (f *scenarioFleet) stagedVars(image, onFailure string) config.Variables {
 	})
 }
 
-// TestAccScenarioStagedRollout runs examples/staged-rollout on three real
+// scenarioStagedRollout runs examples/staged-rollout on three real
 // members: the plan shows the stages; a good image goes to the canary, then
 // (after the bake) to eu-west, then us-east, as the members' own timestamps
 // show; the next plan is empty. A broken image stops at the 1-replica
@@ -53,7 +53,7 @@ func (f *scenarioFleet) stagedVars(image, onFailure string) config.Variables {
 // with the other two untouched and still pending in the next plan; a fixed
 // image rolls through again; with Rollback, the broken image is taken back
 // off the canary before apply stops.
-func TestAccScenarioStagedRollout(t *testing.T) {
+func scenarioStagedRollout(t *testing.T) {
 	f := startScenarioFleet(t, 3)
 	broken := "nginx:" + testenv.BrokenImageTag
 	step := func(image, onFailure string) resource.TestStep {

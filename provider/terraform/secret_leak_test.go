@@ -51,6 +51,7 @@ func secretForms(values ...string) []string {
 // them; a refresh finds no drift; a changed key shows as a changed hash on
 // that key; and the member receives the real values.
 func TestAccManifestSecretStaysOut(t *testing.T) {
+	t.Parallel()
 	d := newTFDriver(t)
 	f, _ := startMembers(t, 1)
 	c := f.Clusters[0]

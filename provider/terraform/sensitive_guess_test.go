@@ -180,6 +180,7 @@ func privateSensitiveKeyOf(t *testing.T, d *tfDriver) []byte {
 // appears in neither the plan nor the state's JSON, and a state written
 // before keys (plain salted hashes, no key) plans empty after refresh.
 func TestAccSecretPINNotGuessable(t *testing.T) {
+	t.Parallel()
 	d := newTFDriver(t)
 	f, _ := startMembers(t, 1)
 	c := f.Clusters[0]

@@ -78,6 +78,7 @@ func editState(t *testing.T, d *tfDriver, edit map[string]func(attrs map[string]
 // says why; destroy deletes nothing. Once the provider block trusts
 // exactly that plugin, destroy runs it (the marker appears) and succeeds.
 func TestAccStateExecNotRun(t *testing.T) {
+	t.Parallel()
 	d := newTFDriver(t)
 	f, _ := startMembers(t, 1)
 	c := f.Clusters[0]
@@ -146,6 +147,7 @@ func TestAccStateExecNotRun(t *testing.T) {
 // flotilla_cluster_status use the member's token and keep it out of state
 // (the resource flotilla_cluster still records its own).
 func TestAccDataSourcesKeepNoCredentials(t *testing.T) {
+	t.Parallel()
 	d := newTFDriver(t)
 	f, _ := startMembers(t, 1)
 	c := f.Clusters[0]
@@ -310,6 +312,7 @@ func operatorKubeconfig(t *testing.T, c *testenv.Cluster, attackerServer string)
 // names the proxy, destroy goes through it (and the proxy sees it), so the
 // refusal is not a connection that cannot work.
 func TestAccStateExecNotRunOverrides(t *testing.T) {
+	t.Parallel()
 	d := newTFDriver(t)
 	f, _ := startMembers(t, 1)
 	c := f.Clusters[0]

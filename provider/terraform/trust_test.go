@@ -32,6 +32,7 @@ func inlineKubeconfig(t *testing.T, user *clientcmdapi.AuthInfo, cluster *client
 // reads a file only when trusted exactly; the refusal names the command
 // but never an argument or env value.
 func TestTrustedConnections(t *testing.T) {
+	t.Parallel()
 	aws := member.ExecConfig{Command: "aws", Args: []string{"eks", "get-token", "--cluster-name", "east"}, Env: map[string]string{"AWS_PROFILE": "prod"}}
 	trust := trustedConnections{exec: []member.ExecConfig{aws}}
 	withExec := func(x member.ExecConfig) member.Connection {
@@ -95,6 +96,7 @@ func TestTrustedConnections(t *testing.T) {
 // naming the attributes but no value; one whose credentials are in the
 // state, or that records no override, needs nothing.
 func TestTrustedConnectionOverrides(t *testing.T) {
+	t.Parallel()
 	aws := member.ExecConfig{Command: "aws", Args: []string{"eks", "get-token"}}
 	const path, proxy = "~/.kube/config", "http://u:x-secret-pw@10.9.9.9:3128"
 	file := func(o connectionOverrides) member.Connection {
