@@ -27,6 +27,7 @@ import (
 // workers fit nowhere: the plan fails naming the Widget and, per member,
 // that it has room for no complete set of the components.
 func TestAccManifestComponents(t *testing.T) {
+	t.Parallel()
 	env := testenv.Start(t, testenv.Options{Clusters: 2, Mode: testenv.APIServerOnly})
 	alpha, beta := env.Clusters[0], env.Clusters[1]
 	m := &members{byName: map[string]*testenv.Cluster{"alpha": alpha, "beta": beta},
