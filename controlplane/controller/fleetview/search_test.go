@@ -287,26 +287,23 @@ func waitEvent(t *testing.T, w watch.Interface, typ watch.EventType, ns, name, c
 
 type certKey struct{ cert, key []byte }
 
-// serveProxy listens for the aggregated API on a non-loopback address (the
-// host refuses loopback endpoints) and registers its APIService.
+// serveProxy listens for the aggregated API on loopback and registers its
+// APIService; the host's aggregation layer reaches it through an
+// ExternalName Service naming localhost (testenv.RegisterAPIService).
 func serveProxy(t *testing.T, host *testenv.Cluster) (net.Listener, certKey) {
 	t.Helper()
-	ip := testenv.NonLoopbackIPv4()
-	if ip == "" {
-		t.Skip("this machine has no non-loopback IPv4 address for the host's aggregator to reach")
-	}
 	const service = "flotilla-cluster-proxy"
 	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(service+"."+shared.SystemNamespace+".svc", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ln.Close() })
 	if err := host.RegisterAPIService(t.Context(), testenv.APIService{Group: fleetview.Group, Version: fleetview.Version,
-		Namespace: shared.SystemNamespace, Service: service, IP: ip, Port: ln.Addr().(*net.TCPAddr).Port, CABundle: certPEM}); err != nil {
+		Namespace: shared.SystemNamespace, Service: service, Port: ln.Addr().(*net.TCPAddr).Port, CABundle: certPEM}); err != nil {
 		t.Fatal(err)
 	}
 	return ln, certKey{certPEM, keyPEM}
