@@ -95,6 +95,15 @@ row() { rows+=("| $1 | $2 | $3 | $4 | $5 |"); }
 # verdict VALUE LIMIT: "met" when VALUE <= LIMIT, else "missed".
 verdict() { awk -v v="$1" -v l="$2" 'BEGIN { print (v + 0 <= l + 0) ? "met" : "missed" }'; }
 
+# percentiles FILE NAME UNIT prints the p50 and p99 (custom metrics p50-UNIT and p99-UNIT) of the benchmark result
+# NAME (its -GOMAXPROCS suffix dropped) in FILE, or "? ?" when FILE has no such result.
+percentiles() {
+  awk -v want="$2" -v unit="$3" '
+    { name = $1; sub(/-[0-9]+$/, "", name) }
+    name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-" unit) p50 = $i; if ($(i+1) == "p99-" unit) p99 = $i } }
+    END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$1"
+}
+
 # --- scheduling -------------------------------------------------------------
 echo "== bench: scheduling latency ($samples decisions per case)" >&2
 sched="$work/sched.txt"
@@ -104,10 +113,7 @@ if go test -run '^$' -bench '^BenchmarkScheduleLatency$' -benchtime="${samples}x
     key=${strategy%%:*} label=${strategy#*:}
     for n in 10 100 1000 5000; do
       # A result line: BenchmarkScheduleLatency/clusters=N/KEY-P  200  ns/op  X p50-µs  Y p99-µs
-      read -r p50 p99 < <(awk -v want="BenchmarkScheduleLatency/clusters=$n/$key" '
-        { name = $1; sub(/-[0-9]+$/, "", name) }
-        name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-µs") p50 = $i; if ($(i+1) == "p99-µs") p99 = $i } }
-        END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$sched")
+      read -r p50 p99 < <(percentiles "$sched" "BenchmarkScheduleLatency/clusters=$n/$key" µs)
       goal="—"
       if [ "$n" = 100 ] && [ "$p99" != "?" ]; then
         goal="p99 ≤ 500 µs: $(verdict "$p99" 500)"
@@ -162,10 +168,7 @@ if go test -run '^$' -bench '^(BenchmarkNodeEstimate|BenchmarkNodeEstimateSchedu
   ./controlplane/estimator/ ./controlplane/scheduler/ >"$nodes_bench" 2>&1; then
   # pct NAME: "p50 p99" of a result line, "? ?" when missing.
   pct() {
-    awk -v want="$1" '
-      { name = $1; sub(/-[0-9]+$/, "", name) }
-      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-µs") p50 = $i; if ($(i+1) == "p99-µs") p99 = $i } }
-      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$nodes_bench"
+    percentiles "$nodes_bench" "$1" µs
   }
   for claim in requests selector affinity+tolerations; do
     read -r p50 p99 < <(pct "BenchmarkNodeEstimate/nodes=1000/$claim")
@@ -197,10 +200,7 @@ quota_bench="$work/quota.txt"
 if go test -run '^$' -bench '^BenchmarkQuotaStatus$' -benchtime=200x -count=1 -timeout 10m \
   ./controlplane/controller/federatedquota/ >"$quota_bench" 2>&1; then
   for mode in aggregate write; do
-    read -r p50 p99 < <(awk -v want="BenchmarkQuotaStatus/bindings=500/clusters=20/$mode" '
-      { name = $1; sub(/-[0-9]+$/, "", name) }
-      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-µs") p50 = $i; if ($(i+1) == "p99-µs") p99 = $i } }
-      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$quota_bench")
+    read -r p50 p99 < <(percentiles "$quota_bench" "BenchmarkQuotaStatus/bindings=500/clusters=20/$mode" µs)
     row "FederatedResourceQuota status, $mode" "500 bindings, 20 clusters" "$p50 µs" "$p99 µs" "—"
   done
 else
@@ -239,10 +239,7 @@ if go test -run '^$' -bench '^BenchmarkFederatedHPADecision$' -benchtime=200x -c
   ./controlplane/controller/federatedhpa/ >"$fhpa_bench" 2>&1; then
   for c in "members=100/pods=50/compute:compute (merge + replicas), pure" "members=100/fanout:member reads fan-out, 32 at once, 20 ms per member"; do
     key=${c%%:*} label=${c#*:}
-    read -r p50 p99 < <(awk -v want="BenchmarkFederatedHPADecision/$key" '
-      { name = $1; sub(/-[0-9]+$/, "", name) }
-      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-µs") p50 = $i; if ($(i+1) == "p99-µs") p99 = $i } }
-      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$fhpa_bench")
+    read -r p50 p99 < <(percentiles "$fhpa_bench" "BenchmarkFederatedHPADecision/$key" µs)
     row "FederatedHPA decision, $label" "100 members x 50 pods" "$p50 µs" "$p99 µs" "—"
   done
 else
@@ -260,10 +257,7 @@ dash_bench="$work/dashboard.txt"
 if go test -run '^$' -bench '^BenchmarkPages$' -benchtime=200x -count=1 -timeout 15m \
   ./controlplane/dashboard/ >"$dash_bench" 2>&1; then
   for pg in fleet workloads; do
-    read -r p50 p99 < <(awk -v want="BenchmarkPages/clusters=200/workloads=2000/page=$pg" '
-      { name = $1; sub(/-[0-9]+$/, "", name) }
-      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-ms") p50 = $i; if ($(i+1) == "p99-ms") p99 = $i } }
-      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$dash_bench")
+    read -r p50 p99 < <(percentiles "$dash_bench" "BenchmarkPages/clusters=200/workloads=2000/page=$pg" ms)
     goal="—"
     if [ "$pg" = fleet ] && [ "$p50" != "?" ]; then
       goal="p50 ≤ 100 ms: $(verdict "$p50" 100)"
@@ -272,10 +266,7 @@ if go test -run '^$' -bench '^BenchmarkPages$' -benchtime=200x -count=1 -timeout
   done
   # The interactive= cases: headless Chromium, navigation to domContentLoadedEventEnd.
   for pg in fleet workloads; do
-    read -r p50 p99 < <(awk -v want="BenchmarkPages/clusters=200/workloads=2000/interactive=$pg" '
-      { name = $1; sub(/-[0-9]+$/, "", name) }
-      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-ms") p50 = $i; if ($(i+1) == "p99-ms") p99 = $i } }
-      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$dash_bench")
+    read -r p50 p99 < <(percentiles "$dash_bench" "BenchmarkPages/clusters=200/workloads=2000/interactive=$pg" ms)
     goal="—"
     if [ "$pg" = fleet ] && [ "$p50" != "?" ]; then
       goal="interactive ≤ 1,000 ms: $(verdict "$p50" 1000)"
@@ -301,10 +292,7 @@ if go test -run '^$' -bench '^BenchmarkSearchCacheMemory$' -benchtime=1x -count=
     END { if (k == "") print "? ?"; else printf "%d %d\n", k, d }' "$search_bench")
   row "search cache memory per Deployment" "typical Deployment, managed fields dropped" "$kept B" "—" "decoded: $decoded B"
   for who in admin tenant; do
-    read -r p50 p99 < <(awk -v want="BenchmarkSearchList/user=$who" '
-      { name = $1; sub(/-[0-9]+$/, "", name) }
-      name == want { for (i = 2; i < NF; i++) { if ($(i+1) == "p50-ms") p50 = $i; if ($(i+1) == "p99-ms") p99 = $i } }
-      END { if (p50 == "") print "? ?"; else printf "%g %g\n", p50, p99 }' "$search_bench")
+    read -r p50 p99 < <(percentiles "$search_bench" "BenchmarkSearchList/user=$who" ms)
     goal="—"
     if [ "$who" = admin ] && [ "$p50" != "?" ]; then
       goal="p50 ≤ 200 ms: $(verdict "$p50" 200)"
@@ -356,6 +344,7 @@ terraform_rows() {
     step_row "$name" "terraform $name" "$clusters clusters × $apps apps" "$wall s (wall; CPU $cpu s)" "$rss MB (peak RSS)" "$goal"
   done <"$tsv"
 }
+
 # step_row STEP CELLS...: a terraform row. While pairing is set, rows are held
 # per step so that flotilla's and hashicorp/kubernetes' figures for the same
 # step end up next to each other; flush_steps writes them.

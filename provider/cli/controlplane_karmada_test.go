@@ -4,9 +4,7 @@ package cli
 
 import (
 	"fmt"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -348,23 +346,7 @@ func plainClient(t *testing.T, cfg *rest.Config) client.Client {
 // with extra flags.
 func startControlplaneWith(t *testing.T, bin, kubeconfig, name string, extra ...string) *controlplaneProcess {
 	t.Helper()
-	p := &controlplaneProcess{name: name, probeAddr: testkit.FreeAddr(t), out: &syncBuffer{}, exited: make(chan struct{})}
-	args := append([]string{"controlplane", "--kubeconfig", kubeconfig, "--fleet", "test", "--leader-elect=false",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", p.probeAddr, "--cluster-probe-interval", "300ms"}, extra...)
-	p.cmd = exec.Command(bin, args...)
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() {
-		p.kill(t)
-		if t.Failed() {
-			t.Logf("controlplane %s log:\n%s", p.name, p.log())
-		}
-	})
-	return p
+	return startControlplaneProcess(t, bin, name, append([]string{"--kubeconfig", kubeconfig, "--fleet", "test", "--leader-elect=false"}, extra...)...)
 }
 
 // listOf lists kind (a List kind) of apiVersion in namespace.

@@ -139,14 +139,24 @@ type controlplaneProcess struct {
 	exited    chan struct{}
 }
 
+// startControlplane starts the binary's controlplane over kubeconfig with
+// a fast leader election in kube-system.
 func startControlplane(t *testing.T, bin, kubeconfig, name string) *controlplaneProcess {
 	t.Helper()
-	p := &controlplaneProcess{name: name, probeAddr: testkit.FreeAddr(t), out: &syncBuffer{}, exited: make(chan struct{})}
-	p.cmd = exec.Command(bin, "controlplane", "--kubeconfig", kubeconfig, "--fleet", "test",
+	return startControlplaneProcess(t, bin, name, "--kubeconfig", kubeconfig, "--fleet", "test",
 		"--leader-elect", "--leader-election-namespace", "kube-system",
-		"--leader-election-lease-duration", "3s", "--leader-election-renew-deadline", "2s", "--leader-election-retry-period", "500ms",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", p.probeAddr,
-		"--cluster-probe-interval", "300ms")
+		"--leader-election-lease-duration", "3s", "--leader-election-renew-deadline", "2s", "--leader-election-retry-period", "500ms")
+}
+
+// startControlplaneProcess starts `controlplane` with args, its metrics off, its
+// probes on a free address and a fast cluster probe, and kills it when the
+// test ends, printing its log if the test failed.
+func startControlplaneProcess(t *testing.T, bin, name string, args ...string) *controlplaneProcess {
+	t.Helper()
+	p := &controlplaneProcess{name: name, probeAddr: testkit.FreeAddr(t), out: &syncBuffer{}, exited: make(chan struct{})}
+	args = append(append([]string{"controlplane"}, args...),
+		"--metrics-bind-address", "0", "--health-probe-bind-address", p.probeAddr, "--cluster-probe-interval", "300ms")
+	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	// Killed with the test binary, should it die first.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
