@@ -63,7 +63,7 @@ func TestAgentChartDeployment(t *testing.T) {
 			if len(args) == 0 || args[0] != "agent" {
 				t.Fatalf("args = %v, want the agent command first", args)
 			}
-			for flag, want := range map[string]string{"hub-kubeconfig": "/etc/flotilla/hub/kubeconfig", "cluster-name": "edge-1", "fleet": "flotilla"} {
+			for flag, want := range map[string]string{"hub-kubeconfig": "/etc/flotilla/hub/kubeconfig", "cluster-name": "edge-1", "fleet": "flotilla", "api-groups": "flotilla"} {
 				if got, _ := flagValue(args, flag); got != want {
 					t.Errorf("--%s = %q, want %q", flag, got, want)
 				}
@@ -196,7 +196,16 @@ func TestAgentChartRefusesBadValues(t *testing.T) {
 		{"no hub kubeconfig", namespace, []string{"--set", "clusterName=edge-1"}, "the hub's kubeconfig is required: set hub.existingSecret"},
 		{"both hub values", namespace, append(slices.Clone(agentValues), hub...), "set one of hub.existingSecret and hub.kubeconfig, not both"},
 		{"another namespace", "default", agentValues, `install the chart into the namespace flotilla-system (-n flotilla-system), not "default"`},
+		{"unknown API groups", namespace, append(slices.Clone(agentValues), "--set", "apiGroups=karmda"), `apiGroups "karmda": want flotilla or karmada`},
 	})
+}
+
+// TestAgentChartAPIGroups: apiGroups reaches the agent as --api-groups.
+func TestAgentChartAPIGroups(t *testing.T) {
+	d := into[appsv1.Deployment](t, one(t, renderChart(t, agentChart, append(slices.Clone(agentValues), "--set", "apiGroups=karmada")...), "Deployment"))
+	if got, _ := flagValue(d.Spec.Template.Spec.Containers[0].Args, "api-groups"); got != "karmada" {
+		t.Errorf("--api-groups = %q, want karmada from apiGroups", got)
+	}
 }
 
 func mustDuration(t *testing.T, s string) time.Duration {

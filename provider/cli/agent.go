@@ -50,11 +50,12 @@ func Agent(args []string, stderr io.Writer) int {
 	fs.IntVar(&c.options.Options.WorkStatusWorkers, "work-status-workers", 0, "how many Works' status are read back at once; 0 means the default (32)")
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
+	apiGroups := apiGroupsFlag(fs, "the hub's control plane serves (its --api-groups), in which the agent reads its Cluster and Works and reports their status", "")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla agent --hub-kubeconfig HUB --cluster-name NAME [--kubeconfig MEMBER] [flags]\n\n"+
 			"Runs a pull-mode agent for a member the control plane cannot reach: registers the member as a\n"+
 			"Cluster with syncMode Pull, renews its Lease, reports its status, and applies the Works of its\n"+
-			"execution namespace flotilla-es-NAME to the member.\n\n")
+			"execution namespace (flotilla-es-NAME, or karmada-es-NAME with --api-groups=karmada) to the member.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -62,6 +63,10 @@ func Agent(args []string, stderr io.Writer) int {
 	}
 	if c.hubKubeconfig == "" || c.options.Cluster == "" || fs.NArg() > 0 {
 		fs.Usage()
+		return 2
+	}
+	// Before anything builds a scheme or a client.
+	if !useAPIGroups(*apiGroups, stderr) {
 		return 2
 	}
 	if err := c.options.Validate(); err != nil {

@@ -23,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
@@ -98,7 +97,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.ClusterProxy.BindAddress, "cluster-proxy-bind-address", "", "host:port the cluster proxy (the clusterproxy.flotilla.io aggregated API, registered on the host by an APIService) listens on; empty turns it off")
 	proxyCertDir := fs.String("cluster-proxy-cert-dir", "", "`directory` with tls.crt and tls.key serving the cluster proxy, reloaded on change; the APIService's caBundle must trust it for <service>.<namespace>.svc; required with --cluster-proxy-bind-address")
 	fs.DurationVar(&opts.ClusterProxy.RequestTimeout, "cluster-proxy-request-timeout", 0, "how long the cluster proxy waits for a member's response headers (and for a whole request that is not a watch or a follow) before answering 504; 0 means the default (30s)")
-	apiGroups := fs.String("api-groups", string(apis.FlotillaGroups), "`family` of API groups the control plane installs and reconciles: flotilla (cluster.flotilla.io, policy.flotilla.io, ...; Works in flotilla-es-<cluster>) or karmada (Karmada's own cluster.karmada.io, policy.karmada.io, ..., so Karmada's YAML applies unchanged; Works in karmada-es-<cluster>); karmada refuses to start on a host whose Karmada CRDs were installed by Karmada")
+	apiGroups := apiGroupsFlag(fs, "the control plane installs and reconciles", "; karmada refuses to start on a host whose Karmada CRDs were installed by Karmada")
 	fs.BoolVar(&opts.AllowNamespacedOverwrite, "allow-namespaced-overwrite", false, "let a namespaced PropagationPolicy's conflictResolution: Overwrite adopt existing member objects (a ClusterPropagationPolicy always may)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla controlplane --kubeconfig HOST [flags]\n\n"+
@@ -113,14 +112,10 @@ func Controlplane(args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	groups, err := apis.ParseGroups(*apiGroups)
-	if err != nil {
-		fmt.Fprintf(stderr, "--api-groups: %v\n", err)
+	// Before anything builds a scheme or reads an API group.
+	if !useAPIGroups(*apiGroups, stderr) {
 		return 2
 	}
-	// Before anything builds a scheme or reads an API group: the one
-	// place this process' groups are chosen.
-	apis.Use(groups)
 	if err := checkLoopback(*pprofAddr); err != nil {
 		fmt.Fprintf(stderr, "--pprof-bind-address: %v\n", err)
 		return 2

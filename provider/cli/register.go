@@ -32,6 +32,7 @@ func Register(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "`file` to write the agent's hub kubeconfig to, mode 0600 (required)")
 	server := fs.String("hub-server", "", "hub apiserver `URL` as the agent reaches it; default the server of --hub-kubeconfig")
 	ttl := fs.Duration("token-ttl", 365*24*time.Hour, "lifetime of the agent's token; run register again to issue a new one")
+	apiGroups := apiGroupsFlag(fs, "the hub's control plane serves (its --api-groups), in which the Cluster, the execution namespace and the agent's rights are made", "")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla register --hub-kubeconfig ADMIN --cluster-name NAME --out FILE [flags]\n\n"+
 			"Registers a pull-mode member: creates its Cluster (syncMode Pull), its execution namespace and Lease,\n"+
@@ -44,6 +45,10 @@ func Register(args []string, stdout, stderr io.Writer) int {
 	}
 	if *kubeconfig == "" || *cluster == "" || *out == "" || fs.NArg() > 0 {
 		fs.Usage()
+		return 2
+	}
+	// Before anything builds a scheme or a client.
+	if !useAPIGroups(*apiGroups, stderr) {
 		return 2
 	}
 	cfg, err := loadKubeconfig(*kubeconfig, *kubeContext)

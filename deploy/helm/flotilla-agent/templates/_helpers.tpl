@@ -27,7 +27,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/*
 flotilla-agent.check fails, naming the value to set, outside flotilla-system (where the agent keeps
-the membership marker), without a valid cluster name, and without exactly one hub kubeconfig.
+the membership marker), without a valid cluster name, without exactly one hub kubeconfig, and with
+API groups the agent does not speak.
 */}}
 {{- define "flotilla-agent.check" -}}
 {{- if ne .Release.Namespace "flotilla-system" -}}
@@ -45,6 +46,9 @@ the membership marker), without a valid cluster name, and without exactly one hu
 {{- end -}}
 {{- if not (or .Values.hub.existingSecret .Values.hub.kubeconfig) -}}
 {{- fail "the hub's kubeconfig is required: set hub.existingSecret to a Secret in flotilla-system with the key kubeconfig, or hub.kubeconfig (--set-file hub.kubeconfig=FILE) to the file `register --out` wrote" -}}
+{{- end -}}
+{{- if not (has (toString .Values.apiGroups) (list "flotilla" "karmada")) -}}
+{{- fail (printf "apiGroups %q: want flotilla or karmada, the hub control plane's --api-groups" (toString .Values.apiGroups)) -}}
 {{- end -}}
 {{- end -}}
 
