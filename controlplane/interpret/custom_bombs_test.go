@@ -87,17 +87,7 @@ func TestLibraryBombs(t *testing.T) {
 			// Without the deadline: the counted budgets decide, the
 			// same way on a loaded machine.
 			alloc, err := runBomb(t, fmt.Sprintf("function GetReplicas(obj)\n  %s\n  return 1, nil\nend", c.body), interpret.WithCallTimeout(0))
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if !interpret.IsBudgetExceeded(err) {
-				t.Errorf("IsBudgetExceeded(%q) = false", err)
-			}
-			for _, w := range []string{`customization "bomb"`, "replicaResource", "budget exhausted", c.want} {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			checkBudgetError(t, err, `customization "bomb"`, "replicaResource", "budget exhausted", c.want)
 			if alloc > bombBytes {
 				t.Errorf("allocated %d MiB", alloc>>20)
 			}
@@ -187,5 +177,23 @@ end`, interpret.WithCallTimeout(0))
 	}
 	if took := time.Since(start); took > time.Second || alloc > 64<<20 {
 		t.Errorf("took %s and %d MiB", took, alloc>>20)
+	}
+}
+
+// checkBudgetError fails t unless err is a budget error whose message holds
+// every one of parts (the customization, the operation, the object, what
+// ran out).
+func checkBudgetError(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if !interpret.IsBudgetExceeded(err) {
+		t.Errorf("IsBudgetExceeded(%q) = false", err)
+	}
+	for _, w := range parts {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
 	}
 }

@@ -146,17 +146,7 @@ func TestBudgetScalesWithInput(t *testing.T) {
 				}
 				return
 			}
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if !interpret.IsBudgetExceeded(err) {
-				t.Errorf("IsBudgetExceeded(%q) = false", err)
-			}
-			for _, w := range []string{`customization "fleet"`, "statusAggregation", "example.io/v1 Widget default/w", c.want} {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			checkBudgetError(t, err, `customization "fleet"`, "statusAggregation", "example.io/v1 Widget default/w", c.want)
 			// Stopped before it made more than the ceiling, and
 			// before it kept much more than its allowance (32 MiB and
 			// its input) in tables: the strings it made are all kept.
