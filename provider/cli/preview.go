@@ -239,7 +239,7 @@ func writeTable(w io.Writer, out PreviewOutput) {
 			if p.Suspended {
 				held = "(suspended)"
 			}
-			parts = append(parts, fmt.Sprintf("%s=%d%s", p.Cluster, p.Replicas, held))
+			parts = append(parts, placementCell(p, r.Components)+held)
 		}
 		placement := strings.Join(parts, ",")
 		switch {
@@ -274,6 +274,21 @@ func writeTable(w io.Writer, out PreviewOutput) {
 			fmt.Fprintf(w, "\n# %s -> %s%s\n%s\n", r.Template, c, held, b)
 		}
 	}
+}
+
+// placementCell is one cluster's entry in the table's PLACEMENT column:
+// cluster=replicas, or, for a template placed whole by its components,
+// the cluster with every component it runs there, since its replica
+// count (0) says nothing of what the cluster receives.
+func placementCell(p PreviewPlacement, components []api.Component) string {
+	if len(components) == 0 {
+		return fmt.Sprintf("%s=%d", p.Cluster, p.Replicas)
+	}
+	each := make([]string, 0, len(components))
+	for _, c := range components {
+		each = append(each, fmt.Sprintf("%s=%d", c.Name, c.Replicas))
+	}
+	return p.Cluster + "[" + strings.Join(each, ",") + "]"
 }
 
 // readBundle decodes every -f argument, in order, into one bundle.

@@ -143,3 +143,19 @@ func TestPreviewComponents(t *testing.T) {
 		}
 	}
 }
+
+// TestPreviewComponentsTable reads the table of the same input: the job
+// placed whole shows the cluster with each component it runs there, not
+// the meaningless "south=0" of a template without divisible replicas.
+func TestPreviewComponentsTable(t *testing.T) {
+	_, stdout, stderr := runPreview(t, "", "-f", "testdata/components")
+	var row string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "FlinkDeployment analytics/job") {
+			row = line
+		}
+	}
+	if want := "south[jobmanager=1,taskmanager=4]"; !strings.Contains(row, want) || strings.Contains(row, "south=0") {
+		t.Errorf("FlinkDeployment row %q, want placement %q; stderr: %s", row, want, stderr)
+	}
+}
