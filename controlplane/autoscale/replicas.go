@@ -77,6 +77,15 @@ type ResourceResult struct {
 // if that reverses the direction or falls within the tolerance, current
 // is kept. Every pod's containers must request the resource.
 func (c Calculator) ResourceReplicas(current, targetUtilization int32, resource corev1.ResourceName, pods []corev1.Pod, metrics map[string]PodMetric, now time.Time) (ResourceResult, error) {
+	return c.ContainerResourceReplicas(current, targetUtilization, resource, "", pods, metrics, now)
+}
+
+// ContainerResourceReplicas is ResourceReplicas for a ContainerResource
+// metric: utilization is the named container's usage (metrics hold that
+// container's samples) over that container's requests, as Kubernetes
+// computes it. An empty container is the whole pod (ResourceReplicas).
+// A pod without the container is an error naming both.
+func (c Calculator) ContainerResourceReplicas(current, targetUtilization int32, resource corev1.ResourceName, container string, pods []corev1.Pod, metrics map[string]PodMetric, now time.Time) (ResourceResult, error) {
 	c = c.withDefaults()
 	if len(pods) == 0 {
 		return ResourceResult{}, errors.New("no pods of the target")
@@ -91,7 +100,7 @@ func (c Calculator) ResourceReplicas(current, targetUtilization int32, resource 
 			values[name] = m.Value
 		}
 	}
-	requests, err := podRequests(pods, resource)
+	requests, err := podRequests(pods, resource, container)
 	if err != nil {
 		return ResourceResult{}, err
 	}
@@ -242,18 +251,28 @@ func (c Calculator) cpuUnready(pod *corev1.Pod, m PodMetric, now time.Time) bool
 	return cond.Status == corev1.ConditionFalse && start.Add(c.InitialReadinessDelay).After(cond.LastTransitionTime.Time)
 }
 
-// podRequests sums each pod's containers' requests of resource, in
-// milli-units; a container without one is an error naming it.
-func podRequests(pods []corev1.Pod, resource corev1.ResourceName) (map[string]int64, error) {
+// podRequests sums each pod's containers' requests of resource (only the
+// named container's, when container is set), in milli-units; a container
+// without one, or a pod without the named container, is an error naming
+// it.
+func podRequests(pods []corev1.Pod, resource corev1.ResourceName, container string) (map[string]int64, error) {
 	out := make(map[string]int64, len(pods))
 	for i := range pods {
 		var sum int64
+		found := false
 		for _, ctr := range pods[i].Spec.Containers {
+			if container != "" && ctr.Name != container {
+				continue
+			}
+			found = true
 			q, ok := ctr.Resources.Requests[resource]
 			if !ok {
 				return nil, fmt.Errorf("pod %s: container %s requests no %s, so its utilization is undefined", pods[i].Name, ctr.Name, resource)
 			}
 			sum += q.MilliValue()
+		}
+		if container != "" && !found {
+			return nil, fmt.Errorf("pod %s has no container %s", pods[i].Name, container)
 		}
 		out[pods[i].Name] = sum
 	}

@@ -163,8 +163,8 @@ type scaleCounts struct {
 }
 
 // computeMetric is one metric's replica proposal over the fleet: Resource
-// (Utilization, AverageValue), Pods, Object and External metrics;
-// ContainerResource is refused by name, as the reason
+// and ContainerResource (Utilization, AverageValue), Pods, Object and
+// External metrics; any other type is refused by name, as the reason
 // InvalidMetricSourceType.
 func computeMetric(calc autoscale.Calculator, spec autoscalingv2.MetricSpec, n scaleCounts, pods []corev1.Pod, fm fleetMetric, now time.Time) metricResult {
 	switch {
@@ -174,46 +174,63 @@ func computeMetric(calc autoscale.Calculator, spec autoscalingv2.MetricSpec, n s
 		return objectMetric(calc, spec.Object, n, pods, fm)
 	case spec.Type == autoscalingv2.ExternalMetricSourceType && spec.External != nil:
 		return externalMetric(calc, spec.External, n, pods, fm)
-	case spec.Type != autoscalingv2.ResourceMetricSourceType || spec.Resource == nil:
-		return metricResult{Name: string(spec.Type), Reason: "InvalidMetricSourceType",
-			Err: fmt.Errorf("metric type %s: %w: flotilla's FederatedHPA reads Resource, Pods, Object and External metrics", spec.Type, errUnsupported)}
+	case spec.Type == autoscalingv2.ResourceMetricSourceType && spec.Resource != nil:
+		return resourceMetric(calc, spec.Resource.Name, "", spec.Resource.Target, n.Current, pods, fm.PerPod, now)
+	case spec.Type == autoscalingv2.ContainerResourceMetricSourceType && spec.ContainerResource != nil:
+		src := spec.ContainerResource
+		return resourceMetric(calc, src.Name, src.Container, src.Target, n.Current, pods, fm.PerPod, now)
 	}
-	res, target, current := spec.Resource.Name, spec.Resource.Target, n.Current
-	usage := fm.PerPod
+	return metricResult{Name: string(spec.Type), Reason: "InvalidMetricSourceType",
+		Err: fmt.Errorf("metric type %s: %w: flotilla's FederatedHPA reads Resource, ContainerResource, Pods, Object and External metrics", spec.Type, errUnsupported)}
+}
+
+// resourceMetric is a Resource metric's proposal, or, with a container,
+// a ContainerResource metric's: that container's usage over its requests.
+func resourceMetric(calc autoscale.Calculator, res corev1.ResourceName, container string, target autoscalingv2.MetricTarget, current int32, pods []corev1.Pod, usage map[string]autoscale.PodMetric, now time.Time) metricResult {
+	of, failed := "", "FailedGetResourceMetric"
+	if container != "" {
+		of, failed = " of container "+container, "FailedGetContainerResourceMetric"
+	}
 	switch target.Type {
 	case autoscalingv2.UtilizationMetricType:
-		name := fmt.Sprintf("%s resource utilization (percentage of request)", res)
+		name := fmt.Sprintf("%s resource utilization (percentage of request)%s", res, of)
 		if target.AverageUtilization == nil {
-			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: errors.New("target averageUtilization is not set")}
+			return metricResult{Name: name, Reason: failed, Err: errors.New("target averageUtilization is not set")}
 		}
-		r, err := calc.ResourceReplicas(current, *target.AverageUtilization, res, pods, usage, now)
+		r, err := calc.ContainerResourceReplicas(current, *target.AverageUtilization, res, container, pods, usage, now)
 		if err != nil {
-			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: fmt.Errorf("%s: %w", name, err)}
+			return metricResult{Name: name, Reason: failed, Err: fmt.Errorf("%s: %w", name, err)}
 		}
-		return metricResult{Name: name, Replicas: r.Replicas, Status: resourceStatus(res, &r.Utilization, r.RawAverage)}
+		return metricResult{Name: name, Replicas: r.Replicas, Status: resourceStatus(res, container, &r.Utilization, r.RawAverage)}
 	case autoscalingv2.AverageValueMetricType:
-		name := fmt.Sprintf("%s resource", res)
+		name := fmt.Sprintf("%s resource%s", res, of)
 		if target.AverageValue == nil {
-			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: errors.New("target averageValue is not set")}
+			return metricResult{Name: name, Reason: failed, Err: errors.New("target averageValue is not set")}
 		}
 		n, avg, err := calc.AverageValueReplicas(current, target.AverageValue.MilliValue(), res, pods, usage, now)
 		if err != nil {
-			return metricResult{Name: name, Reason: "FailedGetResourceMetric", Err: fmt.Errorf("%s: %w", name, err)}
+			return metricResult{Name: name, Reason: failed, Err: fmt.Errorf("%s: %w", name, err)}
 		}
-		return metricResult{Name: name, Replicas: n, Status: resourceStatus(res, nil, avg)}
+		return metricResult{Name: name, Replicas: n, Status: resourceStatus(res, container, nil, avg)}
 	default:
-		return metricResult{Name: string(res), Reason: "InvalidMetricSourceType",
-			Err: fmt.Errorf("resource metric %s: target type %q: %w (Utilization or AverageValue)", res, target.Type, errUnsupported)}
+		return metricResult{Name: string(res) + of, Reason: "InvalidMetricSourceType",
+			Err: fmt.Errorf("resource metric %s%s: target type %q: %w (Utilization or AverageValue)", res, of, target.Type, errUnsupported)}
 	}
 }
 
-func resourceStatus(res corev1.ResourceName, utilization *int32, rawMilli int64) autoscalingv2.MetricStatus {
+// resourceStatus is a Resource metric's status, or a ContainerResource
+// metric's when container is set.
+func resourceStatus(res corev1.ResourceName, container string, utilization *int32, rawMilli int64) autoscalingv2.MetricStatus {
 	avg := resource.NewMilliQuantity(rawMilli, resource.DecimalSI)
 	if res == corev1.ResourceMemory {
 		avg = resource.NewQuantity(rawMilli/1000, resource.BinarySI)
 	}
-	return autoscalingv2.MetricStatus{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{
-		Name: res, Current: autoscalingv2.MetricValueStatus{AverageUtilization: utilization, AverageValue: avg}}}
+	current := autoscalingv2.MetricValueStatus{AverageUtilization: utilization, AverageValue: avg}
+	if container != "" {
+		return autoscalingv2.MetricStatus{Type: autoscalingv2.ContainerResourceMetricSourceType, ContainerResource: &autoscalingv2.ContainerResourceMetricStatus{
+			Name: res, Container: container, Current: current}}
+	}
+	return autoscalingv2.MetricStatus{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{Name: res, Current: current}}
 }
 
 // proposal is what the metrics ask for, before the behavior bounds it.

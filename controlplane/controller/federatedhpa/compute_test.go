@@ -131,7 +131,22 @@ func TestPropose(t *testing.T) {
 		{Cluster: "a", Pods: []corev1.Pod{pod("p", "100m")}, Metrics: cpuSample(map[string]int64{"p": 10})},
 		{Cluster: "b", Scheduled: 3, Err: errors.New("timeout")},
 	}, twoPods[0].Spec.Containers, 1)
-	container := autoscalingv2.MetricSpec{Type: autoscalingv2.ContainerResourceMetricSourceType, ContainerResource: &autoscalingv2.ContainerResourceMetricSource{}}
+	containerCPU := func(container string) autoscalingv2.MetricSpec {
+		return autoscalingv2.MetricSpec{Type: autoscalingv2.ContainerResourceMetricSourceType, ContainerResource: &autoscalingv2.ContainerResourceMetricSource{
+			Name: corev1.ResourceCPU, Container: container, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](100)}}}
+	}
+	// The pods run no container "sidecar": a metric of it gives no proposal.
+	container := containerCPU("sidecar")
+	// Pods of two containers: app requests 100m, sidecar 900m. The app's
+	// 200m is 200% of its own request, 20% of the pod's.
+	withSidecar := func(name string) corev1.Pod {
+		p := pod(name, "100m")
+		p.Spec.Containers[0].Name = "app"
+		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "sidecar", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("900m")}}})
+		return p
+	}
+	twoContainers := []corev1.Pod{withSidecar("a/p"), withSidecar("b/p")}
 	averageValue := autoscalingv2.MetricSpec{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
 		Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: resource.NewMilliQuantity(50, resource.DecimalSI)}}}
 	for _, tc := range []struct {
@@ -147,9 +162,10 @@ func TestPropose(t *testing.T) {
 		{name: "no metrics is Kubernetes' cpu 80%", current: 2, sample: fleetOf(twoPods, 1, high), want: 5, active: true},
 		{name: "average value 200m of a 50m target", specs: []autoscalingv2.MetricSpec{averageValue}, current: 2, sample: fleetOf(twoPods, 1, high), want: 8, active: true},
 		{name: "the largest metric wins", specs: []autoscalingv2.MetricSpec{utilization(100), averageValue}, current: 2, sample: fleetOf(twoPods, 2, high), want: 8, active: true},
-		{name: "a ContainerResource metric is refused by name", specs: []autoscalingv2.MetricSpec{container}, current: 2, sample: fleetOf(twoPods, 1, high), want: 2, invalidText: "metric type ContainerResource"},
-		{name: "an invalid metric does not block a scale-up", specs: []autoscalingv2.MetricSpec{container, utilization(100)}, current: 2, sample: fleetOf(twoPods, 2, high), want: 4, active: true, invalidText: "metric type ContainerResource"},
-		{name: "an invalid metric blocks a scale-down", specs: []autoscalingv2.MetricSpec{container, utilization(100)}, current: 2, sample: fleetOf(twoPods, 2, low), want: 2, active: true, invalidText: "metric type ContainerResource"},
+		{name: "a container's utilization is over its own request", specs: []autoscalingv2.MetricSpec{containerCPU("app")}, current: 2, sample: fleetOf(twoContainers, 1, high), want: 4, active: true},
+		{name: "a ContainerResource metric of a container the pods lack names both", specs: []autoscalingv2.MetricSpec{container}, current: 2, sample: fleetOf(twoPods, 1, high), want: 2, invalidText: "pod a/p has no container sidecar"},
+		{name: "an invalid metric does not block a scale-up", specs: []autoscalingv2.MetricSpec{container, utilization(100)}, current: 2, sample: fleetOf(twoPods, 2, high), want: 4, active: true, invalidText: "of container sidecar"},
+		{name: "an invalid metric blocks a scale-down", specs: []autoscalingv2.MetricSpec{container, utilization(100)}, current: 2, sample: fleetOf(twoPods, 2, low), want: 2, active: true, invalidText: "of container sidecar"},
 		{name: "low usage scales down", specs: []autoscalingv2.MetricSpec{utilization(100)}, current: 2, sample: fleetOf(twoPods, 1, low), want: 1, active: true},
 		{name: "an unreachable member's replicas hold a scale-down back", specs: []autoscalingv2.MetricSpec{utilization(100)}, current: 4, sample: lowUnreachable, want: 4, active: true},
 	} {
@@ -161,8 +177,8 @@ func TestPropose(t *testing.T) {
 			switch {
 			case tc.invalidText == "" && p.Invalid != nil:
 				t.Errorf("invalid metric %v", p.Invalid.Err)
-			case tc.invalidText != "" && (p.Invalid == nil || !strings.Contains(p.Invalid.Err.Error(), tc.invalidText) || p.Invalid.Reason != "InvalidMetricSourceType"):
-				t.Errorf("invalid %+v, want InvalidMetricSourceType naming %q", p.Invalid, tc.invalidText)
+			case tc.invalidText != "" && (p.Invalid == nil || !strings.Contains(p.Invalid.Err.Error(), tc.invalidText) || p.Invalid.Reason != "FailedGetContainerResourceMetric"):
+				t.Errorf("invalid %+v, want FailedGetContainerResourceMetric naming %q", p.Invalid, tc.invalidText)
 			}
 		})
 	}
@@ -262,10 +278,13 @@ func TestUsageOfDropsPodsNotListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]int64{"web-1": 250}, values(got[corev1.ResourceCPU])); diff != "" {
+	if diff := cmp.Diff(map[string]int64{"web-1": 250}, values(got[usageKey{Resource: corev1.ResourceCPU}])); diff != "" {
 		t.Errorf("cpu (-want +got):\n%s", diff)
 	}
-	if w := got[corev1.ResourceCPU]["web-1"].Window; w != 10*time.Second {
+	if diff := cmp.Diff(map[string]int64{"web-1": 250}, values(got[usageKey{Resource: corev1.ResourceCPU, Container: "c"}])); diff != "" {
+		t.Errorf("container c's cpu (-want +got):\n%s", diff)
+	}
+	if w := got[usageKey{Resource: corev1.ResourceCPU}]["web-1"].Window; w != 10*time.Second {
 		t.Errorf("window %s", w)
 	}
 }

@@ -39,7 +39,9 @@ const metricsDeadline = 60 * time.Second
 // the FederatedHPA scales the template from 2 to its maximum of 6, which
 // the scheduler divides 3 and 3, with status and conditions saying so;
 // then the member pods' usage falls to 10m and, after the 5 s scale-down
-// window, it scales down to its minimum of 2. A pod in another namespace
+// window, it scales down to its minimum of 2. A ContainerResource metric
+// of the web container, beside the pods' cpu, reads metrics-server's
+// per-container usage and reports its own status each way. A pod in another namespace
 // of a member that copies the web labels and uses 8 cpus is never
 // counted: counted, it would hold the utilization far above the target
 // and the scale-down would not come. When a member stops answering, the
@@ -73,6 +75,8 @@ spec:
   metrics:
   - type: Resource
     resource: {name: cpu, target: {type: Utilization, averageUtilization: 100}}
+  - type: ContainerResource
+    containerResource: {name: cpu, container: web, target: {type: Utilization, averageUtilization: 100}}
   behavior:
     scaleDown: {stabilizationWindowSeconds: 5}
 `)
@@ -84,8 +88,11 @@ spec:
 		switch {
 		case s.DesiredReplicas != 6 || s.CurrentReplicas != 6 || s.LastScaleTime == nil:
 			return "replicas"
-		case len(s.CurrentMetrics) != 1 || s.CurrentMetrics[0].Resource == nil || ptr.Deref(s.CurrentMetrics[0].Resource.Current.AverageUtilization, 0) < 150:
+		case len(s.CurrentMetrics) != 2 || s.CurrentMetrics[0].Resource == nil || ptr.Deref(s.CurrentMetrics[0].Resource.Current.AverageUtilization, 0) < 150:
 			return "current metrics"
+		case s.CurrentMetrics[1].ContainerResource == nil || s.CurrentMetrics[1].ContainerResource.Container != "web" ||
+			ptr.Deref(s.CurrentMetrics[1].ContainerResource.Current.AverageUtilization, 0) < 150:
+			return "container web's current metric"
 		}
 		return conditions(s, map[autoscalingv2.HorizontalPodAutoscalerConditionType]string{
 			autoscalingv2.AbleToScale: "True", autoscalingv2.ScalingActive: "True/ValidMetricFound", autoscalingv2.ScalingLimited: "True/TooManyReplicas",
@@ -108,7 +115,8 @@ spec:
 	}
 	controllertest.WaitReplicasWithin(t, metricsDeadline, f.Members, map[string]int32{east: 1, west: 1})
 	waitStatus(t, hub, fhpa, func(s autoscalingv2.HorizontalPodAutoscalerStatus) string {
-		if s.DesiredReplicas != 2 || len(s.CurrentMetrics) != 1 || ptr.Deref(s.CurrentMetrics[0].Resource.Current.AverageUtilization, 100) > 20 {
+		if s.DesiredReplicas != 2 || len(s.CurrentMetrics) != 2 || ptr.Deref(s.CurrentMetrics[0].Resource.Current.AverageUtilization, 100) > 20 ||
+			s.CurrentMetrics[1].ContainerResource == nil || ptr.Deref(s.CurrentMetrics[1].ContainerResource.Current.AverageUtilization, 100) > 20 {
 			return "replicas or metrics"
 		}
 		return conditions(s, map[autoscalingv2.HorizontalPodAutoscalerConditionType]string{

@@ -163,14 +163,29 @@ func selectorOf(obj *unstructured.Unstructured) (labels.Selector, error) {
 	return sel, nil
 }
 
-// usageOf sums each listed pod's containers' usage per resource, in
-// milli-units; samples of pods not listed are dropped.
-func usageOf(list *unstructured.UnstructuredList, pods []corev1.Pod) (map[corev1.ResourceName]map[string]autoscale.PodMetric, error) {
+// usageKey names one series of pod usage: a resource summed over a pod's
+// containers (Container empty, for Resource metrics) or one container's
+// (for ContainerResource metrics).
+type usageKey struct {
+	Resource  corev1.ResourceName
+	Container string
+}
+
+// usageOf reads each listed pod's usage per resource, in milli-units,
+// summed over its containers and per container; samples of pods not
+// listed are dropped.
+func usageOf(list *unstructured.UnstructuredList, pods []corev1.Pod) (map[usageKey]map[string]autoscale.PodMetric, error) {
 	listed := make(map[string]bool, len(pods))
 	for i := range pods {
 		listed[pods[i].Name] = true
 	}
-	out := map[corev1.ResourceName]map[string]autoscale.PodMetric{}
+	out := map[usageKey]map[string]autoscale.PodMetric{}
+	add := func(k usageKey, pod string, m autoscale.PodMetric) {
+		if out[k] == nil {
+			out[k] = map[string]autoscale.PodMetric{}
+		}
+		out[k][pod] = m
+	}
 	for i := range list.Items {
 		var pm metricsv1beta1.PodMetrics
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, &pm); err != nil {
@@ -179,17 +194,18 @@ func usageOf(list *unstructured.UnstructuredList, pods []corev1.Pod) (map[corev1
 		if !listed[pm.Name] {
 			continue
 		}
+		sample := autoscale.PodMetric{Timestamp: pm.Timestamp.Time, Window: pm.Window.Duration}
 		sums := map[corev1.ResourceName]int64{}
 		for _, ctr := range pm.Containers {
 			for res, q := range ctr.Usage {
 				sums[res] += q.MilliValue()
+				sample.Value = q.MilliValue()
+				add(usageKey{Resource: res, Container: ctr.Name}, pm.Name, sample)
 			}
 		}
 		for res, v := range sums {
-			if out[res] == nil {
-				out[res] = map[string]autoscale.PodMetric{}
-			}
-			out[res][pm.Name] = autoscale.PodMetric{Value: v, Timestamp: pm.Timestamp.Time, Window: pm.Window.Duration}
+			sample.Value = v
+			add(usageKey{Resource: res}, pm.Name, sample)
 		}
 	}
 	return out, nil

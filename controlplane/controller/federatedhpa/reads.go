@@ -42,7 +42,8 @@ const defaultCustomMetricWindow = time.Minute
 var errNotServed = errors.New("not served")
 
 // metricReads is one member's reads of one pass: the pod metrics of
-// metrics.k8s.io are listed once for every Resource metric, and each
+// metrics.k8s.io are listed once for every Resource and ContainerResource
+// metric, and each
 // metrics API is looked up once.
 type metricReads struct {
 	ctx    context.Context
@@ -51,7 +52,7 @@ type metricReads struct {
 	pods   labels.Selector
 	listed []corev1.Pod
 
-	usage    map[corev1.ResourceName]map[string]autoscale.PodMetric
+	usage    map[usageKey]map[string]autoscale.PodMetric
 	usageErr error
 	read1    bool
 
@@ -65,14 +66,9 @@ type metricReads struct {
 func (r *metricReads) read(spec autoscalingv2.MetricSpec) memberMetric {
 	switch {
 	case spec.Type == autoscalingv2.ResourceMetricSourceType && spec.Resource != nil:
-		if !r.read1 {
-			r.read1 = true
-			r.usage, r.usageErr = r.resourceUsage()
-		}
-		if r.usageErr != nil {
-			return memberMetric{Err: r.usageErr}
-		}
-		return memberMetric{PerPod: r.usage[spec.Resource.Name]}
+		return r.podUsage(usageKey{Resource: spec.Resource.Name})
+	case spec.Type == autoscalingv2.ContainerResourceMetricSourceType && spec.ContainerResource != nil:
+		return r.podUsage(usageKey{Resource: spec.ContainerResource.Name, Container: spec.ContainerResource.Container})
 	case spec.Type == autoscalingv2.PodsMetricSourceType && spec.Pods != nil:
 		return r.podsMetric(spec.Pods.Metric)
 	case spec.Type == autoscalingv2.ObjectMetricSourceType && spec.Object != nil:
@@ -84,8 +80,21 @@ func (r *metricReads) read(spec autoscalingv2.MetricSpec) memberMetric {
 	return memberMetric{}
 }
 
+// podUsage is the member's per-pod usage series k, from its PodMetrics
+// listed once per pass.
+func (r *metricReads) podUsage(k usageKey) memberMetric {
+	if !r.read1 {
+		r.read1 = true
+		r.usage, r.usageErr = r.resourceUsage()
+	}
+	if r.usageErr != nil {
+		return memberMetric{Err: r.usageErr}
+	}
+	return memberMetric{PerPod: r.usage[k]}
+}
+
 // resourceUsage lists the member's PodMetrics of the target's pods.
-func (r *metricReads) resourceUsage() (map[corev1.ResourceName]map[string]autoscale.PodMetric, error) {
+func (r *metricReads) resourceUsage() (map[usageKey]map[string]autoscale.PodMetric, error) {
 	list, err := r.c.Dynamic.Resource(podMetricsGVR).Namespace(r.ns).List(r.ctx, metav1.ListOptions{LabelSelector: r.pods.String()})
 	if err != nil {
 		return nil, fmt.Errorf("read pod metrics (metrics.k8s.io) in namespace %s: %w", r.ns, err)
