@@ -53,15 +53,20 @@ type Cluster struct {
 	// metricsServer is Options.MetricsServer: when set, the cluster runs
 	// the metrics pipeline (metrics.go), which needs the aggregation layer.
 	metricsServer string
+	// customMetrics is Options.CustomMetricsAdapter (custommetrics.go).
+	customMetrics string
+	// customMetricsWrite is the address of that adapter's write endpoint.
+	customMetricsWrite string
 	// aggregation adds aggregationArgs to the apiserver's flags.
 	aggregation bool
 
 	mu   sync.Mutex // serialises StopAPIServer and StartAPIServer
 	port int
-	// metricsPort is metrics-server's, when it runs.
-	metricsPort int
-	apiserver   *process
-	components  []*process // kube-controller-manager, kube-scheduler, kwok
+	// metricsPort is metrics-server's, when it runs; customMetricsPort the
+	// custom metrics adapter's.
+	metricsPort, customMetricsPort int
+	apiserver                      *process
+	components                     []*process // kube-controller-manager, kube-scheduler, kwok
 }
 
 // RESTConfig returns a new *rest.Config for the cluster's admin user; the
@@ -166,7 +171,12 @@ func (c *Cluster) start(ctx context.Context, logf func(string, ...any)) error {
 		}
 	}
 	if c.metricsServer != "" {
-		if err := c.registerMetricsAPI(ctx, c.metricsPort, c.components[3]); err != nil {
+		if err := c.registerAPIService(ctx, metricsServerName, c.metricsPort, c.components[3], metricsAPI); err != nil {
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+	}
+	if c.customMetrics != "" {
+		if err := c.registerAPIService(ctx, customMetricsName, c.customMetricsPort, c.components[4], customMetricsAPIs...); err != nil {
 			return fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
 	}
@@ -316,7 +326,12 @@ func (c *Cluster) startComponents() error {
 		c.mu.Unlock()
 	}
 	if c.metricsServer != "" {
-		return c.startMetricsServer()
+		if err := c.startMetricsServer(); err != nil {
+			return err
+		}
+	}
+	if c.customMetrics != "" {
+		return c.startCustomMetricsAdapter()
 	}
 	return nil
 }

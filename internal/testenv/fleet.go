@@ -62,6 +62,12 @@ type Options struct {
 	// Only the tests that need metrics pay for it (about one more process
 	// and a few seconds per cluster).
 	MetricsServer string
+	// CustomMetricsAdapter is the path of the pinned custom metrics
+	// adapter (testkit.CustomMetricsAdapter); it needs MetricsServer. When
+	// set, each cluster also serves custom.metrics.k8s.io (values a test
+	// writes with Cluster.WriteCustomMetric) and external.metrics.k8s.io
+	// (the adapter's fixed series) through its aggregation layer.
+	CustomMetricsAdapter string
 	// Aggregation configures every kube-apiserver's aggregation layer
 	// (front-proxy PKI, request-header flags, aggregator routing to
 	// endpoints), so an APIService can be served by a process of the test.
@@ -107,6 +113,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MetricsServer != "" && (o.Mode != Full || o.Node.Count != 1) {
 		return o, fmt.Errorf("metrics need Full clusters of one node (kwok serves one node's kubelet metrics on its address), got %s with %d node(s)", o.Mode, o.Node.Count)
 	}
+	if o.CustomMetricsAdapter != "" && o.MetricsServer == "" {
+		return o, errors.New("a custom metrics adapter needs MetricsServer too (it runs beside the metrics pipeline)")
+	}
 	if o.BinDir == "" {
 		dir, err := BinDir()
 		if err != nil {
@@ -129,9 +138,12 @@ func StartFleet(ctx context.Context, opts Options) (*Fleet, error) {
 	if err := checkBinaries(opts.BinDir, opts.Mode); err != nil {
 		return nil, fmt.Errorf("start fleet: %w", err)
 	}
-	if opts.MetricsServer != "" {
-		if info, err := os.Stat(opts.MetricsServer); err != nil || info.Mode()&0o111 == 0 {
-			return nil, fmt.Errorf("start fleet: %w: metrics-server %s is not an executable; run `make tools` to build it", ErrBinariesMissing, opts.MetricsServer)
+	for name, path := range map[string]string{"metrics-server": opts.MetricsServer, "custom metrics adapter": opts.CustomMetricsAdapter} {
+		if path == "" {
+			continue
+		}
+		if info, err := os.Stat(path); err != nil || info.Mode()&0o111 == 0 {
+			return nil, fmt.Errorf("start fleet: %w: %s %s is not an executable; run `make tools` to build it", ErrBinariesMissing, name, path)
 		}
 	}
 	f := &Fleet{Dir: opts.Dir}
@@ -169,6 +181,7 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 			etcdPrefix:     prefix + "/" + name,
 			node:           opts.Node,
 			metricsServer:  opts.MetricsServer,
+			customMetrics:  opts.CustomMetricsAdapter,
 			aggregation:    opts.Aggregation,
 		})
 	}

@@ -137,14 +137,23 @@ func (c *Cluster) metricsServerProcess(port int) *process {
 
 var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
-// registerMetricsAPI makes metrics-server, listening on port, the member's
-// metrics.k8s.io: a Service of type ExternalName (the aggregation layer
-// resolves it to localhost; there is no service network) and the
-// APIService; then waits until the aggregation layer reports it
-// Available, so the first test request finds it.
-func (c *Cluster) registerMetricsAPI(ctx context.Context, port int, ms *process) error {
+// apiServiceSpec is one API group version an APIService routes to a
+// process of the test.
+type apiServiceSpec struct {
+	Name, Group, Version string
+}
+
+// metricsAPI is metrics-server's API.
+var metricsAPI = apiServiceSpec{Name: metricsAPIService, Group: "metrics.k8s.io", Version: "v1beta1"}
+
+// registerAPIService makes the process p, listening on port, serve the
+// member's apis: a Service of type ExternalName named service (the
+// aggregation layer resolves it to localhost; there is no service network)
+// and an APIService each; then waits until the aggregation layer reports
+// each Available, so the first test request finds it.
+func (c *Cluster) registerAPIService(ctx context.Context, service string, port int, p *process, apis ...apiServiceSpec) error {
 	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: metricsServerName},
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: service},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
 			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}},
 	}
@@ -155,35 +164,42 @@ func (c *Cluster) registerMetricsAPI(ctx context.Context, port int, ms *process)
 	if err != nil {
 		return err
 	}
-	apiService := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-		"metadata": map[string]any{"name": metricsAPIService},
-		"spec": map[string]any{
-			"group": "metrics.k8s.io", "version": "v1beta1", "groupPriorityMinimum": int64(100), "versionPriority": int64(100),
-			"insecureSkipTLSVerify": true,
-			"service":               map[string]any{"namespace": metav1.NamespaceSystem, "name": metricsServerName, "port": int64(port)},
-		},
-	}}
-	if _, err := dyn.Resource(apiServiceGVR).Create(ctx, apiService, metav1.CreateOptions{}); ignoreExists(err) != nil {
-		return fmt.Errorf("create apiservice %s: %w", metricsAPIService, err)
+	for _, api := range apis {
+		apiService := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+			"metadata": map[string]any{"name": api.Name},
+			"spec": map[string]any{
+				"group": api.Group, "version": api.Version, "groupPriorityMinimum": int64(100), "versionPriority": int64(100),
+				"insecureSkipTLSVerify": true,
+				"service":               map[string]any{"namespace": metav1.NamespaceSystem, "name": service, "port": int64(port)},
+			},
+		}}
+		if _, err := dyn.Resource(apiServiceGVR).Create(ctx, apiService, metav1.CreateOptions{}); ignoreExists(err) != nil {
+			return fmt.Errorf("create apiservice %s: %w", api.Name, err)
+		}
 	}
-	return waitFor(ctx, "apiservice "+metricsAPIService+" Available", ms, c.processes(), func(ctx context.Context) error {
-		got, err := dyn.Resource(apiServiceGVR).Get(ctx, metricsAPIService, metav1.GetOptions{})
-		if err != nil {
+	for _, api := range apis {
+		if err := waitFor(ctx, "apiservice "+api.Name+" Available", p, c.processes(), func(ctx context.Context) error {
+			got, err := dyn.Resource(apiServiceGVR).Get(ctx, api.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+			for _, raw := range conds {
+				cond, _ := raw.(map[string]any)
+				if cond["type"] == "Available" {
+					if cond["status"] == "True" {
+						return nil
+					}
+					return fmt.Errorf("not available: %v", cond["message"])
+				}
+			}
+			return errors.New("no Available condition yet")
+		}); err != nil {
 			return err
 		}
-		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-		for _, raw := range conds {
-			cond, _ := raw.(map[string]any)
-			if cond["type"] == "Available" {
-				if cond["status"] == "True" {
-					return nil
-				}
-				return fmt.Errorf("not available: %v", cond["message"])
-			}
-		}
-		return errors.New("no Available condition yet")
-	})
+	}
+	return nil
 }
 
 // kwokMetricsArgs writes kwok's metrics configuration and returns kwok's

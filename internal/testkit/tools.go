@@ -49,6 +49,15 @@ func MetricsServer(t testing.TB, moduleRoot string) string {
 	return filepath.Join(pinnedTools(t, moduleRoot, "metrics-server", "FLOTILLA_METRICS_SERVER_TOOLS", "metrics-server"), "metrics-server")
 }
 
+// CustomMetricsAdapter returns the path of the pinned custom metrics
+// adapter: in $FLOTILLA_CUSTOM_METRICS_TOOLS, or where `make tools` puts it
+// (~/.cache/flotilla/tools/<hash of tools/custom-metrics/go.sum>).
+// Without it the test is skipped, except in CI, as CrossplaneTools.
+func CustomMetricsAdapter(t testing.TB, moduleRoot string) string {
+	t.Helper()
+	return filepath.Join(pinnedTools(t, moduleRoot, "custom-metrics", "FLOTILLA_CUSTOM_METRICS_TOOLS", "custom-metrics-adapter"), "custom-metrics-adapter")
+}
+
 // pinnedTools is the directory of the tools built from the module
 // tools/<module>: $env, or the cache directory named after its go.sum.
 func pinnedTools(t testing.TB, moduleRoot, module, env string, binaries ...string) string {

@@ -70,9 +70,26 @@ func StartRunning(t testing.TB, n int) Fleet {
 // pinned metrics-server the test is skipped, except in CI.
 func StartMetricsFleet(t testing.TB, n int) Fleet {
 	t.Helper()
-	ms := testkit.MetricsServer(t, moduleRoot(t))
+	return startMetricsFleet(t, testenv.Options{Clusters: n, MetricsServer: testkit.MetricsServer(t, moduleRoot(t))})
+}
+
+// StartCustomMetricsFleet is StartMetricsFleet whose members also serve
+// custom.metrics.k8s.io and external.metrics.k8s.io from the pinned
+// custom metrics adapter (testenv.Options.CustomMetricsAdapter): a
+// custom metric's value is what the test writes with
+// testenv.Cluster.WriteCustomMetric. Without the pinned tools the test
+// is skipped, except in CI.
+func StartCustomMetricsFleet(t testing.TB, n int) Fleet {
+	t.Helper()
+	root := moduleRoot(t)
+	return startMetricsFleet(t, testenv.Options{Clusters: n, MetricsServer: testkit.MetricsServer(t, root),
+		CustomMetricsAdapter: testkit.CustomMetricsAdapter(t, root)})
+}
+
+func startMetricsFleet(t testing.TB, opts testenv.Options) Fleet {
+	t.Helper()
 	hostEnv := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly, NamePrefix: "host"})
-	membersEnv := testenv.Start(t, testenv.Options{Clusters: n, MetricsServer: ms})
+	membersEnv := testenv.Start(t, opts)
 	host, members := hostEnv.Clusters[0], membersEnv.Clusters
 	f := Fleet{Host: host, Hub: SystemHost(t, host), Clusters: members, Scheme: Scheme(t)}
 	for _, m := range members {
