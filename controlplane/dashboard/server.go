@@ -38,9 +38,10 @@ const DefaultRefresh = 5 * time.Second
 // authenticates and authorizes.
 type Server struct {
 	reader client.Reader
-	// api reads the host directly (a template, for the rendered diff):
-	// the cache holds no kind the dashboard did not ask for.
-	api     client.Reader
+	// templates is the informer cache templates are read from; api reads
+	// one directly while its kind's informer has not synced yet.
+	templates TemplateCache
+	api       client.Reader
 	mapper  apimeta.RESTMapper
 	watches *Watches
 	access  *access
@@ -54,11 +55,16 @@ type Sources struct {
 	// Cache is a reader of the host, normally the control plane's
 	// informer cache, for Clusters, ResourceBindings and Works.
 	Cache client.Reader
-	// API reads templates from the host directly, and Mapper names their
-	// resources for the access checks; without them a workload's page
-	// shows no rendered diff.
-	API    client.Reader
-	Mapper apimeta.RESTMapper
+	// Templates is the informer cache resource templates are read from
+	// (the rendered diff, the label filter), normally the control plane's;
+	// API reads one from the host directly while its kind's informer has
+	// not synced yet; Mapper names their kinds' versions and resources.
+	// Without Templates, API and Mapper a workload's page shows no
+	// rendered diff; without Templates and Mapper the label filter matches
+	// the bindings' labels only.
+	Templates TemplateCache
+	API       client.Reader
+	Mapper    apimeta.RESTMapper
 	// Watches are flotilla's incident events and the Pull clusters'
 	// Leases; without them the events page is empty.
 	Watches *Watches
@@ -80,7 +86,7 @@ func New(cfg *rest.Config, httpClient *http.Client, src Sources, refresh time.Du
 	if refresh <= 0 {
 		refresh = DefaultRefresh
 	}
-	return &Server{reader: src.Cache, api: src.API, mapper: src.Mapper, watches: src.Watches,
+	return &Server{reader: src.Cache, templates: src.Templates, api: src.API, mapper: src.Mapper, watches: src.Watches,
 		access: a, pages: pages, refresh: refresh, now: time.Now}, nil
 }
 
@@ -232,8 +238,9 @@ func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
 		// rather than showing everything as if it had been applied.
 		status, selector = http.StatusBadRequest, labels.Nothing()
 	}
-	v := buildWorkloads(list.Items, s.visibleNamespaces(r, userOf(r.Context())), s.palette(r),
-		strings.TrimSpace(q.Get("namespace")), strings.TrimSpace(q.Get("q")), selector, pageNumber(r))
+	u := userOf(r.Context())
+	v := buildWorkloads(list.Items, s.visibleNamespaces(r, u), s.palette(r),
+		strings.TrimSpace(q.Get("namespace")), strings.TrimSpace(q.Get("q")), s.labelMatcher(r.Context(), u, selector), pageNumber(r))
 	v.Labels = typed
 	if err != nil {
 		v.LabelsError = fmt.Sprintf("label selector %q: %v", typed, err)
