@@ -42,12 +42,12 @@ type Server struct {
 	// one directly while its kind's informer has not synced yet.
 	templates TemplateCache
 	api       client.Reader
-	mapper  apimeta.RESTMapper
-	watches *Watches
-	access  *access
-	pages   map[string]*template.Template
-	refresh time.Duration
-	now     func() time.Time
+	mapper    apimeta.RESTMapper
+	watches   *Watches
+	access    *access
+	pages     map[string]*template.Template
+	refresh   time.Duration
+	now       func() time.Time
 }
 
 // Sources are what the dashboard reads.
