@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -219,6 +220,32 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 	})
 	if n := templateGets.Load(); n != 0 {
 		t.Errorf("the workload page read the changed template from the host %d times, want 0", n)
+	}
+
+	// A page links its style sheet and script under fingerprinted names
+	// the browser keeps (one request per page, not three), still only for
+	// a user the host lets in.
+	_, page := get(tokens["viewer"], "/fleet", false)
+	css := regexp.MustCompile(`/static/app\.[0-9a-f]{8}\.css`).FindString(page)
+	js := regexp.MustCompile(`/static/app\.[0-9a-f]{8}\.js`).FindString(page)
+	if css == "" || js == "" {
+		t.Fatalf("the fleet page links no fingerprinted assets: %.400s", page)
+	}
+	for _, asset := range []string{css, js} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+asset, nil)
+		req.Header.Set("Authorization", "Bearer "+tokens["viewer"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if cc := resp.Header.Get("Cache-Control"); resp.StatusCode != http.StatusOK || len(body) == 0 || !strings.Contains(cc, "immutable") || !strings.Contains(cc, "private") {
+			t.Errorf("GET %s: status %d, %d bytes, Cache-Control %q; want 200, the asset, private and immutable", asset, resp.StatusCode, len(body), cc)
+		}
+		if code, _ := get("", asset, false); code != http.StatusUnauthorized {
+			t.Errorf("GET %s without a token: status %d, want 401", asset, code)
+		}
 	}
 
 	// The fragment the page polls is the main section only, under the same

@@ -44,6 +44,7 @@ type Server struct {
 	api       client.Reader
 	mapper    apimeta.RESTMapper
 	watches   *Watches
+	assets    *assets
 	access    *access
 	pages     map[string]*template.Template
 	refresh   time.Duration
@@ -79,7 +80,15 @@ func New(cfg *rest.Config, httpClient *http.Client, src Sources, refresh time.Du
 	if err != nil {
 		return nil, err
 	}
-	pages, err := parsePages()
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: assets: %w", err)
+	}
+	files, err := loadAssets(static)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := parsePages(files)
 	if err != nil {
 		return nil, err
 	}
@@ -87,11 +96,14 @@ func New(cfg *rest.Config, httpClient *http.Client, src Sources, refresh time.Du
 		refresh = DefaultRefresh
 	}
 	return &Server{reader: src.Cache, templates: src.Templates, api: src.API, mapper: src.Mapper, watches: src.Watches,
-		access: a, pages: pages, refresh: refresh, now: time.Now}, nil
+		access: a, assets: files, pages: pages, refresh: refresh, now: time.Now}, nil
 }
 
-func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"pct": func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }}
+func parsePages(files *assets) (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"pct":   func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+		"asset": files.url,
+	}
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"fleet", "workloads", "workload", "rollouts", "events", "refused"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
@@ -115,7 +127,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /rollouts", s.rollouts)
 	mux.HandleFunc("GET /events", s.eventsPage)
 	static, _ := fs.Sub(staticFS, "static")
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.Handle("GET /static/{file}", s.assets.serve(http.StripPrefix("/static/", http.FileServerFS(static))))
 	return secureHeaders(s.access.gate(mux))
 }
 
