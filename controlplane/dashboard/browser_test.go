@@ -77,6 +77,7 @@ spec:
 	testkit.MustCreate(t, f.Hub, web)
 	d := controllertest.NamedDeployment("web")
 	d.Namespace, d.Spec.Replicas = "team-a", ptr.To[int32](3)
+	d.Labels = map[string]string{"tier": "front"}
 	testkit.MustCreate(t, f.Hub, d)
 	settings := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "settings"}}
 	testkit.MustYAML(t, settings, `
@@ -133,13 +134,13 @@ spec:
 		chromedp.WaitVisible(fmt.Sprintf(`svg[aria-label="placement: %s 2, %s 1"]`, m0, m1)),
 		chromedp.WaitVisible(`tr[data-workload^="team-b/settings"]`))
 	screenshot(t, admin, "workloads")
-	// app=web is the Deployment's label, not its binding's.
+	// tier=front is the Deployment's label, not its binding's.
 	run(t, admin, "the label filter matches the template's labels", 30*time.Second,
-		chromedp.Navigate(base+"/workloads?labels=app%3Dweb"),
+		chromedp.Navigate(base+"/workloads?labels=tier%3Dfront"),
 		chromedp.WaitVisible(`tr[data-workload^="team-a/web"]`))
 	if n := value(t, admin, "the rows of other templates", 10*time.Second,
 		chromedp.Evaluate[int](`document.querySelectorAll('tr[data-workload^="team-b/"]').length`)); n != 0 {
-		t.Errorf("app=web shows %d rows of team-b's templates", n)
+		t.Errorf("tier=front shows %d rows of team-b's templates", n)
 	}
 	run(t, admin, "a bad label selector is refused with the parser's error", 30*time.Second,
 		chromedp.Navigate(base+"/workloads?labels=a%3D%3Db%3D"),
