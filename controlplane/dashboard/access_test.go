@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,9 +18,12 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -57,7 +62,34 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { _ = watches.Start(t.Context()) }()
-	s, err := New(host.RESTConfig(), nil, Sources{Cache: hub, API: hub, Mapper: hub.RESTMapper(), Watches: watches}, time.Second)
+	// Templates come from an informer cache, as the control plane's: the
+	// leader's detectors hold an informer per template kind. Direct reads
+	// of a template are counted: a page served from the cache makes none.
+	templates, err := cache.New(host.RESTConfig(), cache.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = templates.Start(t.Context()) }()
+	deployments := &unstructured.Unstructured{}
+	deployments.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+	if _, err := templates.GetInformer(t.Context(), deployments); err != nil {
+		t.Fatal(err)
+	}
+	var templateGets atomic.Int32
+	counted := rest.CopyConfig(host.RESTConfig())
+	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if strings.Contains(r.URL.Path, "/deployments/") {
+				templateGets.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	api, err := client.New(counted, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(host.RESTConfig(), nil, Sources{Cache: hub, Templates: templates, API: api, Mapper: hub.RESTMapper(), Watches: watches}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +126,7 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 	})
 
 	endpoints := []string{"/", "/fleet", "/workloads", "/workloads/team-a/web-a", "/workloads/team-b/web-b", "/rollouts", "/static/app.js", "/static/app.css",
-		"/events", "/events?cluster=west", "/workloads?labels=tier%3Dfront", "/workloads?labels=tier%3D%3Dx%3D"}
+		"/events", "/events?cluster=west", "/workloads?labels=tier%3Dfront", "/workloads?labels=tier%3D%3Dx%3D", "/workloads?labels=team%3Dalpha"}
 	type want struct {
 		code       int
 		has, hasnt []string
@@ -128,6 +160,9 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 			"/events?cluster=west":             {code: http.StatusOK, has: []string{"No event matches."}, hasnt: []string{"RolloutHalted", "ClusterNotReady"}},
 			"/workloads?labels=tier%3Dfront":   {code: http.StatusOK, has: []string{"team-a/web-a"}, hasnt: []string{"web-b"}},
 			"/workloads?labels=tier%3D%3Dx%3D": {code: http.StatusBadRequest, has: []string{"label selector", `data-labels-error="true"`}, hasnt: []string{"team-a/web-a"}},
+			// team=alpha is the Deployment's label, which the tenant may not
+			// list: the filter must not tell them which template has it.
+			"/workloads?labels=team%3Dalpha": {code: http.StatusOK, has: []string{"No workload matches."}, hasnt: []string{"team-a/web-a"}},
 		}},
 		{who: "the fleet viewer", token: tokens["viewer"], want: map[string]want{
 			"/": {code: http.StatusFound},
@@ -145,6 +180,9 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 			"/events?cluster=west":             {code: http.StatusOK, has: []string{`data-event="RolloutHalted"`, `data-event="ClusterNotReady"`}, hasnt: []string{`data-event="ClusterFailover"`}},
 			"/workloads?labels=tier%3Dfront":   {code: http.StatusOK, has: []string{"team-a/web-a"}, hasnt: []string{"team-b/web-b"}},
 			"/workloads?labels=tier%3D%3Dx%3D": {code: http.StatusBadRequest, has: []string{"label selector"}},
+			// The template's label (the binding has none such), and only the
+			// template that carries it: web-b's Deployment is labelled beta.
+			"/workloads?labels=team%3Dalpha": {code: http.StatusOK, has: []string{"team-a/web-a"}, hasnt: []string{"team-b/web-b"}},
 		}},
 	} {
 		for _, path := range endpoints {
@@ -169,6 +207,47 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 			}
 		}
 	}
+	// Every workload page, the viewer's with its diff among them, read the
+	// template from the cache, and a change of the template shows there.
+	if n := templateGets.Load(); n != 0 {
+		t.Errorf("the workload pages read the template from the host %d times, want 0 (the cache)", n)
+	}
+	var d appsv1.Deployment
+	testkit.MustUpdate(t, hub, client.ObjectKey{Namespace: "team-a", Name: "web-a"}, &d, func() { d.Spec.Template.Spec.Containers[0].Image = "nginx:changed" })
+	testkit.Eventually(t, 30*time.Second, "the changed template in the diff", func() (bool, string) {
+		_, body := get(tokens["viewer"], "/workloads/team-a/web-a", true)
+		return strings.Contains(body, "-      - image: nginx:changed"), fmt.Sprintf("%.300s", body)
+	})
+	if n := templateGets.Load(); n != 0 {
+		t.Errorf("the workload page read the changed template from the host %d times, want 0", n)
+	}
+
+	// A page links its style sheet and script under fingerprinted names
+	// the browser keeps (one request per page, not three), still only for
+	// a user the host lets in.
+	_, page := get(tokens["viewer"], "/fleet", false)
+	css := regexp.MustCompile(`/static/app\.[0-9a-f]{8}\.css`).FindString(page)
+	js := regexp.MustCompile(`/static/app\.[0-9a-f]{8}\.js`).FindString(page)
+	if css == "" || js == "" {
+		t.Fatalf("the fleet page links no fingerprinted assets: %.400s", page)
+	}
+	for _, asset := range []string{css, js} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+asset, nil)
+		req.Header.Set("Authorization", "Bearer "+tokens["viewer"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if cc := resp.Header.Get("Cache-Control"); resp.StatusCode != http.StatusOK || len(body) == 0 || !strings.Contains(cc, "immutable") || !strings.Contains(cc, "private") {
+			t.Errorf("GET %s: status %d, %d bytes, Cache-Control %q; want 200, the asset, private and immutable", asset, resp.StatusCode, len(body), cc)
+		}
+		if code, _ := get("", asset, false); code != http.StatusUnauthorized {
+			t.Errorf("GET %s without a token: status %d, want 401", asset, code)
+		}
+	}
+
 	// The fragment the page polls is the main section only, under the same
 	// checks.
 	if code, body := get(tokens["viewer"], "/fleet", true); code != http.StatusOK || strings.Contains(body, "<html") || !strings.Contains(body, "east") {
@@ -330,13 +409,14 @@ func seedEvents(t *testing.T, kube kubernetes.Interface) {
 }
 
 // seedRendered creates team-a's Deployment web-a (the template of the
-// binding web-a) and its Work for east, whose manifest an override gave
-// another image.
+// binding web-a, labelled team=alpha) and its Work for east, whose
+// manifest an override gave another image, and team-b's web-b (labelled
+// team=beta).
 func seedRendered(t *testing.T, hub client.Client) {
 	t.Helper()
 	d := &appsv1.Deployment{}
 	testkit.MustYAML(t, d, `
-metadata: {namespace: team-a, name: web-a}
+metadata: {namespace: team-a, name: web-a, labels: {team: alpha}}
 spec:
   replicas: 3
   selector: {matchLabels: {app: web}}
@@ -345,6 +425,9 @@ spec:
     spec: {containers: [{name: web, image: "nginx:template"}]}
 `)
 	testkit.MustCreate(t, hub, d)
+	beta := d.DeepCopy()
+	beta.ObjectMeta = metav1.ObjectMeta{Namespace: "team-b", Name: "web-b", Labels: map[string]string{"team": "beta"}}
+	testkit.MustCreate(t, hub, beta)
 	var rb workv1.ResourceBinding
 	if err := hub.Get(t.Context(), client.ObjectKey{Namespace: "team-a", Name: "web-a"}, &rb); err != nil {
 		t.Fatal(err)
@@ -356,3 +439,8 @@ spec:
 	w.Spec.Workload.Manifests = []api.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(manifest)}}}
 	testkit.MustCreate(t, hub, w)
 }
+
+// roundTripFunc is an http.RoundTripper of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

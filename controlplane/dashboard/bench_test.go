@@ -103,11 +103,28 @@ func BenchmarkPages(b *testing.B) {
 	for _, path := range []string{"/fleet", "/workloads"} {
 		b.Run(fmt.Sprintf("clusters=%d/workloads=%d/interactive=%s", clusters, workloads, path[1:]), func(b *testing.B) {
 			interactive(b, browser, srv.URL+path) // warms the browser and the caches
-			var samples []time.Duration
+			var samples, firstByte, lastByte, parsed []time.Duration
+			fetched, size := 0, 0.0
+			ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 			for b.Loop() {
-				samples = append(samples, time.Duration(interactive(b, browser, srv.URL+path)*float64(time.Millisecond)))
+				tm := navigate(b, browser, srv.URL+path)
+				samples = append(samples, ms(tm.Interactive))
+				firstByte, lastByte, parsed = append(firstByte, ms(tm.FirstByte)), append(lastByte, ms(tm.LastByte)), append(parsed, ms(tm.Parsed))
+				fetched += tm.Fetched
+				size = tm.Bytes
 			}
 			reportPercentiles(b, samples)
+			// Where the time goes, medians: the page's first and last byte,
+			// its DOM parsed; the assets fetched per load and the page's size.
+			for _, m := range []struct {
+				unit    string
+				samples []time.Duration
+			}{{"first-byte-p50-ms", firstByte}, {"last-byte-p50-ms", lastByte}, {"parsed-p50-ms", parsed}} {
+				sort.Slice(m.samples, func(i, j int) bool { return m.samples[i] < m.samples[j] })
+				b.ReportMetric(float64(m.samples[len(m.samples)/2].Microseconds())/1000, m.unit)
+			}
+			b.ReportMetric(float64(fetched)/float64(len(samples)), "assets-fetched/load")
+			b.ReportMetric(size/1024, "page-KiB")
 		})
 	}
 }

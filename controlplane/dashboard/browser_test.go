@@ -77,6 +77,7 @@ spec:
 	testkit.MustCreate(t, f.Hub, web)
 	d := controllertest.NamedDeployment("web")
 	d.Namespace, d.Spec.Replicas = "team-a", ptr.To[int32](3)
+	d.Labels = map[string]string{"tier": "front"}
 	testkit.MustCreate(t, f.Hub, d)
 	settings := &policyv1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "settings"}}
 	testkit.MustYAML(t, settings, `
@@ -133,6 +134,14 @@ spec:
 		chromedp.WaitVisible(fmt.Sprintf(`svg[aria-label="placement: %s 2, %s 1"]`, m0, m1)),
 		chromedp.WaitVisible(`tr[data-workload^="team-b/settings"]`))
 	screenshot(t, admin, "workloads")
+	// tier=front is the Deployment's label, not its binding's.
+	run(t, admin, "the label filter matches the template's labels", 30*time.Second,
+		chromedp.Navigate(base+"/workloads?labels=tier%3Dfront"),
+		chromedp.WaitVisible(`tr[data-workload^="team-a/web"]`))
+	if n := value(t, admin, "the rows of other templates", 10*time.Second,
+		chromedp.Evaluate[int](`document.querySelectorAll('tr[data-workload^="team-b/"]').length`)); n != 0 {
+		t.Errorf("tier=front shows %d rows of team-b's templates", n)
+	}
 	run(t, admin, "a bad label selector is refused with the parser's error", 30*time.Second,
 		chromedp.Navigate(base+"/workloads?labels=a%3D%3Db%3D"),
 		chromedp.WaitVisible(`p[data-labels-error="true"]`))
@@ -215,9 +224,31 @@ spec:
 // content is there and the refresh is armed.
 func interactive(t testing.TB, ctx context.Context, url string) float64 {
 	t.Helper()
+	return navigate(t, ctx, url).Interactive
+}
+
+// timing is where a page load's time went, in ms after the navigation
+// started (Navigation Timing): the first byte of the page, its last byte,
+// its DOM parsed, its deferred script run (Interactive); and how many
+// further requests (the style sheet and the script) went to the network
+// rather than the browser's cache, and the page's size.
+type timing struct {
+	FirstByte, LastByte, Parsed, Interactive float64
+	Fetched                                  int
+	Bytes                                    float64
+}
+
+// navigate loads url in ctx and returns its timing.
+func navigate(t testing.TB, ctx context.Context, url string) timing {
+	t.Helper()
 	run(t, ctx, "navigate to "+url, 30*time.Second, chromedp.Navigate(url), chromedp.WaitVisible(`#live`))
-	return value(t, ctx, "the navigation timing", 10*time.Second,
-		chromedp.Evaluate[float64](`performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd`))
+	return value(t, ctx, "the navigation timing", 10*time.Second, chromedp.Evaluate[timing](`(() => {
+		const n = performance.getEntriesByType("navigation")[0];
+		// transferSize 0: served from the browser's cache.
+		const fetched = performance.getEntriesByType("resource").filter(r => r.transferSize > 0).length;
+		return {FirstByte: n.responseStart, LastByte: n.responseEnd, Parsed: n.domInteractive,
+			Interactive: n.domContentLoadedEventEnd, Fetched: fetched, Bytes: n.decodedBodySize};
+	})()`))
 }
 
 // tab opens a tab (the first one starts the browser) whose every request

@@ -10,7 +10,6 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -184,24 +183,21 @@ func manifestOf(w *workv1.Work, template *unstructured.Unstructured) (*unstructu
 // saying why there are none: the user must be allowed to get the template
 // itself, since the rendered manifests carry all of it.
 func (s *Server) renderedDiffs(ctx context.Context, u user.Info, rb *workv1.ResourceBinding, palette map[string]string) ([]clusterDiff, string) {
-	if s.api == nil || s.mapper == nil {
+	if (s.templates == nil && s.api == nil) || s.mapper == nil {
 		return nil, "The rendered manifests are not available in this dashboard."
 	}
 	res := rb.Spec.Resource
-	gv, err := schema.ParseGroupVersion(res.APIVersion)
+	k, err := s.kindOf(res)
 	if err != nil {
-		return nil, fmt.Sprintf("The template's apiVersion %q does not parse: %v", res.APIVersion, err)
+		return nil, "The rendered manifests are not shown: " + err.Error() + "."
 	}
-	mapping, err := s.mapper.RESTMapping(schema.GroupKind{Group: gv.Group, Kind: res.Kind}, gv.Version)
+	if !s.access.canGet(ctx, u, k.res, res.Namespace, res.Name) {
+		return nil, fmt.Sprintf("The host does not allow %s to get %s %s/%s, so its rendered manifests are not shown.", u.GetName(), k.res.name, res.Namespace, res.Name)
+	}
+	// From the cache: an open page refreshes every few seconds, and each
+	// refresh must not cost the host a GET.
+	tmpl, err := s.template(ctx, k, res.Namespace, res.Name)
 	if err != nil {
-		return nil, fmt.Sprintf("The host does not serve %s %s: %v", res.APIVersion, res.Kind, err)
-	}
-	if !s.access.canGet(ctx, u, kind{mapping.Resource.Group, mapping.Resource.Resource}, res.Namespace, res.Name) {
-		return nil, fmt.Sprintf("The host does not allow %s to get %s %s/%s, so its rendered manifests are not shown.", u.GetName(), mapping.Resource.Resource, res.Namespace, res.Name)
-	}
-	tmpl := &unstructured.Unstructured{}
-	tmpl.SetGroupVersionKind(gv.WithKind(res.Kind))
-	if err := s.api.Get(ctx, client.ObjectKey{Namespace: res.Namespace, Name: res.Name}, tmpl); err != nil {
 		return nil, fmt.Sprintf("Reading the template %s %s/%s failed: %v", res.Kind, res.Namespace, res.Name, err)
 	}
 	var works workv1.WorkList

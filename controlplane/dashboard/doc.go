@@ -7,7 +7,9 @@
 // page's main section. Its own watches (Watches) keep only what the cache
 // has not: flotilla's incident events, field-selected by reporting
 // controller and reason and bounded per reason, and the Pull clusters'
-// Leases of one namespace; a template is read directly, one GET per view.
+// Leases of one namespace. Templates (a workload's rendered diff, the label
+// filter over templates' labels) come from the control plane's cache too,
+// where its detectors keep an informer per template kind.
 //
 // Every request carries a bearer token that the host apiserver
 // authenticates (TokenReview) and authorizes (SubjectAccessReview), with

@@ -182,7 +182,8 @@ func TestWorkloadsLabelSelector(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, w := range buildWorkloads(bindings, all, nil, "", "", sel, 1).Workloads {
+		match := func(rb *workv1.ResourceBinding) bool { return sel.Matches(labels.Set(rb.Labels)) }
+		for _, w := range buildWorkloads(bindings, all, nil, "", "", match, 1).Workloads {
 			got = append(got, w.Name)
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {

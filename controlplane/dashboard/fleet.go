@@ -77,9 +77,37 @@ func colors(clusters []clusterv1.Cluster) map[string]string {
 func buildFleet(clusters []clusterv1.Cluster, query string, page int, now time.Time, renewed func(cluster string) *time.Time) fleetView {
 	palette := colors(clusters)
 	v := fleetView{Query: query}
-	rows := make([]clusterRow, 0, len(clusters))
+	// Only the page's rows are built in full (capacity, taints, times):
+	// the order and the counts need the Ready state alone.
+	type entry struct {
+		c     *clusterv1.Cluster
+		ready bool
+	}
+	matched := make([]entry, 0, len(clusters))
 	for i := range clusters {
 		c := &clusters[i]
+		ready := readyState(c) == "Ready"
+		v.Total++
+		if ready {
+			v.Ready++
+		}
+		if query != "" && !strings.Contains(c.Name, query) {
+			continue
+		}
+		matched = append(matched, entry{c, ready})
+	}
+	sort.Slice(matched, func(i, j int) bool {
+		// Clusters that are not ready come first: during an incident they
+		// are what the page is opened for.
+		if matched[i].ready != matched[j].ready {
+			return matched[j].ready
+		}
+		return matched[i].c.Name < matched[j].c.Name
+	})
+	v.Page = paginate(len(matched), page)
+	v.Clusters = make([]clusterRow, 0, v.Page.to-v.Page.from)
+	for _, e := range matched[v.Page.from:v.Page.to] {
+		c := e.c
 		row := clusterRowOf(c, now)
 		row.Color = palette[c.Name]
 		if c.Spec.SyncMode == api.Pull && renewed != nil {
@@ -89,43 +117,33 @@ func buildFleet(clusters []clusterv1.Cluster, query string, page int, now time.T
 				row.Heartbeat = "no Lease renewal"
 			}
 		}
-		v.Total++
-		if row.State == "Ready" {
-			v.Ready++
-		}
-		if query != "" && !strings.Contains(c.Name, query) {
-			continue
-		}
-		rows = append(rows, row)
+		v.Clusters = append(v.Clusters, row)
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		// Clusters that are not ready come first: during an incident they
-		// are what the page is opened for.
-		if (rows[i].State == "Ready") != (rows[j].State == "Ready") {
-			return rows[j].State == "Ready"
-		}
-		return rows[i].Name < rows[j].Name
-	})
-	v.Page = paginate(len(rows), page)
-	v.Clusters = rows[v.Page.from:v.Page.to]
 	return v
+}
+
+// readyState is Ready, NotReady or Unknown from the Ready condition.
+func readyState(c *clusterv1.Cluster) string {
+	if ready := apimeta.FindStatusCondition(c.Status.Conditions, api.ClusterConditionReady); ready != nil {
+		switch ready.Status {
+		case "True":
+			return "Ready"
+		case "False":
+			return "NotReady"
+		}
+	}
+	return "Unknown"
 }
 
 func clusterRowOf(c *clusterv1.Cluster, now time.Time) clusterRow {
 	row := clusterRow{
 		Name: c.Name, Region: c.Spec.Region, Provider: c.Spec.Provider,
-		SyncMode: string(c.Spec.SyncMode), Version: c.Status.KubernetesVersion, State: "Unknown",
+		SyncMode: string(c.Spec.SyncMode), Version: c.Status.KubernetesVersion, State: readyState(c),
 	}
 	if row.SyncMode == "" {
 		row.SyncMode = string(api.Push)
 	}
 	if ready := apimeta.FindStatusCondition(c.Status.Conditions, api.ClusterConditionReady); ready != nil {
-		switch ready.Status {
-		case "True":
-			row.State = "Ready"
-		case "False":
-			row.State = "NotReady"
-		}
 		row.Reason, row.Message = ready.Reason, ready.Message
 		if !ready.LastTransitionTime.IsZero() {
 			row.Since = ago(now.Sub(ready.LastTransitionTime.Time))

@@ -46,7 +46,7 @@ func Add(mgr manager.Manager, o Options) error {
 		return fmt.Errorf("dashboard: add watches: %w", err)
 	}
 	s, err := New(mgr.GetConfig(), mgr.GetHTTPClient(), Sources{
-		Cache: mgr.GetCache(), API: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Watches: watches,
+		Cache: mgr.GetCache(), Templates: mgr.GetCache(), API: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Watches: watches,
 	}, o.Refresh)
 	if err != nil {
 		return err

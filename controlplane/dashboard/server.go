@@ -38,15 +38,17 @@ const DefaultRefresh = 5 * time.Second
 // authenticates and authorizes.
 type Server struct {
 	reader client.Reader
-	// api reads the host directly (a template, for the rendered diff):
-	// the cache holds no kind the dashboard did not ask for.
-	api     client.Reader
-	mapper  apimeta.RESTMapper
-	watches *Watches
-	access  *access
-	pages   map[string]*template.Template
-	refresh time.Duration
-	now     func() time.Time
+	// templates is the informer cache templates are read from; api reads
+	// one directly while its kind's informer has not synced yet.
+	templates TemplateCache
+	api       client.Reader
+	mapper    apimeta.RESTMapper
+	watches   *Watches
+	assets    *assets
+	access    *access
+	pages     map[string]*template.Template
+	refresh   time.Duration
+	now       func() time.Time
 }
 
 // Sources are what the dashboard reads.
@@ -54,11 +56,16 @@ type Sources struct {
 	// Cache is a reader of the host, normally the control plane's
 	// informer cache, for Clusters, ResourceBindings and Works.
 	Cache client.Reader
-	// API reads templates from the host directly, and Mapper names their
-	// resources for the access checks; without them a workload's page
-	// shows no rendered diff.
-	API    client.Reader
-	Mapper apimeta.RESTMapper
+	// Templates is the informer cache resource templates are read from
+	// (the rendered diff, the label filter), normally the control plane's;
+	// API reads one from the host directly while its kind's informer has
+	// not synced yet; Mapper names their kinds' versions and resources.
+	// Without Templates, API and Mapper a workload's page shows no
+	// rendered diff; without Templates and Mapper the label filter matches
+	// the bindings' labels only.
+	Templates TemplateCache
+	API       client.Reader
+	Mapper    apimeta.RESTMapper
 	// Watches are flotilla's incident events and the Pull clusters'
 	// Leases; without them the events page is empty.
 	Watches *Watches
@@ -73,19 +80,30 @@ func New(cfg *rest.Config, httpClient *http.Client, src Sources, refresh time.Du
 	if err != nil {
 		return nil, err
 	}
-	pages, err := parsePages()
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: assets: %w", err)
+	}
+	files, err := loadAssets(static)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := parsePages(files)
 	if err != nil {
 		return nil, err
 	}
 	if refresh <= 0 {
 		refresh = DefaultRefresh
 	}
-	return &Server{reader: src.Cache, api: src.API, mapper: src.Mapper, watches: src.Watches,
-		access: a, pages: pages, refresh: refresh, now: time.Now}, nil
+	return &Server{reader: src.Cache, templates: src.Templates, api: src.API, mapper: src.Mapper, watches: src.Watches,
+		access: a, assets: files, pages: pages, refresh: refresh, now: time.Now}, nil
 }
 
-func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"pct": func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }}
+func parsePages(files *assets) (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"pct":   func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+		"asset": files.url,
+	}
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"fleet", "workloads", "workload", "rollouts", "events", "refused"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
@@ -109,7 +127,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /rollouts", s.rollouts)
 	mux.HandleFunc("GET /events", s.eventsPage)
 	static, _ := fs.Sub(staticFS, "static")
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.Handle("GET /static/{file}", s.assets.serve(http.StripPrefix("/static/", http.FileServerFS(static))))
 	return secureHeaders(s.access.gate(mux))
 }
 
@@ -232,8 +250,9 @@ func (s *Server) workloads(w http.ResponseWriter, r *http.Request) {
 		// rather than showing everything as if it had been applied.
 		status, selector = http.StatusBadRequest, labels.Nothing()
 	}
-	v := buildWorkloads(list.Items, s.visibleNamespaces(r, userOf(r.Context())), s.palette(r),
-		strings.TrimSpace(q.Get("namespace")), strings.TrimSpace(q.Get("q")), selector, pageNumber(r))
+	u := userOf(r.Context())
+	v := buildWorkloads(list.Items, s.visibleNamespaces(r, u), s.palette(r),
+		strings.TrimSpace(q.Get("namespace")), strings.TrimSpace(q.Get("q")), s.labelMatcher(r.Context(), u, selector), pageNumber(r))
 	v.Labels = typed
 	if err != nil {
 		v.LabelsError = fmt.Sprintf("label selector %q: %v", typed, err)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
@@ -173,9 +172,9 @@ func workloadRowOf(rb *workv1.ResourceBinding, palette map[string]string) worklo
 // buildWorkloads is the workloads page over the bindings the user may see
 // (visible says, per namespace, whether they may list bindings there),
 // filtered by namespace, a substring of the template's or binding's name
-// and a label selector over the binding's labels (nil: all), cut to one
-// page.
-func buildWorkloads(bindings []workv1.ResourceBinding, visible func(ns string) bool, palette map[string]string, ns, query string, selector labels.Selector, page int) workloadsView {
+// and a label selector (matches says whether a binding's template or the
+// binding matches it; nil: all), cut to one page.
+func buildWorkloads(bindings []workv1.ResourceBinding, visible func(ns string) bool, palette map[string]string, ns, query string, matches func(*workv1.ResourceBinding) bool, page int) workloadsView {
 	v := workloadsView{Namespace: ns, Query: query}
 	seen := map[string]bool{}
 	var matched []*workv1.ResourceBinding
@@ -197,7 +196,7 @@ func buildWorkloads(bindings []workv1.ResourceBinding, visible func(ns string) b
 		if query != "" && !strings.Contains(rb.Name, query) && !strings.Contains(rb.Spec.Resource.Name, query) {
 			continue
 		}
-		if selector != nil && !selector.Matches(labels.Set(rb.Labels)) {
+		if matches != nil && !matches(rb) {
 			continue
 		}
 		matched = append(matched, rb)
