@@ -10,8 +10,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -103,6 +103,20 @@ func (s *karmadaSurvey) adopt(ctx context.Context) error {
 			return fmt.Errorf("label crd %s: %w", name, err)
 		}
 	}
+	for cluster, name := range s.namespaces {
+		var ns corev1.Namespace
+		if err := s.host.Get(ctx, client.ObjectKey{Name: name}, &ns); err != nil {
+			return fmt.Errorf("read namespace %s: %w", name, err)
+		}
+		orig := ns.DeepCopy()
+		if ns.Labels == nil {
+			ns.Labels = map[string]string{}
+		}
+		ns.Labels[shared.LabelExecutionSpace] = cluster
+		if err := s.host.Patch(ctx, &ns, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("label namespace %s: %w", name, err)
+		}
+	}
 	raw, err := json.Marshal(s.adoptions)
 	if err != nil {
 		return fmt.Errorf("encode the adoption record: %w", err)
@@ -145,6 +159,14 @@ func (s *karmadaSurvey) print(w io.Writer) {
 			where = " in cluster " + f.cluster
 		}
 		fmt.Fprintf(w, "%-8s %s%s: %s\n", verdict, f.object, where, f.reason)
+	}
+	clusters := make([]string, 0, len(s.namespaces))
+	for cluster := range s.namespaces {
+		clusters = append(clusters, cluster)
+	}
+	slices.Sort(clusters)
+	for _, cluster := range clusters {
+		fmt.Fprintf(w, "LABEL    Namespace %s: Karmada's execution namespace of cluster %s; labelled %s=%s so the control plane keeps its Works there\n", s.namespaces[cluster], cluster, shared.LabelExecutionSpace, cluster)
 	}
 	for _, name := range s.crds {
 		fmt.Fprintf(w, "LABEL    CustomResourceDefinition %s: installed by Karmada; labelled %s=%s so the control plane serves it\n", name, crd.LabelInstalledBy, crd.InstalledByFlotilla)

@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
@@ -51,6 +51,10 @@ type karmadaSurvey struct {
 	findings []finding
 	// crds are Karmada-installed CRDs the control plane would refuse.
 	crds []string
+	// namespaces are Karmada's execution namespaces (karmada-es-<cluster>)
+	// of adoptable Clusters, by cluster, which the control plane refuses
+	// until they carry shared.LabelExecutionSpace.
+	namespaces map[string]string
 	// adoptions is the record the real run writes.
 	adoptions []shared.KarmadaAdoptionEntry
 }
@@ -155,8 +159,20 @@ func (s *karmadaSurvey) clusters(ctx context.Context) (map[string]memberView, er
 		out[cl.Name] = v
 		if v.err != nil {
 			s.findings = append(s.findings, finding{object: "Cluster " + cl.Name, reason: "cannot be adopted: " + v.err.Error()})
-		} else {
-			s.findings = append(s.findings, finding{object: "Cluster " + cl.Name, adopt: true, reason: "credentials readable, member reachable"})
+			continue
+		}
+		s.findings = append(s.findings, finding{object: "Cluster " + cl.Name, adopt: true, reason: "credentials readable, member reachable"})
+		var ns corev1.Namespace
+		err := s.host.Get(ctx, client.ObjectKey{Name: shared.ExecutionNamespace(cl.Name)}, &ns)
+		switch {
+		case shared.IsNotFound(err):
+		case err != nil:
+			return nil, fmt.Errorf("read namespace %s: %w", shared.ExecutionNamespace(cl.Name), err)
+		case ns.Labels[shared.LabelExecutionSpace] != cl.Name:
+			if s.namespaces == nil {
+				s.namespaces = map[string]string{}
+			}
+			s.namespaces[cl.Name] = ns.Name
 		}
 	}
 	return out, nil
