@@ -361,7 +361,7 @@ func firstDifference(want, have any, path string) (string, string, string) {
 		for _, k := range keys {
 			hv, ok := h[k]
 			if !ok {
-				return path + "." + k, fmt.Sprint(w[k]), "absent"
+				return orRoot(path + "." + k), fmt.Sprint(w[k]), "absent"
 			}
 			if p, a, b := firstDifference(w[k], hv, path+"."+k); p != "" {
 				return p, a, b
