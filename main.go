@@ -47,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return cli.Crossplane(args[1:], stderr)
 		case "agent":
 			return cli.Agent(args[1:], stderr)
+		case "adopt-karmada":
+			return cli.AdoptKarmada(args[1:], stdout, stderr)
 		case "register":
 			return cli.Register(args[1:], stdout, stderr)
 		case "help", "-h", "--help":
@@ -112,6 +114,8 @@ Usage:
                                          prepare the hub for a pull-mode member and write its agent's kubeconfig
   terraform-provider-flotilla agent --hub-kubeconfig HUB --cluster-name NAME [--kubeconfig MEMBER]
                                          run a pull-mode agent beside a member the control plane cannot reach
+  terraform-provider-flotilla adopt-karmada --kubeconfig HOST [--dry-run=false]
+                                         take over a host where Karmada's controllers ran, without member writes
   terraform-provider-flotilla version    print the version
 `)
 }

@@ -45,12 +45,17 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 	case err != nil:
 		return fail(fmt.Errorf("read the live object: %w", err))
 	}
+	fromKarmada := false
 	if live != nil {
 		switch ownerOf(live, c.e.Fleet, o.ref) {
 		case ownedByOtherFleet:
 			out.Action, out.Err = ActionSkipped, &ConflictError{Cluster: c.name, Object: o.ref, Fleet: c.e.Fleet, OtherFleet: live.GetLabels()[render.LabelFleet]}
 			return out
 		case notOwned:
+			if o.karmada.covers(c.name, live) {
+				fromKarmada = true
+				break
+			}
 			if o.conflict != api.ConflictOverwrite {
 				out.Action, out.Err = ActionSkipped, &ConflictError{Cluster: c.name, Object: o.ref, Fleet: c.e.Fleet}
 				return out
@@ -74,7 +79,7 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 			return fail(err)
 		}
 	}
-	if live != nil && !handedOver && phaseOf(o.ref) != phaseCRD && ownerOf(live, c.e.Fleet, o.ref) == ownedByTemplate && c.e.Applied.unchanged(c.name, o.ref, o.obj, live) {
+	if live != nil && !handedOver && phaseOf(o.ref) != phaseCRD && (fromKarmada || ownerOf(live, c.e.Fleet, o.ref) == ownedByTemplate) && c.e.Applied.unchanged(c.name, o.ref, o.obj, live) {
 		// The same object onto the same live one: nothing to send.
 		if phaseOf(o.ref) == phaseNamespace {
 			c.setNamespace(o.ref.Name, nil)
@@ -82,6 +87,20 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		out.Action, out.Live = ActionApplied, live
 		out.ResourceVersion, out.Generation = live.GetResourceVersion(), live.GetGeneration()
 		return out
+	}
+	if fromKarmada && !handedOver {
+		// Karmada's object, taken over: nothing is sent while it already
+		// holds what flotilla renders (KarmadaAdoption).
+		same, err := c.appliesNothing(ctx, client, obj, live)
+		if err != nil {
+			return fail(err)
+		}
+		if same {
+			c.e.Applied.remember(c.name, o.ref, o.obj, live)
+			out.Action, out.Live = ActionApplied, live
+			out.ResourceVersion, out.Generation = live.GetResourceVersion(), live.GetGeneration()
+			return out
+		}
 	}
 	// Force: flotilla is the single declared owner of every field it
 	// renders. A field another manager took since the last apply (kubectl

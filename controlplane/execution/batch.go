@@ -60,6 +60,8 @@ type op struct {
 	retain   bool                       // opApply only: ApplyRequest.RetainMemberFields
 	// interpreter is ApplyRequest.Interpreter (opApply only).
 	interpreter *interpret.Interpreter
+	// karmada is ApplyRequest.Karmada (opApply only).
+	karmada *KarmadaAdoption
 	// invalid is set when the request itself is wrong; the op then fails
 	// without a request to the cluster.
 	invalid error
@@ -125,7 +127,7 @@ func (e *Executor) planApply(plans map[string][]op, req ApplyRequest) {
 		invalid = validateConflictResolution(req.ConflictResolution)
 	}
 	for cluster, obj := range req.Objects {
-		o := op{kind: opApply, ref: req.Template, obj: obj, conflict: req.ConflictResolution, retain: req.RetainMemberFields, interpreter: req.Interpreter, invalid: invalid}
+		o := op{kind: opApply, ref: req.Template, obj: obj, conflict: req.ConflictResolution, retain: req.RetainMemberFields, interpreter: req.Interpreter, karmada: req.Karmada, invalid: invalid}
 		if o.invalid == nil {
 			o.invalid = e.validateObject(req.Template, obj)
 		}

@@ -128,6 +128,10 @@ type ApplyRequest struct {
 	// for them, extended by customizations (their retention scripts). A
 	// failing script fails the apply to that cluster: nothing is applied.
 	Interpreter *interpret.Interpreter
+	// Karmada, when set, takes over the objects a stopped Karmada applied
+	// for this template in the clusters it lists, without a write while
+	// they already hold the rendered object (KarmadaAdoption).
+	Karmada *KarmadaAdoption
 }
 
 // DeleteRequest removes one template's objects from the listed clusters.

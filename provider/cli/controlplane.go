@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/crd"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
@@ -325,6 +326,13 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 	}
 	opts := c.options
 	opts.Fleet = c.fleet
+	if apis.Current() == apis.KarmadaGroups {
+		// adopt-karmada runs before the control plane starts: the record
+		// is read once.
+		if opts.KarmadaAdoptions, err = shared.ReadKarmadaAdoptions(ctx, direct); err != nil {
+			return err
+		}
+	}
 	if err := controller.Setup(mgr, opts); err != nil {
 		return err
 	}

@@ -149,6 +149,10 @@ func ParseTemplateKinds(list string) ([]schema.GroupVersionKind, error) {
 type Options struct {
 	// Fleet is stamped into the ownership labels of every member object.
 	Fleet string
+	// KarmadaAdoptions are the templates whose member objects a stopped
+	// Karmada applied and the execution takes over without a write
+	// (ReadKarmadaAdoptions, read once at start in Karmada's groups).
+	KarmadaAdoptions KarmadaAdoptions
 	// TemplateKinds filters the kinds the detector watches on the host:
 	// only these, namespaced or cluster-scoped, each from when the host
 	// serves it (a CRD installed later is picked up without a restart).

@@ -230,6 +230,7 @@ func (e *workExecution) apply(ctx context.Context, w *workv1.Work, cluster strin
 			ConflictResolution: conflict,
 			RetainMemberFields: true,
 			Interpreter:        in,
+			Karmada:            e.opts.KarmadaAdoptions.For(ref),
 		})
 		err := result.Err()
 		var conflict *execution.ConflictError
