@@ -1,7 +1,6 @@
 package member
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -211,8 +210,8 @@ func appliedMetadata(obj any) (any, error) {
 			// the manager applied (AppliedFields).
 			e := metav1.ManagedFieldsEntry{Manager: f.Manager, Operation: f.Operation, Subresource: f.Subresource}
 			if f.FieldsV1 != nil {
-				e.FieldsV1 = &metav1.FieldsV1{Raw: []byte(fieldsDigestPrefix + render.FieldSetDigest(f.FieldsV1))}
-				if bytes.HasPrefix(f.FieldsV1.Raw, []byte(fieldsDigestPrefix)) {
+				e.FieldsV1 = metav1.NewFieldsV1(fieldsDigestPrefix + render.FieldSetDigest(f.FieldsV1))
+				if strings.HasPrefix(f.FieldsV1.GetRawString(), fieldsDigestPrefix) {
 					// Cut down already: an informer may transform an
 					// object it holds again.
 					e.FieldsV1 = f.FieldsV1
@@ -267,7 +266,7 @@ func (w *appliedWatch) fields(gvr schema.GroupVersionResource, namespace, name, 
 	}
 	if e := render.AppliedEntry(m.ManagedFields, manager); e != nil {
 		// appliedMetadata put the digest in place of the field set.
-		return strings.TrimPrefix(string(e.FieldsV1.Raw), fieldsDigestPrefix), true, true
+		return strings.TrimPrefix(e.FieldsV1.GetRawString(), fieldsDigestPrefix), true, true
 	}
 	return "", true, true
 }

@@ -14,11 +14,11 @@ import (
 // informer may transform an object it holds) keeps that digest.
 func TestAppliedMetadataKeepsTheFieldSetDigest(t *testing.T) {
 	full := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", ManagedFields: []metav1.ManagedFieldsEntry{
-		{Manager: "flotilla", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}},"f:metadata":{"f:labels":{}}}`)}},
-		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{}}`)}},
+		{Manager: "flotilla", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}},"f:metadata":{"f:labels":{}}}`)},
+		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: metav1.NewFieldsV1(`{"f:status":{}}`)},
 	}}}
 	want := render.AppliedFieldsDigest([]metav1.ManagedFieldsEntry{{Manager: "flotilla", Operation: metav1.ManagedFieldsOperationApply,
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}},"f:spec":{"f:replicas":{}}}`)}}}, "flotilla")
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{}},"f:spec":{"f:replicas":{}}}`)}}, "flotilla")
 	if want == "" {
 		t.Fatal("no digest of flotilla's field set")
 	}
@@ -36,7 +36,7 @@ func TestAppliedMetadataKeepsTheFieldSetDigest(t *testing.T) {
 			t.Fatalf("%s: managed fields %+v, want flotilla's apply entry only", name, m.ManagedFields)
 		}
 		e := render.AppliedEntry(m.ManagedFields, "flotilla")
-		if e == nil || string(e.FieldsV1.Raw) != fieldsDigestPrefix+want {
+		if e == nil || e.FieldsV1.GetRawString() != fieldsDigestPrefix+want {
 			t.Errorf("%s: flotilla's entry %+v, want the digest %s", name, e, want)
 		}
 	}

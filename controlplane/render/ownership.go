@@ -202,9 +202,9 @@ func FieldSetDigest(f *metav1.FieldsV1) string {
 	if f == nil {
 		return ""
 	}
-	raw := f.Raw
+	raw := f.GetRawBytes()
 	var set map[string]any
-	if json.Unmarshal(f.Raw, &set) == nil {
+	if json.Unmarshal(raw, &set) == nil {
 		if sorted, err := json.Marshal(set); err == nil {
 			raw = sorted
 		}
