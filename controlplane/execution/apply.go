@@ -34,9 +34,19 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 			return fail(err)
 		}
 	}
-	client, err := c.resource(ctx, o.ref)
+	gvr, client, err := c.mapResource(ctx, o.ref)
 	if err != nil {
 		return fail(err)
+	}
+	if c.unchangedInWatch(gvr, o) {
+		// The same object as last time onto a member object whose applied
+		// fields nobody touched since, as the member's watch tells: nothing
+		// to read, nothing to send. The outcome carries no live object.
+		if phaseOf(o.ref) == phaseNamespace {
+			c.setNamespace(o.ref.Name, nil)
+		}
+		out.Action = ActionApplied
+		return out
 	}
 	live, err := client.Get(ctx, o.ref.Name, metav1.GetOptions{})
 	switch {
@@ -124,7 +134,7 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		c.e.Applied.forget(c.name, o.ref)
 		return fail(err)
 	}
-	c.e.Applied.remember(c.name, o.ref, o.obj, applied)
+	c.e.Applied.remember(c.name, o.ref, o.obj, applied, c.e.fieldManager())
 	out.Action, out.Live = ActionApplied, applied
 	out.ResourceVersion, out.Generation = applied.GetResourceVersion(), applied.GetGeneration()
 	out.Changed = live == nil || live.GetResourceVersion() != applied.GetResourceVersion()
@@ -143,6 +153,19 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		}
 	}
 	return out
+}
+
+// unchangedInWatch says whether the member's watch of its applied objects
+// shows o's object with the applied fields the last apply of the same
+// object left. A CustomResourceDefinition is always applied (its apply
+// waits for it to be Established), and an adopted object goes through the
+// read, which checks who owns it.
+func (c *clusterRun) unchangedInWatch(gvr schema.GroupVersionResource, o op) bool {
+	if c.target.Watched == nil || c.e.Applied == nil || phaseOf(o.ref) == phaseCRD {
+		return false
+	}
+	fields, found, ok := c.target.Watched.AppliedFields(gvr, o.ref.Namespace, o.ref.Name, c.e.fieldManager())
+	return ok && found && c.e.Applied.unchangedWatched(c.name, o.ref, o.obj, fields)
 }
 
 func (c *clusterRun) namespaceErr(ns string) error {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 )
 
 // ApplyCache remembers, per cluster and object, what the last apply sent
@@ -27,6 +28,10 @@ type applyKey struct{ cluster, object string }
 type appliedState struct {
 	sent            [sha256.Size]byte
 	resourceVersion string
+	// fields is render.AppliedFieldsDigest of the applied object: a watch
+	// that sees the same digest on it tells that nobody touched what was
+	// applied, whatever else (its status) moved its resourceVersion.
+	fields string
 }
 
 // NewApplyCache returns an empty cache.
@@ -61,8 +66,26 @@ func (c *ApplyCache) unchanged(cluster string, ref api.TemplateRef, obj, live *u
 	return found && s.sent == sum && s.resourceVersion == live.GetResourceVersion()
 }
 
+// unchangedWatched says whether sending obj to cluster would repeat the
+// last apply onto an object whose applied fields are, as a watch saw them
+// (fields), the ones that apply left. A nil cache or an empty digest says
+// no.
+func (c *ApplyCache) unchangedWatched(cluster string, ref api.TemplateRef, obj *unstructured.Unstructured, fields string) bool {
+	if c == nil || fields == "" {
+		return false
+	}
+	sum, ok := digest(obj)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, found := c.applied[applyKey{cluster, ref.String()}]
+	return found && s.sent == sum && s.fields == fields
+}
+
 // remember records that obj was applied to cluster, leaving applied.
-func (c *ApplyCache) remember(cluster string, ref api.TemplateRef, obj, applied *unstructured.Unstructured) {
+func (c *ApplyCache) remember(cluster string, ref api.TemplateRef, obj, applied *unstructured.Unstructured, manager string) {
 	if c == nil {
 		return
 	}
@@ -74,7 +97,7 @@ func (c *ApplyCache) remember(cluster string, ref api.TemplateRef, obj, applied 
 		delete(c.applied, k)
 		return
 	}
-	c.applied[k] = appliedState{sent: sum, resourceVersion: applied.GetResourceVersion()}
+	c.applied[k] = appliedState{sent: sum, resourceVersion: applied.GetResourceVersion(), fields: render.AppliedFieldsDigest(applied.GetManagedFields(), manager)}
 }
 
 // forget drops what is remembered of ref in cluster.

@@ -103,6 +103,12 @@ func isNoKind(err error) bool {
 // a CustomResourceDefinition appeared) and is tried once more; one reset
 // per run and CRD change is enough, however many objects miss.
 func (c *clusterRun) resource(ctx context.Context, ref api.TemplateRef) (dynamic.ResourceInterface, error) {
+	_, client, err := c.mapResource(ctx, ref)
+	return client, err
+}
+
+// mapResource is resource, with the resource ref maps to.
+func (c *clusterRun) mapResource(ctx context.Context, ref api.TemplateRef) (schema.GroupVersionResource, dynamic.ResourceInterface, error) {
 	gk := schema.GroupKind{Group: ref.Group, Kind: ref.Kind}
 	mapping, err := c.target.Mapper.RESTMapping(gk, ref.Version)
 	if apimeta.IsNoMatchError(err) {
@@ -113,21 +119,21 @@ func (c *clusterRun) resource(ctx context.Context, ref api.TemplateRef) (dynamic
 	}
 	if err != nil {
 		if apimeta.IsNoMatchError(err) {
-			return nil, &noKindError{ref: ref}
+			return schema.GroupVersionResource{}, nil, &noKindError{ref: ref}
 		}
 		c.noteFailure(ctx, err)
-		return nil, fmt.Errorf("map kind %s: %w", ref.Kind, err)
+		return schema.GroupVersionResource{}, nil, fmt.Errorf("map kind %s: %w", ref.Kind, err)
 	}
 	namespaced := mapping.Scope.Name() == apimeta.RESTScopeNameNamespace
 	switch {
 	case namespaced && ref.Namespace == "":
-		return nil, fmt.Errorf("%s is namespaced in the cluster but the template has no namespace", ref.Kind)
+		return schema.GroupVersionResource{}, nil, fmt.Errorf("%s is namespaced in the cluster but the template has no namespace", ref.Kind)
 	case !namespaced && ref.Namespace != "":
-		return nil, fmt.Errorf("%s is cluster-scoped in the cluster but the template has namespace %q", ref.Kind, ref.Namespace)
+		return schema.GroupVersionResource{}, nil, fmt.Errorf("%s is cluster-scoped in the cluster but the template has namespace %q", ref.Kind, ref.Namespace)
 	case namespaced:
-		return c.target.Dynamic.Resource(mapping.Resource).Namespace(ref.Namespace), nil
+		return mapping.Resource, c.target.Dynamic.Resource(mapping.Resource).Namespace(ref.Namespace), nil
 	default:
-		return c.target.Dynamic.Resource(mapping.Resource), nil
+		return mapping.Resource, c.target.Dynamic.Resource(mapping.Resource), nil
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -36,6 +37,20 @@ type Target struct {
 	// CustomResourceDefinition changes or a kind is not found, so it must be
 	// backed by discovery (restmapper.NewDeferredDiscoveryRESTMapper).
 	Mapper apimeta.ResettableRESTMapper
+	// Watched, when set, tells from a watch of the member's applied
+	// objects whether one is still as the last apply left it, so applying
+	// it again (a resync) reads nothing from the member (see ApplyCache).
+	Watched AppliedWatch
+}
+
+// AppliedWatch answers from a watch of the objects flotilla applied to a
+// member (member.Client.AppliedFields).
+type AppliedWatch interface {
+	// AppliedFields returns render.AppliedFieldsDigest of manager's
+	// applied fields in the named object of resource gvr as the watch last
+	// saw it; found is false when the watch does not hold it, ok false
+	// when the watch cannot tell (not watched, not synced, failing).
+	AppliedFields(gvr schema.GroupVersionResource, namespace, name, manager string) (digest string, found, ok bool)
 }
 
 // Connector returns the clients of a member cluster. An error means the

@@ -2,6 +2,7 @@ package member
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,7 +25,8 @@ const DefaultAppliedIdle = 20 * time.Minute
 // AppliedHandler is told of every change to a watched applied object
 // (Client.WatchApplied) after the watch's first list: the object's
 // metadata, cut down to its name, namespace, resourceVersion, labels, the
-// template annotation and the names of the managers that applied it; its
+// template annotation and the managers that applied it (with a digest of
+// each one's field set in place of the set); its
 // last known state for a deletion. It must not block nor modify it.
 type AppliedHandler func(obj *metav1.PartialObjectMetadata)
 
@@ -181,10 +183,15 @@ func appliedHandler(notify AppliedHandler) cache.ResourceEventHandler {
 	}
 }
 
+// fieldsDigestPrefix marks a field set that appliedMetadata replaced by its
+// digest, so cutting an object down twice keeps the digest of the set.
+const fieldsDigestPrefix = "sha256:"
+
 // appliedMetadata cuts an applied object's metadata down to what a handler
 // checks: name, namespace, resourceVersion, labels, the template
-// annotation, and of its managed fields only who applied them (no field
-// sets). Anything else (a tombstone) is returned as it is.
+// annotation, and of its managed fields only who applied them, with the
+// digest of each field set (render.FieldSetDigest) in place of the set.
+// Anything else (a tombstone) is returned as it is.
 func appliedMetadata(obj any) (any, error) {
 	m, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
@@ -198,8 +205,68 @@ func appliedMetadata(obj any) (any, error) {
 	}
 	for _, f := range m.ManagedFields {
 		if f.Operation == metav1.ManagedFieldsOperationApply {
-			out.ManagedFields = append(out.ManagedFields, metav1.ManagedFieldsEntry{Manager: f.Manager, Operation: f.Operation})
+			// The field set itself is not kept, only its digest (in
+			// place of it): enough to tell whether anyone touched what
+			// the manager applied (AppliedFields).
+			e := metav1.ManagedFieldsEntry{Manager: f.Manager, Operation: f.Operation, Subresource: f.Subresource}
+			if f.FieldsV1 != nil {
+				e.FieldsV1 = metav1.NewFieldsV1(fieldsDigestPrefix + render.FieldSetDigest(f.FieldsV1))
+				if strings.HasPrefix(f.FieldsV1.GetRawString(), fieldsDigestPrefix) {
+					// Cut down already: an informer may transform an
+					// object it holds again.
+					e.FieldsV1 = f.FieldsV1
+				}
+			}
+			out.ManagedFields = append(out.ManagedFields, e)
 		}
 	}
 	return out, nil
+}
+
+// AppliedFields answers from the watch of the applied objects of resource
+// gvr (WatchApplied) what the watch last saw of the named object:
+// render.AppliedFieldsDigest of manager's applied fields, and found false
+// when the watch does not hold it (deleted, or without the fleet's labels
+// now). ok is false when gvr is not watched, or its watch has not synced or
+// failed its last list or watch: the caller then reads the member.
+func (c *Client) AppliedFields(gvr schema.GroupVersionResource, namespace, name, manager string) (digest string, found, ok bool) {
+	if c.applied == nil {
+		return "", false, false
+	}
+	return c.applied.fields(gvr, namespace, name, manager)
+}
+
+func (w *appliedWatch) fields(gvr schema.GroupVersionResource, namespace, name, manager string) (digest string, found, ok bool) {
+	w.mu.Lock()
+	var kind *watchedKind
+	if k, watched := w.kinds[gvr]; watched && !k.refused {
+		kind = k.kind
+	}
+	w.mu.Unlock()
+	if kind == nil {
+		return "", false, false
+	}
+	kind.mu.Lock()
+	err := kind.err
+	kind.mu.Unlock()
+	if err != nil || !kind.informer.HasSynced() {
+		return "", false, false
+	}
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	obj, exists, err := kind.informer.GetStore().GetByKey(key)
+	if err != nil {
+		return "", false, false
+	}
+	m, isMeta := obj.(*metav1.PartialObjectMetadata)
+	if !exists || !isMeta {
+		return "", false, true
+	}
+	if e := render.AppliedEntry(m.ManagedFields, manager); e != nil {
+		// appliedMetadata put the digest in place of the field set.
+		return strings.TrimPrefix(e.FieldsV1.GetRawString(), fieldsDigestPrefix), true, true
+	}
+	return "", true, true
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -166,4 +167,48 @@ func objectName(obj *unstructured.Unstructured) string {
 		return obj.GetName()
 	}
 	return obj.GetNamespace() + "/" + obj.GetName()
+}
+
+// AppliedFieldsDigest is FieldSetDigest of the field set that manager
+// owns by server-side apply in an object's managed fields (the main
+// resource's, not a subresource's), or "" when it owns none. Any write by
+// someone else to a field manager applied (kubectl edit, another apply,
+// a removal) takes the field out of that set, and status writes land in a
+// subresource's entry, so the digest stays the same exactly as long as
+// nobody touched what flotilla applied.
+func AppliedFieldsDigest(entries []metav1.ManagedFieldsEntry, manager string) string {
+	if f := AppliedEntry(entries, manager); f != nil {
+		return FieldSetDigest(f.FieldsV1)
+	}
+	return ""
+}
+
+// AppliedEntry is manager's server-side apply entry of the main resource
+// in entries, or nil.
+func AppliedEntry(entries []metav1.ManagedFieldsEntry, manager string) *metav1.ManagedFieldsEntry {
+	for i, f := range entries {
+		if f.Manager == manager && f.Operation == metav1.ManagedFieldsOperationApply && f.Subresource == "" && f.FieldsV1 != nil {
+			return &entries[i]
+		}
+	}
+	return nil
+}
+
+// FieldSetDigest is the SHA-256 (hex) of a managed-fields field set, over
+// its JSON with sorted keys: the same set reads as different bytes from a
+// typed metadata watch (the server's order) and from an unstructured
+// object (re-encoded with sorted keys).
+func FieldSetDigest(f *metav1.FieldsV1) string {
+	if f == nil {
+		return ""
+	}
+	raw := f.GetRawBytes()
+	var set map[string]any
+	if json.Unmarshal(raw, &set) == nil {
+		if sorted, err := json.Marshal(set); err == nil {
+			raw = sorted
+		}
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
 }

@@ -122,7 +122,7 @@ func TestChartRBACNamesEverything(t *testing.T) {
 		t.Error("the Role does not let the control plane create its Work signing key in flotilla-system")
 	}
 	for _, k := range []struct{ group, resource string }{{"apps", "deployments"}, {"", "services"}, {"autoscaling", "horizontalpodautoscalers"}} {
-		if !grants(cr.Rules, k.group, k.resource, "watch") || !grants(cr.Rules, k.group, k.resource+"/status", "update") {
+		if !grants(cr.Rules, k.group, k.resource, "watch") || !grants(cr.Rules, k.group, k.resource+"/status", "patch") {
 			t.Errorf("template kind %s.%s: not readable, or its status not writable", k.resource, k.group)
 		}
 	}

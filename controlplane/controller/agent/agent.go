@@ -163,7 +163,7 @@ func (m *agentMember) Connect(ctx context.Context, cluster string) (execution.Ta
 		}
 		m.registered = true
 	}
-	return execution.Target{Dynamic: m.client.Dynamic, Mapper: shared.Resettable{RESTMapper: m.client.Mapper}}, nil
+	return execution.Target{Dynamic: m.client.Dynamic, Mapper: shared.Resettable{RESTMapper: m.client.Mapper}, Watched: m.client}, nil
 }
 
 // WatchApplied watches the applied objects of the agent's own member.

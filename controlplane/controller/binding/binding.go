@@ -321,7 +321,11 @@ func (b *bindingReconciler) reflect(ctx context.Context, tmpl *unstructured.Unst
 	}
 	updated := tmpl.DeepCopy()
 	updated.Object["status"] = want
-	if err := b.client.Status().Update(ctx, updated); err != nil {
+	// A merge patch of the status alone, with no resourceVersion: the
+	// aggregation owns the template's status, and a spec change by its
+	// owner (`kubectl scale`, a FederatedHPA) since the cache's copy must
+	// not make this write conflict and the whole pass retry.
+	if err := b.client.Status().Patch(ctx, updated, client.MergeFrom(tmpl)); err != nil {
 		return fmt.Errorf("write status of template %s: %w", api.TemplateRefOf(tmpl), err)
 	}
 	return nil

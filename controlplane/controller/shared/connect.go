@@ -127,7 +127,7 @@ func (m *Members) Connect(ctx context.Context, name string) (execution.Target, e
 	if err != nil {
 		return execution.Target{}, err
 	}
-	return execution.Target{Dynamic: c.Dynamic, Mapper: Resettable{c.Mapper}}, nil
+	return execution.Target{Dynamic: c.Dynamic, Mapper: Resettable{c.Mapper}, Watched: c}, nil
 }
 
 // Member returns the cached client of the named cluster, once the member

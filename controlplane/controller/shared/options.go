@@ -174,7 +174,10 @@ type Options struct {
 	// (Karmada's --failover-eviction-timeout).
 	NoExecuteAfter time.Duration
 	// Resync is how often each Work is applied again and its member status
-	// read again, and how long an unready member waits before a retry.
+	// read again, and how long an unready member waits before a retry. An
+	// object the member's watch shows as flotilla's last apply left it
+	// (execution.AppliedWatch) is neither read nor sent again: drift
+	// correction costs the member nothing while there is no drift.
 	Resync time.Duration
 	// StatusResync is how often the member status of a Work is read again
 	// when its objects are watched in the member (the watch tells of each
