@@ -264,9 +264,13 @@ func contextClient(t *testing.T, dir, name string) client.Client {
 	return c
 }
 
+// buildBinary is the provider binary of this checkout, built once per test
+// binary (testkit.SharedProvider; TestMain removes it): the tests only run
+// it, and each link costs several CPU seconds, most of a minute on a
+// loaded machine.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	return testkit.BuildProvider(t, filepath.Join("..", ".."))
+	return testkit.SharedProvider(t, filepath.Join("..", ".."))
 }
 
 func waitFor(t *testing.T, what string, f func() (bool, string)) {

@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
 // TestMain makes the process logger before any test runs. controller-runtime
@@ -13,8 +15,12 @@ import (
 // for longer than that without a command's logger would silence every
 // later test's controller-runtime and client-go logs, the credential scan of
 // TestControlplaneLogsNoCredentials among them. Each command still sets the
-// logger's writer and level (processLogger switches both).
+// logger's writer and level (processLogger switches both). It also removes
+// the provider binary the process tests share (testkit.SharedProvider)
+// once every test has run.
 func TestMain(m *testing.M) {
 	processLogger("flotilla", "error", io.Discard)
-	os.Exit(m.Run())
+	code := m.Run()
+	testkit.RemoveSharedProvider()
+	os.Exit(code)
 }

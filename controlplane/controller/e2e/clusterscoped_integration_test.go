@@ -31,6 +31,7 @@ import (
 // on the host leaves the members. A tenant's namespaced policy never claims
 // a cluster-scoped object, and a ResourceBinding naming one is refused.
 func TestClusterScopedTemplates(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartRunning(t, 3)
 	hub, members, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()

@@ -24,6 +24,7 @@ import (
 // (no update adds it later), the scheduler's spec patch with the clusters,
 // and its status patch (issue 20).
 func TestBindingScheduledInThreeWrites(t *testing.T) {
+	t.Parallel()
 	f := controllertest.StartFleet(t, 1)
 	ctx := t.Context()
 	watcher, err := client.NewWithWatch(f.Host.RESTConfig(), client.Options{Scheme: f.Scheme})

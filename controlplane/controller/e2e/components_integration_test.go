@@ -27,6 +27,7 @@ import (
 // every component fits (a placement of one cluster, Aggregated), and the
 // member gets it whole, its replicaRevision script not run.
 func TestComponentsPlaceTheJobWhereItFits(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	f := controllertest.StartFleet(t, 2)
 	roomy, fits := f.Names[0], f.Names[1]

@@ -21,6 +21,7 @@ import (
 // the members, follows a policy change, reports aggregated status, and moves
 // off a member whose apiserver is stopped.
 func TestPropagateMoveAndFailover(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartRunning(t, 3)
 	hub, memberClients, members, names := env.Hub, env.Members, env.Clusters, env.Names
 	ctx := t.Context()

@@ -10,4 +10,9 @@
 // external test package. Both start real apiservers through
 // controller/controllertest. It holds no production code and nothing
 // imports it.
+//
+// Its tests that start their own fleet run in parallel (see
+// controllertest); the Events tests, which read flotilla's failover and
+// eviction counters, and TestSchedulerWorkersStop, which counts
+// goroutines, stay serial.
 package e2e

@@ -38,6 +38,7 @@ import (
 // nodes, then that dynamic division and Aggregated follow what the nodes
 // hold: fragmentation, a node selector and a taint (tolerated or not).
 func TestPerNodeEstimate(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	f := controllertest.StartFleet(t, 2)
 	frag, mixed := f.Names[0], f.Names[1]

@@ -26,6 +26,7 @@ import (
 // the same objects as before (same UIDs, no duplicates), and a change made
 // after the restart still reaches the members.
 func TestHostRestartLosesNothing(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartFleet(t, 3)
 	env.StartControlPlane(t)
 	propagate(t, env)
@@ -54,6 +55,7 @@ func TestHostRestartLosesNothing(t *testing.T) {
 // while it was down is removed from the members, and a change made after it
 // came back propagates.
 func TestControlplaneRestartLosesNothing(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartFleet(t, 3)
 	stop := env.StartControlPlane(t)
 	propagate(t, env)

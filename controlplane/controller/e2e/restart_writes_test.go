@@ -27,6 +27,7 @@ import (
 // apiserver had dropped, deleting a binding for every unclaimed
 // cluster-scoped template (404s) and re-applying every CRD.
 func TestRestartWritesNothing(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartFleet(t, 3)
 	stop := env.StartControlPlane(t)
 	propagate(t, env)

@@ -31,6 +31,7 @@ import (
 // the template then releases the adopted object instead of deleting it.
 // Templates in a namespace the operator reserved are never bound.
 func TestNamespacedOverwriteIsIgnored(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartFleet(t, 3)
 	env.StartControlPlane(t, func(o *shared.Options) {
 		o.ReservedNamespaces = []string{"kube-*", shared.SystemNamespace, "istio-system"}

@@ -33,6 +33,7 @@ import (
 // deleted when a policy change moves the template off a member and when
 // the template is deleted, not released as if flotilla had adopted them.
 func TestTemplateCannotMarkItselfAdopted(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartRunning(t, 3)
 	hub, names := env.Hub, env.Names
 	ctx := t.Context()
@@ -85,6 +86,7 @@ func TestTemplateCannotMarkItselfAdopted(t *testing.T) {
 // for the Work a staged rollout holds at the previous rendering (which
 // the binding controller never writes back).
 func TestEditedWorksAreNeverApplied(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartRunning(t, 3)
 	hub, names := env.Hub, env.Names
 	ctx := t.Context()

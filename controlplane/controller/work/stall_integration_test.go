@@ -72,6 +72,7 @@ func discovery(r *http.Request) bool { return r.URL.Path == "/api" || r.URL.Path
 // probe timeout, and while probes of it hang, other members' status keeps
 // being written.
 func TestStalledDiscoveryStopsNoStatus(t *testing.T) {
+	t.Parallel()
 	env := startStallEnv(t)
 	proxy := env.behind.StallProxy(t, discovery)
 	env.register(t, "stalled", proxy.URL, env.behind.Token, proxy.CAData)
@@ -153,6 +154,7 @@ spec:
 // its Works fail naming the timeout, while Works for a healthy member keep
 // being applied.
 func TestStalledMemberKeepsRolloutsGoing(t *testing.T) {
+	t.Parallel()
 	const (
 		workers, perMember = 6, 2
 		templates          = 8

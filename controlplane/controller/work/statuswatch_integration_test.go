@@ -33,6 +33,7 @@ const statusWithin = 10 * time.Second
 // flipping the status of flotilla's object twenty times a second gets the
 // Work's status written at most about once a second.
 func TestMemberStatusFollowsWatches(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartFleet(t, 2)
 	env.StartControlPlane(t, func(o *shared.Options) { o.Resync = 10 * time.Minute })
 	hub, members, names := env.Hub, env.Members, env.Names

@@ -28,6 +28,7 @@ import (
 // proxy that holds every read of a single Deployment once the burst
 // starts, so the reads pile up there and the proxy counts them.
 func TestStatusWorkersReadOneMemberAtOnce(t *testing.T) {
+	t.Parallel()
 	const templates = 20
 	opts := controllertest.Options("test")
 	// Only the watch brings a Work back; a held read keeps its worker

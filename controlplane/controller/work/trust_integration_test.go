@@ -40,6 +40,7 @@ func victim(t *testing.T, e controllertest.Fleet, name, cluster string) client.O
 // a member, the victim's Work is not taken over, and deleting the
 // attacker's binding leaves the victim's Work and member object alone.
 func TestTenantBindingsAreRefused(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartRunning(t, 3)
 	hub, names := env.Hub, env.Names
 	ctx := t.Context()
@@ -153,6 +154,7 @@ func TestTenantBindingsAreRefused(t *testing.T) {
 // one never removes the binding's real member object. An execution
 // namespace someone else made is refused, with the binding saying so.
 func TestForgedWorksAreNeverApplied(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartFleet(t, 3)
 	// The namespace sync would create every execution namespace for
 	// tenant-b; this test plants one of its own first.

@@ -34,6 +34,7 @@ import (
 // a Work deleted by hand is created again and its member object restored;
 // a cluster the binding leaves loses its Work and its object.
 func TestWorksCarryTheRenderedManifests(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartRunning(t, 3)
 	hub, memberClients, names := env.Hub, env.Members, env.Names
 	ctx := t.Context()
@@ -260,6 +261,7 @@ spec:
 // Overwrite adopts it; deleting the template with preserveResourcesOnDeletion
 // releases the member object instead of deleting it.
 func TestWorkConflictAndPreserve(t *testing.T) {
+	t.Parallel()
 	// The policy here is namespaced: its Overwrite counts only with the
 	// operator's opt-in (TestNamespacedOverwriteIsIgnored shows the default).
 	env := controllertest.StartFleet(t, 3)

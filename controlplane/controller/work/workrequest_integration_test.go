@@ -24,6 +24,7 @@ import (
 // so it holds its workers for about that long; changes to every template
 // reach a healthy member within a small bound meanwhile.
 func TestStalledMemberRequestTimeout(t *testing.T) {
+	t.Parallel()
 	const (
 		workers, perMember = 4, 2
 		templates          = 8
