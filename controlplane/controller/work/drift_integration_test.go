@@ -29,6 +29,7 @@ import (
 // applied (kubectl edit of the image) is still taken back at the next
 // resync, and a label flotilla does not own is left to the member.
 func TestResyncReadsTheMemberOnlyOnDrift(t *testing.T) {
+	t.Parallel()
 	env := controllertest.StartFleet(t, 1)
 	// The status backstop is out of the way: only the execution's resync
 	// could read the member in the quiet window.
