@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -339,6 +340,13 @@ func (o getOptions) print(results []memberResult, w io.Writer) error {
 			if data, err = yaml.JSONToYAML(data); err != nil {
 				return err
 			}
+		} else {
+			// Indented as kubectl prints it.
+			var b bytes.Buffer
+			if err := json.Indent(&b, data, "", "    "); err != nil {
+				return err
+			}
+			data = append(b.Bytes(), '\n')
 		}
 		_, err = w.Write(data)
 		return err
