@@ -44,6 +44,7 @@ var pluginVerbs = []struct{ name, usage string }{
 	{"cordon", "cordon CLUSTER"},
 	{"uncordon", "uncordon CLUSTER"},
 	{"taint", "taint CLUSTER KEY[=VALUE]:EFFECT | KEY[:EFFECT]- ..."},
+	{"promote", "promote RESOURCE NAME -C CLUSTER [-n NAMESPACE]"},
 	{"completion", "completion bash|zsh"},
 }
 
@@ -61,7 +62,7 @@ func KubectlFlotilla(args []string, stdout, stderr io.Writer) int {
 	}
 	run := map[string]func([]string, io.Writer, io.Writer) int{
 		"get": pluginGet, "describe": pluginDescribe, "logs": pluginLogs, "exec": pluginExec, "top": pluginTop,
-		"cordon": pluginCordon, "uncordon": pluginUncordon, "taint": pluginTaint, "completion": pluginCompletion,
+		"cordon": pluginCordon, "uncordon": pluginUncordon, "taint": pluginTaint, "promote": pluginPromote, "completion": pluginCompletion,
 	}[args[0]]
 	if run == nil {
 		names := make([]string, len(pluginVerbs))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -10,13 +11,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	searchv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/search/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -173,6 +178,62 @@ func testPluginVerbs(t *testing.T, host *testenv.Cluster, hub client.Client, mem
 	if code, out, errOut := pluginRun(host, "alice", "top", "pods", "-n", "default", "-C", n1+","+n2); code == 0 ||
 		!strings.Contains(errOut, "member "+n1+" does not serve metrics.k8s.io") || !strings.Contains(errOut, "member "+n2+" does not serve metrics.k8s.io") {
 		t.Errorf("top pods: exit %d, want each member named as not serving metrics:\n%s%s", code, out, errOut)
+	}
+
+	// promote: alice may create Deployments in default and
+	// ClusterPropagationPolicies on the host. bob, who may not read the Deployment in the
+	// member, is refused there and nothing is made on the host; alice's
+	// promote makes the template and the policy, and the control plane
+	// adopts the member's object in place (same UID).
+	mustCreate(t, func() error {
+		_, err := hostCS.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "promoter"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create"}}}}, metav1.CreateOptions{})
+		return err
+	})
+	mustCreate(t, func() error {
+		_, err := hostCS.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-promotes"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "promoter"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}, {Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "bob"}}}, metav1.CreateOptions{})
+		return err
+	})
+	mustCreate(t, func() error {
+		_, err := hostCS.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "promoter"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"policy.flotilla.io"}, Resources: []string{"clusterpropagationpolicies"}, Verbs: []string{"create", "delete"}}}}, metav1.CreateOptions{})
+		return err
+	})
+	mustCreate(t, func() error {
+		_, err := hostCS.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "promoters"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "promoter"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}, {Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "bob"}}}, metav1.CreateOptions{})
+		return err
+	})
+	policyKey := client.ObjectKey{Name: "default-web-deployment"}
+	if code, _, errOut := pluginRun(host, "bob", "promote", "deployment", "web", "-n", "default", "-C", n1); code == 0 ||
+		!strings.Contains(errOut, `User "bob" cannot get resource "deployments"`) {
+		t.Errorf("bob's promote: exit %d, want the member's Forbidden for bob:\n%s", code, errOut)
+	}
+	if err := hub.Get(ctx, policyKey, &policyv1.ClusterPropagationPolicy{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after bob's refused promote: want no ClusterPropagationPolicy on the host, got %v", err)
+	}
+	if code, out, errOut := pluginRun(host, "alice", "promote", "deployment", "web", "-n", "default", "-C", n1); code != 0 {
+		t.Errorf("promote deployment web -C %s: exit %d\n%s%s", n1, code, out, errOut)
+	}
+	var policy policyv1.ClusterPropagationPolicy
+	if err := hub.Get(ctx, policyKey, &policy); err != nil || policy.Spec.ConflictResolution != api.ConflictOverwrite ||
+		policy.Spec.Placement.ClusterAffinity == nil || !slices.Equal(policy.Spec.Placement.ClusterAffinity.ClusterNames, []string{n1}) {
+		t.Errorf("promoted policy: want default-web-deployment placing on %s with Overwrite, got %+v %v", n1, policy.Spec, err)
+	}
+	testkit.Eventually(t, time.Minute, "the member's Deployment adopted in place", func() (bool, string) {
+		got, err := m1.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return got.UID == dep.UID && got.Labels[render.LabelManagedBy] == render.ManagedByFlotilla && got.Annotations[execution.AnnotationAdopted] == "true",
+			fmt.Sprintf("uid %s (was %s), labels %v, annotations %v", got.UID, dep.UID, got.Labels, got.Annotations)
+	})
+	if code, _, errOut := pluginRun(host, "alice", "promote", "deployment", "web", "-n", "default", "-C", n1); code == 0 ||
+		!strings.Contains(errOut, "already promoted") {
+		t.Errorf("promote twice: exit %d, want the existing policy named:\n%s", code, errOut)
 	}
 
 	// cordon, taint, uncordon on the host's Cluster, as the host's admin.
