@@ -15,9 +15,9 @@ import (
 	"sync"
 
 	"golang.org/x/term"
-	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/streaming/pkg/httpstream"
 )
 
 // pluginStdin is exec's standard input; tests replace it.
