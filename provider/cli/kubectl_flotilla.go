@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -244,9 +245,24 @@ func getRaw(hc *http.Client, u, accept string) ([]byte, error) {
 	if resp.StatusCode/100 != 2 {
 		var st metav1.Status
 		if json.Unmarshal(body, &st) == nil && st.Message != "" {
-			return nil, fmt.Errorf("%s (%d)", st.Message, resp.StatusCode)
+			return nil, &responseError{code: resp.StatusCode, msg: fmt.Sprintf("%s (%d)", st.Message, resp.StatusCode)}
 		}
-		return nil, fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+		return nil, &responseError{code: resp.StatusCode, msg: fmt.Sprintf("%s: %s", resp.Status, strings.TrimSpace(string(body)))}
 	}
 	return body, nil
+}
+
+// responseError is a server's answer other than 2xx: its message, and the
+// status code that callers tell "not there" (404) by.
+type responseError struct {
+	code int
+	msg  string
+}
+
+func (e *responseError) Error() string { return e.msg }
+
+// isNotFound reports whether err is a 404 answer.
+func isNotFound(err error) bool {
+	var re *responseError
+	return errors.As(err, &re) && re.code == http.StatusNotFound
 }

@@ -218,7 +218,7 @@ func (o getOptions) topMember(host *rest.Config, cluster string, nodes bool) ([]
 	// The group's discovery document is readable by every user; a 404
 	// there means the member serves no metrics API at all.
 	if _, err := getRaw(hc, cfg.Host+group, "application/json"); err != nil {
-		if strings.Contains(err.Error(), "(404)") || strings.Contains(err.Error(), "404 Not Found") {
+		if isNotFound(err) {
 			return nil, fmt.Errorf("member %s does not serve %s", cluster, metricsv1beta1.GroupName)
 		}
 		return nil, err

@@ -75,7 +75,7 @@ func (o *podCommand) podCluster(host *rest.Config, pod string) (string, error) {
 		switch {
 		case a.err == nil:
 			found = append(found, a.cluster)
-		case !strings.Contains(a.err.Error(), "(404)"):
+		case !isNotFound(a.err):
 			failed = append(failed, fmt.Sprintf("cluster %s: %v", a.cluster, a.err))
 		}
 	}
