@@ -21,6 +21,9 @@ const (
 	// TaintClusterUnreachable marks a cluster whose Ready condition is
 	// Unknown, or that did not answer.
 	TaintClusterUnreachable = "cluster.karmada.io/unreachable"
+	// TaintClusterUnschedulable marks a cordoned cluster (Karmada's
+	// `karmadactl cordon`): NoSchedule, set and cleared by the user.
+	TaintClusterUnschedulable = "cluster.karmada.io/unschedulable"
 )
 
 // IsClusterStatusTaint reports whether key is one of the taints derived from

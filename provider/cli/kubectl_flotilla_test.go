@@ -64,14 +64,11 @@ func TestClusterProxyAndPlugin(t *testing.T) {
 		cl := controllertest.ClusterObject(m.Name, m.Host, shared.SystemNamespace)
 		cl.Spec.ImpersonatorSecretRef = &api.LocalSecretReference{Namespace: shared.SystemNamespace, Name: m.Name + "-impersonator"}
 		testkit.MustCreate(t, f.Hub, cl)
-		// alice may read pods, deployments and configmaps in default; bob
-		// and carol have nothing in any member.
+		// alice may read pods, deployments, configmaps and events, logs
+		// and exec in default; bob and carol have nothing in any member.
 		mustCreate(t, func() error {
 			_, err := cs.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "reader"},
-				Rules: []rbacv1.PolicyRule{
-					{APIGroups: []string{""}, Resources: []string{"pods", "configmaps"}, Verbs: []string{"get", "list", "watch"}},
-					{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch"}},
-				}}, metav1.CreateOptions{})
+				Rules: memberReaderRules}, metav1.CreateOptions{})
 			return err
 		})
 		mustCreate(t, func() error {
@@ -211,12 +208,16 @@ func TestClusterProxyAndPlugin(t *testing.T) {
 		t.Fatalf("plugin get po -o yaml: exit %d, want both members' pods annotated with their cluster:\n%s%s", code, stdout.String(), stderr.String())
 	}
 
+	// The other verbs, the search cache and their attacks, on this fleet.
+	testPluginVerbs(t, host, f.Hub, members)
+
 	// One member frozen: it is named, the other printed, within bounds.
+	// The proxy is asked: the cache would print member2's last objects.
 	members[1].FreezeAPIServer(t)
 	stdout.Reset()
 	stderr.Reset()
 	started := time.Now()
-	code := KubectlFlotilla(append(args, "--request-timeout", "8s"), &stdout, &stderr)
+	code := KubectlFlotilla(append(args, "--request-timeout", "8s", "--source", "proxy"), &stdout, &stderr)
 	took := time.Since(started)
 	members[1].ThawAPIServer(t)
 	if code == 0 || !rowFor(stdout.String(), n1, "web") || rowFor(stdout.String(), n2, "web") || !strings.Contains(stderr.String(), "cluster "+n2) {
