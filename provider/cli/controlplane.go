@@ -89,7 +89,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	reserved := fs.String("reserved-namespaces", strings.Join(shared.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* and karmada-es-* are always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
 	multiClusterServices := fs.Bool("multi-cluster-services", true, "run the multi-cluster services controller: collect the EndpointSlices of ServiceExports and MultiClusterService providers from their members onto the host, give ServiceImport consumers a derived Service and the exported endpoints and MultiClusterService consumers the providers' endpoints; installs the MultiClusterService CRD (needs EndpointSlice rights on the host)")
-	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in "+shared.SystemNamespace+", where Cluster credentials live (the Helm chart's setting)")
+	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in the credentials namespace, where Cluster credentials live ("+shared.SystemNamespace+", or karmada-cluster with --api-groups=karmada; the Helm chart's setting)")
 	fs.BoolVar(&opts.Descheduler, "descheduler", false, "run the descheduler (Karmada's karmada-descheduler): take replicas whose pods a member's kube-scheduler has found unschedulable for longer than --unschedulable-threshold off that member, for dynamically divided (dynamic weights or Aggregated) Deployments and StatefulSets only, so the scheduler places them where they fit")
 	fs.DurationVar(&opts.DeschedulingInterval, "descheduling-interval", shared.DefaultDeschedulingInterval, "how often the descheduler looks for unschedulable replicas")
 	fs.DurationVar(&opts.UnschedulableThreshold, "unschedulable-threshold", shared.DefaultUnschedulableThreshold, "how long a pod must have been unschedulable before the descheduler moves its replica")
@@ -150,7 +150,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	}
 	opts.CredentialSecretsOnly = !*propagateSecrets
 	if opts.CredentialSecretsOnly && slices.Contains(opts.TemplateKinds, schema.GroupVersionKind{Version: "v1", Kind: "Secret"}) {
-		fmt.Fprintf(stderr, "--template-kinds: v1/Secret needs --propagate-secrets: with it false, Secrets are read only in %s\n", shared.SystemNamespace)
+		fmt.Fprintf(stderr, "--template-kinds: v1/Secret needs --propagate-secrets: with it false, Secrets are read only in %s\n", shared.CredentialsNamespace())
 		return 2
 	}
 	if err := opts.Validate(); err != nil {
