@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,7 +26,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
 )
 
@@ -195,9 +196,9 @@ func (o getOptions) clusterNames(host *rest.Config) ([]string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
-	list, err := dc.Resource(clusterv1.GroupVersion.WithResource("clusters")).List(ctx, metav1.ListOptions{})
+	list, err := listClusters(ctx, dc)
 	if err != nil {
-		return nil, fmt.Errorf("list Clusters on the host: %w", err)
+		return nil, err
 	}
 	names := make([]string, 0, len(list.Items))
 	for _, c := range list.Items {
@@ -210,6 +211,26 @@ func (o getOptions) clusterNames(host *rest.Config) ([]string, error) {
 		names = append(names, c.GetName())
 	}
 	return names, nil
+}
+
+// listClusters lists the host's Clusters in the family of API groups it
+// serves: flotilla's, else Karmada's (a control plane started with
+// --api-groups=karmada serves cluster.karmada.io only). The plugin chooses
+// no groups for its process, so it names each family's group itself.
+func listClusters(ctx context.Context, dc dynamic.Interface) (*unstructured.UnstructuredList, error) {
+	var tried []string
+	for _, g := range []apis.Groups{apis.FlotillaGroups, apis.KarmadaGroups} {
+		gvr := schema.GroupVersionResource{Group: g.Group("cluster"), Version: g.KindVersion("cluster", "Cluster"), Resource: "clusters"}
+		list, err := dc.Resource(gvr).List(ctx, metav1.ListOptions{})
+		if err == nil {
+			return list, nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("list %s on the host: %w", gvr.GroupResource(), err)
+		}
+		tried = append(tried, gvr.GroupResource().String())
+	}
+	return nil, fmt.Errorf("list Clusters on the host: it serves neither %s; is a flotilla control plane running there?", strings.Join(tried, " nor "))
 }
 
 // memberConfig is the host's config aimed at the cluster proxy of
