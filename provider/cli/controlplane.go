@@ -73,7 +73,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.SuccessThreshold, "cluster-success-threshold", 0, "how long a member must pass its probe before it is Ready again; 0 means the default")
 	fs.DurationVar(&opts.NoExecuteAfter, "no-execute-after", 0, "how long a member stays NotReady before its NoExecute taint evicts replicas; 0 means the default")
 	fs.DurationVar(&opts.GracefulEvictionTimeout, "graceful-eviction-timeout", 0, "how long an evicted copy is kept while its replacement becomes healthy; 0 means the default")
-	fs.BoolVar(&opts.AllowKubeconfigExecAndFiles, "allow-kubeconfig-exec-and-files", false, "let the kubeconfigs of Cluster credentials Secrets (in flotilla-system) run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; off, only inline credentials are accepted")
+	fs.BoolVar(&opts.AllowKubeconfigExecAndFiles, "allow-kubeconfig-exec-and-files", false, "let the kubeconfigs of Cluster credentials Secrets (in flotilla-system, or karmada-cluster with --api-groups=karmada) run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; off, only inline credentials are accepted")
 	fs.DurationVar(&opts.ProbeTimeout, "cluster-probe-timeout", 0, "how long one member's probe and status collection may take before it counts as failed; 0 means the default (5s)")
 	fs.IntVar(&opts.ClusterStatusWorkers, "cluster-status-workers", 0, "how many members are probed at once; 0 means the default (8)")
 	fs.DurationVar(&opts.MemberRequestTimeout, "member-request-timeout", 0, "how long any one request to a member may take; 0 means the default (30s)")
