@@ -36,13 +36,13 @@ func registerMembers(ctx context.Context, host *testenv.Cluster, members []*test
 	if err != nil {
 		return err
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.SystemNamespace}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.CredentialsNamespace()}}
 	if err := hub.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s on the host: %w", ns.Name, err)
 	}
 	for _, m := range members {
 		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: shared.SystemNamespace, Name: m.Name},
+			ObjectMeta: metav1.ObjectMeta{Namespace: shared.CredentialsNamespace(), Name: m.Name},
 			Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(m.Token), clusterv1.SecretKeyCA: m.CAData},
 		}
 		if err := hub.Create(ctx, secret); err != nil {
@@ -52,7 +52,7 @@ func registerMembers(ctx context.Context, host *testenv.Cluster, members []*test
 			ObjectMeta: metav1.ObjectMeta{Name: m.Name},
 			Spec: api.ClusterSpec{
 				APIEndpoint: m.Host,
-				SecretRef:   &api.LocalSecretReference{Namespace: shared.SystemNamespace, Name: m.Name},
+				SecretRef:   &api.LocalSecretReference{Namespace: shared.CredentialsNamespace(), Name: m.Name},
 			},
 		}
 		if proxy {
@@ -61,13 +61,13 @@ func registerMembers(ctx context.Context, host *testenv.Cluster, members []*test
 				return err
 			}
 			imp := &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Namespace: shared.SystemNamespace, Name: m.Name + "-" + impersonatorName},
+				ObjectMeta: metav1.ObjectMeta{Namespace: shared.CredentialsNamespace(), Name: m.Name + "-" + impersonatorName},
 				Data:       map[string][]byte{clusterv1.SecretKeyToken: []byte(token), clusterv1.SecretKeyCA: m.CAData},
 			}
 			if err := hub.Create(ctx, imp); err != nil {
 				return fmt.Errorf("create Secret %s/%s for cluster %s: %w", imp.Namespace, imp.Name, m.Name, err)
 			}
-			cl.Spec.ImpersonatorSecretRef = &api.LocalSecretReference{Namespace: shared.SystemNamespace, Name: imp.Name}
+			cl.Spec.ImpersonatorSecretRef = &api.LocalSecretReference{Namespace: shared.CredentialsNamespace(), Name: imp.Name}
 		}
 		if err := hub.Create(ctx, cl); err != nil {
 			return fmt.Errorf("create Cluster %s: %w", m.Name, err)

@@ -69,6 +69,29 @@ func (g Groups) ExecutionNamespacePrefix() string {
 	return "flotilla-es-"
 }
 
+// CredentialsNamespace is the host namespace holding the Clusters'
+// credentials Secrets (spec.secretRef, spec.impersonatorSecretRef) and the
+// control plane's own Secret (the Work signing key): flotilla-system, or
+// Karmada's karmada-cluster, where Karmada's users already keep their
+// Clusters' Secrets. It is the only namespace whose Secrets the control
+// plane reads with its own identity, in either mode.
+func (g Groups) CredentialsNamespace() string {
+	if g == KarmadaGroups {
+		return "karmada-cluster"
+	}
+	return "flotilla-system"
+}
+
+// ClusterLeaseNamespace is the host namespace holding one Lease per
+// pull-mode Cluster, renewed by its agent: flotilla-cluster, or Karmada's
+// karmada-cluster, where Karmada's agents renew theirs.
+func (g Groups) ClusterLeaseNamespace() string {
+	if g == KarmadaGroups {
+		return "karmada-cluster"
+	}
+	return "flotilla-cluster"
+}
+
 // bindingKinds are the kinds Karmada serves at v1alpha2 in its work group.
 var bindingKinds = []string{"ResourceBinding", "ClusterResourceBinding"}
 

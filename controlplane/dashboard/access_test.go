@@ -51,9 +51,9 @@ func TestEveryEndpointIsAuthorizedByTheHost(t *testing.T) {
 	seedEvents(t, kube)
 	seedRendered(t, hub)
 	// The agent of the Pull cluster north renewed its Lease 42 s ago.
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ClusterLeaseNamespace}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ClusterLeaseNamespace()}})
 	renewed := metav1.NewMicroTime(time.Now().Add(-42 * time.Second))
-	testkit.MustCreate(t, hub, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ClusterLeaseNamespace, Name: "north"},
+	testkit.MustCreate(t, hub, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ClusterLeaseNamespace(), Name: "north"},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("agent"), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &renewed}})
 	tokens := grantRoles(t, kube)
 

@@ -112,7 +112,7 @@ func TestDiffsOf(t *testing.T) {
 // be the ones the control plane writes.
 func TestWorkKeysAreTheControlPlanes(t *testing.T) {
 	if LabelBindingPermanentID != shared.LabelBindingPermanentID || ExecutionNamespacePrefix() != shared.ExecutionNamespacePrefix() ||
-		ClusterLeaseNamespace != shared.ClusterLeaseNamespace {
+		ClusterLeaseNamespace() != shared.ClusterLeaseNamespace() {
 		t.Error("the dashboard's Work label, execution namespace prefix or Lease namespace differ from the control plane's")
 	}
 }

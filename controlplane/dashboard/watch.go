@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 )
 
 // watchedEvent is one kind of incident event the events page shows: the
@@ -50,8 +52,9 @@ var watchedEvents = []watchedEvent{
 const DefaultEventLimit = 500
 
 // ClusterLeaseNamespace holds the Leases the agents of Pull clusters renew
-// (the control plane's shared.ClusterLeaseNamespace).
-const ClusterLeaseNamespace = "flotilla-cluster"
+// (the control plane's shared.ClusterLeaseNamespace): it follows the API
+// groups apis.Use chose at start.
+func ClusterLeaseNamespace() string { return apis.Current().ClusterLeaseNamespace() }
 
 // Watches are the dashboard's own watches of the host, besides the
 // control plane's cache: flotilla's incident events, each reason kept to
@@ -102,7 +105,7 @@ func NewWatches(cfg *rest.Config, httpClient *http.Client, limit int) (*Watches,
 		w.reflector = append(w.reflector, toolscache.NewReflectorWithOptions(lw, &corev1.Event{}, store,
 			toolscache.ReflectorOptions{Name: "dashboard events " + we.reason}))
 	}
-	leases := kube.CoordinationV1().Leases(ClusterLeaseNamespace)
+	leases := kube.CoordinationV1().Leases(ClusterLeaseNamespace())
 	// One Lease per Pull cluster: the bound is a safety net, not a window.
 	w.leases = newBoundedStore(100000, func(o metav1.Object) time.Time { return o.GetCreationTimestamp().Time })
 	w.reflector = append(w.reflector, toolscache.NewReflectorWithOptions(&toolscache.ListWatch{
@@ -170,7 +173,7 @@ func (w *Watches) Lease(cluster string) *coordinationv1.Lease {
 	if w == nil {
 		return nil
 	}
-	o, ok := w.leases.get(ClusterLeaseNamespace + "/" + cluster)
+	o, ok := w.leases.get(ClusterLeaseNamespace() + "/" + cluster)
 	if !ok {
 		return nil
 	}

@@ -106,7 +106,7 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 			return fail(err)
 		}
 		if same {
-			c.e.Applied.remember(c.name, o.ref, o.obj, live)
+			c.e.Applied.remember(c.name, o.ref, o.obj, live, c.e.fieldManager())
 			out.Action, out.Live = ActionApplied, live
 			out.ResourceVersion, out.Generation = live.GetResourceVersion(), live.GetGeneration()
 			return out

@@ -49,7 +49,7 @@ func (v clusterValidator) credentials(ctx context.Context, c *clusterv1.Cluster)
 	path := field.NewPath("spec", "secretRef")
 	if err := shared.CheckSecretRef(c); err != nil {
 		return field.ErrorList{field.Invalid(path.Child("namespace"), ref.Namespace,
-			"must be "+shared.SystemNamespace+", the control plane's namespace: the control plane reads the Secret with its own identity")}
+			"must be "+shared.CredentialsNamespace()+", the control plane's credentials namespace: the control plane reads the Secret with its own identity")}
 	}
 	if v.opts.Secrets == nil {
 		return nil

@@ -317,14 +317,16 @@ type adoptState struct {
 // writeKarmadaState writes the host and the members as Karmada's
 // controllers leave them, with Karmada's labels and annotations
 // (pkg/apis/work/v1alpha2 and pkg/controllers/ctrlutil of karmada-io/karmada).
-// The credentials Secrets are in flotilla-system, where the control plane
-// reads Cluster credentials today.
+// The credentials Secrets are in karmada-cluster, where Karmada keeps them
+// and the control plane reads them in Karmada mode.
 func writeKarmadaState(t *testing.T, hub client.Client, members []*testenv.Cluster) adoptState {
 	t.Helper()
+	secrets := apis.KarmadaGroups.CredentialsNamespace()
 	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.SystemNamespace}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secrets}})
 	var docs strings.Builder
 	for _, m := range members {
-		testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: shared.SystemNamespace, Name: m.Name}, Data: controllertest.TokenData(m)})
+		testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secrets, Name: m.Name}, Data: controllertest.TokenData(m)})
 		testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "karmada-es-" + m.Name}})
 		fmt.Fprintf(&docs, `---
 apiVersion: cluster.karmada.io/v1alpha1
@@ -334,7 +336,7 @@ spec:
   apiEndpoint: %s
   syncMode: Push
   secretRef: {namespace: %s, name: %s}
-`, m.Name, m.Host, shared.SystemNamespace, m.Name)
+`, m.Name, m.Host, secrets, m.Name)
 	}
 	m1, m2 := members[0].Name, members[1].Name
 	fmt.Fprintf(&docs, `---

@@ -9,14 +9,15 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/agent"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/work"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
@@ -72,8 +73,12 @@ func TestAgentKarmadaGroups(t *testing.T) {
 		t.Fatalf("register --api-groups=karmada made no execution namespace karmada-es-%s: %v", edge.Name, err)
 	}
 
-	// The control plane keeps its Work signing key there (the chart's namespace).
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.SystemNamespace}})
+	// register made karmada-cluster, where Karmada keeps its agents'
+	// Leases and the control plane its Work signing key in Karmada mode; it
+	// made no flotilla-system.
+	if err := hub.Get(t.Context(), client.ObjectKey{Name: shared.SystemNamespace}, &corev1.Namespace{}); err == nil {
+		t.Errorf("register --api-groups=karmada made the namespace %s", shared.SystemNamespace)
+	}
 	runInProcess(t, controlplaneConfig{kubeconfig: host.KubeconfigPath, fleet: shared.DefaultFleet, metricsAddr: "0", probeAddr: "0", inProcess: true,
 		options: shared.Options{ProbeInterval: 300 * time.Millisecond, Resync: time.Second}})
 	ctx, cancel := context.WithCancel(t.Context())
@@ -132,6 +137,14 @@ spec:
 		_ = hub.Get(t.Context(), client.ObjectKey{Name: edge.Name}, cluster)
 		return false, fmt.Sprint(err, " ", karmadaState(t, hub, edge.Name), " cluster annotations ", cluster.GetAnnotations(), " spec ", cluster.Object["spec"])
 	})
+	// The agent's Lease and the signing key of its Works are where Karmada
+	// keeps its agents' Leases, karmada-cluster, not flotilla's namespaces.
+	if err := hub.Get(t.Context(), client.ObjectKey{Namespace: "karmada-cluster", Name: edge.Name}, &coordinationv1.Lease{}); err != nil {
+		t.Errorf("the agent's Lease karmada-cluster/%s: %v", edge.Name, err)
+	}
+	if err := hub.Get(t.Context(), client.ObjectKey{Namespace: "karmada-cluster", Name: work.SigningKeySecret}, &corev1.Secret{}); err != nil {
+		t.Errorf("the Work signing key karmada-cluster/%s: %v", work.SigningKeySecret, err)
+	}
 	works := &unstructured.UnstructuredList{}
 	works.SetAPIVersion("work.karmada.io/v1alpha1")
 	works.SetKind("WorkList")

@@ -74,7 +74,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.SuccessThreshold, "cluster-success-threshold", 0, "how long a member must pass its probe before it is Ready again; 0 means the default")
 	fs.DurationVar(&opts.NoExecuteAfter, "no-execute-after", 0, "how long a member stays NotReady before its NoExecute taint evicts replicas; 0 means the default")
 	fs.DurationVar(&opts.GracefulEvictionTimeout, "graceful-eviction-timeout", 0, "how long an evicted copy is kept while its replacement becomes healthy; 0 means the default")
-	fs.BoolVar(&opts.AllowKubeconfigExecAndFiles, "allow-kubeconfig-exec-and-files", false, "let the kubeconfigs of Cluster credentials Secrets (in flotilla-system) run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; off, only inline credentials are accepted")
+	fs.BoolVar(&opts.AllowKubeconfigExecAndFiles, "allow-kubeconfig-exec-and-files", false, "let the kubeconfigs of Cluster credentials Secrets (in flotilla-system, or karmada-cluster with --api-groups=karmada) run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; off, only inline credentials are accepted")
 	fs.DurationVar(&opts.ProbeTimeout, "cluster-probe-timeout", 0, "how long one member's probe and status collection may take before it counts as failed; 0 means the default (5s)")
 	fs.IntVar(&opts.ClusterStatusWorkers, "cluster-status-workers", 0, "how many members are probed at once; 0 means the default (8)")
 	fs.DurationVar(&opts.MemberRequestTimeout, "member-request-timeout", 0, "how long any one request to a member may take; 0 means the default (30s)")
@@ -90,7 +90,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	reserved := fs.String("reserved-namespaces", strings.Join(shared.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* and karmada-es-* are always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")
 	multiClusterServices := fs.Bool("multi-cluster-services", true, "run the multi-cluster services controller: collect the EndpointSlices of ServiceExports and MultiClusterService providers from their members onto the host, give ServiceImport consumers a derived Service and the exported endpoints and MultiClusterService consumers the providers' endpoints; installs the MultiClusterService CRD (needs EndpointSlice rights on the host)")
-	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in "+shared.SystemNamespace+", where Cluster credentials live (the Helm chart's setting)")
+	propagateSecrets := fs.Bool("propagate-secrets", true, "detect Secrets as templates and propagate them as dependencies (propagateDeps), which reads every namespace's Secrets; false reads Secrets only in the credentials namespace, where Cluster credentials live ("+shared.SystemNamespace+", or karmada-cluster with --api-groups=karmada; the Helm chart's setting)")
 	fs.BoolVar(&opts.Descheduler, "descheduler", false, "run the descheduler (Karmada's karmada-descheduler): take replicas whose pods a member's kube-scheduler has found unschedulable for longer than --unschedulable-threshold off that member, for dynamically divided (dynamic weights or Aggregated) Deployments and StatefulSets only, so the scheduler places them where they fit")
 	fs.DurationVar(&opts.DeschedulingInterval, "descheduling-interval", shared.DefaultDeschedulingInterval, "how often the descheduler looks for unschedulable replicas")
 	fs.DurationVar(&opts.UnschedulableThreshold, "unschedulable-threshold", shared.DefaultUnschedulableThreshold, "how long a pod must have been unschedulable before the descheduler moves its replica")
@@ -151,7 +151,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	}
 	opts.CredentialSecretsOnly = !*propagateSecrets
 	if opts.CredentialSecretsOnly && slices.Contains(opts.TemplateKinds, schema.GroupVersionKind{Version: "v1", Kind: "Secret"}) {
-		fmt.Fprintf(stderr, "--template-kinds: v1/Secret needs --propagate-secrets: with it false, Secrets are read only in %s\n", shared.SystemNamespace)
+		fmt.Fprintf(stderr, "--template-kinds: v1/Secret needs --propagate-secrets: with it false, Secrets are read only in %s\n", shared.CredentialsNamespace())
 		return 2
 	}
 	if err := opts.Validate(); err != nil {

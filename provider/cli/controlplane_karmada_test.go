@@ -27,13 +27,23 @@ import (
 )
 
 // TestControlplaneKarmadaGroups runs the real binary with
-// --api-groups=karmada over a host and two real members, and applies
-// Karmada-shaped YAML unchanged: Clusters with their Secrets, a
-// PropagationPolicy dividing a Deployment 1:3 by static weights and an
-// OverridePolicy changing its image in one member. The members receive
-// their share, the override lands in one member only, the binding is
-// work.karmada.io/v1alpha2, the Works live in karmada-es-<cluster>, and
-// the members' status is aggregated onto the template.
+// --api-groups=karmada (and the chart's --propagate-secrets=false) over a
+// host and three real members, and applies Karmada-shaped YAML unchanged:
+// Clusters with their Secrets in karmada-cluster, where Karmada keeps them,
+// a PropagationPolicy dividing a Deployment 1:3 by static weights, an
+// OverridePolicy changing its image in one member, and a
+// ClusterPropagationPolicy sending a ConfigMap of a new namespace to all
+// three. The members receive their share, the override lands in one member
+// only, the binding is work.karmada.io/v1alpha2, the Works live in
+// karmada-es-<cluster>, the members' status is aggregated onto the
+// template, a new host namespace reaches every member (namespace sync),
+// and when the first member's apiserver stops its replica moves to the
+// second (failover).
+//
+// An attack on the credentials namespace: a Cluster whose secretRef names
+// flotilla-system, with valid credentials of a member, is refused
+// (CredentialsRefused naming karmada-cluster): Karmada mode moves the one
+// namespace whose Secrets the control plane reads, it adds none.
 //
 // The attack: a second control plane in flotilla's groups runs over the
 // same host at the same time. Each family writes only its own objects:
@@ -45,7 +55,7 @@ func TestControlplaneKarmadaGroups(t *testing.T) {
 	bin := buildBinary(t)
 	t.Logf("binary built in %v", time.Since(start).Round(10*time.Millisecond))
 	hostEnv := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly, NamePrefix: "host"})
-	membersEnv := testenv.Start(t, testenv.Options{Clusters: 2})
+	membersEnv := testenv.Start(t, testenv.Options{Clusters: 3})
 	host, members := hostEnv.Clusters[0], membersEnv.Clusters
 	hub := plainClient(t, host.RESTConfig())
 	memberClients := map[string]client.Client{}
@@ -54,7 +64,8 @@ func TestControlplaneKarmadaGroups(t *testing.T) {
 	}
 	t.Logf("fleet up in %v", time.Since(start).Round(10*time.Millisecond))
 
-	karmada := startControlplaneWith(t, bin, host.KubeconfigPath, "karmada", "--api-groups=karmada")
+	karmada := startControlplaneWith(t, bin, host.KubeconfigPath, "karmada", "--api-groups=karmada", "--propagate-secrets=false",
+		"--cluster-failure-threshold=1s", "--no-execute-after=2s")
 	flotilla := startControlplaneWith(t, bin, host.KubeconfigPath, "flotilla")
 	for _, p := range []*controlplaneProcess{karmada, flotilla} {
 		p.waitEndpoint(t, "/readyz")
@@ -71,9 +82,24 @@ func TestControlplaneKarmadaGroups(t *testing.T) {
 	}
 
 	var docs strings.Builder
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flotilla-system"}})
+	for _, ns := range []string{"karmada-cluster", "flotilla-system"} {
+		testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: "elsewhere"}, Data: controllertest.TokenData(members[2])})
+	fmt.Fprintf(&docs, `---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata:
+  name: elsewhere
+spec:
+  apiEndpoint: %s
+  syncMode: Push
+  secretRef:
+    namespace: flotilla-system
+    name: elsewhere
+`, members[2].Host)
 	for _, m := range members {
-		testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "flotilla-system", Name: m.Name}, Data: controllertest.TokenData(m)})
+		testkit.MustCreate(t, hub, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "karmada-cluster", Name: m.Name}, Data: controllertest.TokenData(m)})
 		fmt.Fprintf(&docs, `---
 apiVersion: cluster.karmada.io/v1alpha1
 kind: Cluster
@@ -83,11 +109,11 @@ spec:
   apiEndpoint: %s
   syncMode: Push
   secretRef:
-    namespace: flotilla-system
+    namespace: karmada-cluster
     name: %s
 `, m.Name, m.Host, m.Name)
 	}
-	m1, m2 := members[0].Name, members[1].Name
+	m1, m2, m3 := members[0].Name, members[1].Name, members[2].Name
 	fmt.Fprintf(&docs, `---
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
@@ -158,6 +184,38 @@ spec:
       clusterNames: [%[1]s]
 ---
 apiVersion: v1
+kind: Namespace
+metadata:
+  name: team-a
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: team-b
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata:
+  name: team-a-shared
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+    namespace: team-a
+    name: shared
+  placement:
+    clusterAffinity:
+      clusterNames: [%[1]s, %[2]s, %[3]s, elsewhere]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shared
+  namespace: team-a
+data:
+  k: v
+---
+apiVersion: v1
 kind: ConfigMap
 metadata:
   name: only-karmada
@@ -189,7 +247,7 @@ spec:
       containers:
       - name: web
         image: registry.example/web:1.0
-`, m1, m2)
+`, m1, m2, m3)
 	applied := time.Now()
 	for _, doc := range strings.Split(docs.String(), "\n---\n") {
 		u := &unstructured.Unstructured{}
@@ -232,6 +290,21 @@ spec:
 	})
 	t.Logf("Karmada YAML propagated and its status aggregated %v after apply", time.Since(applied).Round(10*time.Millisecond))
 
+	for _, m := range members {
+		waitFor(t, "namespace team-b (namespace sync) and ConfigMap team-a/shared (ClusterPropagationPolicy) on "+m.Name, func() (bool, string) {
+			c := memberClients[m.Name]
+			if err := c.Get(t.Context(), client.ObjectKey{Name: "team-b"}, &corev1.Namespace{}); err != nil {
+				return false, err.Error()
+			}
+			err := c.Get(t.Context(), client.ObjectKey{Namespace: "team-a", Name: "shared"}, &corev1.ConfigMap{})
+			return err == nil, fmt.Sprint(err)
+		})
+	}
+	waitFor(t, "Cluster elsewhere (secretRef in flotilla-system) refused", func() (bool, string) {
+		reason, msg := clusterReady(t, hub, "elsewhere")
+		return reason == "CredentialsRefused" && strings.Contains(msg, `"flotilla-system"`) && strings.Contains(msg, "karmada-cluster"), reason + ": " + msg
+	})
+
 	works := listOf(t, hub, "work.karmada.io/v1alpha1", "WorkList", "karmada-es-"+m2)
 	if len(works) == 0 {
 		t.Errorf("no work.karmada.io Work in karmada-es-%s", m2)
@@ -264,7 +337,40 @@ spec:
 			t.Errorf("ConfigMap only-flotilla reached %s: the Karmada control plane acted on a flotilla policy", name)
 		}
 	}
+
+	failed := time.Now()
+	members[0].StopAPIServer()
+	waitFor(t, "failover: all 4 replicas of web on "+m2+" once "+m1+" stops", func() (bool, string) {
+		var d appsv1.Deployment
+		if err := memberClients[m2].Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "web"}, &d); err != nil {
+			return false, err.Error()
+		}
+		return *d.Spec.Replicas == 4, fmt.Sprintf("replicas %d", *d.Spec.Replicas)
+	})
+	t.Logf("failover took %v (failure threshold 1s, NoExecute after 2s)", time.Since(failed).Round(10*time.Millisecond))
+	if reason, _ := clusterReady(t, hub, m1); reason == "" {
+		t.Errorf("cluster %s has no Ready condition after its apiserver stopped", m1)
+	}
 	t.Logf("whole test %v", time.Since(start).Round(10*time.Millisecond))
+}
+
+// clusterReady returns the reason and message of the Ready condition of the
+// cluster.karmada.io Cluster name ("" when it has none).
+func clusterReady(t *testing.T, c client.Client, name string) (reason, message string) {
+	t.Helper()
+	cl := &unstructured.Unstructured{}
+	cl.SetAPIVersion("cluster.karmada.io/v1alpha1")
+	cl.SetKind("Cluster")
+	if err := c.Get(t.Context(), client.ObjectKey{Name: name}, cl); err != nil {
+		t.Fatalf("read cluster %s: %v", name, err)
+	}
+	conds, _, _ := unstructured.NestedSlice(cl.Object, "status", "conditions")
+	for _, x := range conds {
+		if m, ok := x.(map[string]any); ok && m["type"] == "Ready" {
+			return fmt.Sprint(m["reason"]), fmt.Sprint(m["message"])
+		}
+	}
+	return "", ""
 }
 
 // TestControlplaneKarmadaGroupsRefusal runs the controlplane command

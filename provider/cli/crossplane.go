@@ -37,6 +37,7 @@ func Crossplane(args []string, stderr io.Writer) int {
 	metricsAddr := metrics.register(fs)
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 turns them off")
 	logLevel := fs.String("log-level", "info", "trace, debug, info, warn or error")
+	apiGroups := apiGroupsFlag(fs, "the hosts' control plane serves (its --api-groups), in which the managed resources' host Clusters, policies and bindings are written and read, and the Cluster credentials Secrets kept (flotilla-system, or karmada-cluster)", "")
 	allowExec := fs.Bool("allow-kubeconfig-exec-and-files", false, "let the host kubeconfig of a ClusterProviderConfig run exec plugins and auth providers and read local files (tokenFile, certificate paths) with this process' identity; namespaced ProviderConfigs and Cluster managed resources never may")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: terraform-provider-flotilla crossplane [--kubeconfig MGMT] [flags]\n\n"+
@@ -47,6 +48,10 @@ func Crossplane(args []string, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err, 2)
+	}
+	// Before the scheme is built: the host kinds' groups follow it.
+	if !useAPIGroups(*apiGroups, stderr) {
+		return 2
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()

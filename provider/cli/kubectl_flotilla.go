@@ -12,13 +12,15 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
 )
 
@@ -199,9 +201,9 @@ func (o getOptions) clusterNames(host *rest.Config) ([]string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
-	list, err := dc.Resource(clusterv1.GroupVersion.WithResource("clusters")).List(ctx, metav1.ListOptions{})
+	list, err := listClusters(ctx, dc)
 	if err != nil {
-		return nil, fmt.Errorf("list Clusters on the host: %w", err)
+		return nil, err
 	}
 	names := make([]string, 0, len(list.Items))
 	for _, c := range list.Items {
@@ -214,6 +216,48 @@ func (o getOptions) clusterNames(host *rest.Config) ([]string, error) {
 		names = append(names, c.GetName())
 	}
 	return names, nil
+}
+
+// listClusters lists the host's Clusters in the family of API groups it
+// serves (hostGroups).
+func listClusters(ctx context.Context, dc dynamic.Interface) (*unstructured.UnstructuredList, error) {
+	g, err := hostGroups(ctx, dc)
+	if err != nil {
+		return nil, err
+	}
+	gvr := hostResource(g, "cluster", "Cluster", "clusters")
+	list, err := dc.Resource(gvr).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list %s on the host: %w", gvr.GroupResource(), err)
+	}
+	return list, nil
+}
+
+// hostGroups is the family of API groups the host's control plane serves:
+// flotilla's, else Karmada's (a control plane started with
+// --api-groups=karmada serves cluster.karmada.io only). The plugin chooses
+// no groups for its process, so it asks the host which family's Clusters
+// it serves, and names each family's group itself.
+func hostGroups(ctx context.Context, dc dynamic.Interface) (apis.Groups, error) {
+	var tried []string
+	for _, g := range []apis.Groups{apis.FlotillaGroups, apis.KarmadaGroups} {
+		gvr := hostResource(g, "cluster", "Cluster", "clusters")
+		_, err := dc.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
+		if err == nil {
+			return g, nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return "", fmt.Errorf("list %s on the host: %w", gvr.GroupResource(), err)
+		}
+		tried = append(tried, gvr.GroupResource().String())
+	}
+	return "", fmt.Errorf("list Clusters on the host: it serves neither %s; is a flotilla control plane running there?", strings.Join(tried, " nor "))
+}
+
+// hostResource is resource (of kind, in the API group named group) in the
+// family g, at the version that family serves it.
+func hostResource(g apis.Groups, group, kind, resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: g.Group(group), Version: g.KindVersion(group, kind), Resource: resource}
 }
 
 // memberConfig is the host's config aimed at the cluster proxy of

@@ -175,9 +175,13 @@ func (o getOptions) changeTaints(cluster string, c taintChange) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	clusters := dc.Resource(clusterv1.GroupVersion.WithResource("clusters"))
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
+	g, err := hostGroups(ctx, dc)
+	if err != nil {
+		return false, err
+	}
+	clusters := dc.Resource(hostResource(g, "cluster", "Cluster", "clusters"))
 	changed := false
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		u, err := clusters.Get(ctx, cluster, metav1.GetOptions{})

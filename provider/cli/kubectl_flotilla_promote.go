@@ -109,21 +109,27 @@ func (o getOptions) promote(resource, name string, namespacedPolicy bool) (strin
 	// namespaced policy's Overwrite adopt only with
 	// --allow-namespaced-overwrite, since adoption takes over an object
 	// someone else made; whoever may write cluster-wide policies may.
+	g, err := hostGroups(ctx, hostDC)
+	if err != nil {
+		return "", err
+	}
+	policyGVR := hostResource(g, "policy", "ClusterPropagationPolicy", "clusterpropagationpolicies")
 	var policy any = &policyv1.ClusterPropagationPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: policyv1.GroupVersion.String(), Kind: "ClusterPropagationPolicy"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: policyGVR.GroupVersion().String(), Kind: "ClusterPropagationPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: strings.ToLower(o.namespace + "-" + name + "-" + live.GetKind())},
 		Spec:       spec,
 	}
 	policyKind := "ClusterPropagationPolicy"
-	var policies dynamic.ResourceInterface = hostDC.Resource(policyv1.GroupVersion.WithResource("clusterpropagationpolicies"))
+	var policies dynamic.ResourceInterface = hostDC.Resource(policyGVR)
 	if namespacedPolicy {
+		policyGVR = hostResource(g, "policy", "PropagationPolicy", "propagationpolicies")
 		policy = &policyv1.PropagationPolicy{
-			TypeMeta:   metav1.TypeMeta{APIVersion: policyv1.GroupVersion.String(), Kind: "PropagationPolicy"},
+			TypeMeta:   metav1.TypeMeta{APIVersion: policyGVR.GroupVersion().String(), Kind: "PropagationPolicy"},
 			ObjectMeta: metav1.ObjectMeta{Namespace: o.namespace, Name: strings.ToLower(name + "-" + live.GetKind())},
 			Spec:       spec,
 		}
 		policyKind = "PropagationPolicy"
-		policies = hostDC.Resource(policyv1.GroupVersion.WithResource("propagationpolicies")).Namespace(o.namespace)
+		policies = hostDC.Resource(policyGVR).Namespace(o.namespace)
 	}
 	policyObj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(policy)
 	if err != nil {

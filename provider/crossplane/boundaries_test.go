@@ -55,16 +55,16 @@ type adminObjects struct {
 
 func adminCluster(t *testing.T, c client.Client, name string) adminObjects {
 	t.Helper()
-	testkit.MustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: crossplane.CredentialsNamespace}})
+	testkit.MustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: crossplane.CredentialsNamespace()}})
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: crossplane.CredentialsNamespace, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: crossplane.CredentialsNamespace(), Name: name},
 		Data:       map[string][]byte{clusterv1.SecretKeyKubeconfig: []byte("the administrator's kubeconfig")},
 	}
 	testkit.MustCreate(t, c, secret)
 	cl := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"tier": "prod"}}}
 	cl.Spec = api.ClusterSpec{
 		SyncMode: api.Push, APIEndpoint: "https://127.0.0.1:1", Region: "admin-region",
-		SecretRef: &api.LocalSecretReference{Namespace: crossplane.CredentialsNamespace, Name: name},
+		SecretRef: &api.LocalSecretReference{Namespace: crossplane.CredentialsNamespace(), Name: name},
 	}
 	testkit.MustCreate(t, c, cl)
 	return adminObjects{cluster: cl, secret: secret}
@@ -303,7 +303,7 @@ func testClusterNeverAdopts(t *testing.T, e env, admin adminObjects) {
 
 	t.Log("only a credentials Secret exists: it is not adopted, and no host Cluster is made around it")
 	spare := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: crossplane.CredentialsNamespace, Name: "spare"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: crossplane.CredentialsNamespace(), Name: "spare"},
 		Data:       map[string][]byte{clusterv1.SecretKeyKubeconfig: []byte("a spare kubeconfig")},
 	}
 	testkit.MustCreate(t, e.mgmt, spare)

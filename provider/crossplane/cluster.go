@@ -18,13 +18,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
 )
 
 // CredentialsNamespace is the host namespace of the member credentials
-// Secrets the Cluster managed resources write.
-const CredentialsNamespace = "flotilla-system"
+// Secrets the Cluster managed resources write: the one namespace whose
+// Secrets the host's control plane reads, which follows the API groups
+// (--api-groups, apis.Use): flotilla-system, or karmada-cluster in
+// Karmada's.
+func CredentialsNamespace() string { return apis.Current().CredentialsNamespace() }
 
 const kindCluster = "Cluster"
 
@@ -145,7 +149,7 @@ func (c *clusterClient) Delete(ctx context.Context, mg *v1alpha1.Cluster) (manag
 	if err := deleteOwned(ctx, c.host.client, client.ObjectKey{Name: name}, &clusterv1.Cluster{}, c.what(mg), kindCluster, mg); err != nil {
 		return managed.ExternalDelete{}, err
 	}
-	key := client.ObjectKey{Namespace: CredentialsNamespace, Name: name}
+	key := client.ObjectKey{Namespace: CredentialsNamespace(), Name: name}
 	return managed.ExternalDelete{}, deleteOwned(ctx, c.host.client, key, &corev1.Secret{}, "credentials secret "+key.String()+" of "+c.what(mg), kindCluster, mg)
 }
 
@@ -196,7 +200,7 @@ func clusterSpec(mg *v1alpha1.Cluster, liveTaints []corev1.Taint) api.ClusterSpe
 		ResourceModels:              p.ResourceModels,
 	}
 	if p.CredentialsSecretRef != nil {
-		spec.SecretRef = &api.LocalSecretReference{Namespace: CredentialsNamespace, Name: externalName(mg)}
+		spec.SecretRef = &api.LocalSecretReference{Namespace: CredentialsNamespace(), Name: externalName(mg)}
 	}
 	for _, t := range liveTaints {
 		if api.IsClusterStatusTaint(t.Key) && !slices.ContainsFunc(spec.Taints, func(o corev1.Taint) bool { return o.Key == t.Key && o.Effect == t.Effect }) {
@@ -260,7 +264,7 @@ func (c *clusterClient) credentialsUpToDate(ctx context.Context, mg *v1alpha1.Cl
 		return false, err
 	}
 	var s corev1.Secret
-	key := client.ObjectKey{Namespace: CredentialsNamespace, Name: externalName(mg)}
+	key := client.ObjectKey{Namespace: CredentialsNamespace(), Name: externalName(mg)}
 	if err := c.host.client.Get(ctx, key, &s); err != nil {
 		if apierrors.IsNotFound(err) {
 			return false, nil
@@ -273,7 +277,7 @@ func (c *clusterClient) credentialsUpToDate(ctx context.Context, mg *v1alpha1.Cl
 // applySecret writes the host credentials Secret, creating its namespace
 // when needed and refusing a Secret this managed resource does not own.
 func (c *clusterClient) applySecret(ctx context.Context, mg *v1alpha1.Cluster, kubeconfig []byte) error {
-	key := client.ObjectKey{Namespace: CredentialsNamespace, Name: externalName(mg)}
+	key := client.ObjectKey{Namespace: CredentialsNamespace(), Name: externalName(mg)}
 	var live corev1.Secret
 	err := c.host.client.Get(ctx, key, &live)
 	switch {
@@ -287,9 +291,9 @@ func (c *clusterClient) applySecret(ctx context.Context, mg *v1alpha1.Cluster, k
 	ns := &unstructured.Unstructured{}
 	ns.SetAPIVersion("v1")
 	ns.SetKind("Namespace")
-	ns.SetName(CredentialsNamespace)
+	ns.SetName(CredentialsNamespace())
 	if err := c.host.client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create namespace %s in the host: %w", CredentialsNamespace, err)
+		return fmt.Errorf("create namespace %s in the host: %w", CredentialsNamespace(), err)
 	}
 	s := &unstructured.Unstructured{Object: map[string]any{
 		"type": string(corev1.SecretTypeOpaque),

@@ -26,7 +26,7 @@ func TestClusterSpec(t *testing.T) {
 	}
 	base := api.ClusterSpec{
 		SyncMode: api.Push, APIEndpoint: "https://east", Provider: "aws", Region: "us-east-1", Zones: []string{"a", "b"},
-		SecretRef: &api.LocalSecretReference{Namespace: CredentialsNamespace, Name: "east-1"},
+		SecretRef: &api.LocalSecretReference{Namespace: CredentialsNamespace(), Name: "east-1"},
 	}
 	tests := []struct {
 		name  string

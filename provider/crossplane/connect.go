@@ -11,12 +11,15 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
@@ -210,7 +213,44 @@ func (c *hostConnector) newHostClient(cfg *rest.Config) (*hostEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to host: %w", err)
 	}
+	if err := checkHostGroups(cl.RESTMapper()); err != nil {
+		hc.CloseIdleConnections()
+		return nil, err
+	}
 	return &hostEntry{client: cl, http: hc}, nil
+}
+
+// checkHostGroups refuses a host whose control plane serves the other
+// family of API groups than this process (apis.Use, the crossplane
+// command's --api-groups): writing there would fail on every object with
+// "no matches for kind", or, worse, find the other family's objects
+// unwatched. A host serving neither is let through, so a host whose
+// control plane is still installing its CRDs is retried as before.
+func checkHostGroups(mapper apimeta.RESTMapper) error {
+	mine := apis.Current()
+	other := apis.KarmadaGroups
+	if mine == other {
+		other = apis.FlotillaGroups
+	}
+	serves := func(g apis.Groups) (bool, error) {
+		_, err := mapper.RESTMapping(schema.GroupKind{Group: g.Group("cluster"), Kind: "Cluster"}, g.KindVersion("cluster", "Cluster"))
+		if apimeta.IsNoMatchError(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	ok, err := serves(mine)
+	if ok || err != nil {
+		if err != nil {
+			return fmt.Errorf("connect to host: discover %s: %w", mine.Group("cluster"), err)
+		}
+		return nil
+	}
+	if theirs, _ := serves(other); theirs {
+		return fmt.Errorf("the host serves %s's API groups (%s), not %s's (%s): run the crossplane provider with --api-groups=%s, as the host's control plane runs",
+			other, other.Group("cluster"), mine, mine.Group("cluster"), other)
+	}
+	return nil
 }
 
 // forgetChanged drops the client of a provider config that is gone, being

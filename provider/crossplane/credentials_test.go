@@ -166,7 +166,7 @@ spec:
 	}
 	for _, obj := range []client.Object{
 		&clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "stolen-token"}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: crossplane.CredentialsNamespace, Name: "stolen-token"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: crossplane.CredentialsNamespace(), Name: "stolen-token"}},
 	} {
 		if err := e.mgmt.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
 			t.Errorf("%T %s written to the host from a refused Cluster managed resource: %v", obj, obj.GetName(), err)

@@ -323,24 +323,24 @@ func (a *agent) renew(ctx context.Context) error {
 		RenewTime:            &now,
 	}
 	var l coordinationv1.Lease
-	err := a.reader.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: name}, &l)
+	err := a.reader.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace(), Name: name}, &l)
 	switch {
 	case shared.IsNotFound(err):
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ClusterLeaseNamespace}}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ClusterLeaseNamespace()}}
 		if err := a.hub.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsForbidden(err) {
-			return fmt.Errorf("create namespace %s: %w", shared.ClusterLeaseNamespace, err)
+			return fmt.Errorf("create namespace %s: %w", shared.ClusterLeaseNamespace(), err)
 		}
-		l = coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace, Name: name}, Spec: spec}
+		l = coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace(), Name: name}, Spec: spec}
 		if err := a.hub.Create(ctx, &l); err != nil {
-			return fmt.Errorf("create lease %s/%s: %w", shared.ClusterLeaseNamespace, name, err)
+			return fmt.Errorf("create lease %s/%s: %w", shared.ClusterLeaseNamespace(), name, err)
 		}
 		return nil
 	case err != nil:
-		return fmt.Errorf("read lease %s/%s: %w", shared.ClusterLeaseNamespace, name, err)
+		return fmt.Errorf("read lease %s/%s: %w", shared.ClusterLeaseNamespace(), name, err)
 	}
 	l.Spec = spec
 	if err := a.hub.Update(ctx, &l); err != nil {
-		return fmt.Errorf("renew lease %s/%s: %w", shared.ClusterLeaseNamespace, name, err)
+		return fmt.Errorf("renew lease %s/%s: %w", shared.ClusterLeaseNamespace(), name, err)
 	}
 	return nil
 }

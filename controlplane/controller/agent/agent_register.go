@@ -63,7 +63,7 @@ func RegisterAgent(ctx context.Context, c client.Client, cluster string, tokenTT
 			return AgentRegistration{}, fmt.Errorf("register the agent of cluster %s: %w", cluster, err)
 		}
 	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace, Name: AgentServiceAccount(cluster)}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace(), Name: AgentServiceAccount(cluster)}}
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(tokenTTL / time.Second))}}
 	if err := c.SubResource("token").Create(ctx, sa, tr); err != nil {
 		return AgentRegistration{}, fmt.Errorf("register the agent of cluster %s: request a token for service account %s/%s: %w", cluster, sa.Namespace, sa.Name, err)
@@ -95,7 +95,7 @@ func registerCluster(ctx context.Context, c client.Client, cluster string) error
 // execution namespace (flotilla's, labelled as the binding controller
 // labels it), refusing an execution namespace someone else made.
 func registerNamespaces(ctx context.Context, c client.Client, cluster string) error {
-	leases := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ClusterLeaseNamespace}}
+	leases := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ClusterLeaseNamespace()}}
 	works := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ExecutionNamespace(cluster), Labels: map[string]string{shared.LabelExecutionSpace: cluster}}}
 	for _, ns := range []*corev1.Namespace{leases, works} {
 		err := c.Create(ctx, ns)
@@ -112,9 +112,9 @@ func registerNamespaces(ctx context.Context, c client.Client, cluster string) er
 // registerLease creates the agent's Lease, never renewed yet, so the agent
 // needs no right to create Leases (which RBAC cannot limit by name).
 func registerLease(ctx context.Context, c client.Client, cluster string) error {
-	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace, Name: cluster}}
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace(), Name: cluster}}
 	if err := c.Create(ctx, l); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create lease %s/%s: %w", shared.ClusterLeaseNamespace, cluster, err)
+		return fmt.Errorf("create lease %s/%s: %w", shared.ClusterLeaseNamespace(), cluster, err)
 	}
 	return nil
 }
@@ -122,16 +122,16 @@ func registerLease(ctx context.Context, c client.Client, cluster string) error {
 // registerRBAC creates the ServiceAccount and its rights (agentRules).
 func registerRBAC(ctx context.Context, c client.Client, cluster string) error {
 	name, sa := agentRoleName(cluster), AgentServiceAccount(cluster)
-	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: shared.ClusterLeaseNamespace, Name: sa}}
-	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace, Name: sa}}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: shared.ClusterLeaseNamespace(), Name: sa}}
+	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace(), Name: sa}}
 	if err := c.Create(ctx, account); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create service account %s/%s: %w", shared.ClusterLeaseNamespace, sa, err)
+		return fmt.Errorf("create service account %s/%s: %w", shared.ClusterLeaseNamespace(), sa, err)
 	}
 	clusterRules, leaseRules, workRules := agentRules(cluster)
 	cr := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	leaseRole := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace, Name: name}}
-	leaseBinding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace, Name: name}}
+	leaseRole := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace(), Name: name}}
+	leaseBinding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace(), Name: name}}
 	workRole := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ExecutionNamespace(cluster), Name: name}}
 	workBinding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ExecutionNamespace(cluster), Name: name}}
 	roleRef := func(kind string) rbacv1.RoleRef {

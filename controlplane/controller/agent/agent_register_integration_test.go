@@ -49,7 +49,7 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 	if _, err := agent.RegisterAgent(ctx, hub, "other", time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if reg.ServiceAccount != shared.ClusterLeaseNamespace+"/flotilla-agent-edge" || reg.Token == "" || time.Until(reg.ExpiresAt) < 50*time.Minute {
+	if reg.ServiceAccount != shared.ClusterLeaseNamespace()+"/flotilla-agent-edge" || reg.Token == "" || time.Until(reg.ExpiresAt) < 50*time.Minute {
 		t.Fatalf("registration %s, token set %v, expires %v; want flotilla-cluster/flotilla-agent-edge with an hour's token", reg.ServiceAccount, reg.Token != "", reg.ExpiresAt)
 	}
 	var cl clusterv1.Cluster
@@ -81,7 +81,7 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 		{"list the Works of its execution namespace", true, func() error { return agentHub.List(ctx, &workv1.WorkList{}, edgeWorks) }},
 		{"renew its own Lease", true, func() error {
 			var l coordinationv1.Lease
-			if err := agentHub.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: "edge"}, &l); err != nil {
+			if err := agentHub.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace(), Name: "edge"}, &l); err != nil {
 				return err
 			}
 			now := metav1.NowMicro()
@@ -93,7 +93,7 @@ func TestAgentIdentityIsLeastPrivilege(t *testing.T) {
 		{"read another Cluster", false, func() error { return agentHub.Get(ctx, client.ObjectKey{Name: "other"}, &clusterv1.Cluster{}) }},
 		{"list Clusters", false, func() error { return agentHub.List(ctx, &clusterv1.ClusterList{}) }},
 		{"read another cluster's Lease", false, func() error {
-			return agentHub.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: "other"}, &coordinationv1.Lease{})
+			return agentHub.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace(), Name: "other"}, &coordinationv1.Lease{})
 		}},
 		{"read a member's credentials Secret", false, func() error {
 			return agentHub.Get(ctx, client.ObjectKey{Namespace: shared.SystemNamespace, Name: "east"}, &corev1.Secret{})

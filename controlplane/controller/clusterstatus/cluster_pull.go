@@ -66,12 +66,12 @@ func (r *clusterReconciler) reconcilePull(ctx context.Context, cl *clusterv1.Clu
 	now := r.now()
 	var l coordinationv1.Lease
 	found := &l
-	err := r.leases.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace, Name: cl.Name}, &l)
+	err := r.leases.Get(ctx, client.ObjectKey{Namespace: shared.ClusterLeaseNamespace(), Name: cl.Name}, &l)
 	switch {
 	case shared.IsNotFound(err):
 		found = nil
 	case err != nil:
-		return ctrl.Result{}, fmt.Errorf("read lease %s/%s of cluster %s: %w", shared.ClusterLeaseNamespace, cl.Name, cl.Name, err)
+		return ctrl.Result{}, fmt.Errorf("read lease %s/%s of cluster %s: %w", shared.ClusterLeaseNamespace(), cl.Name, cl.Name, err)
 	}
 	before := cl.DeepCopy()
 	status, expiresIn := pullStatus(cl.Name, cl.Status, r.observeLease(cl.Name, found, now), now)
@@ -108,13 +108,13 @@ func (r *clusterReconciler) reconcilePull(ctx context.Context, cl *clusterv1.Clu
 // status with Ready Unknown (the facts are kept, as for a member that
 // failed its probe).
 func pullStatus(cluster string, current api.ClusterStatus, lease agentLease, now time.Time) (api.ClusterStatus, time.Duration) {
-	msg := fmt.Sprintf("no agent has renewed lease %s/%s of cluster %s", shared.ClusterLeaseNamespace, cluster, cluster)
+	msg := fmt.Sprintf("no agent has renewed lease %s/%s of cluster %s", shared.ClusterLeaseNamespace(), cluster, cluster)
 	if lease.renewTime != nil {
 		if left := lease.seen.Add(lease.duration).Sub(now); left > 0 {
 			return current, left
 		}
 		msg = fmt.Sprintf("the agent of cluster %s has not renewed lease %s/%s for %s (last renewal %s, duration %s)",
-			cluster, shared.ClusterLeaseNamespace, cluster, now.Sub(lease.seen).Round(time.Second), lease.renewTime.UTC().Format(time.RFC3339), lease.duration)
+			cluster, shared.ClusterLeaseNamespace(), cluster, now.Sub(lease.seen).Round(time.Second), lease.renewTime.UTC().Format(time.RFC3339), lease.duration)
 	}
 	next := *current.DeepCopy()
 	prev := apimeta.FindStatusCondition(next.Conditions, api.ClusterConditionReady)

@@ -51,12 +51,13 @@ func Host(t testing.TB, host *testenv.Cluster, scheme *runtime.Scheme) client.Cl
 }
 
 // SystemHost is Host with the control plane's scheme and its system
-// namespace (shared.SystemNamespace) created, where member credentials
+// credentials namespace (shared.CredentialsNamespace, which follows the
+// API groups) created, where member credentials
 // are kept.
 func SystemHost(t testing.TB, host *testenv.Cluster) client.Client {
 	t.Helper()
 	hub := Host(t, host, Scheme(t))
-	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.SystemNamespace}})
+	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.CredentialsNamespace()}})
 	return hub
 }
 
@@ -76,10 +77,10 @@ func Register(t testing.TB, hub client.Client, name, endpoint, secretNamespace s
 }
 
 // RegisterMember registers m under its own name with its token and CA, the
-// Secret in shared.SystemNamespace.
+// Secret in shared.CredentialsNamespace.
 func RegisterMember(t testing.TB, hub client.Client, m *testenv.Cluster) {
 	t.Helper()
-	Register(t, hub, m.Name, m.Host, shared.SystemNamespace, TokenData(m))
+	Register(t, hub, m.Name, m.Host, shared.CredentialsNamespace(), TokenData(m))
 }
 
 // ClusterObject is the Cluster name reaching endpoint with the credentials of

@@ -140,9 +140,9 @@ func (r *reconciler) subjects(ctx context.Context, cluster string) ([]rbacv1.Sub
 // spec.secretRef (shared.CheckSecretRef).
 func (r *reconciler) impersonatorToken(ctx context.Context, cl *clusterv1.Cluster) (string, error) {
 	ref := cl.Spec.ImpersonatorSecretRef
-	if ref.Namespace != shared.SystemNamespace {
+	if ref.Namespace != shared.CredentialsNamespace() {
 		return "", fmt.Errorf("cluster %s: spec.impersonatorSecretRef.namespace %q: the impersonator Secret must be in the control plane's namespace %s",
-			cl.Name, ref.Namespace, shared.SystemNamespace)
+			cl.Name, ref.Namespace, shared.CredentialsNamespace())
 	}
 	var s corev1.Secret
 	if err := r.host.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, &s); err != nil {

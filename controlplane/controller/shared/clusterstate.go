@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 )
 
@@ -56,12 +57,13 @@ func NextStatus(current, probed api.ClusterStatus, ready bool, since, now time.T
 // IsNotFound is apierrors.IsNotFound, named for readability at call sites.
 func IsNotFound(err error) bool { return apierrors.IsNotFound(err) }
 
-// ClusterLeaseNamespace holds, in the host, one Lease per pull-mode
-// Cluster, named after it, which the cluster's agent renews (Karmada's
-// karmada-cluster namespace). The control plane reads a Pull cluster's
-// liveness from it instead of probing the member. It is reserved: its
-// objects are never templates.
-const ClusterLeaseNamespace = "flotilla-cluster"
+// ClusterLeaseNamespace is the host namespace holding one Lease per
+// pull-mode Cluster, named after it, which the cluster's agent renews:
+// flotilla-cluster, or karmada-cluster in Karmada's groups, as Karmada
+// keeps them (apis.Groups.ClusterLeaseNamespace, chosen once by apis.Use).
+// The control plane reads a Pull cluster's liveness from it instead of
+// probing the member. It is reserved: its objects are never templates.
+func ClusterLeaseNamespace() string { return apis.Current().ClusterLeaseNamespace() }
 
 // IsPull reports whether a Cluster is served by an agent in the member
 // (spec.syncMode Pull): the control plane has no route or credentials to

@@ -28,14 +28,15 @@ var errNoCredentials = errors.New("spec.secretRef is not set")
 var ErrCredentialsRefused = errors.New("credentials refused")
 
 // CheckSecretRef refuses a Cluster whose spec.secretRef names a Secret
-// outside SystemNamespace: the control plane reads it with its own
+// outside CredentialsNamespace (flotilla-system, or karmada-cluster in
+// Karmada's groups): the control plane reads it with its own
 // identity, so naming a tenant's namespace would let whoever writes
 // Clusters read (and have the control plane act with) any Secret, and let
 // a tenant who writes Secrets in their own namespace supply credentials.
 func CheckSecretRef(cl *clusterv1.Cluster) error {
-	if ref := cl.Spec.SecretRef; ref != nil && ref.Namespace != SystemNamespace {
-		return fmt.Errorf("%w: spec.secretRef.namespace %q: the credentials Secret must be in the control plane's namespace %s",
-			ErrCredentialsRefused, ref.Namespace, SystemNamespace)
+	if ref := cl.Spec.SecretRef; ref != nil && ref.Namespace != CredentialsNamespace() {
+		return fmt.Errorf("%w: cluster %s: spec.secretRef.namespace %q: the credentials Secret must be in the control plane's credentials namespace %s",
+			ErrCredentialsRefused, cl.Name, ref.Namespace, CredentialsNamespace())
 	}
 	return nil
 }
@@ -44,7 +45,7 @@ func CheckSecretRef(cl *clusterv1.Cluster) error {
 // is s: its kubeconfig key, or else its token and CA bundle used with
 // spec.apiEndpoint. The connection is InlineOnly unless allowExecAndFiles:
 // only the operator's --allow-kubeconfig-exec-and-files lets a kubeconfig in
-// SystemNamespace run exec plugins or read files. It is validated; a
+// CredentialsNamespace run exec plugins or read files. It is validated; a
 // connection that is invalid or refused wraps ErrCredentialsRefused.
 func ClusterConnection(cl *clusterv1.Cluster, s *corev1.Secret, allowExecAndFiles bool) (member.Connection, error) {
 	if err := CheckSecretRef(cl); err != nil {

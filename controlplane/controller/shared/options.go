@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
@@ -69,9 +70,12 @@ const (
 // templates when Options names none: Kubernetes' own (kube-system,
 // kube-public, kube-node-lease and any other kube-*), flotilla's system
 // namespace and the agents' Lease namespace, as Karmada skips kube-* and
-// karmada-*. The execution namespaces (flotilla-es-* and karmada-es-*) are always reserved,
+// karmada-*; karmada-cluster, the credentials and Lease namespace of
+// Karmada's groups, whichever groups this process serves (the list is a
+// flag default, fixed before the groups are chosen). The execution
+// namespaces (flotilla-es-* and karmada-es-*) are always reserved,
 // whatever the list says.
-var DefaultReservedNamespaces = []string{"kube-*", SystemNamespace, ClusterLeaseNamespace}
+var DefaultReservedNamespaces = []string{"kube-*", SystemNamespace, apis.FlotillaGroups.ClusterLeaseNamespace(), apis.KarmadaGroups.CredentialsNamespace()}
 
 // ParseReservedNamespaces reads a comma-separated list of namespace names,
 // each optionally ending in "*" to reserve every namespace with that prefix,
@@ -191,7 +195,7 @@ type Options struct {
 	// overrides it.
 	GracefulEvictionTimeout time.Duration
 	// AllowKubeconfigExecAndFiles lets the kubeconfigs of Cluster
-	// credentials Secrets (all in SystemNamespace) run exec plugins and
+	// credentials Secrets (all in CredentialsNamespace) run exec plugins and
 	// auth providers and read files of the control plane's machine
 	// (tokenFile, certificate paths). Off, only inline credentials are
 	// accepted: an exec plugin would run with the control plane's identity,
@@ -266,7 +270,7 @@ type Options struct {
 	// unschedulable before the descheduler moves its replica.
 	UnschedulableThreshold time.Duration
 	// CredentialSecretsOnly keeps the control plane's reads of Secrets to
-	// SystemNamespace, where the Clusters' credentials live: Secrets are
+	// CredentialsNamespace, where the Clusters' credentials live: Secrets are
 	// then neither template kinds nor propagated as dependencies
 	// (propagateDeps leaves them out), so the host may grant the control
 	// plane Secrets in that one namespace (the Helm chart does). The
@@ -332,11 +336,11 @@ func (o Options) DependencyKinds() []string {
 }
 
 // SecretCacheNamespaces are the namespaces whose Secrets the manager's
-// cache may hold: only SystemNamespace when CredentialSecretsOnly, else nil
-// (every namespace).
+// cache may hold: only CredentialsNamespace when CredentialSecretsOnly,
+// else nil (every namespace).
 func (o Options) SecretCacheNamespaces() []string {
 	if o.CredentialSecretsOnly {
-		return []string{SystemNamespace}
+		return []string{CredentialsNamespace()}
 	}
 	return nil
 }

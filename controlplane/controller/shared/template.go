@@ -11,10 +11,17 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/policy"
 )
 
-// SystemNamespace holds flotilla's own objects in the host, such as
-// member credentials; like the execution namespaces, it never holds
-// templates (it is among DefaultReservedNamespaces).
+// SystemNamespace holds flotilla's own objects in the host (in flotilla's
+// groups, the member credentials too); like the execution namespaces, it
+// never holds templates (it is among DefaultReservedNamespaces).
 const SystemNamespace = "flotilla-system"
+
+// CredentialsNamespace is the one host namespace whose Secrets the control
+// plane reads with its own identity: the Clusters' credentials and its Work
+// signing key. It follows the API groups (apis.Use, chosen once at start):
+// SystemNamespace in flotilla's, karmada-cluster in Karmada's, where
+// Karmada's users keep their Clusters' Secrets.
+func CredentialsNamespace() string { return apis.Current().CredentialsNamespace() }
 
 // AnnotationTemplateSpecHash records, on a ResourceBinding, the
 // policy.SpecificationHash of the template the detector last wrote it for,

@@ -84,7 +84,7 @@ func (s *workSigner) signingKey(ctx context.Context) (ed25519.PrivateKey, error)
 	if s.key != nil {
 		return s.key, nil
 	}
-	key := client.ObjectKey{Namespace: shared.SystemNamespace, Name: SigningKeySecret}
+	key := client.ObjectKey{Namespace: shared.CredentialsNamespace(), Name: SigningKeySecret}
 	var sec corev1.Secret
 	err := s.reader.Get(ctx, key, &sec)
 	if shared.IsNotFound(err) {
