@@ -53,17 +53,11 @@ func digest(obj *unstructured.Unstructured) (sum [sha256.Size]byte, ok bool) {
 // apply onto the same live object (its resourceVersion unmoved since).
 // A nil cache says no.
 func (c *ApplyCache) unchanged(cluster string, ref api.TemplateRef, obj, live *unstructured.Unstructured) bool {
-	if c == nil || live == nil {
+	if live == nil {
 		return false
 	}
-	sum, ok := digest(obj)
-	if !ok {
-		return false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, found := c.applied[applyKey{cluster, ref.String()}]
-	return found && s.sent == sum && s.resourceVersion == live.GetResourceVersion()
+	s, found := c.sameSent(cluster, ref, obj)
+	return found && s.resourceVersion == live.GetResourceVersion()
 }
 
 // unchangedWatched says whether sending obj to cluster would repeat the
@@ -71,17 +65,27 @@ func (c *ApplyCache) unchanged(cluster string, ref api.TemplateRef, obj, live *u
 // (fields), the ones that apply left. A nil cache or an empty digest says
 // no.
 func (c *ApplyCache) unchangedWatched(cluster string, ref api.TemplateRef, obj *unstructured.Unstructured, fields string) bool {
-	if c == nil || fields == "" {
+	if fields == "" {
 		return false
+	}
+	s, found := c.sameSent(cluster, ref, obj)
+	return found && s.fields == fields
+}
+
+// sameSent is what the last apply of ref to cluster left, when that apply
+// sent obj as it is now; found is false otherwise, and for a nil cache.
+func (c *ApplyCache) sameSent(cluster string, ref api.TemplateRef, obj *unstructured.Unstructured) (appliedState, bool) {
+	if c == nil {
+		return appliedState{}, false
 	}
 	sum, ok := digest(obj)
 	if !ok {
-		return false
+		return appliedState{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, found := c.applied[applyKey{cluster, ref.String()}]
-	return found && s.sent == sum && s.fields == fields
+	return s, found && s.sent == sum
 }
 
 // remember records that obj was applied to cluster, leaving applied.
