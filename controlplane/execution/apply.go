@@ -134,7 +134,11 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		c.e.Applied.forget(c.name, o.ref)
 		return fail(err)
 	}
-	c.e.Applied.remember(c.name, o.ref, o.obj, applied, c.e.fieldManager())
+	if o.retain && c.handoverPending(o.interpreter, o.obj, applied) {
+		c.e.Applied.forget(c.name, o.ref)
+	} else {
+		c.e.Applied.remember(c.name, o.ref, o.obj, applied, c.e.fieldManager())
+	}
 	out.Action, out.Live = ActionApplied, applied
 	out.ResourceVersion, out.Generation = applied.GetResourceVersion(), applied.GetGeneration()
 	out.Changed = live == nil || live.GetResourceVersion() != applied.GetResourceVersion()

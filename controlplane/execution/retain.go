@@ -71,6 +71,37 @@ func (c *clusterRun) retain(ctx context.Context, client dynamic.ResourceInterfac
 	return out, n > 0, nil
 }
 
+// handoverPending reports whether applied, the object an apply left in a
+// member, still has a field in flotilla's manager that the member is to
+// keep (the first apply that carries the retain-replicas label: retention
+// reads the label on the live object, so it takes effect at the next
+// pass). That pass must read and hand over, so the apply is not recorded
+// as one a resync may skip. A failed check says yes: a read costs less
+// than a field never handed over.
+func (c *clusterRun) handoverPending(in *interpret.Interpreter, obj, applied *unstructured.Unstructured) bool {
+	paths, err := in.Retain(obj.DeepCopy(), applied)
+	if err != nil {
+		return true
+	}
+	if len(paths) == 0 {
+		return false
+	}
+	owned, err := appliedFields(applied, c.e.fieldManager())
+	if err != nil {
+		return true
+	}
+	for _, p := range paths {
+		elems := make([]any, len(p))
+		for i, s := range p {
+			elems[i] = s
+		}
+		if ownsAt(owned, fieldpath.MakePathOrDie(elems...)) {
+			return true
+		}
+	}
+	return false
+}
+
 // ownsAt reports whether owned has path itself or a field under it. An
 // object such as a ConfigMap's data is recorded by its fields, not as a
 // node of its own, and handing over only exact matches would leave those
