@@ -191,24 +191,3 @@ func TestWorkloadsLabelSelector(t *testing.T) {
 		}
 	}
 }
-
-// TestFleetHeartbeat: a Pull cluster shows its agent's last Lease renewal.
-func TestFleetHeartbeat(t *testing.T) {
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	clusters := fleetOf("push", "pull", "silent")
-	clusters[1].Spec.SyncMode, clusters[2].Spec.SyncMode = "Pull", "Pull"
-	renewed := now.Add(-7 * time.Second)
-	v := buildFleet(clusters, "", 1, now, func(c string) *time.Time {
-		if c == "pull" {
-			return &renewed
-		}
-		return nil
-	})
-	got := map[string]string{}
-	for _, r := range v.Clusters {
-		got[r.Name] = r.Heartbeat
-	}
-	if diff := cmp.Diff(map[string]string{"push": "", "pull": "7s ago", "silent": "no Lease renewal"}, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}

@@ -23,8 +23,8 @@ type clusterRow struct {
 	Since                  string
 	SinceTitle             string
 	// Heartbeat is how long ago a Pull cluster's agent last renewed its
-	// Lease (HeartbeatTime when); empty for a Push cluster, which the
-	// control plane probes and records only when Ready changes.
+	// Lease, or a Push cluster last answered its probe Ready
+	// (HeartbeatTime when); otherwise it says why no time is known.
 	Heartbeat, HeartbeatTime string
 	Taints                   []string
 	Nodes                    string
@@ -71,10 +71,19 @@ func colors(clusters []clusterv1.Cluster) map[string]string {
 	return out
 }
 
+// heartbeats say when each cluster was last heard from: renewed when a
+// Pull cluster's agent last renewed its Lease, probed when a Push cluster
+// last answered this process' probe Ready (nil or a nil answer: unknown).
+// leading says this process runs the probes; a standby's dashboard knows
+// no probe time, since only the leader probes.
+type heartbeats struct {
+	renewed, probed func(cluster string) *time.Time
+	leading         bool
+}
+
 // buildFleet is the fleet page of clusters, filtered by a name substring
-// and cut to one page, at now; renewed says when a Pull cluster's agent
-// last renewed its Lease (nil: unknown).
-func buildFleet(clusters []clusterv1.Cluster, query string, page int, now time.Time, renewed func(cluster string) *time.Time) fleetView {
+// and cut to one page, at now, with each cluster's last heartbeat (hb).
+func buildFleet(clusters []clusterv1.Cluster, query string, page int, now time.Time, hb heartbeats) fleetView {
 	palette := colors(clusters)
 	v := fleetView{Query: query}
 	// Only the page's rows are built in full (capacity, taints, times):
@@ -110,16 +119,32 @@ func buildFleet(clusters []clusterv1.Cluster, query string, page int, now time.T
 		c := e.c
 		row := clusterRowOf(c, now)
 		row.Color = palette[c.Name]
-		if c.Spec.SyncMode == api.Pull && renewed != nil {
-			if t := renewed(c.Name); t != nil {
-				row.Heartbeat, row.HeartbeatTime = ago(now.Sub(*t))+" ago", t.UTC().Format(time.RFC3339)
-			} else {
-				row.Heartbeat = "no Lease renewal"
-			}
-		}
+		row.Heartbeat, row.HeartbeatTime = heartbeatOf(c, now, hb)
 		v.Clusters = append(v.Clusters, row)
 	}
 	return v
+}
+
+// heartbeatOf is a cluster's last heartbeat as the page shows it: an age
+// and its time, or why there is none.
+func heartbeatOf(c *clusterv1.Cluster, now time.Time, hb heartbeats) (string, string) {
+	lookup, none := hb.probed, "no successful probe yet"
+	if c.Spec.SyncMode == api.Pull {
+		lookup, none = hb.renewed, "no Lease renewal"
+	}
+	var t *time.Time
+	if lookup != nil {
+		t = lookup(c.Name)
+	}
+	switch {
+	case t != nil:
+		return ago(now.Sub(*t)) + " ago", t.UTC().Format(time.RFC3339)
+	case c.Spec.SyncMode != api.Pull && !hb.leading:
+		// Probe times live in the leader's memory (no host write per
+		// probe); a standby can only say who probes.
+		return "probed by the leader", ""
+	}
+	return none, ""
 }
 
 // readyState is Ready, NotReady or Unknown from the Ready condition.

@@ -26,6 +26,9 @@ type Options struct {
 	CertDir string
 	// Refresh is how often an open page refreshes; DefaultRefresh when 0.
 	Refresh time.Duration
+	// Probes are the Push clusters' last successful probes, recorded by
+	// the cluster status controller of the same process (nil: none).
+	Probes ProbeSource
 }
 
 // Enabled reports whether the options turn the dashboard on.
@@ -45,8 +48,20 @@ func Add(mgr manager.Manager, o Options) error {
 	if err := mgr.Add(watches); err != nil {
 		return fmt.Errorf("dashboard: add watches: %w", err)
 	}
+	// Elected is closed once this replica leads (at once without leader
+	// election): from then its controllers probe the members.
+	elected := mgr.Elected()
+	leading := func() bool {
+		select {
+		case <-elected:
+			return true
+		default:
+			return false
+		}
+	}
 	s, err := New(mgr.GetConfig(), mgr.GetHTTPClient(), Sources{
 		Cache: mgr.GetCache(), Templates: mgr.GetCache(), API: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Watches: watches,
+		Probes: o.Probes, Leading: leading,
 	}, o.Refresh)
 	if err != nil {
 		return err

@@ -44,6 +44,8 @@ type Server struct {
 	api       client.Reader
 	mapper    apimeta.RESTMapper
 	watches   *Watches
+	probes    ProbeSource
+	leading   func() bool
 	assets    *assets
 	access    *access
 	pages     map[string]*template.Template
@@ -69,6 +71,18 @@ type Sources struct {
 	// Watches are flotilla's incident events and the Pull clusters'
 	// Leases; without them the events page is empty.
 	Watches *Watches
+	// Probes are the Push clusters' last successful probes, kept in memory
+	// by the cluster status controller of this process; Leading says
+	// whether this process leads (runs that controller). Without them the
+	// fleet page says a Push cluster is probed by the leader.
+	Probes  ProbeSource
+	Leading func() bool
+}
+
+// ProbeSource says when a Push cluster last answered its probe Ready.
+type ProbeSource interface {
+	// LastProbe is that time; false when unknown.
+	LastProbe(cluster string) (time.Time, bool)
 }
 
 // New returns the dashboard of the host that cfg and httpClient reach
@@ -96,7 +110,7 @@ func New(cfg *rest.Config, httpClient *http.Client, src Sources, refresh time.Du
 		refresh = DefaultRefresh
 	}
 	return &Server{reader: src.Cache, templates: src.Templates, api: src.API, mapper: src.Mapper, watches: src.Watches,
-		access: a, assets: files, pages: pages, refresh: refresh, now: time.Now}, nil
+		probes: src.Probes, leading: src.Leading, access: a, assets: files, pages: pages, refresh: refresh, now: time.Now}, nil
 }
 
 func parsePages(files *assets) (map[string]*template.Template, error) {
@@ -204,7 +218,7 @@ func (s *Server) fleet(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	v := buildFleet(clusters, strings.TrimSpace(r.URL.Query().Get("q")), pageNumber(r), s.now(), s.renewed)
+	v := buildFleet(clusters, strings.TrimSpace(r.URL.Query().Get("q")), pageNumber(r), s.now(), heartbeats{renewed: s.renewed, probed: s.probed, leading: s.leading != nil && s.leading()})
 	s.render(w, r, http.StatusOK, "fleet", page{Title: "Fleet", Nav: "fleet", View: v})
 }
 
@@ -215,6 +229,17 @@ func (s *Server) renewed(cluster string) *time.Time {
 		return nil
 	}
 	return &l.Spec.RenewTime.Time
+}
+
+// probed is when a Push cluster last answered this process' probe Ready.
+func (s *Server) probed(cluster string) *time.Time {
+	if s.probes == nil {
+		return nil
+	}
+	if t, ok := s.probes.LastProbe(cluster); ok {
+		return &t
+	}
+	return nil
 }
 
 // visibleNamespaces answers, per namespace, whether u may list bindings
@@ -289,6 +314,7 @@ func (s *Server) rollouts(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("list resourcebindings: %v", err), http.StatusServiceUnavailable)
 		return
 	}
-	v := buildRollouts(list.Items, s.visibleNamespaces(r, userOf(r.Context())), strings.TrimSpace(r.URL.Query().Get("q")), pageNumber(r), s.now())
+	u := userOf(r.Context())
+	v := buildRollouts(list.Items, s.visibleNamespaces(r, u), strings.TrimSpace(r.URL.Query().Get("q")), pageNumber(r), s.now(), s.gates(r, u))
 	s.render(w, r, http.StatusOK, "rollouts", page{Title: "Rollouts", Nav: "rollouts", View: v})
 }

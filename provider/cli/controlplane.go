@@ -333,10 +333,16 @@ func runControlplane(ctx context.Context, c controlplaneConfig) error {
 			return err
 		}
 	}
+	// The cluster status controller keeps each Push cluster's last
+	// successful probe in memory; the dashboard of this process shows it.
+	probes := shared.NewProbeTimes()
+	opts.Probes = probes
 	if err := controller.Setup(mgr, opts); err != nil {
 		return err
 	}
-	if err := dashboard.Add(mgr, c.dashboard); err != nil {
+	board := c.dashboard
+	board.Probes = probes
+	if err := dashboard.Add(mgr, board); err != nil {
 		return err
 	}
 	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {

@@ -72,6 +72,11 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	r.model(&cl, &probed)
 	ready := apimeta.IsStatusConditionTrue(probed.Conditions, api.ClusterConditionReady)
 	streak := r.streak(cl.Name, ready, now)
+	if ready {
+		// In memory only: a host write per probe would load the host for
+		// a time nothing but the dashboard reads.
+		r.opts.Probes.Record(cl.Name, now)
+	}
 
 	status := shared.NextStatus(cl.Status, probed, ready, streak.Since, now, r.opts)
 	taints, wait := nextTaints(cl.Spec.Taints, apimeta.FindStatusCondition(status.Conditions, api.ClusterConditionReady), now, r.opts.NoExecuteAfter)
@@ -145,6 +150,7 @@ func (r *clusterReconciler) forget(name string) {
 	delete(r.streaks, name)
 	delete(r.renewals, name)
 	r.mu.Unlock()
+	r.opts.Probes.Forget(name)
 	forgetClusterMetrics(name)
 	r.members.Cache.Invalidate(name)
 }

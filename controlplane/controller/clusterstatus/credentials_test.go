@@ -98,7 +98,8 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.StartControlPlane(t)
+	probes := shared.NewProbeTimes()
+	a.StartControlPlane(t, func(o *shared.Options) { o.Probes = probes })
 	b.StartControlPlane(t)
 	ctx := t.Context()
 
@@ -135,6 +136,14 @@ func TestTenantCredentialsAndMembership(t *testing.T) {
 	t.Log("the first control plane claims the member and applies to it")
 	addCluster(t, a.Hub, "m", shared.SystemNamespace, m, controllertest.TokenData(m))
 	waitClusterReady(t, a.Hub, "m", metav1.ConditionTrue, "")
+	// The dashboard's heartbeat: a probe answered Ready is remembered in
+	// memory; a refused Cluster has none.
+	if at, ok := probes.LastProbe("m"); !ok || time.Since(at) > controllertest.Deadline {
+		t.Errorf("no recent successful probe of Ready cluster m recorded: %v %v", at, ok)
+	}
+	if at, ok := probes.LastProbe("exec"); ok {
+		t.Errorf("refused cluster exec has a successful probe at %v", at)
+	}
 	propagateConfigMap(t, a.Hub, "from-a", "m")
 	testkit.Eventually(t, controllertest.Deadline, "ConfigMap from-a in the member", func() (bool, string) {
 		err := memberClient.Get(ctx, client.ObjectKey{Namespace: "default", Name: "from-a"}, &corev1.ConfigMap{})

@@ -289,6 +289,10 @@ type Options struct {
 	// target's pod metrics from the members and decides again
 	// (Kubernetes' --horizontal-pod-autoscaler-sync-period).
 	FederatedHPASyncPeriod time.Duration
+	// Probes is where the cluster status controller records each Push
+	// cluster's last successful probe, for the dashboard the same process
+	// serves; nil records nothing.
+	Probes *ProbeTimes
 
 	// kinds are the template kinds the detectors run for, from discovery;
 	// Setup sets it (WithKinds), and the controllers' binding checks use
