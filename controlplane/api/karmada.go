@@ -12,6 +12,11 @@ const (
 	// on the binding, on its Works and on the member objects applied from
 	// them.
 	KarmadaLabelBindingPermanentID = "resourcebinding.karmada.io/permanent-id"
+	// KarmadaLabelClusterBindingPermanentID is the same for a
+	// ClusterResourceBinding (the binding of a cluster-scoped template):
+	// Karmada puts this key, not KarmadaLabelBindingPermanentID, on the
+	// binding, its Works and their member objects.
+	KarmadaLabelClusterBindingPermanentID = "clusterresourcebinding.karmada.io/permanent-id"
 	// KarmadaLabelWorkPermanentID holds a Work's permanent ID on the Work
 	// and on the member object applied from it.
 	KarmadaLabelWorkPermanentID = "work.karmada.io/permanent-id"
@@ -19,6 +24,9 @@ const (
 	// name a Work's ResourceBinding, on the Work and its member objects.
 	KarmadaAnnotationBindingName      = "resourcebinding.karmada.io/name"
 	KarmadaAnnotationBindingNamespace = "resourcebinding.karmada.io/namespace"
+	// KarmadaAnnotationClusterBindingName names a Work's
+	// ClusterResourceBinding, on the Work and its member objects.
+	KarmadaAnnotationClusterBindingName = "clusterresourcebinding.karmada.io/name"
 	// KarmadaAnnotationWorkName and KarmadaAnnotationWorkNamespace name,
 	// on a member object, the Work it was applied from.
 	KarmadaAnnotationWorkName      = "work.karmada.io/name"
@@ -30,6 +38,9 @@ const (
 	// rendered from it, the permanent ID of the PropagationPolicy that
 	// claimed it.
 	KarmadaLabelPolicyPermanentID = "propagationpolicy.karmada.io/permanent-id"
+	// KarmadaLabelClusterPolicyPermanentID is the same for a
+	// ClusterPropagationPolicy.
+	KarmadaLabelClusterPolicyPermanentID = "clusterpropagationpolicy.karmada.io/permanent-id"
 	// KarmadaValueManaged is KarmadaLabelManaged's value.
 	KarmadaValueManaged = "true"
 )

@@ -32,6 +32,10 @@ type KarmadaAdoption struct {
 	// BindingPermanentID is the resourcebinding.karmada.io/permanent-id
 	// of the Karmada binding whose objects are taken over.
 	BindingPermanentID string `json:"bindingPermanentID"`
+	// ClusterBinding says the binding is a ClusterResourceBinding, whose
+	// permanent ID Karmada writes under its own label key
+	// (api.KarmadaLabelClusterBindingPermanentID).
+	ClusterBinding bool `json:"clusterBinding,omitempty"`
 	// Clusters are the clusters whose object is taken over.
 	Clusters []string `json:"clusters"`
 }
@@ -43,7 +47,16 @@ func (a *KarmadaAdoption) covers(cluster string, live *unstructured.Unstructured
 		return false
 	}
 	l := live.GetLabels()
-	return l[api.KarmadaLabelManaged] == api.KarmadaValueManaged && l[api.KarmadaLabelBindingPermanentID] == a.BindingPermanentID
+	return l[api.KarmadaLabelManaged] == api.KarmadaValueManaged && l[a.BindingLabel()] == a.BindingPermanentID
+}
+
+// BindingLabel is the label key holding the permanent ID of a's binding
+// on its Works and member objects.
+func (a *KarmadaAdoption) BindingLabel() string {
+	if a.ClusterBinding {
+		return api.KarmadaLabelClusterBindingPermanentID
+	}
+	return api.KarmadaLabelBindingPermanentID
 }
 
 // appliesNothing reports whether applying obj onto live would leave live's

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -27,6 +28,7 @@ import (
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 )
 
 // karmadaLeases are the leader election Leases Karmada's controller-manager
@@ -144,8 +146,20 @@ func (s *karmadaSurvey) definitions(ctx context.Context) error {
 	return nil
 }
 
-// clusters connects, read-only, to every Cluster whose credentials the
-// control plane can use.
+// errPullMode is why the objects of a pull-mode Cluster are not taken over.
+var errPullMode = errors.New("pull mode: Karmada's karmada-agent in the member keeps its objects")
+
+// pullModeReason is the survey's line for a pull-mode Cluster. Its objects
+// are not surveyed: the host holds no credentials to read the member, and
+// only flotilla's agent in the member could take them over, which reads no
+// adoption record (a push-mode record is the operator's grant for the
+// control plane's own credentials).
+const pullModeReason = "pull mode (spec.syncMode Pull): Karmada's karmada-agent in the member applies its Works and keeps its objects, and the host holds no credentials to read them, so none is taken over; " +
+	"stop karmada-agent in the member and run flotilla's agent there (terraform-provider-flotilla agent --api-groups=karmada, see Pull-mode members): " +
+	"it reports each existing object as a conflict unless the policy's conflictResolution is Overwrite, which rewrites each object once"
+
+// clusters connects, read-only, to every push-mode Cluster whose
+// credentials the control plane can use.
 func (s *karmadaSurvey) clusters(ctx context.Context) (map[string]memberView, error) {
 	var list clusterv1.ClusterList
 	if err := s.host.List(ctx, &list); err != nil {
@@ -154,6 +168,11 @@ func (s *karmadaSurvey) clusters(ctx context.Context) (map[string]memberView, er
 	out := map[string]memberView{}
 	for i := range list.Items {
 		cl := &list.Items[i]
+		if cl.Spec.SyncMode == api.Pull {
+			out[cl.Name] = memberView{err: errPullMode}
+			s.findings = append(s.findings, finding{object: "Cluster " + cl.Name, reason: pullModeReason})
+			continue
+		}
 		v := memberView{}
 		v.dynamic, v.mapper, v.err = connectMember(ctx, s.host, cl)
 		out[cl.Name] = v
@@ -215,47 +234,71 @@ func connectMember(ctx context.Context, host client.Reader, cl *clusterv1.Cluste
 }
 
 // bindings checks every binding Karmada made (it carries Karmada's
-// permanent-id label) and the Work and member object of each scheduled
-// cluster.
+// permanent-id label), ResourceBindings and ClusterResourceBindings alike,
+// and the Work and member object of each scheduled cluster.
 func (s *karmadaSurvey) bindings(ctx context.Context, members map[string]memberView) error {
 	var list workv1.ResourceBindingList
 	if err := s.host.List(ctx, &list); err != nil {
 		return fmt.Errorf("list resourcebindings: %w", err)
 	}
+	var clusterList workv1.ClusterResourceBindingList
+	if err := s.host.List(ctx, &clusterList); err != nil {
+		return fmt.Errorf("list clusterresourcebindings: %w", err)
+	}
 	for i := range list.Items {
-		rb := &list.Items[i]
-		id := rb.Labels[api.KarmadaLabelBindingPermanentID]
-		if id == "" {
-			continue // not Karmada's
-		}
-		ref := api.TemplateRefOfResource(rb.Spec.Resource)
-		name := "ResourceBinding " + rb.Namespace + "/" + rb.Name
-		works, err := s.worksOf(ctx, id)
-		if err != nil {
+		if err := s.binding(ctx, members, &list.Items[i]); err != nil {
 			return err
 		}
-		entry := shared.KarmadaAdoptionEntry{Template: ref.String(), KarmadaAdoption: execution.KarmadaAdoption{BindingPermanentID: id}}
-		for _, target := range rb.Spec.Clusters {
-			object := name + ": " + ref.Describe()
-			reason, ok := checkMember(ctx, members, works, target.Name, ref, id)
-			s.findings = append(s.findings, finding{object: object, cluster: target.Name, adopt: ok, reason: reason})
-			if ok {
-				entry.Clusters = append(entry.Clusters, target.Name)
-			}
-		}
-		if len(entry.Clusters) > 0 {
-			s.adoptions = append(s.adoptions, entry)
+	}
+	for i := range clusterList.Items {
+		// Held as a ResourceBinding without a namespace, as the
+		// controllers hold it (shared.BindingView).
+		crb := &clusterList.Items[i]
+		if err := s.binding(ctx, members, &workv1.ResourceBinding{ObjectMeta: crb.ObjectMeta, Spec: crb.Spec}); err != nil {
+			return err
 		}
 	}
 	sort.Slice(s.adoptions, func(i, j int) bool { return s.adoptions[i].Template < s.adoptions[j].Template })
 	return nil
 }
 
-// worksOf returns Karmada's Works of the binding with permanent ID id, by
-// cluster.
-func (s *karmadaSurvey) worksOf(ctx context.Context, id string) (map[string]*workv1.Work, error) {
+// binding checks one binding; rb without a namespace is a
+// ClusterResourceBinding, whose permanent ID Karmada keeps under its own
+// label key on the binding, its Works and the member objects.
+func (s *karmadaSurvey) binding(ctx context.Context, members map[string]memberView, rb *workv1.ResourceBinding) error {
+	adoption := execution.KarmadaAdoption{ClusterBinding: rb.Namespace == ""}
+	label := adoption.BindingLabel()
+	id := rb.Labels[label]
+	if id == "" {
+		return nil // not Karmada's
+	}
+	adoption.BindingPermanentID = id
+	ref := api.TemplateRefOfResource(rb.Spec.Resource)
+	name := hoststore.BindingRef(rb)
+	works, err := s.worksOf(ctx, label, id)
+	if err != nil {
+		return err
+	}
+	entry := shared.KarmadaAdoptionEntry{Template: ref.String(), KarmadaAdoption: adoption}
+	for _, target := range rb.Spec.Clusters {
+		object := name + ": " + ref.Describe()
+		reason, ok := checkMember(ctx, members, works, target.Name, ref, label, id)
+		s.findings = append(s.findings, finding{object: object, cluster: target.Name, adopt: ok, reason: reason})
+		if ok {
+			entry.Clusters = append(entry.Clusters, target.Name)
+		}
+	}
+	if len(entry.Clusters) > 0 {
+		s.adoptions = append(s.adoptions, entry)
+	}
+	return nil
+}
+
+// worksOf returns Karmada's Works of the binding whose permanent ID id is
+// under the label key label, by cluster.
+func (s *karmadaSurvey) worksOf(ctx context.Context, label, id string) (map[string]*workv1.Work, error) {
 	var list workv1.WorkList
-	if err := s.host.List(ctx, &list, client.MatchingLabels{api.KarmadaLabelBindingPermanentID: id}); err != nil {
+	if err := s.host.List(ctx, &list, client.MatchingLabels{label: id}); err != nil {
 		return nil, fmt.Errorf("list works of binding %s: %w", id, err)
 	}
 	out := map[string]*workv1.Work{}
@@ -270,17 +313,17 @@ func (s *karmadaSurvey) worksOf(ctx context.Context, id string) (map[string]*wor
 // checkMember says whether the member object of one scheduled cluster can
 // be taken over without a write: its Work exists, the object exists, was
 // applied by Karmada for this binding, and holds the Work's manifest.
-func checkMember(ctx context.Context, members map[string]memberView, works map[string]*workv1.Work, cluster string, ref api.TemplateRef, id string) (string, bool) {
+func checkMember(ctx context.Context, members map[string]memberView, works map[string]*workv1.Work, cluster string, ref api.TemplateRef, label, id string) (string, bool) {
 	m, ok := members[cluster]
 	switch {
 	case !ok:
 		return "no Cluster " + cluster + " on the host", false
 	case m.err != nil:
-		return "its Cluster cannot be adopted", false
+		return "its Cluster cannot be adopted: " + m.err.Error(), false
 	}
 	w := works[cluster]
 	if w == nil {
-		return "no Work in " + shared.ExecutionNamespace(cluster) + " carries the binding's " + api.KarmadaLabelBindingPermanentID + " " + id, false
+		return "no Work in " + shared.ExecutionNamespace(cluster) + " carries the binding's " + label + " " + id, false
 	}
 	work := "Work " + w.Namespace + "/" + w.Name
 	manifests, err := shared.Manifests(w)
@@ -303,9 +346,9 @@ func checkMember(ctx context.Context, members map[string]memberView, works map[s
 		return "read the member object: " + err.Error(), false
 	}
 	labels := live.GetLabels()
-	if labels[api.KarmadaLabelManaged] != api.KarmadaValueManaged || labels[api.KarmadaLabelBindingPermanentID] != id {
+	if labels[api.KarmadaLabelManaged] != api.KarmadaValueManaged || labels[label] != id {
 		return fmt.Sprintf("the member object was not applied by Karmada for this binding (labels %s=%q, %s=%q)",
-			api.KarmadaLabelManaged, labels[api.KarmadaLabelManaged], api.KarmadaLabelBindingPermanentID, labels[api.KarmadaLabelBindingPermanentID]), false
+			api.KarmadaLabelManaged, labels[api.KarmadaLabelManaged], label, labels[label]), false
 	}
 	if path, wv, lv := firstDifference(manifestContent(want), manifestContent(live), ""); path != "" {
 		return fmt.Sprintf("the member object differs from %s at %s (Work %s, member %s); it is left alone: set the policy's conflictResolution to Overwrite to have the control plane overwrite it", work, path, wv, lv), false

@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,7 +40,8 @@ import (
 // policy.karmada.io PropagationPolicy, their work.karmada.io/v1alpha2
 // ResourceBindings and their Works in karmada-es-<cluster>, all with
 // Karmada's labels and annotations, and the member objects Karmada applied
-// from those Works. One member object differs from its Work (the
+// from those Works; a ClusterRole claimed by a ClusterPropagationPolicy,
+// with its ClusterResourceBinding and Works; and a pull-mode Cluster. One member object differs from its Work (the
 // ConfigMap's data edited in member2).
 //
 // adopt-karmada refuses while Karmada's scheduler holds its lease; its dry
@@ -100,6 +102,9 @@ func TestAdoptKarmada(t *testing.T) {
 		fmt.Sprintf("ADOPT    ResourceBinding default/web-deployment: Deployment default/web in cluster %s: matches Work karmada-es-%s/%s; taken over without a write", m1, m1, state.works["web"]),
 		fmt.Sprintf("ADOPT    ResourceBinding default/web-deployment: Deployment default/web in cluster %s: matches Work karmada-es-%s/%s", m2, m2, state.works["web"]),
 		fmt.Sprintf("ADOPT    ResourceBinding default/settings-configmap: ConfigMap default/settings in cluster %s: matches", m1),
+		fmt.Sprintf("ADOPT    ClusterResourceBinding reader-clusterrole: ClusterRole reader in cluster %s: matches Work karmada-es-%s/%s; taken over without a write", m1, m1, state.works["reader"]),
+		fmt.Sprintf("ADOPT    ClusterResourceBinding reader-clusterrole: ClusterRole reader in cluster %s: matches Work karmada-es-%s/%s", m2, m2, state.works["reader"]),
+		"SKIP     Cluster edge: pull mode (spec.syncMode Pull): Karmada's karmada-agent in the member applies its Works and keeps its objects",
 		fmt.Sprintf("SKIP     ResourceBinding default/settings-configmap: ConfigMap default/settings in cluster %s: the member object differs from Work karmada-es-%s/%s at data.mode (Work blue, member green); it is left alone", m2, m2, state.works["settings"]),
 		"LABEL    CustomResourceDefinition resourcebindings.work.karmada.io: installed by Karmada",
 		fmt.Sprintf("LABEL    Namespace karmada-es-%s: Karmada's execution namespace of cluster %s", m2, m2),
@@ -112,7 +117,7 @@ func TestAdoptKarmada(t *testing.T) {
 	assertNotAdopted(t, hub)
 
 	out, code = runAdopt(t, bin, host.KubeconfigPath, "--dry-run=false")
-	if code != 0 || !strings.Contains(out, "adopted: 3 member object(s)") {
+	if code != 0 || !strings.Contains(out, "adopted: 5 member object(s)") {
 		t.Fatalf("adopt-karmada --dry-run=false: exit %d, output:\n%s", code, out)
 	}
 	adopted := time.Now()
@@ -124,7 +129,7 @@ func TestAdoptKarmada(t *testing.T) {
 	for _, w := range []struct {
 		cluster, template string
 		applied           bool
-	}{{m1, "web", true}, {m2, "web", true}, {m1, "settings", true}, {m2, "settings", false}} {
+	}{{m1, "web", true}, {m2, "web", true}, {m1, "settings", true}, {m2, "settings", false}, {m1, "reader", true}, {m2, "reader", true}} {
 		waitFor(t, "flotilla's Work of "+w.template+" in "+w.cluster, func() (bool, string) {
 			want := metav1.ConditionFalse
 			if w.applied {
@@ -239,16 +244,19 @@ func memberVersions(t *testing.T, clients map[string]client.Client) map[string]s
 	t.Helper()
 	out := map[string]string{}
 	for name, c := range clients {
-		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.ConfigMap{}} {
-			kind := "Deployment"
-			objName := "web"
-			if _, ok := obj.(*corev1.ConfigMap); ok {
-				kind, objName = "ConfigMap", "settings"
-			}
-			if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: objName}, obj); err != nil {
+		for _, o := range []struct {
+			kind string
+			key  client.ObjectKey
+			obj  client.Object
+		}{
+			{"Deployment", client.ObjectKey{Namespace: "default", Name: "web"}, &appsv1.Deployment{}},
+			{"ConfigMap", client.ObjectKey{Namespace: "default", Name: "settings"}, &corev1.ConfigMap{}},
+			{"ClusterRole", client.ObjectKey{Name: "reader"}, &rbacv1.ClusterRole{}},
+		} {
+			if err := c.Get(t.Context(), o.key, o.obj); err != nil {
 				t.Fatal(err)
 			}
-			out[name+"/"+kind+"/"+objName] = obj.GetResourceVersion()
+			out[name+"/"+o.kind+"/"+o.key.Name] = o.obj.GetResourceVersion()
 		}
 	}
 	return out
@@ -266,7 +274,8 @@ func (e *memberEvents) list() []string {
 	return append([]string(nil), e.events...)
 }
 
-// watchMembers watches Deployments and ConfigMaps in default of every
+// watchMembers watches Deployments and ConfigMaps in default, and
+// ClusterRoles, of every
 // member from now on; the watches end with the test.
 func watchMembers(t *testing.T, members []*testenv.Cluster) *memberEvents {
 	t.Helper()
@@ -278,12 +287,16 @@ func watchMembers(t *testing.T, members []*testenv.Cluster) *memberEvents {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, gvr := range []schema.GroupVersionResource{{Group: "apps", Version: "v1", Resource: "deployments"}, {Version: "v1", Resource: "configmaps"}} {
-			list, err := dyn.Resource(gvr).Namespace("default").List(ctx, metav1.ListOptions{})
+		for _, gvr := range []schema.GroupVersionResource{{Group: "apps", Version: "v1", Resource: "deployments"}, {Version: "v1", Resource: "configmaps"}, {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}} {
+			ns := "default"
+			if gvr.Resource == "clusterroles" {
+				ns = ""
+			}
+			list, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := dyn.Resource(gvr).Namespace("default").Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+			w, err := dyn.Resource(gvr).Namespace(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -445,7 +458,92 @@ spec:
 			}
 		}
 	}
+	writeKarmadaClusterRole(t, hub, members, state)
+	// A pull-mode Cluster: its karmada-agent keeps its objects; listed as
+	// SKIP, never surveyed.
+	mustCreateYAML(t, hub, `apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: edge}
+spec: {syncMode: Pull}
+`)
 	return state
+}
+
+// writeKarmadaClusterRole writes a cluster-scoped template as Karmada
+// leaves it: a ClusterRole claimed by a ClusterPropagationPolicy, its
+// ClusterResourceBinding and Works, which carry the
+// clusterresourcebinding.karmada.io keys instead of the resourcebinding
+// ones, and the ClusterRole applied in both members.
+func writeKarmadaClusterRole(t *testing.T, hub client.Client, members []*testenv.Cluster, state adoptState) {
+	t.Helper()
+	m1, m2 := members[0].Name, members[1].Name
+	mustCreateYAML(t, hub, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata:
+  name: rbac
+  labels: {%s: 77aa-cpolicy}
+spec:
+  resourceSelectors:
+  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: reader}
+  placement:
+    clusterAffinity: {clusterNames: [%s, %s]}
+`, api.KarmadaLabelClusterPolicyPermanentID, m1, m2))
+	tmpl := `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [get, list]}
+`
+	u := yamlObject(t, tmpl)
+	u.SetLabels(map[string]string{api.KarmadaLabelClusterPolicyPermanentID: "77aa-cpolicy"})
+	u.SetAnnotations(map[string]string{"clusterpropagationpolicy.karmada.io/name": "rbac"})
+	if err := hub.Create(t.Context(), u); err != nil {
+		t.Fatal(err)
+	}
+	state.refs["reader"] = api.TemplateRefOf(u)
+	const crbID, crbName, workName = "c0de-reader-binding", "reader-clusterrole", "reader-5f8d7c6b4"
+	state.works["reader"] = workName
+	mustCreateYAML(t, hub, fmt.Sprintf(`apiVersion: work.karmada.io/v1alpha2
+kind: ClusterResourceBinding
+metadata:
+  name: %[1]s
+  labels: {%[2]s: %[3]s, %[4]s: 77aa-cpolicy}
+  annotations: {clusterpropagationpolicy.karmada.io/name: rbac}
+spec:
+  resource: {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: reader, uid: %[5]s, resourceVersion: "%[6]s"}
+  clusters: [{name: %[7]s}, {name: %[8]s}]
+  placement:
+    clusterAffinity: {clusterNames: [%[7]s, %[8]s]}
+`, crbName, api.KarmadaLabelClusterBindingPermanentID, crbID, api.KarmadaLabelClusterPolicyPermanentID, u.GetUID(), u.GetResourceVersion(), m1, m2))
+	for i, m := range members {
+		manifest := yamlObject(t, tmpl)
+		workID := fmt.Sprintf("4a2b-reader-%d", i)
+		manifest.SetLabels(map[string]string{
+			api.KarmadaLabelManaged: api.KarmadaValueManaged, api.KarmadaLabelClusterPolicyPermanentID: "77aa-cpolicy",
+			api.KarmadaLabelClusterBindingPermanentID: crbID, api.KarmadaLabelWorkPermanentID: workID,
+		})
+		manifest.SetAnnotations(map[string]string{
+			"clusterpropagationpolicy.karmada.io/name": "rbac", "resourcetemplate.karmada.io/uid": string(u.GetUID()),
+			api.KarmadaAnnotationClusterBindingName: crbName,
+			api.KarmadaAnnotationWorkName:           workName, api.KarmadaAnnotationWorkNamespace: "karmada-es-" + m.Name,
+			api.KarmadaAnnotationConflictResolution: "abort",
+		})
+		work := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
+			"spec": map[string]any{"workload": map[string]any{"manifests": []any{manifest.DeepCopy().Object}}},
+		}}
+		work.SetNamespace("karmada-es-" + m.Name)
+		work.SetName(workName)
+		work.SetFinalizers([]string{"karmada.io/execution-controller"})
+		work.SetLabels(map[string]string{api.KarmadaLabelClusterBindingPermanentID: crbID, api.KarmadaLabelWorkPermanentID: workID})
+		work.SetAnnotations(map[string]string{api.KarmadaAnnotationClusterBindingName: crbName})
+		if err := hub.Create(t.Context(), work); err != nil {
+			t.Fatal(err)
+		}
+		if err := plainClient(t, m.RESTConfig()).Create(t.Context(), manifest, client.FieldOwner("karmada-controller-manager")); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func mustCreateYAML(t *testing.T, c client.Client, doc string) {
