@@ -108,14 +108,6 @@ func TestFleetOrderFilterAndPages(t *testing.T) {
 	}
 }
 
-func fleetOf(names ...string) []clusterv1.Cluster {
-	var out []clusterv1.Cluster
-	for _, n := range names {
-		out = append(out, clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: n}})
-	}
-	return out
-}
-
 func sortStrings(s []string) { sort.Strings(s) }
 
 func TestFleetHeartbeat(t *testing.T) {
