@@ -436,15 +436,9 @@ spec:
 				api.KarmadaAnnotationWorkName: workName, api.KarmadaAnnotationWorkNamespace: "karmada-es-" + m.Name,
 				api.KarmadaAnnotationConflictResolution: "abort",
 			})
-			work := &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
-				"spec": map[string]any{"workload": map[string]any{"manifests": []any{manifest.DeepCopy().Object}}},
-			}}
-			work.SetNamespace("karmada-es-" + m.Name)
-			work.SetName(workName)
-			work.SetFinalizers([]string{"karmada.io/execution-controller"})
-			work.SetLabels(map[string]string{api.KarmadaLabelBindingPermanentID: rbID, api.KarmadaLabelWorkPermanentID: workID})
-			work.SetAnnotations(map[string]string{api.KarmadaAnnotationBindingName: rbName, api.KarmadaAnnotationBindingNamespace: "default"})
+			work := karmadaWork(m.Name, workName, manifest,
+				map[string]string{api.KarmadaLabelBindingPermanentID: rbID, api.KarmadaLabelWorkPermanentID: workID},
+				map[string]string{api.KarmadaAnnotationBindingName: rbName, api.KarmadaAnnotationBindingNamespace: "default"})
 			if err := hub.Create(t.Context(), work); err != nil {
 				t.Fatal(err)
 			}
@@ -528,15 +522,9 @@ spec:
 			api.KarmadaAnnotationWorkName:           workName, api.KarmadaAnnotationWorkNamespace: "karmada-es-" + m.Name,
 			api.KarmadaAnnotationConflictResolution: "abort",
 		})
-		work := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
-			"spec": map[string]any{"workload": map[string]any{"manifests": []any{manifest.DeepCopy().Object}}},
-		}}
-		work.SetNamespace("karmada-es-" + m.Name)
-		work.SetName(workName)
-		work.SetFinalizers([]string{"karmada.io/execution-controller"})
-		work.SetLabels(map[string]string{api.KarmadaLabelClusterBindingPermanentID: crbID, api.KarmadaLabelWorkPermanentID: workID})
-		work.SetAnnotations(map[string]string{api.KarmadaAnnotationClusterBindingName: crbName})
+		work := karmadaWork(m.Name, workName, manifest,
+			map[string]string{api.KarmadaLabelClusterBindingPermanentID: crbID, api.KarmadaLabelWorkPermanentID: workID},
+			map[string]string{api.KarmadaAnnotationClusterBindingName: crbName})
 		if err := hub.Create(t.Context(), work); err != nil {
 			t.Fatal(err)
 		}
@@ -592,4 +580,20 @@ func dumpHost(t *testing.T, hub client.Client) {
 			t.Logf("%s %s/%s labels %v clusters %v status %v", item.GetKind(), item.GetNamespace(), item.GetName(), item.GetLabels(), clusters, status)
 		}
 	}
+}
+
+// karmadaWork is a Work as Karmada's binding controller writes it in the
+// execution namespace of cluster: manifest as its one workload, Karmada's
+// execution finalizer, and the binding's labels and annotations.
+func karmadaWork(cluster, name string, manifest *unstructured.Unstructured, labels, annotations map[string]string) *unstructured.Unstructured {
+	work := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
+		"spec": map[string]any{"workload": map[string]any{"manifests": []any{manifest.DeepCopy().Object}}},
+	}}
+	work.SetNamespace("karmada-es-" + cluster)
+	work.SetName(name)
+	work.SetFinalizers([]string{"karmada.io/execution-controller"})
+	work.SetLabels(labels)
+	work.SetAnnotations(annotations)
+	return work
 }
