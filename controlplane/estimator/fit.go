@@ -3,6 +3,7 @@ package estimator
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"sort"
 	"strings"
@@ -21,8 +22,10 @@ import (
 // tolerations.
 type Requirement struct {
 	// key identifies the requirement for Nodes' memo; empty, it is not
-	// memoized.
+	// memoized. hash is its hash, computed once per requirement so that a
+	// decision over many members does not hash the key once per member.
 	key         string
+	hash        uint64
 	wants       []want
 	affinity    nodeaffinity.RequiredNodeAffinity
 	constrained bool
@@ -38,6 +41,7 @@ type want struct {
 func NewRequirement(req *api.ReplicaRequirements) *Requirement {
 	r := &Requirement{key: "pods"}
 	if req == nil {
+		r.hash = maphash.String(keySeed, r.key)
 		return r
 	}
 	for name, q := range req.ResourceRequest {
@@ -63,8 +67,12 @@ func NewRequirement(req *api.ReplicaRequirements) *Requirement {
 		key.Write(claim)
 	}
 	r.key = key.String()
+	r.hash = maphash.String(keySeed, r.key)
 	return r
 }
+
+// keySeed seeds the requirement keys' hashes for this process.
+var keySeed = maphash.MakeSeed()
 
 // Key identifies the requirement: two requirements with the same key fit
 // the same nodes the same way (same requests in estimator units, same node
@@ -130,40 +138,53 @@ func doNotSchedule(t *corev1.Taint) bool {
 func (n *Nodes) MaxReplicas(r *Requirement) int32 {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
-	if r.key != "" {
-		n.memoMu.Lock()
-		e, ok := n.memo[r.key]
-		n.memoMu.Unlock()
-		if ok && e.gen == n.gen {
-			return e.n
-		}
+	if r.key == "" {
+		return clamp(n.walk(r, nil))
 	}
-	got := n.walk(r)
-	if r.key != "" {
-		n.memoMu.Lock()
-		if n.memo == nil || len(n.memo) >= maxMemo {
-			n.memo = map[string]memoEntry{}
-		}
-		n.memo[r.key] = memoEntry{gen: n.gen, n: got}
-		n.memoMu.Unlock()
+	n.memoMu.Lock()
+	e, ok := n.memo[r.hash]
+	n.memoMu.Unlock()
+	// Two keys whose hashes collide share a slot; the later one wins it.
+	if ok && e.r.key == r.key {
+		return clamp(e.total)
 	}
-	return got
+	// No writer runs while mu is held for reading, so the entry is
+	// complete and current when it joins the memo; every later change
+	// keeps it so (Nodes.refit).
+	e = &memoEntry{r: r, fit: make([]int64, len(n.list))}
+	e.total = n.walk(r, e.fit)
+	n.memoMu.Lock()
+	if n.memo == nil || len(n.memo) >= maxMemo {
+		n.memo = map[uint64]*memoEntry{}
+	}
+	n.memo[r.hash] = e
+	n.memoMu.Unlock()
+	return clamp(e.total)
 }
 
-// walk is MaxReplicas over every node. Call with mu held.
-func (n *Nodes) walk(r *Requirement) int32 {
+// walk is the sum of the fits over every node, each also written to fit
+// by position when fit is not nil (-1 for a node that does not admit the
+// requirement). Call with mu held.
+func (n *Nodes) walk(r *Requirement, fit []int64) int64 {
 	var total int64
 	for i := range n.list {
 		nd := &n.list[i]
-		if !r.admits(nd) {
-			continue
+		f := int64(-1)
+		if r.admits(nd) {
+			f = nd.fits(r)
+			total += f
 		}
-		total += nd.fits(r)
-		if total >= math.MaxInt32 {
-			return math.MaxInt32
+		if fit != nil {
+			fit[i] = f
+		} else if total >= math.MaxInt32 {
+			return total
 		}
 	}
-	return int32(total)
+	return total
+}
+
+func clamp(n int64) int32 {
+	return int32(min(n, math.MaxInt32))
 }
 
 // noPods is the usage of a node no pod is bound to.

@@ -26,21 +26,29 @@ type Nodes struct {
 	// pods is each counted pod's node and requests, by namespace/name, so
 	// an update or delete takes back exactly what was added.
 	pods map[string]podEntry
-	// gen counts the changes; memo holds the last answers by requirement
-	// (Requirement.key) with the gen they were computed at, so the many
-	// templates of one shape that a resync schedules in a row walk the
-	// nodes once per change, not once per template.
-	gen    uint64
+	// memo holds, per requirement (by Requirement.hash, checked against its key), what each node holds
+	// and their sum, kept up to date by every change to a node or a pod (a
+	// change refits that node alone), so the many templates of one shape
+	// that a resync schedules in a row, and every decision after an
+	// informer event, read one number instead of walking the nodes.
 	memoMu sync.Mutex
-	memo   map[string]memoEntry
+	memo   map[uint64]*memoEntry
 }
 
+// memoEntry is one requirement's fit on every node.
 type memoEntry struct {
-	gen uint64
-	n   int32
+	r *Requirement
+	// fit is, by position in Nodes.list, how many replicas the node holds;
+	// -1 for a node that does not admit the requirement at all (its
+	// labels, taints or readiness; a pod event does not change that).
+	fit []int64
+	// total is the sum of the non-negative fits.
+	total int64
 }
 
 // maxMemo bounds the memo of one member; past it the memo starts over.
+// Every change refits each entry's node, so the bound is also what one
+// informer event may cost.
 const maxMemo = 256
 
 type node struct {
@@ -85,14 +93,18 @@ func (n *Nodes) SetNode(obj *corev1.Node) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.gen++
 	nd.used = n.used[obj.Name]
 	if i, ok := n.index[obj.Name]; ok {
 		n.list[i] = nd
+		n.refit(i, true)
 		return
 	}
 	n.index[obj.Name] = len(n.list)
 	n.list = append(n.list, nd)
+	for _, e := range n.memo {
+		e.fit = append(e.fit, -1)
+	}
+	n.refit(len(n.list)-1, true)
 }
 
 // DeleteNode forgets a node. Its pods stay counted against its name until
@@ -100,12 +112,16 @@ func (n *Nodes) SetNode(obj *corev1.Node) {
 func (n *Nodes) DeleteNode(name string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.gen++
 	i, ok := n.index[name]
 	if !ok {
 		return
 	}
 	last := len(n.list) - 1
+	for _, e := range n.memo {
+		e.total -= max(e.fit[i], 0)
+		e.fit[i] = e.fit[last]
+		e.fit = e.fit[:last]
+	}
 	n.list[i] = n.list[last]
 	n.index[n.list[i].obj.Name] = i
 	n.list[last] = node{}
@@ -120,7 +136,6 @@ func (n *Nodes) DeleteNode(name string) {
 func (n *Nodes) SetPod(key, nodeName string, phase corev1.PodPhase, requests corev1.ResourceList) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.gen++
 	n.dropPod(key)
 	if nodeName == "" || phase == corev1.PodSucceeded || phase == corev1.PodFailed {
 		return
@@ -137,13 +152,15 @@ func (n *Nodes) SetPod(key, nodeName string, phase corev1.PodPhase, requests cor
 	}
 	u.add(e.requests, 1)
 	n.pods[key] = e
+	if i, ok := n.index[nodeName]; ok {
+		n.refit(i, false)
+	}
 }
 
 // DeletePod forgets a pod.
 func (n *Nodes) DeletePod(key string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.gen++
 	n.dropPod(key)
 }
 
@@ -160,6 +177,29 @@ func (n *Nodes) dropPod(key string) {
 		if i, ok := n.index[e.node]; ok {
 			n.list[i].used = nil
 		}
+	}
+	if i, ok := n.index[e.node]; ok {
+		n.refit(i, false)
+	}
+}
+
+// refit brings every memo entry's fit on the node at position i up to
+// date after a change to it: to its pods (admission is unchanged, so a
+// node that did not admit a requirement is passed over) or, when admission
+// is true, to the node itself. Call with mu held for writing.
+func (n *Nodes) refit(i int, admission bool) {
+	nd := &n.list[i]
+	for _, e := range n.memo {
+		old := e.fit[i]
+		if old < 0 && !admission {
+			continue
+		}
+		fit := int64(-1)
+		if !admission || e.r.admits(nd) {
+			fit = nd.fits(e.r)
+		}
+		e.total += max(fit, 0) - max(old, 0)
+		e.fit[i] = fit
 	}
 }
 
