@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -141,23 +142,23 @@ func (n *Nodes) MaxReplicas(r *Requirement) int32 {
 	if r.key == "" {
 		return clamp(n.walk(r, nil))
 	}
-	n.memoMu.Lock()
-	e, ok := n.memo[r.hash]
-	n.memoMu.Unlock()
-	// Two keys whose hashes collide share a slot; the later one wins it.
-	if ok && e.r.key == r.key {
+	if e, ok := n.memoEntries()[r.hash]; ok && e.r.key == r.key {
+		// Two keys whose hashes collide share a slot; the later one wins it.
 		return clamp(e.total)
 	}
 	// No writer runs while mu is held for reading, so the entry is
 	// complete and current when it joins the memo; every later change
 	// keeps it so (Nodes.refit).
-	e = &memoEntry{r: r, fit: make([]int64, len(n.list))}
+	e := &memoEntry{r: r, fit: make([]int64, len(n.list))}
 	e.total = n.walk(r, e.fit)
 	n.memoMu.Lock()
-	if n.memo == nil || len(n.memo) >= maxMemo {
-		n.memo = map[uint64]*memoEntry{}
+	old := n.memoEntries()
+	next := make(map[uint64]*memoEntry, len(old)+1)
+	if len(old) < maxMemo {
+		maps.Copy(next, old)
 	}
-	n.memo[r.hash] = e
+	next[r.hash] = e
+	n.memo.Store(&next)
 	n.memoMu.Unlock()
 	return clamp(e.total)
 }

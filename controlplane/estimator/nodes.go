@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,13 +27,24 @@ type Nodes struct {
 	// pods is each counted pod's node and requests, by namespace/name, so
 	// an update or delete takes back exactly what was added.
 	pods map[string]podEntry
-	// memo holds, per requirement (by Requirement.hash, checked against its key), what each node holds
-	// and their sum, kept up to date by every change to a node or a pod (a
-	// change refits that node alone), so the many templates of one shape
-	// that a resync schedules in a row, and every decision after an
-	// informer event, read one number instead of walking the nodes.
+	// memo holds, per requirement (by Requirement.hash, checked against its
+	// key), what each node holds and their sum, kept up to date by every
+	// change to a node or a pod (a change refits that node alone), so the
+	// many templates of one shape that a resync schedules in a row, and
+	// every decision after an informer event, read one number instead of
+	// walking the nodes. The map is replaced, never changed, when a shape
+	// joins (memoMu orders those), so estimates read it without a lock of
+	// their own; its entries change only under mu held for writing.
 	memoMu sync.Mutex
-	memo   map[uint64]*memoEntry
+	memo   atomic.Pointer[map[uint64]*memoEntry]
+}
+
+// memoEntries is the current memo; nil before the first shape joins.
+func (n *Nodes) memoEntries() map[uint64]*memoEntry {
+	if m := n.memo.Load(); m != nil {
+		return *m
+	}
+	return nil
 }
 
 // memoEntry is one requirement's fit on every node.
@@ -101,7 +113,7 @@ func (n *Nodes) SetNode(obj *corev1.Node) {
 	}
 	n.index[obj.Name] = len(n.list)
 	n.list = append(n.list, nd)
-	for _, e := range n.memo {
+	for _, e := range n.memoEntries() {
 		e.fit = append(e.fit, -1)
 	}
 	n.refit(len(n.list)-1, true)
@@ -117,7 +129,7 @@ func (n *Nodes) DeleteNode(name string) {
 		return
 	}
 	last := len(n.list) - 1
-	for _, e := range n.memo {
+	for _, e := range n.memoEntries() {
 		e.total -= max(e.fit[i], 0)
 		e.fit[i] = e.fit[last]
 		e.fit = e.fit[:last]
@@ -189,7 +201,7 @@ func (n *Nodes) dropPod(key string) {
 // is true, to the node itself. Call with mu held for writing.
 func (n *Nodes) refit(i int, admission bool) {
 	nd := &n.list[i]
-	for _, e := range n.memo {
+	for _, e := range n.memoEntries() {
 		old := e.fit[i]
 		if old < 0 && !admission {
 			continue
