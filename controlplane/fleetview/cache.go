@@ -21,6 +21,12 @@ import (
 // annotation on what it reads through the proxy, so both views agree.
 const ClusterAnnotation = "flotilla.io/cluster"
 
+// KarmadaClusterAnnotation is karmada-search's annotation naming the member
+// an object was cached from. In Karmada's API groups the cache sets it as
+// well (CacheOptions.KarmadaAnnotation), so what a Karmada user's tools
+// read from karmada-search's cache they read from this one.
+const KarmadaClusterAnnotation = "resource.karmada.io/cached-from-cluster"
+
 // watcherBuffer is how many events a slow watcher may fall behind before
 // its watch is closed (the client lists again), so one stalled reader
 // never holds memory or the informers.
@@ -61,8 +67,19 @@ type Cache struct {
 	base   context.Context
 	cancel context.CancelFunc
 
+	// clusterAnnotations name, on every cached object, its member.
+	clusterAnnotations []string
+
 	mu    sync.RWMutex
 	kinds map[schema.GroupVersionResource]*cachedKind
+}
+
+// CacheOptions configures NewCache.
+type CacheOptions struct {
+	// KarmadaAnnotation also sets KarmadaClusterAnnotation on every cached
+	// object, beside ClusterAnnotation: the control plane asks for it when
+	// it serves Karmada's API groups.
+	KarmadaAnnotation bool
 }
 
 // cachedKind is one kind's informers, one per member, and its watchers.
@@ -81,9 +98,13 @@ type memberInformer struct {
 }
 
 // NewCache returns an empty cache.
-func NewCache() *Cache {
+func NewCache(opts CacheOptions) *Cache {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Cache{base: ctx, cancel: cancel, kinds: map[schema.GroupVersionResource]*cachedKind{}}
+	annotations := []string{ClusterAnnotation}
+	if opts.KarmadaAnnotation {
+		annotations = append(annotations, KarmadaClusterAnnotation)
+	}
+	return &Cache{base: ctx, cancel: cancel, clusterAnnotations: annotations, kinds: map[schema.GroupVersionResource]*cachedKind{}}
 }
 
 // NeedLeaderElection is false: every replica serves its own cache.
@@ -158,7 +179,7 @@ func (c *Cache) startInformer(gvr schema.GroupVersionResource, ck *cachedKind, s
 	// the compact form only, never the decoded map.
 	_ = inf.SetTransform(func(obj any) (any, error) {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
-			return compact(u, cluster)
+			return compact(u, cluster, c.clusterAnnotations...)
 		}
 		return obj, nil
 	})
@@ -342,16 +363,22 @@ type cachedObject struct {
 	raw       json.RawMessage
 }
 
-// compact drops the managed fields, sets the cluster annotation and keeps
-// the object's JSON.
-func compact(u *unstructured.Unstructured, cluster string) (*cachedObject, error) {
+// compact drops the managed fields, sets the annotations naming the
+// cluster (ClusterAnnotation when none is given) and keeps the object's
+// JSON.
+func compact(u *unstructured.Unstructured, cluster string, clusterAnnotations ...string) (*cachedObject, error) {
 	u = u.DeepCopy()
 	u.SetManagedFields(nil)
 	annotations := u.GetAnnotations()
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[ClusterAnnotation] = cluster
+	if len(clusterAnnotations) == 0 {
+		clusterAnnotations = []string{ClusterAnnotation}
+	}
+	for _, k := range clusterAnnotations {
+		annotations[k] = cluster
+	}
 	u.SetAnnotations(annotations)
 	raw, err := json.Marshal(u.Object)
 	if err != nil {

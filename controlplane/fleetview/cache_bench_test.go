@@ -134,7 +134,7 @@ func (a allowNamespaces) Authorize(_ context.Context, attrs authorizer.Attribute
 // member runs: this measures serving, not listing members).
 func benchCache(b *testing.B, clusters, perCluster int) *Cache {
 	b.Helper()
-	c := NewCache()
+	c := NewCache(CacheOptions{})
 	ck := &cachedKind{gvk: appsv1.SchemeGroupVersion.WithKind("Deployment"), namespaced: true,
 		clusters: map[string]*memberInformer{}, watchers: map[*watcher]struct{}{}}
 	for ci := range clusters {

@@ -42,33 +42,42 @@ func (v clusterValidator) check(ctx context.Context, c *clusterv1.Cluster) (admi
 }
 
 func (v clusterValidator) credentials(ctx context.Context, c *clusterv1.Cluster) field.ErrorList {
+	var errs field.ErrorList
+	// The cluster proxy reads the impersonator's token with the control
+	// plane's own identity, from the credentials namespace only (which
+	// follows the API groups: karmada-cluster in Karmada's); one named
+	// elsewhere would be stored and then never work.
+	if ref := c.Spec.ImpersonatorSecretRef; ref != nil && ref.Namespace != shared.CredentialsNamespace() {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "impersonatorSecretRef", "namespace"), ref.Namespace,
+			"must be "+shared.CredentialsNamespace()+", the control plane's credentials namespace: the cluster proxy reads the impersonator's Secret with the control plane's own identity"))
+	}
 	ref := c.Spec.SecretRef
 	if ref == nil {
-		return nil
+		return errs
 	}
 	path := field.NewPath("spec", "secretRef")
 	if err := shared.CheckSecretRef(c); err != nil {
-		return field.ErrorList{field.Invalid(path.Child("namespace"), ref.Namespace,
-			"must be "+shared.CredentialsNamespace()+", the control plane's credentials namespace: the control plane reads the Secret with its own identity")}
+		return append(errs, field.Invalid(path.Child("namespace"), ref.Namespace,
+			"must be "+shared.CredentialsNamespace()+", the control plane's credentials namespace: the control plane reads the Secret with its own identity"))
 	}
 	if v.opts.Secrets == nil {
-		return nil
+		return errs
 	}
 	var s corev1.Secret
 	err := v.opts.Secrets.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, &s)
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil
+		return errs
 	case err != nil:
-		return field.ErrorList{field.InternalError(path, errors.New("read the credentials Secret "+ref.Namespace+"/"+ref.Name+": "+err.Error()))}
+		return append(errs, field.InternalError(path, errors.New("read the credentials Secret "+ref.Namespace+"/"+ref.Name+": "+err.Error())))
 	}
 	if _, err := shared.ClusterConnection(c, &s, v.opts.Controller.AllowKubeconfigExecAndFiles); err != nil {
 		// The message names the Secret, the kubeconfig entry and the field,
 		// never a credential.
 		msg := strings.TrimPrefix(err.Error(), shared.ErrCredentialsRefused.Error()+": ")
-		return field.ErrorList{field.Invalid(path, ref.Namespace+"/"+ref.Name, msg)}
+		return append(errs, field.Invalid(path, ref.Namespace+"/"+ref.Name, msg))
 	}
-	return nil
+	return errs
 }
 
 // ValidateCreate implements admission.CustomValidator: it checks a created object as the engine would.

@@ -15,7 +15,9 @@ import (
 )
 
 // TestWebhookRefusesTenantCredentials: the host refuses a Cluster whose
-// spec.secretRef leaves flotilla-system, and one whose existing Secret
+// spec.secretRef or spec.impersonatorSecretRef leaves flotilla-system
+// (the cluster proxy reads the impersonator's token with the control
+// plane's identity, as the credentials), and one whose existing Secret
 // holds a kubeconfig that would run a command or read a file, naming the
 // field, the Secret and the kubeconfig entry; a Cluster whose Secret does
 // not exist yet, or holds inline credentials, is stored.
@@ -50,6 +52,10 @@ func TestWebhookRefusesTenantCredentials(t *testing.T) {
 			Spec:       api.ClusterSpec{APIEndpoint: "https://10.0.0.1:6443", SecretRef: &api.LocalSecretReference{Namespace: namespace, Name: name}},
 		}
 	}
+	impersonatedBy := func(c *clusterv1.Cluster, namespace string) *clusterv1.Cluster {
+		c.Spec.ImpersonatorSecretRef = &api.LocalSecretReference{Namespace: namespace, Name: c.Name + "-impersonator"}
+		return c
+	}
 	secret("exec", kubeconfig(&clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{Command: "/bin/sh", APIVersion: "client.authentication.k8s.io/v1"}}))
 	secret("token-file", kubeconfig(&clientcmdapi.AuthInfo{TokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"}))
 	secret("inline", kubeconfig(&clientcmdapi.AuthInfo{Token: "t0ken"}))
@@ -61,6 +67,8 @@ func TestWebhookRefusesTenantCredentials(t *testing.T) {
 		{cluster("elsewhere", "tenant-a"), []string{`Cluster.cluster.flotilla.io "elsewhere" is invalid`, `spec.secretRef.namespace: Invalid value: "tenant-a": must be flotilla-system`}},
 		{cluster("exec", "flotilla-system"), []string{`spec.secretRef: Invalid value: "flotilla-system/exec"`, `secret flotilla-system/exec`, `kubeconfig: user "tenant" sets exec`}},
 		{cluster("token-file", "flotilla-system"), []string{`spec.secretRef: Invalid value: "flotilla-system/token-file"`, `user "tenant" sets tokenFile`}},
+		{impersonatedBy(cluster("impersonated", "flotilla-system"), "tenant-a"), []string{`Cluster.cluster.flotilla.io "impersonated" is invalid`,
+			`spec.impersonatorSecretRef.namespace: Invalid value: "tenant-a": must be flotilla-system`}},
 	} {
 		err := hub.Create(ctx, tt.cluster)
 		if err == nil || !apierrors.IsInvalid(err) {

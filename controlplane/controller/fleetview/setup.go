@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/fleetview"
@@ -43,7 +44,9 @@ func Setup(mgr ctrl.Manager, ms *shared.Members, server fleetview.Options) error
 		return fmt.Errorf("cluster proxy: host client: %w", err)
 	}
 	server.Targets = r.target
-	server.Search = fleetview.NewCache()
+	// In Karmada's groups the cached objects also carry karmada-search's
+	// cluster annotation.
+	server.Search = fleetview.NewCache(fleetview.CacheOptions{KarmadaAnnotation: apis.Current() == apis.KarmadaGroups})
 	if err := setupSearch(mgr, ms, server.Search); err != nil {
 		return err
 	}
