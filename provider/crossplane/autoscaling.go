@@ -17,7 +17,7 @@ import (
 // is a template there), so an unowned one is adopted.
 var federatedHPAKind = specObject[*v1alpha1.FederatedHPA, *autoscalingv1.FederatedHPA]{
 	kind:     api.KindFederatedHPA,
-	group:    autoscalingv1.GroupVersion,
+	group:    &autoscalingv1.GroupVersion,
 	newHost:  func() *autoscalingv1.FederatedHPA { return &autoscalingv1.FederatedHPA{} },
 	desired:  func(mg *v1alpha1.FederatedHPA) any { return mg.Spec.ForProvider },
 	liveSpec: func(h *autoscalingv1.FederatedHPA) any { return h.Spec },
@@ -36,7 +36,7 @@ var federatedHPAKind = specObject[*v1alpha1.FederatedHPA, *autoscalingv1.Federat
 // host's autoscaling.flotilla.io CronFederatedHPA.
 var cronFederatedHPAKind = specObject[*v1alpha1.CronFederatedHPA, *autoscalingv1.CronFederatedHPA]{
 	kind:     api.KindCronFederatedHPA,
-	group:    autoscalingv1.GroupVersion,
+	group:    &autoscalingv1.GroupVersion,
 	newHost:  func() *autoscalingv1.CronFederatedHPA { return &autoscalingv1.CronFederatedHPA{} },
 	desired:  func(mg *v1alpha1.CronFederatedHPA) any { return mg.Spec.ForProvider },
 	liveSpec: func(h *autoscalingv1.CronFederatedHPA) any { return h.Spec },

@@ -28,8 +28,10 @@ import (
 // that is all spec: a policy. M is the managed resource, H the host object.
 type specObject[M resource.ModernManaged, H client.Object] struct {
 	kind string
-	// group is the host kind's group version; zero is policy.flotilla.io's.
-	group    schema.GroupVersion
+	// group is the host kind's group version, read at each use because
+	// apis.Use sets it in place for Karmada's groups; nil is the policy
+	// group's.
+	group    *schema.GroupVersion
 	newHost  func() H
 	desired  func(M) any
 	liveSpec func(H) any
@@ -64,9 +66,9 @@ func (s *specClient[M, H]) desiredObject(mg M) (*unstructured.Unstructured, erro
 		return nil, fmt.Errorf("encode spec.forProvider of %s: %w", s.what(mg), err)
 	}
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	gv := s.group
-	if gv.Empty() {
-		gv = policyv1.GroupVersion
+	gv := policyv1.GroupVersion
+	if s.group != nil {
+		gv = *s.group
 	}
 	u.SetGroupVersionKind(gv.WithKind(s.kind))
 	key := s.key(mg)
