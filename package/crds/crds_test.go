@@ -20,6 +20,8 @@ func TestDefinitions(t *testing.T) {
 		"overridepolicies.fleet.m.flotilla.io":        "Namespaced",
 		"manifests.fleet.m.flotilla.io":               "Namespaced",
 		"federatedresourcequotas.fleet.m.flotilla.io": "Namespaced",
+		"federatedhpas.fleet.m.flotilla.io":           "Namespaced",
+		"cronfederatedhpas.fleet.m.flotilla.io":       "Namespaced",
 		"providerconfigs.fleet.m.flotilla.io":         "Namespaced",
 		"providerconfigusages.fleet.m.flotilla.io":    "Namespaced",
 		"clusterproviderconfigs.fleet.m.flotilla.io":  "Cluster",

@@ -15,6 +15,10 @@
 //   - PropagationPolicy, OverridePolicy → the policy.flotilla.io policy of
 //     the same name in the resource's namespace; spec.forProvider is
 //     Karmada's spec. Ready once the host has it.
+//   - FederatedHPA, CronFederatedHPA → the autoscaling.flotilla.io object of
+//     the same name in the resource's namespace; spec.forProvider is
+//     Karmada's spec, validated as the webhook does; status.atProvider is
+//     the host object's status as the control plane writes it.
 //   - Manifest → the template server-side applied to the host in the
 //     resource's namespace. status.atProvider holds the claiming policy, the
 //     placement (cluster → replicas) from the template's ResourceBinding,

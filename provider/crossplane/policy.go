@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -26,7 +27,11 @@ import (
 // specObject describes how one managed resource kind maps onto a host kind
 // that is all spec: a policy. M is the managed resource, H the host object.
 type specObject[M resource.ModernManaged, H client.Object] struct {
-	kind     string
+	kind string
+	// group is the host kind's group version, read at each use because
+	// apis.Use sets it in place for Karmada's groups; nil is the policy
+	// group's.
+	group    *schema.GroupVersion
 	newHost  func() H
 	desired  func(M) any
 	liveSpec func(H) any
@@ -61,7 +66,11 @@ func (s *specClient[M, H]) desiredObject(mg M) (*unstructured.Unstructured, erro
 		return nil, fmt.Errorf("encode spec.forProvider of %s: %w", s.what(mg), err)
 	}
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetGroupVersionKind(policyv1.GroupVersion.WithKind(s.kind))
+	gv := policyv1.GroupVersion
+	if s.group != nil {
+		gv = *s.group
+	}
+	u.SetGroupVersionKind(gv.WithKind(s.kind))
 	key := s.key(mg)
 	u.SetNamespace(key.Namespace)
 	u.SetName(key.Name)

@@ -39,7 +39,8 @@ spec:
 // status.atProvider; an assignment over overall is refused naming the
 // field; a host quota the managed resource did not create is never
 // adopted; deleting the managed resource removes the host quota and the
-// member's ResourceQuota.
+// member's ResourceQuota. The same env then runs FederatedHPA and
+// CronFederatedHPA managed resources (checkAutoscalersManaged).
 func TestFederatedResourceQuotaManaged(t *testing.T) {
 	e := startEnvWith(t, 1)
 	ctx := t.Context()
@@ -112,4 +113,5 @@ spec:
 	if err := e.mgmt.Get(ctx, client.ObjectKeyFromObject(taken), &live); err != nil {
 		t.Errorf("deleting the managed resource that did not own it removed the host quota: %v", err)
 	}
+	checkAutoscalersManaged(t, e)
 }

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
@@ -149,6 +150,18 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := setupManaged(mgr, o, global, hosts, v1alpha1.FederatedResourceQuotaGroupVersionKind, &v1alpha1.FederatedResourceQuota{},
 		func(h *host) managed.TypedExternalClient[*v1alpha1.FederatedResourceQuota] {
 			return &specClient[*v1alpha1.FederatedResourceQuota, *policyv1.FederatedResourceQuota]{specObject: federatedResourceQuotaKind, host: h}
+		}); err != nil {
+		return err
+	}
+	if err := setupManaged(mgr, o, global, hosts, v1alpha1.FederatedHPAGroupVersionKind, &v1alpha1.FederatedHPA{},
+		func(h *host) managed.TypedExternalClient[*v1alpha1.FederatedHPA] {
+			return &specClient[*v1alpha1.FederatedHPA, *autoscalingv1.FederatedHPA]{specObject: federatedHPAKind, host: h}
+		}); err != nil {
+		return err
+	}
+	if err := setupManaged(mgr, o, global, hosts, v1alpha1.CronFederatedHPAGroupVersionKind, &v1alpha1.CronFederatedHPA{},
+		func(h *host) managed.TypedExternalClient[*v1alpha1.CronFederatedHPA] {
+			return &specClient[*v1alpha1.CronFederatedHPA, *autoscalingv1.CronFederatedHPA]{specObject: cronFederatedHPAKind, host: h}
 		}); err != nil {
 		return err
 	}

@@ -137,7 +137,8 @@ func noExecute(cl *clusterv1.Cluster) bool {
 // TestPullModeMember: a member the control plane has no credentials or
 // endpoint for registers through its agent, gets its share of a
 // Deployment through the agent and reports status that aggregates into the
-// template, beside a Push member that works as before; a Work written by
+// template, beside a Push member that works as before; a FederatedHPA
+// over the template names the Pull member as not measured; a Work written by
 // hand into its execution namespace is refused and never applied. The agent stops:
 // its lease expires, the cluster turns Unknown and NoExecute, and the
 // replicas fail over to the Push member while the Pull member keeps its
@@ -172,6 +173,7 @@ func TestPullModeMember(t *testing.T) {
 		}
 		return d.Status.ReadyReplicas == 4, fmt.Sprintf("status %+v", d.Status)
 	})
+	checkFederatedHPANamesPull(t, e)
 	workKey := client.ObjectKey{Namespace: shared.ExecutionNamespace(e.pull), Name: shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"})}
 	var w workv1.Work
 	if err := e.hub.Get(ctx, workKey, &w); err != nil {

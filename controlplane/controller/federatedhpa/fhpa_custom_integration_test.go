@@ -20,11 +20,14 @@ import (
 // over a member whose custom.metrics.k8s.io and external.metrics.k8s.io
 // are a real metrics adapter (custom-metrics-apiserver's in-memory test
 // provider behind its adapter server, through the member's aggregation
-// layer). A Pods metric (requests_per_second, 10 per pod) and an External
-// metric (the adapter's fixed series of 44, 11 per replica) decide
-// together: each of the two web pods at 30 asks for 6, the External
-// metric for 4, and the largest wins; then the pods fall to 1 and, after
-// the scale-down window, the External metric's 4 holds the template.
+// layer). A Pods metric (requests_per_second, 10 per pod), an External
+// metric (the adapter's fixed series of 44, 11 per replica) and an Object
+// metric (the web Deployment's queue_length in the member, 50, 10 per
+// replica) decide together: each of the two web pods at 30 asks for 6,
+// the External metric for 4, the Object metric for 5, and the largest
+// wins; then the pods fall to 1 and, after the scale-down window, the
+// Object metric's 5 holds the template (read, it is above the External
+// metric's 4; not read, the template would fall to 4).
 func TestFederatedHPAScalesOnCustomAndExternalMetrics(t *testing.T) {
 	start := time.Now()
 	f := controllertest.StartCustomMetricsFleet(t, 1)
@@ -35,6 +38,9 @@ func TestFederatedHPAScalesOnCustomAndExternalMetrics(t *testing.T) {
 	testkit.MustCreate(t, hub, controllertest.Deployment(2))
 	controllertest.WaitReplicas(t, f.Members, map[string]int32{member: 2})
 	writePerPod(t, f, 2, "30")
+	if err := f.Clusters[0].WriteCustomMetric(t.Context(), "default", "deployments.apps", "web", "queue_length", "50"); err != nil {
+		t.Fatal(err)
+	}
 
 	fhpa := &autoscalingv1.FederatedHPA{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
 	testkit.MustYAML(t, fhpa, `
@@ -47,33 +53,43 @@ spec:
     pods: {metric: {name: requests_per_second}, target: {type: AverageValue, averageValue: "10"}}
   - type: External
     external: {metric: {name: `+testenv.ExternalMetricName+`}, target: {type: AverageValue, averageValue: "11"}}
+  - type: Object
+    object:
+      describedObject: {apiVersion: apps/v1, kind: Deployment, name: web}
+      metric: {name: queue_length}
+      target: {type: AverageValue, averageValue: "10"}
   behavior:
     scaleDown: {stabilizationWindowSeconds: 5}
 `)
 	testkit.MustCreate(t, hub, fhpa)
 
-	t.Log("30 per pod against 10: the Pods metric asks for 6, more than the External metric's 4")
+	t.Log("30 per pod against 10: the Pods metric asks for 6, more than the Object metric's 5 and the External metric's 4")
 	controllertest.WaitReplicasWithin(t, metricsDeadline, f.Members, map[string]int32{member: 6})
 	waitStatus(t, hub, fhpa, func(s autoscalingv2.HorizontalPodAutoscalerStatus) string {
 		switch {
-		case s.DesiredReplicas != 6 || len(s.CurrentMetrics) != 2:
+		case s.DesiredReplicas != 6 || len(s.CurrentMetrics) != 3:
 			return "replicas or metrics"
 		case s.CurrentMetrics[0].Pods == nil || s.CurrentMetrics[0].Pods.Current.AverageValue == nil || s.CurrentMetrics[0].Pods.Current.AverageValue.Value() != 30:
 			return "the Pods metric's average of 30"
 		case s.CurrentMetrics[1].External == nil || s.CurrentMetrics[1].External.Metric.Name != testenv.ExternalMetricName:
 			return "the External metric"
+		case s.CurrentMetrics[2].Object == nil || s.CurrentMetrics[2].Object.DescribedObject.Kind != "Deployment" || s.CurrentMetrics[2].Object.Metric.Name != "queue_length":
+			return "the Object metric"
 		}
 		return conditions(s, map[autoscalingv2.HorizontalPodAutoscalerConditionType]string{autoscalingv2.ScalingActive: "True/ValidMetricFound"})
 	})
 
-	t.Log("1 per pod: the Pods metric asks for the minimum, the External metric holds 4")
+	t.Log("1 per pod: the Pods metric asks for the minimum, the Object metric holds 5 (the External metric asks for 4)")
 	writePerPod(t, f, 6, "1")
-	controllertest.WaitReplicasWithin(t, metricsDeadline, f.Members, map[string]int32{member: 4})
+	controllertest.WaitReplicasWithin(t, metricsDeadline, f.Members, map[string]int32{member: 5})
 	waitStatus(t, hub, fhpa, func(s autoscalingv2.HorizontalPodAutoscalerStatus) string {
-		if s.DesiredReplicas != 4 || len(s.CurrentMetrics) != 2 || s.CurrentMetrics[0].Pods == nil || s.CurrentMetrics[0].Pods.Current.AverageValue.Value() != 1 {
-			return "4 replicas with the pods at 1"
+		switch {
+		case s.DesiredReplicas != 5 || len(s.CurrentMetrics) != 3 || s.CurrentMetrics[0].Pods == nil || s.CurrentMetrics[0].Pods.Current.AverageValue.Value() != 1:
+			return "5 replicas with the pods at 1"
+		case s.CurrentMetrics[2].Object == nil || s.CurrentMetrics[2].Object.Current.AverageValue == nil || s.CurrentMetrics[2].Object.Current.AverageValue.Value() != 10:
+			return "the Object metric's 50 over 5 replicas"
 		}
-		return ""
+		return conditions(s, map[autoscalingv2.HorizontalPodAutoscalerConditionType]string{autoscalingv2.ScalingActive: "True/ValidMetricFound"})
 	})
 	t.Logf("took %s", time.Since(start).Round(time.Millisecond))
 }

@@ -36,6 +36,27 @@ type connector interface {
 // template (not yet, or a foreign one of the same name).
 var errNotApplied = errors.New("no object of this fleet's template")
 
+// errPullMember stands for the sample of a pull-mode member: the control
+// plane has no route or credentials to it (its agent pulls its Works), and
+// the agent reports no metrics, so its pods are not measured. They count
+// as pods with missing metrics, as for a member that does not answer, and
+// the status names the member with this reason.
+var errPullMember = errors.New("pull-mode member: its pods are not measured (the control plane does not reach a pull member, and its agent reports no metrics)")
+
+// skipPull is read, except for the members in pull, which are never
+// contacted and answer errPullMember at once: without it a pull member's
+// read would fail on its missing credentials, or wait for the request
+// timeout on an endpoint the control plane cannot reach, with a reason
+// that does not say why it can never be measured.
+func skipPull(pull map[string]bool, read memberReader) memberReader {
+	return func(ctx context.Context, cluster string) memberSample {
+		if pull[cluster] {
+			return memberSample{Err: errPullMember}
+		}
+		return read(ctx, cluster)
+	}
+}
+
 // maxMemberReads bounds the members read at once by one pass: each read
 // holds a goroutine and a few connections, so a 1,000-member fleet does
 // not open thousands at once; 32 reads of a 100-member fleet at ~50 ms

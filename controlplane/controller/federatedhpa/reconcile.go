@@ -2,6 +2,7 @@ package federatedhpa
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	autoscalingv1alpha1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
+	clusterv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/cluster/v1alpha1"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/autoscale"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
@@ -123,7 +125,11 @@ func (r *reconciler) pass(ctx context.Context, hpa *autoscalingv1alpha1.Federate
 	read := func(ctx context.Context, cluster string) memberSample {
 		return sampleMember(ctx, r.members, r.opts.Fleet, res, specs, cluster)
 	}
-	samples := sampleMembers(ctx, read, rb.Spec.Clusters, r.opts.MemberRequestTimeout)
+	pull, err := r.pullMembers(ctx, rb.Spec.Clusters)
+	if err != nil {
+		return fail(reasonFailedGetBinding, "the HPA controller was unable to read the clusters of %s: %v", name, err)
+	}
+	samples := sampleMembers(ctx, skipPull(pull, read), rb.Spec.Clusters, r.opts.MemberRequestTimeout)
 	observeReads(hpa, samples)
 	fleet := merge(samples, podContainers(target), len(specs))
 	for _, u := range fleet.Unanswered {
@@ -158,6 +164,26 @@ func (r *reconciler) pass(ctx context.Context, hpa *autoscalingv1alpha1.Federate
 		r.rec.Object(hpa, corev1.EventTypeNormal, reasonSuccessfulRescale, actionScale, fmt.Sprintf("New size: %d; reason: %s", d.Replicas, d.Reason))
 	}
 	return d.Conditions
+}
+
+// pullMembers is the pull-mode members among clusters; a cluster no
+// longer registered is not one (its read fails and names it).
+func (r *reconciler) pullMembers(ctx context.Context, clusters []api.TargetCluster) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, tc := range clusters {
+		var cl clusterv1.Cluster
+		err := r.client.Get(ctx, client.ObjectKey{Name: tc.Name}, &cl)
+		if shared.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get cluster %s: %w", tc.Name, err)
+		}
+		if shared.IsPull(&cl) {
+			out[tc.Name] = true
+		}
+	}
+	return out, nil
 }
 
 // getScale reads the template's scale subresource.
@@ -223,6 +249,10 @@ func (r *reconciler) forget(key client.ObjectKey) {
 // member's pods or a metric missing.
 func observeReads(hpa *autoscalingv1alpha1.FederatedHPA, samples []memberSample) {
 	for _, s := range samples {
+		if errors.Is(s.Err, errPullMember) {
+			// Never contacted: neither a read nor an error to count.
+			continue
+		}
 		result := metrics.ResultSuccess
 		failed := s.Err != nil
 		for _, m := range s.Metrics {

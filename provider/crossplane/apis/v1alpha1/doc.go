@@ -1,6 +1,7 @@
 // Package v1alpha1 is fleet.m.flotilla.io/v1alpha1, the API of flotilla's
 // Crossplane provider: namespaced managed resources (Cluster,
-// PropagationPolicy, OverridePolicy, Manifest) whose external resources are
+// PropagationPolicy, OverridePolicy, FederatedResourceQuota, FederatedHPA,
+// CronFederatedHPA, Manifest) whose external resources are
 // flotilla's objects in a host apiserver, plus ProviderConfig,
 // ClusterProviderConfig and ProviderConfigUsage. The spec shapes reuse
 // controlplane/api, so they stay Karmada's. It holds types only and must not
@@ -44,6 +45,10 @@ var (
 	OverridePolicyGroupVersionKind          = GroupVersion.WithKind(OverridePolicyKind)
 	FederatedResourceQuotaKind              = reflect.TypeFor[FederatedResourceQuota]().Name()
 	FederatedResourceQuotaGroupVersionKind  = GroupVersion.WithKind(FederatedResourceQuotaKind)
+	FederatedHPAKind                        = reflect.TypeFor[FederatedHPA]().Name()
+	FederatedHPAGroupVersionKind            = GroupVersion.WithKind(FederatedHPAKind)
+	CronFederatedHPAKind                    = reflect.TypeFor[CronFederatedHPA]().Name()
+	CronFederatedHPAGroupVersionKind        = GroupVersion.WithKind(CronFederatedHPAKind)
 	ManifestKind                            = reflect.TypeFor[Manifest]().Name()
 	ManifestGroupVersionKind                = GroupVersion.WithKind(ManifestKind)
 	ProviderConfigKind                      = reflect.TypeFor[ProviderConfig]().Name()
