@@ -17,7 +17,9 @@ import (
 // policy claims, is a difference that names both placements.
 func TestPlacementDifference(t *testing.T) {
 	claimed := &plan.PolicyRef{Kind: api.KindPropagationPolicy, Namespace: "default", Name: "app"}
-	tc := func(name string, replicas int32) api.TargetCluster { return api.TargetCluster{Name: name, Replicas: replicas} }
+	tc := func(name string, replicas int32) api.TargetCluster {
+		return api.TargetCluster{Name: name, Replicas: replicas}
+	}
 	for _, c := range []struct {
 		name    string
 		karmada []api.TargetCluster
