@@ -44,6 +44,10 @@ type Planned struct {
 	// suspended ones: a staged rollout (ApplyStaged) updates one batch at a
 	// time, and the clusters of later batches keep what they run.
 	Hold []string
+	// Karmada lets the apply take over the objects a stopped Karmada
+	// applied in the clusters it names (the grant of a Terraform import
+	// of such an object); nil for none.
+	Karmada *execution.KarmadaAdoption
 }
 
 // StalePlanError says that the fleet changed between plan and apply so that
@@ -193,6 +197,7 @@ func applyRequest(p Planned, r plan.Result) execution.ApplyRequest {
 		// of drift (execution.AsDeclared), so the plan shows no change for
 		// them and apply must not reset them either.
 		RetainMemberFields: true,
+		Karmada:            p.Karmada,
 	}
 	for cluster, w := range r.Works {
 		if !slices.Contains(r.Suspended, cluster) && !slices.Contains(p.Hold, cluster) {

@@ -98,7 +98,7 @@ func (c *clusterRun) apply(ctx context.Context, o op) Outcome {
 		out.ResourceVersion, out.Generation = live.GetResourceVersion(), live.GetGeneration()
 		return out
 	}
-	if fromKarmada && !handedOver {
+	if fromKarmada && !handedOver && !o.karmada.Label {
 		// Karmada's object, taken over: nothing is sent while it already
 		// holds what flotilla renders (KarmadaAdoption).
 		same, err := c.appliesNothing(ctx, client, obj, live)

@@ -38,6 +38,12 @@ type KarmadaAdoption struct {
 	ClusterBinding bool `json:"clusterBinding,omitempty"`
 	// Clusters are the clusters whose object is taken over.
 	Clusters []string `json:"clusters"`
+	// Label has the first apply put flotilla's labels on a covered object
+	// even when its content would not change. Terraform sets it for an
+	// object imported from Karmada: its refresh knows the resource's
+	// objects by those labels alone, while the control plane keeps the
+	// record and can afford to send nothing.
+	Label bool `json:"label,omitempty"`
 }
 
 // covers reports whether live, in cluster, is an object Karmada applied

@@ -160,6 +160,9 @@ func (s *karmadaSurvey) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-8s %s%s: %s\n", verdict, f.object, where, f.reason)
 	}
+	for _, warning := range s.warnings {
+		fmt.Fprintf(w, "WARN     %s\n", warning)
+	}
 	clusters := make([]string, 0, len(s.namespaces))
 	for cluster := range s.namespaces {
 		clusters = append(clusters, cluster)

@@ -57,8 +57,14 @@ type karmadaSurvey struct {
 	// of adoptable Clusters, by cluster, which the control plane refuses
 	// until they carry shared.LabelExecutionSpace.
 	namespaces map[string]string
+	// warnings are bindings flotilla would place differently from
+	// Karmada; their member objects are not taken over.
+	warnings []string
 	// adoptions is the record the real run writes.
 	adoptions []shared.KarmadaAdoptionEntry
+	// fleet are the host's Clusters in the engine's form, as the
+	// control plane's scheduler sees them at start.
+	fleet []api.Cluster
 }
 
 // member is a read-only view of one member cluster, or why there is none.
@@ -168,6 +174,7 @@ func (s *karmadaSurvey) clusters(ctx context.Context) (map[string]memberView, er
 	out := map[string]memberView{}
 	for i := range list.Items {
 		cl := &list.Items[i]
+		s.fleet = append(s.fleet, cl.Engine())
 		if cl.Spec.SyncMode == api.Pull {
 			out[cl.Name] = memberView{err: errPullMode}
 			s.findings = append(s.findings, finding{object: "Cluster " + cl.Name, reason: pullModeReason})
@@ -245,16 +252,26 @@ func (s *karmadaSurvey) bindings(ctx context.Context, members map[string]memberV
 	if err := s.host.List(ctx, &clusterList); err != nil {
 		return fmt.Errorf("list clusterresourcebindings: %w", err)
 	}
+	var karmadas []*workv1.ResourceBinding
 	for i := range list.Items {
-		if err := s.binding(ctx, members, &list.Items[i]); err != nil {
-			return err
+		if rb := &list.Items[i]; karmadaBinding(rb) {
+			karmadas = append(karmadas, rb)
 		}
 	}
 	for i := range clusterList.Items {
 		// Held as a ResourceBinding without a namespace, as the
 		// controllers hold it (shared.BindingView).
 		crb := &clusterList.Items[i]
-		if err := s.binding(ctx, members, &workv1.ResourceBinding{ObjectMeta: crb.ObjectMeta, Spec: crb.Spec}); err != nil {
+		if rb := (&workv1.ResourceBinding{ObjectMeta: crb.ObjectMeta, Spec: crb.Spec, Status: crb.Status}); karmadaBinding(rb) {
+			karmadas = append(karmadas, rb)
+		}
+	}
+	diffs, err := s.placementDiffs(ctx, s.fleet, karmadas)
+	if err != nil {
+		return err
+	}
+	for _, rb := range karmadas {
+		if err := s.binding(ctx, members, rb, diffs[hoststore.BindingRef(rb)]); err != nil {
 			return err
 		}
 	}
@@ -262,19 +279,38 @@ func (s *karmadaSurvey) bindings(ctx context.Context, members map[string]memberV
 	return nil
 }
 
-// binding checks one binding; rb without a namespace is a
+// karmadaBinding reports whether Karmada made rb: it carries Karmada's
+// permanent-id label of its kind of binding.
+func karmadaBinding(rb *workv1.ResourceBinding) bool {
+	adoption := execution.KarmadaAdoption{ClusterBinding: rb.Namespace == ""}
+	return rb.Labels[adoption.BindingLabel()] != ""
+}
+
+// placementReason is the survey's line for each cluster of a binding
+// flotilla would place differently from Karmada.
+const placementReason = "flotilla would place the binding differently from Karmada (see its WARN line), so the member object is not taken over: " +
+	"it stays Karmada's and the control plane leaves it alone as a conflict; make the policy give Karmada's placement (clusterNames, staticWeightList) and run the dry run again, " +
+	"or accept the rollout with the policy's conflictResolution Overwrite"
+
+// binding checks one binding Karmada made; rb without a namespace is a
 // ClusterResourceBinding, whose permanent ID Karmada keeps under its own
-// label key on the binding, its Works and the member objects.
-func (s *karmadaSurvey) binding(ctx context.Context, members map[string]memberView, rb *workv1.ResourceBinding) error {
+// label key on the binding, its Works and the member objects. A binding
+// flotilla would place differently (placementDiff says how) is not taken
+// over: the control plane's first schedule would roll it out.
+func (s *karmadaSurvey) binding(ctx context.Context, members map[string]memberView, rb *workv1.ResourceBinding, placementDiff string) error {
 	adoption := execution.KarmadaAdoption{ClusterBinding: rb.Namespace == ""}
 	label := adoption.BindingLabel()
 	id := rb.Labels[label]
-	if id == "" {
-		return nil // not Karmada's
-	}
 	adoption.BindingPermanentID = id
 	ref := api.TemplateRefOfResource(rb.Spec.Resource)
 	name := hoststore.BindingRef(rb)
+	if placementDiff != "" {
+		s.warnings = append(s.warnings, name+": "+placementDiff)
+		for _, target := range rb.Spec.Clusters {
+			s.findings = append(s.findings, finding{object: name + ": " + ref.Describe(), cluster: target.Name, reason: placementReason})
+		}
+		return nil
+	}
 	works, err := s.worksOf(ctx, label, id)
 	if err != nil {
 		return err

@@ -23,7 +23,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
@@ -36,21 +35,24 @@ import (
 
 // TestAdoptKarmada takes over a host in the state Karmada's controllers
 // leave it: its CRDs (not labelled as flotilla's), Clusters with their
-// Secrets, two templates (a Deployment and a ConfigMap) claimed by a
-// policy.karmada.io PropagationPolicy, their work.karmada.io/v1alpha2
+// Secrets, three templates (two Deployments and a ConfigMap) claimed by
+// policy.karmada.io PropagationPolicies, their work.karmada.io/v1alpha2
 // ResourceBindings and their Works in karmada-es-<cluster>, all with
 // Karmada's labels and annotations, and the member objects Karmada applied
 // from those Works; a ClusterRole claimed by a ClusterPropagationPolicy,
 // with its ClusterResourceBinding and Works; and a pull-mode Cluster. One member object differs from its Work (the
-// ConfigMap's data edited in member2).
+// ConfigMap's data edited in member2). One binding (Deployment api,
+// divided by static weights 1:2) holds Karmada's older 2:1 division.
 //
 // adopt-karmada refuses while Karmada's scheduler holds its lease; its dry
-// run lists each object with its verdict, the mismatch with its reason, and
-// writes nothing; the real run labels the CRDs and writes the record. The
+// run lists each object with its verdict, the mismatch with its reason,
+// the api binding as a WARN naming both placements (flotilla's plan of it
+// would be a rollout) and its objects as SKIP, and writes nothing; the real run labels the CRDs and writes the record. The
 // control plane in Karmada's groups then starts and applies every Work it
 // renders, and the members see no write and no deletion at all: a watch
 // opened on each member before the adoption sees no event, and every
-// resourceVersion is unchanged. The mismatched object is left as it is.
+// resourceVersion is unchanged. The mismatched object and the api
+// Deployments (conflicts, not taken over) are left as they are.
 // A template change afterwards reaches both members.
 func TestAdoptKarmada(t *testing.T) {
 	start := time.Now()
@@ -104,6 +106,8 @@ func TestAdoptKarmada(t *testing.T) {
 		fmt.Sprintf("ADOPT    ResourceBinding default/settings-configmap: ConfigMap default/settings in cluster %s: matches", m1),
 		fmt.Sprintf("ADOPT    ClusterResourceBinding reader-clusterrole: ClusterRole reader in cluster %s: matches Work karmada-es-%s/%s; taken over without a write", m1, m1, state.works["reader"]),
 		fmt.Sprintf("ADOPT    ClusterResourceBinding reader-clusterrole: ClusterRole reader in cluster %s: matches Work karmada-es-%s/%s", m2, m2, state.works["reader"]),
+		fmt.Sprintf("SKIP     ResourceBinding default/api-deployment: Deployment default/api in cluster %s: flotilla would place the binding differently from Karmada", m1),
+		fmt.Sprintf("WARN     ResourceBinding default/api-deployment: flotilla would place %[1]s=1,%[2]s=2; Karmada placed %[1]s=2,%[2]s=1 (a rollout after the take-over)", m1, m2),
 		"SKIP     Cluster edge: pull mode (spec.syncMode Pull): Karmada's karmada-agent in the member applies its Works and keeps its objects",
 		fmt.Sprintf("SKIP     ResourceBinding default/settings-configmap: ConfigMap default/settings in cluster %s: the member object differs from Work karmada-es-%s/%s at data.mode (Work blue, member green); it is left alone", m2, m2, state.works["settings"]),
 		"LABEL    CustomResourceDefinition resourcebindings.work.karmada.io: installed by Karmada",
@@ -129,7 +133,10 @@ func TestAdoptKarmada(t *testing.T) {
 	for _, w := range []struct {
 		cluster, template string
 		applied           bool
-	}{{m1, "web", true}, {m2, "web", true}, {m1, "settings", true}, {m2, "settings", false}, {m1, "reader", true}, {m2, "reader", true}} {
+	}{{m1, "web", true}, {m2, "web", true}, {m1, "settings", true}, {m2, "settings", false}, {m1, "reader", true}, {m2, "reader", true},
+		// Not taken over: flotilla's 1:2 would be a rollout, so both
+		// Karmada objects are left alone as conflicts.
+		{m1, "api", false}, {m2, "api", false}} {
 		waitFor(t, "flotilla's Work of "+w.template+" in "+w.cluster, func() (bool, string) {
 			want := metav1.ConditionFalse
 			if w.applied {
@@ -250,6 +257,7 @@ func memberVersions(t *testing.T, clients map[string]client.Client) map[string]s
 			obj  client.Object
 		}{
 			{"Deployment", client.ObjectKey{Namespace: "default", Name: "web"}, &appsv1.Deployment{}},
+			{"Deployment", client.ObjectKey{Namespace: "default", Name: "api"}, &appsv1.Deployment{}},
 			{"ConfigMap", client.ObjectKey{Namespace: "default", Name: "settings"}, &corev1.ConfigMap{}},
 			{"ClusterRole", client.ObjectKey{Name: "reader"}, &rbacv1.ClusterRole{}},
 		} {
@@ -365,8 +373,41 @@ spec:
   - {apiVersion: v1, kind: ConfigMap, name: settings}
   placement:
     clusterAffinity: {clusterNames: [%[1]s, %[2]s]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: split
+  namespace: default
+  labels: {propagationpolicy.karmada.io/permanent-id: 6e2d1d66-split}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: api}
+  placement:
+    clusterAffinity: {clusterNames: [%[1]s, %[2]s]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+        - {targetCluster: {clusterNames: [%[1]s]}, weight: 1}
+        - {targetCluster: {clusterNames: [%[2]s]}, weight: 2}
 `, m1, m2)
 	templates := map[string]string{
+		// Divided by the split policy's weights, 1:2, which were
+		// edited while Karmada's scheduler was stopped: Karmada's
+		// binding still says 2:1, so flotilla would place it otherwise.
+		"api": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: default, labels: {app: api}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: "registry.example/api:1.0"}]
+`,
 		"web": `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: default, labels: {app: web}}
@@ -389,9 +430,17 @@ data: {mode: blue}
 	}
 	state := adoptState{works: map[string]string{}, refs: map[string]api.TemplateRef{}}
 	for name, tmpl := range templates {
+		policyName, policyID := "app", "5d1c0c55-policy"
+		// Karmada's replicas per cluster: all of them in each (Duplicated),
+		// or the api's old 2:1 division.
+		perCluster := func(i int, replicas int64) int64 { return replicas }
+		if name == "api" {
+			policyName, policyID = "split", "6e2d1d66-split"
+			perCluster = func(i int, _ int64) int64 { return int64(2 - i) }
+		}
 		u := yamlObject(t, tmpl)
-		u.SetLabels(merge(u.GetLabels(), map[string]string{api.KarmadaLabelPolicyPermanentID: "5d1c0c55-policy"}))
-		u.SetAnnotations(map[string]string{"propagationpolicy.karmada.io/name": "app", "propagationpolicy.karmada.io/namespace": "default"})
+		u.SetLabels(merge(u.GetLabels(), map[string]string{api.KarmadaLabelPolicyPermanentID: policyID}))
+		u.SetAnnotations(map[string]string{"propagationpolicy.karmada.io/name": policyName, "propagationpolicy.karmada.io/namespace": "default"})
 		if err := hub.Create(t.Context(), u); err != nil {
 			t.Fatal(err)
 		}
@@ -407,15 +456,16 @@ kind: ResourceBinding
 metadata:
   name: %[1]s
   namespace: default
-  labels: {%[2]s: %[3]s, %[4]s: 5d1c0c55-policy}
-  annotations: {propagationpolicy.karmada.io/name: app, propagationpolicy.karmada.io/namespace: default}
+  labels: {%[2]s: %[3]s, %[4]s: %[13]s}
+  annotations: {propagationpolicy.karmada.io/name: %[14]s, propagationpolicy.karmada.io/namespace: default}
 spec:
   resource: {apiVersion: %[5]s, kind: %[6]s, namespace: default, name: %[7]s, uid: %[8]s, resourceVersion: "%[9]s"}
   replicas: %[10]d
-  clusters: [{name: %[11]s, replicas: %[10]d}, {name: %[12]s, replicas: %[10]d}]
+  clusters: [{name: %[11]s, replicas: %[15]d}, {name: %[12]s, replicas: %[16]d}]
   placement:
     clusterAffinity: {clusterNames: [%[11]s, %[12]s]}
-`, rbName, api.KarmadaLabelBindingPermanentID, rbID, api.KarmadaLabelPolicyPermanentID, u.GetAPIVersion(), u.GetKind(), name, u.GetUID(), u.GetResourceVersion(), replicas, m1, m2))
+`, rbName, api.KarmadaLabelBindingPermanentID, rbID, api.KarmadaLabelPolicyPermanentID, u.GetAPIVersion(), u.GetKind(), name, u.GetUID(), u.GetResourceVersion(), replicas, m1, m2,
+			policyID, policyName, perCluster(0, replicas), perCluster(1, replicas)))
 		if err := hub.Create(t.Context(), rb); err != nil {
 			t.Fatal(err)
 		}
@@ -424,13 +474,17 @@ spec:
 			// execution controller applies: the template with Karmada's
 			// marks (ctrlutil.CreateOrUpdateWork).
 			manifest := yamlObject(t, tmpl)
+			if replicas > 0 {
+				// Karmada's replica revision of the Work.
+				_ = unstructured.SetNestedField(manifest.Object, perCluster(i, replicas), "spec", "replicas")
+			}
 			workID := fmt.Sprintf("4a2b-%s-%d", name, i)
 			manifest.SetLabels(merge(manifest.GetLabels(), map[string]string{
-				api.KarmadaLabelManaged: api.KarmadaValueManaged, api.KarmadaLabelPolicyPermanentID: "5d1c0c55-policy",
+				api.KarmadaLabelManaged: api.KarmadaValueManaged, api.KarmadaLabelPolicyPermanentID: policyID,
 				api.KarmadaLabelBindingPermanentID: rbID, api.KarmadaLabelWorkPermanentID: workID,
 			}))
 			manifest.SetAnnotations(map[string]string{
-				"propagationpolicy.karmada.io/name": "app", "propagationpolicy.karmada.io/namespace": "default",
+				"propagationpolicy.karmada.io/name": policyName, "propagationpolicy.karmada.io/namespace": "default",
 				"resourcetemplate.karmada.io/uid": string(u.GetUID()),
 				api.KarmadaAnnotationBindingName:  rbName, api.KarmadaAnnotationBindingNamespace: "default",
 				api.KarmadaAnnotationWorkName: workName, api.KarmadaAnnotationWorkNamespace: "karmada-es-" + m.Name,
@@ -461,139 +515,4 @@ metadata: {name: edge}
 spec: {syncMode: Pull}
 `)
 	return state
-}
-
-// writeKarmadaClusterRole writes a cluster-scoped template as Karmada
-// leaves it: a ClusterRole claimed by a ClusterPropagationPolicy, its
-// ClusterResourceBinding and Works, which carry the
-// clusterresourcebinding.karmada.io keys instead of the resourcebinding
-// ones, and the ClusterRole applied in both members.
-func writeKarmadaClusterRole(t *testing.T, hub client.Client, members []*testenv.Cluster, state adoptState) {
-	t.Helper()
-	m1, m2 := members[0].Name, members[1].Name
-	mustCreateYAML(t, hub, fmt.Sprintf(`apiVersion: policy.karmada.io/v1alpha1
-kind: ClusterPropagationPolicy
-metadata:
-  name: rbac
-  labels: {%s: 77aa-cpolicy}
-spec:
-  resourceSelectors:
-  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: reader}
-  placement:
-    clusterAffinity: {clusterNames: [%s, %s]}
-`, api.KarmadaLabelClusterPolicyPermanentID, m1, m2))
-	tmpl := `apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: reader}
-rules:
-- {apiGroups: [""], resources: [configmaps], verbs: [get, list]}
-`
-	u := yamlObject(t, tmpl)
-	u.SetLabels(map[string]string{api.KarmadaLabelClusterPolicyPermanentID: "77aa-cpolicy"})
-	u.SetAnnotations(map[string]string{"clusterpropagationpolicy.karmada.io/name": "rbac"})
-	if err := hub.Create(t.Context(), u); err != nil {
-		t.Fatal(err)
-	}
-	state.refs["reader"] = api.TemplateRefOf(u)
-	const crbID, crbName, workName = "c0de-reader-binding", "reader-clusterrole", "reader-5f8d7c6b4"
-	state.works["reader"] = workName
-	mustCreateYAML(t, hub, fmt.Sprintf(`apiVersion: work.karmada.io/v1alpha2
-kind: ClusterResourceBinding
-metadata:
-  name: %[1]s
-  labels: {%[2]s: %[3]s, %[4]s: 77aa-cpolicy}
-  annotations: {clusterpropagationpolicy.karmada.io/name: rbac}
-spec:
-  resource: {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: reader, uid: %[5]s, resourceVersion: "%[6]s"}
-  clusters: [{name: %[7]s}, {name: %[8]s}]
-  placement:
-    clusterAffinity: {clusterNames: [%[7]s, %[8]s]}
-`, crbName, api.KarmadaLabelClusterBindingPermanentID, crbID, api.KarmadaLabelClusterPolicyPermanentID, u.GetUID(), u.GetResourceVersion(), m1, m2))
-	for i, m := range members {
-		manifest := yamlObject(t, tmpl)
-		workID := fmt.Sprintf("4a2b-reader-%d", i)
-		manifest.SetLabels(map[string]string{
-			api.KarmadaLabelManaged: api.KarmadaValueManaged, api.KarmadaLabelClusterPolicyPermanentID: "77aa-cpolicy",
-			api.KarmadaLabelClusterBindingPermanentID: crbID, api.KarmadaLabelWorkPermanentID: workID,
-		})
-		manifest.SetAnnotations(map[string]string{
-			"clusterpropagationpolicy.karmada.io/name": "rbac", "resourcetemplate.karmada.io/uid": string(u.GetUID()),
-			api.KarmadaAnnotationClusterBindingName: crbName,
-			api.KarmadaAnnotationWorkName:           workName, api.KarmadaAnnotationWorkNamespace: "karmada-es-" + m.Name,
-			api.KarmadaAnnotationConflictResolution: "abort",
-		})
-		work := karmadaWork(m.Name, workName, manifest,
-			map[string]string{api.KarmadaLabelClusterBindingPermanentID: crbID, api.KarmadaLabelWorkPermanentID: workID},
-			map[string]string{api.KarmadaAnnotationClusterBindingName: crbName})
-		if err := hub.Create(t.Context(), work); err != nil {
-			t.Fatal(err)
-		}
-		if err := plainClient(t, m.RESTConfig()).Create(t.Context(), manifest, client.FieldOwner("karmada-controller-manager")); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func mustCreateYAML(t *testing.T, c client.Client, doc string) {
-	t.Helper()
-	if err := c.Create(t.Context(), yamlObject(t, doc)); err != nil {
-		t.Fatalf("create %s: %v", doc, err)
-	}
-}
-
-func yamlObject(t *testing.T, doc string) *unstructured.Unstructured {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
-func merge(a, b map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
-}
-
-// dumpHost logs the host's bindings and Works, to tell why a test failed.
-func dumpHost(t *testing.T, hub client.Client) {
-	for _, kind := range []struct{ apiVersion, kind, ns string }{
-		{"work.karmada.io/v1alpha2", "ResourceBindingList", "default"},
-		{"work.karmada.io/v1alpha1", "WorkList", ""},
-	} {
-		list := &unstructured.UnstructuredList{}
-		list.SetAPIVersion(kind.apiVersion)
-		list.SetKind(kind.kind)
-		if err := hub.List(context.Background(), list, client.InNamespace(kind.ns)); err != nil {
-			t.Logf("list %s: %v", kind.kind, err)
-			continue
-		}
-		for _, item := range list.Items {
-			status, _, _ := unstructured.NestedFieldNoCopy(item.Object, "status")
-			clusters, _, _ := unstructured.NestedFieldNoCopy(item.Object, "spec", "clusters")
-			t.Logf("%s %s/%s labels %v clusters %v status %v", item.GetKind(), item.GetNamespace(), item.GetName(), item.GetLabels(), clusters, status)
-		}
-	}
-}
-
-// karmadaWork is a Work as Karmada's binding controller writes it in the
-// execution namespace of cluster: manifest as its one workload, Karmada's
-// execution finalizer, and the binding's labels and annotations.
-func karmadaWork(cluster, name string, manifest *unstructured.Unstructured, labels, annotations map[string]string) *unstructured.Unstructured {
-	work := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
-		"spec": map[string]any{"workload": map[string]any{"manifests": []any{manifest.DeepCopy().Object}}},
-	}}
-	work.SetNamespace("karmada-es-" + cluster)
-	work.SetName(name)
-	work.SetFinalizers([]string{"karmada.io/execution-controller"})
-	work.SetLabels(labels)
-	work.SetAnnotations(annotations)
-	return work
 }

@@ -49,6 +49,10 @@ type manifestPrivate struct {
 	// Importing is set by ImportState for the Read that follows, which
 	// fills the state from the members the import ID names.
 	Importing bool `json:"importing,omitempty"`
+	// Karmada is the grant an import of objects a stopped Karmada applied
+	// leaves for the applies that follow, which take them over in place;
+	// kept until each of its clusters was applied.
+	Karmada *execution.KarmadaAdoption `json:"karmada,omitempty"`
 	// Connections are the connections attribute's elements in state before
 	// an update, for clusters no longer configured; never stored here.
 	Connections map[string]tftypes.Value `json:"-"`
@@ -212,7 +216,8 @@ func (r *manifestResource) apply(ctx context.Context, m manifestRequest, prior m
 	}
 	a := out[0]
 	ok := appliedOK(a)
-	written := manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion, Interpreters: in.customizations}
+	written := manifestPrivate{Applied: a.Clusters, Preserve: a.Result.PreserveResourcesOnDeletion, Interpreters: in.customizations,
+		Karmada: karmadaLeft(prior.Karmada, ok)}
 	set[attrRendered] = keepClusters(m.planned.rendered, ok)
 	if staged != nil {
 		set[attrRendered] = stagedRendered(m.planned.rendered, m.recorded.rendered, staged.Updated, a.Result.Suspended)
@@ -293,7 +298,7 @@ func plannedFrom(in manifestInputs, p manifestRecord, prior manifestPrivate, sen
 		}
 		return func(hash string) string { return shownRenderedHash(key, hash) }
 	}
-	main := engine.Planned{Template: in.template, Applied: prior.Applied, AffinityTerm: p.affinityTerm, Suspended: p.suspended, Shown: shown(in.template)}
+	main := engine.Planned{Template: in.template, Applied: prior.Applied, AffinityTerm: p.affinityTerm, Suspended: p.suspended, Shown: shown(in.template), Karmada: prior.Karmada}
 	for _, name := range sortedKeys(p.placement) {
 		main.Placement = append(main.Placement, api.TargetCluster{Name: name, Replicas: int32(p.placement[name])})
 	}

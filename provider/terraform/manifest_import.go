@@ -14,6 +14,7 @@ import (
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/engine"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/health"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
@@ -147,21 +148,27 @@ func (r *manifestResource) readImported(ctx context.Context, in manifestInputs, 
 	placement := map[string]int64{}
 	var items []health.ClusterStatus
 	var first *unstructured.Unstructured
+	var karmada *execution.KarmadaAdoption
 	for _, o := range r.data.Engine.Observe(ctx, members, identity) {
+		managed := o.Managed
 		switch {
 		case o.Err != nil:
 			resp.Diagnostics.AddAttributeError(path.Root(attrConnections), "Cannot import "+o.Object.String()+" from cluster "+o.Cluster, o.Err.Error())
 			continue
 		case o.NotFound:
 			continue
+		case !o.Owned && o.Live != nil && grantKarmada(&karmada, o.Cluster, o.Live):
+			// Karmada's object: imported as its template declared it,
+			// and taken over by the next apply (manifest_import_karmada.go).
+			managed = karmadaView(o.Live)
 		case !o.Owned || o.Managed == nil:
 			resp.Diagnostics.AddWarning(o.Object.String()+" in cluster "+o.Cluster+" is not this fleet's",
-				"It does not carry fleet "+r.data.Engine.Fleet()+"'s ownership labels for this template, so it is not imported; "+
+				"It does not carry fleet "+r.data.Engine.Fleet()+"'s ownership labels for this template, nor was it applied by Karmada for the binding of the other clusters' objects, so it is not imported; "+
 					"the next apply takes it over only if the claiming policy's conflict_resolution is Overwrite.")
 			continue
 		}
-		found[o.Cluster] = r.data.SensitiveKinds.redact(o.Managed.Object, key)
-		replicas, _, err := interpret.GetReplicas(o.Managed)
+		found[o.Cluster] = r.data.SensitiveKinds.redact(managed.Object, key)
+		replicas, _, err := interpret.GetReplicas(managed)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root(attrPlacement), "Cannot import "+o.Object.String()+" from cluster "+o.Cluster, err.Error())
 			continue
@@ -169,7 +176,7 @@ func (r *manifestResource) readImported(ctx context.Context, in manifestInputs, 
 		placement[o.Cluster] = int64(replicas)
 		items = append(items, health.Observe(o.Cluster, o.Live, 0))
 		if first == nil { // observations come by cluster name: the first one's
-			first = templateOf(o.Managed)
+			first = templateOf(managed)
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -208,7 +215,7 @@ func (r *manifestResource) readImported(ctx context.Context, in manifestInputs, 
 		return
 	}
 	resp.State.Raw = v
-	resp.Diagnostics.Append(writePrivate(ctx, resp.Private, manifestPrivate{Applied: sortedStrings(names)})...)
+	resp.Diagnostics.Append(writePrivate(ctx, resp.Private, manifestPrivate{Applied: sortedStrings(names), Karmada: karmada})...)
 }
 
 // templateOf is the template an object flotilla applied was rendered from,
