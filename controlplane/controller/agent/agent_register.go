@@ -48,11 +48,13 @@ func agentRoleName(cluster string) string { return "flotilla:agent:" + cluster }
 // issues a new token each time. In the spirit of `karmadactl register`, it
 // makes:
 //   - the Cluster, with spec.syncMode Pull (an existing Push Cluster is
-//     refused), its execution namespace and its Lease;
+//     refused), its execution namespace, its report space
+//     (shared.ReportNamespace) and its Lease;
 //   - the ServiceAccount flotilla-agent-<cluster> in ClusterLeaseNamespace;
 //   - RBAC that lets it read and write only its own Cluster and its status,
-//     its own Lease and the Works of its execution namespace (and read
-//     interpreter customizations, which hold no secrets). It may read no
+//     its own Lease, the Works of its execution namespace and the
+//     EndpointSlices of its report space (and read interpreter
+//     customizations, which hold no secrets). It may read no
 //     Secret, no other Cluster's Works, no binding and no template.
 func RegisterAgent(ctx context.Context, c client.Client, cluster string, tokenTTL time.Duration) (AgentRegistration, error) {
 	if msgs := api.ValidateClusterName(cluster); len(msgs) > 0 {
