@@ -66,16 +66,16 @@ func SameReport(have, want *discoveryv1.EndpointSlice) bool {
 // FromReport reads a report of cluster's agent for the Service svc as the
 // member slice it stands for (to be checked by ExportedSlice and copied by
 // Collect, as a slice read from a Push member is) and what it says of the
-// member's Service. A report of another Service, or one that does not
-// decode, is an error naming the cluster and the report: it contributes
-// nothing.
-func FromReport(cluster string, svc types.NamespacedName, r *discoveryv1.EndpointSlice) (*discoveryv1.EndpointSlice, ExportedService, bool, error) {
+// member's Service. why is not empty for a report of another Service, or
+// one that does not decode, naming the cluster and the report: it
+// contributes nothing.
+func FromReport(cluster string, svc types.NamespacedName, r *discoveryv1.EndpointSlice) (_ *discoveryv1.EndpointSlice, _ ExportedService, exported bool, why string) {
 	if r.Labels[LabelServiceNamespace] != svc.Namespace || r.Labels[LabelServiceName] != svc.Name || r.Labels[discoveryv1.LabelManagedBy] != ReportedBy {
-		return nil, ExportedService{}, false, fmt.Errorf("cluster %s: report %s/%s is not a report of Service %s", cluster, r.Namespace, r.Name, svc)
+		return nil, ExportedService{}, false, fmt.Sprintf("cluster %s: report %s/%s is not a report of Service %s", cluster, r.Namespace, r.Name, svc)
 	}
 	var rs ReportedService
 	if err := json.Unmarshal([]byte(r.Annotations[AnnotationReportedService]), &rs); err != nil {
-		return nil, ExportedService{}, false, fmt.Errorf("cluster %s: report %s/%s: annotation %s: %w", cluster, r.Namespace, r.Name, AnnotationReportedService, err)
+		return nil, ExportedService{}, false, fmt.Sprintf("cluster %s: report %s/%s: annotation %s: %v", cluster, r.Namespace, r.Name, AnnotationReportedService, err)
 	}
 	s := &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Namespace: svc.Namespace, Name: r.Name, Labels: map[string]string{discoveryv1.LabelServiceName: svc.Name}},
@@ -85,5 +85,5 @@ func FromReport(cluster string, svc types.NamespacedName, r *discoveryv1.Endpoin
 	}
 	ports := slices.Clone(rs.Ports)
 	slices.Sort(ports)
-	return s, ExportedService{Cluster: cluster, Headless: rs.Headless, Ports: ports}, rs.Exported, nil
+	return s, ExportedService{Cluster: cluster, Headless: rs.Headless, Ports: ports}, rs.Exported, ""
 }

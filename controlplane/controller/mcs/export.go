@@ -318,9 +318,8 @@ func (r *reconciler) reported(ctx context.Context, cluster string, svc types.Nam
 	out := contribution{reachable: true}
 	exported := true
 	for i := range reports {
-		s, service, exp, err := multicluster.FromReport(cluster, svc, &reports[i])
-		if err != nil {
-			why := err.Error()
+		s, service, exp, why := multicluster.FromReport(cluster, svc, &reports[i])
+		if why != "" {
 			return contribution{reachable: true, why: why, serviceWhy: why}, nil
 		}
 		out.service, exported = service, exported && exp
