@@ -45,6 +45,10 @@ type reporter struct {
 	log     logr.Logger
 	// kick asks for a pass at once (a member slice changed).
 	kick chan struct{}
+	// empty is set once a pass found no Service to report and left no
+	// report: the next such pass asks the hub nothing (a member that
+	// exports nothing costs the hub no request per interval).
+	empty bool
 }
 
 // notify asks for a pass; a pass already asked for covers this one.
@@ -84,6 +88,9 @@ func (r *reporter) report(ctx context.Context) error {
 	services, err := r.services(ctx)
 	if err != nil {
 		return err
+	}
+	if len(services) == 0 && r.empty {
+		return nil
 	}
 	space := shared.ReportNamespace(r.cluster)
 	desired := map[string]*discoveryv1.EndpointSlice{}
@@ -128,6 +135,8 @@ func (r *reporter) report(ctx context.Context) error {
 			return fmt.Errorf("create report %s/%s: %w", space, name, err)
 		}
 	}
+	// Every report left was deleted above, none created.
+	r.empty = len(services) == 0
 	return nil
 }
 
