@@ -154,6 +154,10 @@ func TestAgentChartCommonPreset(t *testing.T) {
 		"networking.k8s.io": {"ingresses"},
 		"autoscaling":       {"horizontalpodautoscalers"},
 		"policy":            {"poddisruptionbudgets"},
+		// Multi-cluster services: imported slices applied, exported
+		// ones read and reported.
+		"discovery.k8s.io":      {"endpointslices"},
+		"multicluster.x-k8s.io": {"serviceexports", "serviceimports"},
 	} {
 		for _, res := range resources {
 			for _, verb := range write {

@@ -162,6 +162,8 @@ func runAgentWith(ctx context.Context, hub *rest.Config, c agentConfig) error {
 	if err := addHealthChecks(mgr); err != nil {
 		return err
 	}
+	// A change to a member slice the agent reports is reported at once.
+	c.options.MemberCache = members
 	if err := agent.SetupAgent(mgr, mc, c.options); err != nil {
 		return err
 	}

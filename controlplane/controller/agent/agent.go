@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -29,6 +30,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/execution"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/hoststore"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
 )
 
 // Defaults of AgentOptions, Karmada's karmada-agent's.
@@ -58,6 +60,10 @@ type AgentOptions struct {
 	// StatusInterval is how often the cluster's status is collected from
 	// the member and written to the hub; default DefaultAgentStatusInterval.
 	StatusInterval time.Duration
+	// MemberCache, when set, is the cache mc came from: a change to one of
+	// the member's EndpointSlices the agent reports is then reported at
+	// once, not at the next StatusInterval.
+	MemberCache *member.Cache
 	// Options are the execution settings shared with the control plane:
 	// Fleet (it must be the control plane's), ProbeTimeout, the success
 	// and failure thresholds of Ready, Resync, WorkTimeout and the workers.
@@ -126,6 +132,14 @@ func SetupAgent(mgr ctrl.Manager, mc *member.Client, opts AgentOptions) error {
 	o = o.WithInterpreters(hoststore.NewInterpreters())
 	c, now := mgr.GetClient(), time.Now
 	a := &agent{hub: c, reader: mgr.GetAPIReader(), member: mc, opts: opts, now: now, log: mgr.GetLogger().WithName("agent").WithValues("cluster", opts.Cluster)}
+	a.reports = &reporter{hub: c, reader: mgr.GetAPIReader(), member: mc, cluster: opts.Cluster, log: a.log, kick: make(chan struct{}, 1)}
+	if opts.MemberCache != nil {
+		opts.MemberCache.OnEndpointSlices(func(cluster string, s *discoveryv1.EndpointSlice) {
+			if cluster == opts.Cluster && !multicluster.Ours(s) {
+				a.reports.notify()
+			}
+		})
+	}
 	if err := mgr.Add(a); err != nil {
 		return fmt.Errorf("set up agent: %w", err)
 	}
@@ -187,6 +201,8 @@ type agent struct {
 	streak shared.ProbeStreak
 	// started is whether streak holds a result yet.
 	started bool
+	// reports reports the member's exported endpoints.
+	reports *reporter
 }
 
 // syncModeOf is a Cluster's sync mode, Push when it names none (Karmada's
@@ -208,8 +224,9 @@ func (e *refusedError) Error() string { return e.msg }
 func (a *agent) NeedLeaderElection() bool { return false }
 
 // Start registers the Cluster, retrying through hub and member outages (a
-// refusal ends the agent), then renews the Lease and reports status until
-// ctx ends.
+// refusal ends the agent), then renews the Lease, reports status and
+// reports the endpoints of its member's Services (reporter) until ctx
+// ends.
 func (a *agent) Start(ctx context.Context) error {
 	for {
 		err := a.register(ctx)
@@ -226,9 +243,13 @@ func (a *agent) Start(ctx context.Context) error {
 	}
 	a.log.Info("cluster registered", "syncMode", api.Pull)
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); a.every(ctx, a.opts.RenewInterval, "renew lease", a.renew) }()
 	go func() { defer wg.Done(); a.every(ctx, a.opts.StatusInterval, "report cluster status", a.report) }()
+	go func() {
+		defer wg.Done()
+		a.reports.run(ctx, a.opts.StatusInterval, a.opts.StatusInterval+a.opts.Options.ProbeTimeout)
+	}()
 	wg.Wait()
 	return nil
 }

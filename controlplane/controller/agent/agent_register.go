@@ -9,6 +9,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,11 +48,13 @@ func agentRoleName(cluster string) string { return "flotilla:agent:" + cluster }
 // issues a new token each time. In the spirit of `karmadactl register`, it
 // makes:
 //   - the Cluster, with spec.syncMode Pull (an existing Push Cluster is
-//     refused), its execution namespace and its Lease;
+//     refused), its execution namespace, its report space
+//     (shared.ReportNamespace) and its Lease;
 //   - the ServiceAccount flotilla-agent-<cluster> in ClusterLeaseNamespace;
 //   - RBAC that lets it read and write only its own Cluster and its status,
-//     its own Lease and the Works of its execution namespace (and read
-//     interpreter customizations, which hold no secrets). It may read no
+//     its own Lease, the Works of its execution namespace and the
+//     EndpointSlices of its report space (and read interpreter
+//     customizations, which hold no secrets). It may read no
 //     Secret, no other Cluster's Works, no binding and no template.
 func RegisterAgent(ctx context.Context, c client.Client, cluster string, tokenTTL time.Duration) (AgentRegistration, error) {
 	if msgs := api.ValidateClusterName(cluster); len(msgs) > 0 {
@@ -91,13 +94,15 @@ func registerCluster(ctx context.Context, c client.Client, cluster string) error
 	return nil
 }
 
-// registerNamespaces creates the Lease namespace and the cluster's
-// execution namespace (flotilla's, labelled as the binding controller
-// labels it), refusing an execution namespace someone else made.
+// registerNamespaces creates the Lease namespace, the cluster's execution
+// namespace (flotilla's, labelled as the binding controller labels it) and
+// its report space (shared.ReportNamespace), refusing an execution
+// namespace or report space someone else made.
 func registerNamespaces(ctx context.Context, c client.Client, cluster string) error {
 	leases := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ClusterLeaseNamespace()}}
 	works := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ExecutionNamespace(cluster), Labels: map[string]string{shared.LabelExecutionSpace: cluster}}}
-	for _, ns := range []*corev1.Namespace{leases, works} {
+	reports := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.ReportNamespace(cluster), Labels: map[string]string{shared.LabelReportSpace: cluster}}}
+	for _, ns := range []*corev1.Namespace{leases, works, reports} {
 		err := c.Create(ctx, ns)
 		if apierrors.IsAlreadyExists(err) {
 			err = c.Get(ctx, client.ObjectKeyFromObject(ns), ns)
@@ -105,6 +110,9 @@ func registerNamespaces(ctx context.Context, c client.Client, cluster string) er
 		if err != nil {
 			return fmt.Errorf("create namespace %s: %w", ns.Name, err)
 		}
+	}
+	if err := shared.CheckReportSpace(reports, cluster); err != nil {
+		return err
 	}
 	return shared.CheckExecutionSpace(works, cluster)
 }
@@ -127,13 +135,15 @@ func registerRBAC(ctx context.Context, c client.Client, cluster string) error {
 	if err := c.Create(ctx, account); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create service account %s/%s: %w", shared.ClusterLeaseNamespace(), sa, err)
 	}
-	clusterRules, leaseRules, workRules := agentRules(cluster)
+	clusterRules, leaseRules, workRules, reportRules := agentRules(cluster)
 	cr := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	leaseRole := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace(), Name: name}}
 	leaseBinding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ClusterLeaseNamespace(), Name: name}}
 	workRole := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ExecutionNamespace(cluster), Name: name}}
 	workBinding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ExecutionNamespace(cluster), Name: name}}
+	reportRole := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ReportNamespace(cluster), Name: name}}
+	reportBinding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: shared.ReportNamespace(cluster), Name: name}}
 	roleRef := func(kind string) rbacv1.RoleRef {
 		return rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: kind, Name: name}
 	}
@@ -144,6 +154,8 @@ func registerRBAC(ctx context.Context, c client.Client, cluster string) error {
 		{leaseBinding, func() { leaseBinding.RoleRef, leaseBinding.Subjects = roleRef("Role"), subjects }},
 		{workRole, func() { workRole.Rules = workRules }},
 		{workBinding, func() { workBinding.RoleRef, workBinding.Subjects = roleRef("Role"), subjects }},
+		{reportRole, func() { reportRole.Rules = reportRules }},
+		{reportBinding, func() { reportBinding.RoleRef, reportBinding.Subjects = roleRef("Role"), subjects }},
 	}
 	for _, o := range objs {
 		if _, err := controllerutil.CreateOrUpdate(ctx, c, o.obj, func() error { o.mutate(); return nil }); err != nil {
@@ -162,11 +174,14 @@ type rbacObject struct {
 // agentRules are the rights of cluster's agent: to read its own Cluster
 // and write its status, and to read interpreter customizations,
 // cluster-wide; on its own
-// Lease; on the Works (and their status) of its execution namespace. A
+// Lease; on the Works (and their status) of its execution namespace; on
+// the EndpointSlices of its report space, where it reports what its
+// member's exported Services' endpoints are (and nowhere else: the
+// collected slices of its execution namespace are the host's). A
 // list or watch limited by resourceNames is allowed for a request that
 // selects the one name (fieldSelector metadata.name), as the agent's
 // cache does (AgentCacheOptions).
-func agentRules(cluster string) (clusterRules, leaseRules, workRules []rbacv1.PolicyRule) {
+func agentRules(cluster string) (clusterRules, leaseRules, workRules, reportRules []rbacv1.PolicyRule) {
 	read := []string{"get", "list", "watch"}
 	clusterRules = []rbacv1.PolicyRule{
 		// Read only: a member that could write its Cluster's spec or
@@ -185,5 +200,8 @@ func agentRules(cluster string) (clusterRules, leaseRules, workRules []rbacv1.Po
 		{APIGroups: []string{workv1.GroupVersion.Group}, Resources: []string{"works"}, Verbs: slices.Concat(read, []string{"update", "patch"})},
 		{APIGroups: []string{workv1.GroupVersion.Group}, Resources: []string{"works/status"}, Verbs: []string{"get", "update", "patch"}},
 	}
-	return clusterRules, leaseRules, workRules
+	reportRules = []rbacv1.PolicyRule{
+		{APIGroups: []string{discoveryv1.GroupName}, Resources: []string{"endpointslices"}, Verbs: slices.Concat(read, []string{"create", "update", "patch", "delete"})},
+	}
+	return clusterRules, leaseRules, workRules, reportRules
 }

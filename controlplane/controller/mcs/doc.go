@@ -6,7 +6,9 @@
 // those members that runs and exports the Service, the member's
 // EndpointSlices of that Service onto the host, into the member's
 // execution namespace (where tenants cannot write), labelled with the
-// cluster they were read from. For a ServiceImport propagated to consumer
+// cluster they were read from; a Pull member, which the control plane
+// cannot read, contributes what its agent reported into the cluster's
+// report space (shared.ReportedSlices). For a ServiceImport propagated to consumer
 // clusters it writes, through Works (so execution's ownership, pruning and
 // trust checks apply), each consumer's derived Service and one
 // EndpointSlice per collected slice of the import's own namespace and

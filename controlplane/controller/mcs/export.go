@@ -163,10 +163,11 @@ type contribution struct {
 	why, serviceWhy string
 }
 
-// contribution reads what cluster contributes to svc. A NotReady,
-// unknown or pull-mode cluster, or one that does not run the Service (or
-// runs it as ExternalName), contributes nothing; as an exporter
-// (asExporter) it must also run the ServiceExport.
+// contribution reads what cluster contributes to svc. A NotReady or
+// unknown cluster, or one that does not run the Service (or runs it as
+// ExternalName), contributes nothing; as an exporter (asExporter) it must
+// also run the ServiceExport. A Pull cluster's contribution is what its
+// agent reported (reported).
 func (r *reconciler) contribution(ctx context.Context, cluster string, svc types.NamespacedName, asExporter bool) (contribution, error) {
 	none := func(why string) contribution { return contribution{reachable: true, why: why, serviceWhy: why} }
 	var cl clusterv1.Cluster
@@ -181,9 +182,8 @@ func (r *reconciler) contribution(ctx context.Context, cluster string, svc types
 		return none(fmt.Sprintf("cluster %s is not ready, its endpoints are withdrawn", cluster)), nil
 	}
 	if shared.IsPull(&cl) {
-		// A pull-mode member's slices would come from its agent, which
-		// does not report them yet.
-		return none(fmt.Sprintf("cluster %s is a pull-mode member, which does not export yet", cluster)), nil
+		// The control plane cannot read the member: its agent reports.
+		return r.reported(ctx, cluster, svc, asExporter)
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.WithDefaults().MemberRequestTimeout)
 	defer cancel()
@@ -292,4 +292,43 @@ func addressCount(s *discoveryv1.EndpointSlice) int {
 		n += len(e.Addresses)
 	}
 	return n
+}
+
+// reported is the contribution of the Pull cluster cluster to svc: the
+// reports its agent wrote into the cluster's report space
+// (shared.ReportedSlices), read as the slices of a Push member are, under
+// the same rules (ExportedSlice). Only the space says which cluster a
+// report is from, and only the clusters the Service's sources name are
+// ever read, so an agent's report of a Service its cluster does not
+// export or provide, or in another cluster's space, is never collected.
+// No report is a Service the agent does not report as running; a report
+// that does not decode contributes nothing and is named.
+func (r *reconciler) reported(ctx context.Context, cluster string, svc types.NamespacedName, asExporter bool) (contribution, error) {
+	reports, err := shared.ReportedSlices(ctx, r.client, cluster, svc.Namespace, svc.Name)
+	switch {
+	case shared.IsRefused(err):
+		why := err.Error()
+		return contribution{reachable: true, why: why, serviceWhy: why}, nil
+	case err != nil:
+		return contribution{}, err
+	case len(reports) == 0:
+		why := fmt.Sprintf("the agent of cluster %s reports no endpoints of Service %s", cluster, svc)
+		return contribution{reachable: true, why: why, serviceWhy: why}, nil
+	}
+	out := contribution{reachable: true}
+	exported := true
+	for i := range reports {
+		s, service, exp, why := multicluster.FromReport(cluster, svc, &reports[i])
+		if why != "" {
+			return contribution{reachable: true, why: why, serviceWhy: why}, nil
+		}
+		out.service, exported = service, exported && exp
+		if multicluster.ExportedSlice(svc, s) == "" {
+			out.slices = append(out.slices, s)
+		}
+	}
+	if asExporter && !exported {
+		out.why = fmt.Sprintf("cluster %s runs no %s %s, its agent reports", cluster, multicluster.KindServiceExport, svc)
+	}
+	return out, nil
 }

@@ -50,6 +50,10 @@ func Setup(mgr ctrl.Manager, ms *shared.Members, opts shared.Options, events sha
 		For(&workv1.ResourceBinding{}, builder.WithPredicates(predicate.NewPredicateFuncs(mcsBinding))).
 		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(collectedImport),
 			builder.WithPredicates(predicate.NewPredicateFuncs(collected))).
+		// A Pull agent's report wakes its Service's collection, as a Push
+		// member's slice does through the member cache.
+		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(reportedCollection),
+			builder.WithPredicates(predicate.NewPredicateFuncs(reported))).
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(workImport),
 			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 				return shared.MCSWork(o.(*workv1.Work)) || shared.CrossClusterWork(o.(*workv1.Work))
@@ -133,6 +137,19 @@ func mcsBinding(obj client.Object) bool {
 func collected(obj client.Object) bool {
 	_, ok := shared.ClusterOfNamespace(obj.GetNamespace())
 	return ok && obj.GetLabels()[discoveryv1.LabelManagedBy] == multicluster.ManagedBy
+}
+
+// reported reports whether obj is a Pull agent's report, in a report
+// space (shared.ReportNamespace).
+func reported(obj client.Object) bool {
+	_, ok := shared.ClusterOfReportNamespace(obj.GetNamespace())
+	return ok && obj.GetLabels()[discoveryv1.LabelManagedBy] == multicluster.ReportedBy
+}
+
+// reportedCollection wakes the collection of a report's Service.
+func reportedCollection(_ context.Context, obj client.Object) []reconcile.Request {
+	l := obj.GetLabels()
+	return []reconcile.Request{{NamespacedName: exportBinding(l[multicluster.LabelServiceNamespace], l[multicluster.LabelServiceName])}}
 }
 
 // collectedImport wakes the ServiceImport and the MultiClusterService of

@@ -355,6 +355,9 @@ func (o Options) Reserved(ns string) bool {
 	if anyExecutionNamespace(ns) {
 		return true
 	}
+	if _, ok := ClusterOfReportNamespace(ns); ok {
+		return true
+	}
 	reserved := o.ReservedNamespaces
 	if len(reserved) == 0 {
 		reserved = DefaultReservedNamespaces

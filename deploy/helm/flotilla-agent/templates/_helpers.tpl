@@ -57,6 +57,8 @@ flotilla-agent.commonRules is rbac.preset common: the kinds most fleets propagat
 the agent's apply, read-back, status collection and pruning use, and what the agent needs for
 itself (nodes and pods for the resource summary; namespaces and configmaps, already listed, for the
 member's ID and its membership marker; the non-resource URLs of health, version and discovery).
+Multi-cluster services: EndpointSlices (a consumer's imported slices are applied, an exporter's are
+read and reported to the hub) and the MCS API's ServiceExports and ServiceImports.
 */}}
 {{- define "flotilla-agent.commonRules" -}}
 {{- $write := list "get" "list" "watch" "create" "update" "patch" "delete" -}}
@@ -77,6 +79,12 @@ member's ID and its membership marker; the non-resource URLs of health, version 
   verbs: {{ toJson $write }}
 - apiGroups: [policy]
   resources: [poddisruptionbudgets]
+  verbs: {{ toJson $write }}
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: {{ toJson $write }}
+- apiGroups: [multicluster.x-k8s.io]
+  resources: [serviceexports, serviceimports]
   verbs: {{ toJson $write }}
 - apiGroups: [""]
   resources: [nodes, pods]
