@@ -59,6 +59,8 @@ type Cluster struct {
 	customMetricsWrite string
 	// aggregation adds aggregationArgs to the apiserver's flags.
 	aggregation bool
+	// kubelet is Options.Kubelet naming the cluster (kubelet.go).
+	kubelet bool
 
 	mu   sync.Mutex // serialises StopAPIServer and StartAPIServer
 	port int
@@ -143,13 +145,19 @@ func (c *Cluster) start(ctx context.Context, logf func(string, ...any)) error {
 		return fmt.Errorf("cluster %s: %w", c.Name, err)
 	}
 	if c.mode == APIServerOnly {
+		if c.kubelet {
+			if err := c.startKubeletOnly(ctx); err != nil {
+				return err
+			}
+			logf("testenv: %s ready with kwok's kubelet endpoints (%s)", c.Name, since(begin))
+		}
 		return nil
 	}
 
 	if err := c.startComponents(); err != nil {
 		return err
 	}
-	kcm, kwok := c.components[0], c.components[2]
+	kcm, kwok := c.component(binKCM), c.component(binKwok)
 	watch = c.processes()
 	for i := 1; i <= c.node.Count; i++ {
 		if err := createNode(ctx, client, c.nodeName(i), c.node); err != nil {
@@ -171,12 +179,12 @@ func (c *Cluster) start(ctx context.Context, logf func(string, ...any)) error {
 		}
 	}
 	if c.metricsServer != "" {
-		if err := c.registerAPIService(ctx, metricsServerName, c.metricsPort, c.components[3], metricsAPI); err != nil {
+		if err := c.registerAPIService(ctx, metricsServerName, c.metricsPort, c.component(binMetricsServer), metricsAPI); err != nil {
 			return fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
 	}
 	if c.customMetrics != "" {
-		if err := c.registerAPIService(ctx, customMetricsName, c.customMetricsPort, c.components[4], customMetricsAPIs...); err != nil {
+		if err := c.registerAPIService(ctx, customMetricsName, c.customMetricsPort, c.component(binCustomMetrics), customMetricsAPIs...); err != nil {
 			return fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
 	}
@@ -274,6 +282,9 @@ func (c *Cluster) apiserverProcess(port int) *process {
 	if c.aggregation || c.metricsServer != "" {
 		p.args = append(p.args, aggregationArgs(c.pki)...)
 	}
+	if c.kubelet {
+		p.args = append(p.args, kubeletArgs(c.pki)...)
+	}
 	return p
 }
 
@@ -300,13 +311,11 @@ func (c *Cluster) startComponents() error {
 		// Its pod stages make pods of an image tagged BrokenImageTag never Ready.
 		{binKwok, []string{kc, "--manage-all-nodes=true", "--node-lease-duration-seconds=40", "--config=" + stages}},
 	}
-	if c.metricsServer != "" {
-		args, err := c.kwokMetricsArgs()
-		if err != nil {
-			return fmt.Errorf("cluster %s: %w", c.Name, err)
-		}
-		specs[2].args = append(specs[2].args, args...)
+	args, err := c.kwokServerArgs()
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", c.Name, err)
 	}
+	specs[2].args = append(specs[2].args, args...)
 	procs := make([]*process, 0, len(specs))
 	for _, s := range specs {
 		p := &process{

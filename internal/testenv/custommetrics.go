@@ -38,7 +38,7 @@ var customMetricsAPIs = []apiServiceSpec{
 }
 
 // startCustomMetricsAdapter starts the adapter on a free port, with its
-// write endpoint on another, after metrics-server (it is components[4]).
+// write endpoint on another, after metrics-server.
 func (c *Cluster) startCustomMetricsAdapter() error {
 	port, err := freePort()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 )
@@ -72,6 +73,17 @@ type Options struct {
 	// (front-proxy PKI, request-header flags, aggregator routing to
 	// endpoints), so an APIService can be served by a process of the test.
 	Aggregation bool
+	// Kubelet names the clusters (member1, …) whose pods' logs and exec
+	// are served the way a kubelet serves them: kwok serves its node's
+	// /containerLogs/ and /exec/ endpoints over TLS at the node's address
+	// and port, and the apiserver reaches them with its --kubelet-client-*
+	// flags. A container's log is what Cluster.WriteContainerLog wrote;
+	// exec runs the command on this machine, in the cluster's directory.
+	// In an APIServerOnly fleet these clusters run kwok too, with one node
+	// and no controller manager or scheduler: a pod runs when it names
+	// Cluster.NodeName(1). There, MetricsServer runs in these clusters
+	// only. The other clusters pay nothing.
+	Kubelet []string
 }
 
 // Fleet is a running set of member clusters sharing one etcd.
@@ -110,8 +122,20 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logf = func(string, ...any) {}
 	}
 	o.Node = o.Node.withDefaults()
-	if o.MetricsServer != "" && (o.Mode != Full || o.Node.Count != 1) {
-		return o, fmt.Errorf("metrics need Full clusters of one node (kwok serves one node's kubelet metrics on its address), got %s with %d node(s)", o.Mode, o.Node.Count)
+	if o.MetricsServer != "" && o.Node.Count != 1 || o.MetricsServer != "" && o.Mode != Full && len(o.Kubelet) == 0 {
+		return o, fmt.Errorf("metrics need Full clusters of one node, or clusters named in Kubelet (kwok serves one node's kubelet metrics on its address), got %s with %d node(s)", o.Mode, o.Node.Count)
+	}
+	for _, name := range o.Kubelet {
+		known := false
+		for i := 1; i <= o.Clusters; i++ {
+			known = known || name == fmt.Sprintf("%s%d", o.NamePrefix, i)
+		}
+		if !known {
+			return o, fmt.Errorf("kubelet: %q is none of the fleet's clusters %s1 to %s%d", name, o.NamePrefix, o.NamePrefix, o.Clusters)
+		}
+	}
+	if o.CustomMetricsAdapter != "" && o.Mode != Full {
+		return o, errors.New("a custom metrics adapter needs Full clusters")
 	}
 	if o.CustomMetricsAdapter != "" && o.MetricsServer == "" {
 		return o, errors.New("a custom metrics adapter needs MetricsServer too (it runs beside the metrics pipeline)")
@@ -171,6 +195,11 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 	for i := 1; i <= opts.Clusters; i++ {
 		name := fmt.Sprintf("%s%d", opts.NamePrefix, i)
 		dir := filepath.Join(f.Dir, name)
+		kubelet := slices.Contains(opts.Kubelet, name)
+		metrics := opts.MetricsServer
+		if opts.Mode == APIServerOnly && !kubelet {
+			metrics = ""
+		}
 		f.Clusters = append(f.Clusters, &Cluster{
 			Name:           name,
 			Dir:            dir,
@@ -180,9 +209,10 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 			detach:         opts.Detach,
 			etcdPrefix:     prefix + "/" + name,
 			node:           opts.Node,
-			metricsServer:  opts.MetricsServer,
+			metricsServer:  metrics,
 			customMetrics:  opts.CustomMetricsAdapter,
 			aggregation:    opts.Aggregation,
+			kubelet:        kubelet,
 		})
 	}
 
@@ -196,6 +226,9 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 			c.WebhookClientCAFile = c.pki.webhookClientCAFile()
 			if pkiErrs[i] == nil && (c.aggregation || c.metricsServer != "") {
 				pkiErrs[i] = writeFrontProxy(c.pki)
+			}
+			if pkiErrs[i] == nil && c.kubelet {
+				pkiErrs[i] = writeKubeletClient(c.pki)
 			}
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -202,21 +201,8 @@ func (c *Cluster) registerAPIService(ctx context.Context, service string, port i
 	return nil
 }
 
-// kwokMetricsArgs writes kwok's metrics configuration and returns kwok's
-// extra flags: that configuration and a server of its own on a free port.
-func (c *Cluster) kwokMetricsArgs() ([]string, error) {
-	if err := os.WriteFile(c.kwokMetricsFile(), []byte(kwokMetricsConfig(c.nodeName(1))), 0o600); err != nil {
-		return nil, fmt.Errorf("write kwok metrics: %w", err)
-	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	return append(c.kwokServing(port), "--config="+c.kwokMetricsFile()), nil
-}
-
 // startMetricsServer starts metrics-server on a free port, after the
-// other components (it is components[3]).
+// other components.
 func (c *Cluster) startMetricsServer() error {
 	port, err := freePort()
 	if err != nil {

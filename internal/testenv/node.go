@@ -54,7 +54,7 @@ func (c *Cluster) AddNode(ctx context.Context, name string, spec NodeSpec) error
 	if err := createNode(ctx, c.client, name, spec.withDefaults()); err != nil {
 		return fmt.Errorf("cluster %s: %w", c.Name, err)
 	}
-	kwok := c.components[2]
+	kwok := c.component(binKwok)
 	if err := waitFor(ctx, "node "+name+" Ready", kwok, c.processes(), func(ctx context.Context) error {
 		return nodeSchedulable(ctx, c.client, name)
 	}); err != nil {

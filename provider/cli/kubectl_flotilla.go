@@ -40,7 +40,7 @@ const defaultPluginTimeout = 10 * time.Second
 // usage text and shell completion read them.
 var pluginVerbs = []struct{ name, usage string }{
 	{"get", "get RESOURCE [NAME] [-n NAMESPACE | -A] [-C member1,member2] [-o wide|yaml|json] [--source auto|cache|proxy] [-v]"},
-	{"describe", "describe RESOURCE NAME -C CLUSTER [-n NAMESPACE]"},
+	{"describe", "describe RESOURCE NAME [-C member1,member2] [-n NAMESPACE]"},
 	{"logs", "logs POD [-C CLUSTER] [-n NAMESPACE] [-c CONTAINER] [--tail N] [-f]"},
 	{"exec", "exec POD [-C CLUSTER] [-n NAMESPACE] [-c CONTAINER] [-i] [-t] -- COMMAND [ARG...]"},
 	{"top", "top pods|nodes [-n NAMESPACE | -A] [-C member1,member2]"},

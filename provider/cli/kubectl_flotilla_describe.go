@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,31 +26,75 @@ func pluginDescribe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("describe", stderr)
 	o := getOptions{stderr: stderr}
 	o.hostFlags(fs)
-	o.memberFlags(fs, "the member `name` to describe the object in (required)")
+	o.memberFlags(fs, "comma-separated member `names`; default: every member that has the object")
 	pos, _, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
-	if len(pos) != 2 || o.clusters == "" || strings.Contains(o.clusters, ",") {
-		fmt.Fprintln(stderr, "kubectl flotilla describe: name a resource, one object and one cluster with -C")
+	if len(pos) != 2 {
+		fmt.Fprintln(stderr, "kubectl flotilla describe: name a resource and one object")
 		return 2
 	}
-	if err := o.describe(pos[0], pos[1], stdout); err != nil {
+	if err := o.describe(pos[0], pos[1], stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// describe prints the object as the member serves it to the user (without
-// its managed fields), then the member's events about it. Events the user
-// may not list are said so; the object is still printed.
-func (o getOptions) describe(resource, name string, stdout io.Writer) error {
+// describe describes the object in each member of -C, or without -C in
+// every member that has it, asked in parallel and printed in cluster
+// order. A member named with -C that lacks the object is an error; without
+// -C it is passed over, and an object in no member is an error naming the
+// members. A member that does not answer is named and the others printed.
+func (o getOptions) describe(resource, name string, stdout, stderr io.Writer) error {
 	host, err := o.hostConfig()
 	if err != nil {
 		return err
 	}
-	cluster := o.clusters
+	explicit := o.clusters != ""
+	clusters, err := o.clusterNames(host)
+	if err != nil {
+		return err
+	}
+	out := make([]bytes.Buffer, len(clusters))
+	errs := make([]error, len(clusters))
+	var wg sync.WaitGroup
+	for i, c := range clusters {
+		wg.Go(func() { errs[i] = o.describeMember(host, c, resource, name, &out[i]) })
+	}
+	wg.Wait()
+	var found, failed []string
+	for i, c := range clusters {
+		switch {
+		case errs[i] == nil:
+			if len(found) > 0 {
+				fmt.Fprintln(stdout)
+			}
+			found = append(found, c)
+			if _, err := out[i].WriteTo(stdout); err != nil {
+				return err
+			}
+		case isNotFound(errs[i]) && !explicit:
+		default:
+			failed = append(failed, c)
+			fmt.Fprintf(stderr, "error: %v\n", errs[i])
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return fmt.Errorf("cluster(s) %s did not describe %s %s; the others are printed", strings.Join(failed, ", "), resource, name)
+	case len(found) == 0:
+		return fmt.Errorf("%s %s not found in clusters %s", resource, name, strings.Join(clusters, ", "))
+	}
+	return nil
+}
+
+// describeMember writes the object as the member serves it to the user
+// (without its managed fields), then the member's events about it. Events
+// the user may not list are said so; the object is still printed. Its
+// errors name the cluster, and keep a 404 for the object recognisable.
+func (o getOptions) describeMember(host *rest.Config, cluster, resource, name string, stdout io.Writer) error {
 	cfg := memberConfig(host, cluster, o.timeout)
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -49,7 +50,10 @@ const proxyService = "flotilla-cluster-proxy"
 // the other.
 func TestClusterProxyAndPlugin(t *testing.T) {
 	begin := time.Now()
-	env := testenv.Start(t, testenv.Options{Clusters: 3, Mode: testenv.APIServerOnly, Aggregation: true})
+	// The second member (member3) plays kubelet: kwok serves its pods'
+	// logs and exec at its node's address, metrics-server its metrics.
+	env := testenv.Start(t, testenv.Options{Clusters: 3, Mode: testenv.APIServerOnly, Aggregation: true,
+		Kubelet: []string{"member3"}, MetricsServer: testkit.MetricsServer(t, filepath.Join("..", ".."))})
 	host, members := env.Clusters[0], env.Clusters[1:]
 	f := controllertest.Fleet{Host: host, Hub: controllertest.SystemHost(t, host), Clusters: members, Scheme: controllertest.Scheme(t)}
 	hostCS := host.Clientset(t)
@@ -85,9 +89,26 @@ func TestClusterProxyAndPlugin(t *testing.T) {
 			_, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
 			return err
 		})
+		// In the kubelet member the pod runs on kwok's node; in the other
+		// it has no node.
+		spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}
+		if m == members[1] {
+			spec.NodeName = m.NodeName(1)
+		}
 		mustCreate(t, func() error {
-			_, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-" + m.Name},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}, metav1.CreateOptions{})
+			_, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-" + m.Name}, Spec: spec}, metav1.CreateOptions{})
+			return err
+		})
+		// alice may read the metrics API (pods and nodes), everywhere.
+		mustCreate(t, func() error {
+			_, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "metrics-reader"},
+				Rules: []rbacv1.PolicyRule{{APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"pods", "nodes"}, Verbs: []string{"get", "list"}}}}, metav1.CreateOptions{})
+			return err
+		})
+		mustCreate(t, func() error {
+			_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-reads-metrics"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "metrics-reader"},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}}, metav1.CreateOptions{})
 			return err
 		})
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -151,6 +152,43 @@ func testPluginVerbs(t *testing.T, host *testenv.Cluster, hub client.Client, mem
 		t.Errorf("bob's exec: exit %d, want the member's Forbidden for bob:\n%s", code, errOut)
 	}
 
+	// logs and exec through a real node endpoint: in the second member the
+	// pod runs on kwok's node, and the member's apiserver reaches kwok's
+	// kubelet endpoints (TLS, its kubelet client flags) for the log and the
+	// exec stream, as alice. bob is refused by that member.
+	kpod := "web-" + n2
+	if err := members[1].WriteContainerLog("first line of "+kpod, "last line of "+kpod); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := pluginRun(host, "alice", "logs", kpod, "-n", "default"); code != 0 ||
+		out != "first line of "+kpod+"\nlast line of "+kpod+"\n" {
+		t.Errorf("logs %s: exit %d, want both lines the node serves:\n%q%s", kpod, code, out, errOut)
+	}
+	if code, out, errOut := pluginRun(host, "alice", "logs", kpod, "-n", "default", "-C", n2, "--tail", "1"); code != 0 || out != "last line of "+kpod+"\n" {
+		t.Errorf("logs %s --tail 1: exit %d, want the last line:\n%q%s", kpod, code, out, errOut)
+	}
+	if code, out, errOut := pluginRun(host, "bob", "logs", kpod, "-n", "default", "-C", n2); code == 0 || strings.Contains(out, kpod) ||
+		!strings.Contains(errOut, `User "bob" cannot get resource "pods/log"`) {
+		t.Errorf("bob's logs of %s: exit %d, want the member's Forbidden for bob:\n%s%s", kpod, code, out, errOut)
+	}
+	if code, out, errOut := pluginRun(host, "alice", "exec", kpod, "-n", "default", "--", "echo", "hello from", n2); code != 0 || out != "hello from "+n2+"\n" {
+		t.Errorf("exec %s -- echo: exit %d, want the command's output:\n%q%s", kpod, code, out, errOut)
+	}
+	pluginStdin = strings.NewReader("piped through " + n2 + "\n")
+	code, out, errOut = pluginRun(host, "alice", "exec", kpod, "-n", "default", "-C", n2, "-i", "--", "head", "-n", "1")
+	pluginStdin = os.Stdin
+	if code != 0 || out != "piped through "+n2+"\n" {
+		t.Errorf("exec -i %s -- head -n 1: exit %d, want the line from stdin:\n%q%s", kpod, code, out, errOut)
+	}
+	if code, _, errOut := pluginRun(host, "alice", "exec", kpod, "-n", "default", "--", "sh", "-c", "exit 3"); code == 0 ||
+		!strings.Contains(errOut, "cluster "+n2) || !strings.Contains(errOut, "exit status 3") {
+		t.Errorf("exec %s -- exit 3: exit %d, want the command's failure (as kwok reports it) named with the cluster:\n%s", kpod, code, errOut)
+	}
+	if code, out, errOut := pluginRun(host, "bob", "exec", kpod, "-n", "default", "-C", n2, "--", "echo", "bob was here"); code == 0 || strings.Contains(out, "bob was here") ||
+		!strings.Contains(errOut, `User "bob" cannot`) || !strings.Contains(errOut, "pods/exec") {
+		t.Errorf("bob's exec in %s: exit %d, want the member's Forbidden for bob:\n%s%s", kpod, code, out, errOut)
+	}
+
 	// describe: the object and its events, from the named member.
 	m1 := members[0].Clientset(t)
 	dep, err := m1.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
@@ -174,10 +212,46 @@ func testPluginVerbs(t *testing.T, host *testenv.Cluster, hub client.Client, mem
 		t.Errorf("bob's describe: exit %d, want the member's Forbidden for bob:\n%s%s", code, out, errOut)
 	}
 
-	// top: these members serve no metrics.k8s.io; each is named.
-	if code, out, errOut := pluginRun(host, "alice", "top", "pods", "-n", "default", "-C", n1+","+n2); code == 0 ||
-		!strings.Contains(errOut, "member "+n1+" does not serve metrics.k8s.io") || !strings.Contains(errOut, "member "+n2+" does not serve metrics.k8s.io") {
-		t.Errorf("top pods: exit %d, want each member named as not serving metrics:\n%s%s", code, out, errOut)
+	// describe across members: without -C, every member that has the
+	// object, each under its cluster; a member without it is passed over,
+	// an object in none names the members, and -C naming a member without
+	// it is an error. bob is refused by both members and sees nothing.
+	code, out, errOut = pluginRun(host, "alice", "describe", "deployment", "web", "-n", "default")
+	if code != 0 || !strings.Contains(out, "Cluster: "+n1+"\n") || !strings.Contains(out, "Cluster: "+n2+"\n") || strings.Index(out, "Cluster: "+n1) > strings.Index(out, "Cluster: "+n2) {
+		t.Errorf("describe deployment web without -C: exit %d, want it from %s then %s:\n%s%s", code, n1, n2, out, errOut)
+	}
+	if code, out, errOut := pluginRun(host, "alice", "describe", "pod", kpod, "-n", "default"); code != 0 ||
+		!strings.Contains(out, "Cluster: "+n2+"\n") || strings.Contains(out, "Cluster: "+n1) || !strings.Contains(out, "nodeName: "+members[1].NodeName(1)) {
+		t.Errorf("describe pod %s without -C: exit %d, want it from %s only:\n%s%s", kpod, code, n2, out, errOut)
+	}
+	if code, _, errOut := pluginRun(host, "alice", "describe", "pod", "web-nowhere", "-n", "default"); code == 0 ||
+		!strings.Contains(errOut, "not found in clusters "+n1+", "+n2) {
+		t.Errorf("describe a pod in no member: exit %d, want the members named:\n%s", code, errOut)
+	}
+	if code, out, errOut := pluginRun(host, "alice", "describe", "pod", kpod, "-n", "default", "-C", n1+","+n2); code == 0 ||
+		!strings.Contains(out, "Cluster: "+n2+"\n") || !strings.Contains(errOut, "cluster "+n1+": pods "+kpod) || !strings.Contains(errOut, "not found") {
+		t.Errorf("describe pod %s -C %s,%s: exit %d, want %s printed and %s named as lacking it:\n%s%s", kpod, n1, n2, code, n2, n1, out, errOut)
+	}
+	if code, out, errOut := pluginRun(host, "bob", "describe", "deployment", "web", "-n", "default"); code == 0 || strings.Contains(out, "Cluster:") ||
+		strings.Count(errOut, `User "bob" cannot get resource "deployments"`) != 2 {
+		t.Errorf("bob's describe without -C: exit %d, want both members' Forbidden for bob and nothing printed:\n%s%s", code, out, errOut)
+	}
+
+	// top against a member with metrics: the second member's figures
+	// (metrics-server scraping kwok's node) under a CLUSTER column, the
+	// first named as serving no metrics.k8s.io; bob is refused by the
+	// member that serves them.
+	testkit.Eventually(t, 90*time.Second, "top pods -A shows "+kpod+" in "+n2, func() (bool, string) {
+		code, out, errOut := pluginRun(host, "alice", "top", "pods", "-A")
+		return code != 0 && hasTopRow(out, n2, "default", kpod) && strings.HasPrefix(out, "CLUSTER") &&
+			strings.Contains(errOut, "member "+n1+" does not serve metrics.k8s.io") && !strings.Contains(errOut, "cluster "+n2), out + errOut
+	})
+	if code, out, errOut := pluginRun(host, "alice", "top", "nodes", "-C", n2); code != 0 || !hasTopRow(out, n2, members[1].NodeName(1)) {
+		t.Errorf("top nodes -C %s: exit %d, want its node's figures:\n%s%s", n2, code, out, errOut)
+	}
+	if code, out, errOut := pluginRun(host, "bob", "top", "pods", "-n", "default", "-C", n2); code == 0 || hasTopRow(out, n2, kpod) ||
+		!strings.Contains(errOut, `User "bob" cannot list resource "pods" in API group "metrics.k8s.io"`) {
+		t.Errorf("bob's top in %s: exit %d, want the member's Forbidden for bob:\n%s%s", n2, code, out, errOut)
 	}
 
 	// promote: alice may create Deployments in default and
@@ -273,6 +347,19 @@ func testPluginVerbs(t *testing.T, host *testenv.Cluster, hub client.Client, mem
 		!strings.Contains(errOut, `User "bob" cannot patch resource "clusters"`) || len(taints()) != 0 {
 		t.Errorf("bob's cordon: exit %d, want the host's Forbidden naming the cluster, taints %v:\n%s", code, taints(), errOut)
 	}
+}
+
+// hasTopRow reports whether top's table has a row of cluster with the
+// leading fields, then a CPU and a memory figure.
+func hasTopRow(table, cluster string, fields ...string) bool {
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) == len(fields)+3 && f[0] == cluster && slices.Equal(f[1:1+len(fields)], fields) &&
+			strings.HasSuffix(f[len(f)-2], "m") && strings.HasSuffix(f[len(f)-1], "Mi") {
+			return true
+		}
+	}
+	return false
 }
 
 // TestPluginCompletion sources the bash completion into a real bash and
