@@ -237,6 +237,37 @@ func (c *Client) AppliedFields(gvr schema.GroupVersionResource, namespace, name,
 }
 
 func (w *appliedWatch) fields(gvr schema.GroupVersionResource, namespace, name, manager string) (digest string, found, ok bool) {
+	m, found, ok := w.held(gvr, namespace, name)
+	if !found || !ok {
+		return "", found, ok
+	}
+	if e := render.AppliedEntry(m.ManagedFields, manager); e != nil {
+		// appliedMetadata put the digest in place of the field set.
+		return strings.TrimPrefix(e.FieldsV1.GetRawString(), fieldsDigestPrefix), true, true
+	}
+	return "", true, true
+}
+
+// AppliedVersion answers from the watch of the applied objects of resource
+// gvr (WatchApplied) the resourceVersion of the named object as the watch
+// last saw it: an object read back at that version has not changed since,
+// so reading it again tells nothing new. found and ok are as for
+// AppliedFields.
+func (c *Client) AppliedVersion(gvr schema.GroupVersionResource, namespace, name string) (resourceVersion string, found, ok bool) {
+	if c.applied == nil {
+		return "", false, false
+	}
+	m, found, ok := c.applied.held(gvr, namespace, name)
+	if !found || !ok {
+		return "", found, ok
+	}
+	return m.ResourceVersion, true, true
+}
+
+// held is the watch's copy of the named object of gvr; found is false when
+// the watch does not hold it, ok false when gvr is not watched, or its
+// watch has not synced or failed its last list or watch.
+func (w *appliedWatch) held(gvr schema.GroupVersionResource, namespace, name string) (obj *metav1.PartialObjectMetadata, found, ok bool) {
 	w.mu.Lock()
 	var kind *watchedKind
 	if k, watched := w.kinds[gvr]; watched && !k.refused {
@@ -244,29 +275,25 @@ func (w *appliedWatch) fields(gvr schema.GroupVersionResource, namespace, name, 
 	}
 	w.mu.Unlock()
 	if kind == nil {
-		return "", false, false
+		return nil, false, false
 	}
 	kind.mu.Lock()
 	err := kind.err
 	kind.mu.Unlock()
 	if err != nil || !kind.informer.HasSynced() {
-		return "", false, false
+		return nil, false, false
 	}
 	key := name
 	if namespace != "" {
 		key = namespace + "/" + name
 	}
-	obj, exists, err := kind.informer.GetStore().GetByKey(key)
+	item, exists, err := kind.informer.GetStore().GetByKey(key)
 	if err != nil {
-		return "", false, false
+		return nil, false, false
 	}
-	m, isMeta := obj.(*metav1.PartialObjectMetadata)
+	m, isMeta := item.(*metav1.PartialObjectMetadata)
 	if !exists || !isMeta {
-		return "", false, true
+		return nil, false, true
 	}
-	if e := render.AppliedEntry(m.ManagedFields, manager); e != nil {
-		// appliedMetadata put the digest in place of the field set.
-		return strings.TrimPrefix(e.FieldsV1.GetRawString(), fieldsDigestPrefix), true, true
-	}
-	return "", true, true
+	return m, true, true
 }

@@ -25,6 +25,6 @@ func SetupExecution(mgr ctrl.Manager, exec *execution.Executor, opts shared.Opti
 // changes through watches (nil: read back every resync only): in the
 // control plane, or in a pull-mode agent (agent).
 func SetupStatus(mgr ctrl.Manager, exec *execution.Executor, members execution.Connector, watches shared.AppliedWatcher, opts shared.Options, now func() time.Time, agent bool) error {
-	s := &workStatus{client: mgr.GetClient(), executor: exec, members: members, watches: watches, opts: opts.WithDefaults(), now: now, slots: newMemberSlots(opts.StatusMemberWorkers()), agent: agent}
+	s := &workStatus{client: mgr.GetClient(), executor: exec, members: members, watches: watches, opts: opts.WithDefaults(), now: now, slots: newMemberSlots(opts.StatusMemberWorkers()), agent: agent, reads: newReadBacks()}
 	return s.setup(mgr)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -50,6 +51,9 @@ type workStatus struct {
 	watches  shared.AppliedWatcher
 	selector string
 	events   *statusEvents
+	// reads is each Work's last complete read-back, which spares the
+	// member a GET while its watch shows nothing changed (readback.go).
+	reads *readBacks
 }
 
 func (s *workStatus) setup(mgr ctrl.Manager) error {
@@ -108,9 +112,13 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	var w workv1.Work
 	if err := s.client.Get(ctx, req.NamespacedName, &w); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.reads.forget(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !w.DeletionTimestamp.IsZero() || (w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching) {
+		s.reads.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
 	applied := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkApplied)
@@ -135,15 +143,36 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, api.ReasonWorkObserveFailed, decodeErr.Error()
 	} else {
 		var statuses []api.ManifestStatus
+		skipped := false
 		busy, err := onMember(ctx, s.slots, cluster, s.opts.WorkTimeout, func(ctx context.Context) error {
 			// Watched before the read: a change after it is told.
 			state = s.watch(ctx, cluster, objs)
-			var failure error
-			statuses, cond.Status, cond.Reason, cond.Message, failure = s.observe(ctx, cluster, objs)
-			return failure
+			in, err := s.opts.Interpreters().Load(ctx, s.client)
+			if err != nil {
+				cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, api.ReasonWorkObserveFailed, err.Error()
+				return err
+			}
+			if state == watched && s.unchanged(ctx, cluster, &w, objs, in) {
+				skipped = true
+				return nil
+			}
+			var seen observation
+			seen, err = s.observe(ctx, cluster, objs, in)
+			statuses, cond.Status, cond.Reason, cond.Message = seen.statuses, seen.status, seen.reason, seen.message
+			if cond.Reason == api.ReasonWorkAvailable {
+				s.reads.remember(&w, in, seen)
+			} else {
+				s.reads.forget(req.NamespacedName)
+			}
+			return err
 		})
 		if busy {
 			return reconcile.Result{RequeueAfter: memberBusyRetry}, nil
+		}
+		if skipped {
+			// The member's watch holds every object as the last
+			// read-back saw it: the Work's status stands as it is.
+			return s.resyncFor(watched), nil
 		}
 		if err != nil {
 			// The message names the timeout when it was the cause.
@@ -166,19 +195,25 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return s.resyncFor(state), nil
 }
 
-// observe reads the objects back and returns their statuses and the
-// Available condition's status, reason and message; the error is the
-// message again when an object could not be read.
-func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstructured.Unstructured) ([]api.ManifestStatus, metav1.ConditionStatus, string, string, error) {
+// observation is what one read-back found: the objects' statuses, the
+// Available condition's status, reason and message, and each object's
+// resourceVersion (complete only when every object was read).
+type observation struct {
+	statuses []api.ManifestStatus
+	status   metav1.ConditionStatus
+	reason   string
+	message  string
+	versions []string
+}
+
+// observe reads the objects back through in; the error is the message
+// again when an object could not be read.
+func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstructured.Unstructured, in *interpret.Interpreter) (observation, error) {
 	reqs := make([]execution.ObserveRequest, len(objs))
 	for i, obj := range objs {
 		reqs[i] = execution.ObserveRequest{Cluster: cluster, Object: obj}
 	}
-	in, err := s.opts.Interpreters().Load(ctx, s.client)
-	if err != nil {
-		return nil, metav1.ConditionUnknown, api.ReasonWorkObserveFailed, err.Error(), err
-	}
-	var statuses []api.ManifestStatus
+	var seen observation
 	var missing, failures []string
 	for i, obs := range s.executor.ObserveLive(ctx, reqs) {
 		ref := api.TemplateRefOf(objs[i])
@@ -188,17 +223,21 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 		case obs.NotFound:
 			missing = append(missing, fmt.Sprintf("%s not found in cluster %s", ref.Describe(), cluster))
 		default:
-			statuses = append(statuses, s.manifestStatus(ctx, in, cluster, i, ref, obs.Live))
+			seen.statuses = append(seen.statuses, s.manifestStatus(ctx, in, cluster, i, ref, obs.Live))
+			seen.versions = append(seen.versions, obs.Live.GetResourceVersion())
 		}
 	}
 	switch {
 	case len(failures) > 0:
-		msg := strings.Join(failures, "; ")
-		return statuses, metav1.ConditionFalse, api.ReasonWorkObserveFailed, msg, errors.New(msg)
+		seen.message = strings.Join(failures, "; ")
+		seen.status, seen.reason = metav1.ConditionFalse, api.ReasonWorkObserveFailed
+		return seen, errors.New(seen.message)
 	case len(missing) > 0:
-		return statuses, metav1.ConditionFalse, api.ReasonWorkNotFound, strings.Join(missing, "; "), nil
+		seen.status, seen.reason, seen.message = metav1.ConditionFalse, api.ReasonWorkNotFound, strings.Join(missing, "; ")
+		return seen, nil
 	}
-	return statuses, metav1.ConditionTrue, api.ReasonWorkAvailable, availableMessage(cluster), nil
+	seen.status, seen.reason, seen.message = metav1.ConditionTrue, api.ReasonWorkAvailable, availableMessage(cluster)
+	return seen, nil
 }
 
 // availableMessage is the Available condition's message when every object

@@ -1,0 +1,81 @@
+package work_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
+	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
+)
+
+// TestStatusBackstopReadsOnlyWhatChanged: with the status backstop at one
+// second (and the execution's resync out of the way), a Work whose member
+// object the watch holds unchanged costs the member no request at all over
+// four backstops. The backstop still reads what it cannot vouch for: a
+// member status change reaches the host template, and a manifest status
+// someone else wrote into the Work on the host is put back at the next
+// backstop.
+func TestStatusBackstopReadsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	env := controllertest.StartFleet(t, 1)
+	env.StartControlPlane(t, func(o *shared.Options) { o.Resync, o.StatusResync = 10*time.Minute, time.Second })
+	hub, name := env.Hub, env.Names[0]
+	m := env.Members[name]
+	ctx := t.Context()
+
+	controllertest.CreatePolicy(t, hub, controllertest.WebPolicy(name))
+	testkit.MustCreate(t, hub, controllertest.Deployment(2))
+	controllertest.WaitReplicas(t, env.Members, map[string]int32{name: 2})
+	work := client.ObjectKey{Namespace: shared.ExecutionNamespace(name), Name: shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"})}
+	controllertest.SetReady(t, m, 2)
+	waitTemplateReady(t, hub, 2)
+	testkit.Eventually(t, controllertest.Deadline, "work available", func() (bool, string) {
+		var w workv1.Work
+		if err := hub.Get(ctx, work, &w); err != nil {
+			return false, err.Error()
+		}
+		return apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable), fmt.Sprintf("conditions %+v", w.Status.Conditions)
+	})
+	// A backstop or two so the watch has seen the last change read.
+	time.Sleep(2 * time.Second)
+
+	t.Log("nothing changed: four backstops send nothing to the member")
+	before := deploymentRequests(t, env.Clusters[0])
+	time.Sleep(4 * time.Second)
+	if after := deploymentRequests(t, env.Clusters[0]); after != before {
+		t.Fatalf("member requests on deployments over 4 status backstops of an unchanged Work: %v, then %v; want none", before, after)
+	}
+
+	t.Log("the member's status changes: the host template follows")
+	controllertest.SetReady(t, m, 1)
+	waitTemplateReady(t, hub, 1)
+
+	t.Log("a manifest status written on the host by someone else is put back at the next backstop")
+	var w workv1.Work
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := hub.Get(ctx, work, &w); err != nil {
+			return err
+		}
+		w.Status.ManifestStatuses[0].Status = &runtime.RawExtension{Raw: []byte(`{"readyReplicas":7,"replicas":7}`)}
+		return hub.Status().Update(ctx, &w)
+	}); err != nil {
+		t.Fatalf("write a manifest status into work %s: %v", work, err)
+	}
+	testkit.Eventually(t, 10*time.Second, "forged manifest status put back", func() (bool, string) {
+		if err := hub.Get(ctx, work, &w); err != nil {
+			return false, err.Error()
+		}
+		got := string(w.Status.ManifestStatuses[0].Status.Raw)
+		return !strings.Contains(got, `"readyReplicas":7`) && strings.Contains(got, `"readyReplicas":1`), "status " + got
+	})
+}
