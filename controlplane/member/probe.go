@@ -66,9 +66,18 @@ func (c *Client) probeError(kind, cause error) error {
 
 // get requests an absolute path and returns the status code and body; err
 // is set only when no HTTP answer came back.
+//
+// The request is sent once. client-go retries a GET whose connection was
+// reset or closed (io.EOF) after an artificial one-second Retry-After, up
+// to ten times: a member whose apiserver is stopped behind a load balancer
+// that accepts and closes every connection would hold each probe for its
+// whole deadline (three connections in 3 s), and a Terraform run pays each
+// provider process's probe. A closed connection is an answer: the member is
+// not serving. A member that is merely slow is still given the whole
+// deadline, which bounds the wait for an answer, not the retries.
 func (c *Client) get(ctx context.Context, path string) (int, []byte, error) {
 	var code int
-	result := c.Kubernetes.Discovery().RESTClient().Get().AbsPath(path).Do(ctx).StatusCode(&code)
+	result := c.Kubernetes.Discovery().RESTClient().Get().AbsPath(path).MaxRetries(0).Do(ctx).StatusCode(&code)
 	body, err := result.Raw()
 	if code == 0 && err != nil {
 		return 0, nil, err

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,5 +167,46 @@ func TestProbeTimeout(t *testing.T) {
 	}
 	if got := NewCache(CacheOptions{}).opts.ProbeTimeout; got != 5*time.Second {
 		t.Errorf("default probe timeout = %s, want 5s", got)
+	}
+}
+
+// TestProbeClosedConnectionAskedOnce: a member whose every connection is
+// accepted and closed at once (a stopped apiserver behind a load balancer)
+// is not connected after one connection, not after client-go's retries of a
+// GET that met io.EOF, each a second apart until the probe's deadline. The
+// count of connections is the assertion, so the test does not depend on
+// the machine's speed.
+func TestProbeClosedConnectionAskedOnce(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var accepted atomic.Int64
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_ = conn.Close()
+		}
+	}()
+	cache := NewCache(CacheOptions{ProbeTimeout: 10 * time.Second})
+	c, err := cache.Get(t.Context(), "east", Connection{Host: l.Addr().String(), Token: secretToken, Insecure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Probe(t.Context())
+	if !errors.Is(err, api.ErrNotConnected) {
+		t.Fatalf("Probe = %v, want api.ErrNotConnected", err)
+	}
+	if !strings.HasPrefix(err.Error(), "cluster east is not connected: ") {
+		t.Errorf("Probe = %q, want it to name cluster east as not connected", err)
+	}
+	if got := accepted.Load(); got != 1 {
+		t.Errorf("the probe opened %d connections to a member that closes each at once, want 1", got)
 	}
 }
