@@ -123,7 +123,8 @@ func downRuns() int {
 }
 
 // TestDownMemberProbedOncePerProcess: with one of three members down,
-// eight manifests cost the run one connection to it per provider process:
+// eight manifests cost the run one connection to it per provider process, and
+// one that never completes the handshake costs member_connect_timeout:
 // a plan warns naming it and exits 0, refreshing the others; an apply fails
 // naming it and each manifest's object, and applies the others. It was three
 // connections a process (one probe, retried after a second on io.EOF until
@@ -213,6 +214,11 @@ resource "flotilla_propagation_policy" "all" {
 			t.Fatalf("terraform plan exited %d with a member down:\n%s", code, out)
 		}
 		warned(t, out)
+		// The handshake never completes: member_connect_timeout (1.5s) ends
+		// the probe, not member_probe_timeout (3s).
+		if !strings.Contains(out, "no connection within 1.5s") {
+			t.Errorf("the plan does not say the member made no connection within member_connect_timeout:\n%s", out)
+		}
 		if conns != 1 {
 			t.Errorf("one plan of %d manifests opened %d connections to %s, want 1 (one probe)", n, conns, down.name)
 		}
