@@ -84,11 +84,11 @@ func (g *tcpGate) serve() {
 		switch gateMode(g.mode.Load()) {
 		case gateClose:
 			_ = c.Close()
-		case gateHold:
-			g.keep(c)
-		default:
+		case gateForward:
 			g.keep(c)
 			go g.forward(c)
+		default: // gateHold
+			g.keep(c)
 		}
 	}
 }
