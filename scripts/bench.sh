@@ -410,6 +410,41 @@ if [ -z "${BENCH_SKIP_TERRAFORM:-}" ] && [ -n "${BENCH_LARGE:-}" ]; then
   terraform_rows 20 200
 fi
 
+# --- terraform with one member down (issue 40, item 4) --------------------------
+# TestDownMemberProbedOncePerProcess logs the median of FLOTILLA_DOWN_RUNS runs
+# of each command as "LABEL: median 1.02s of 3 (…), at most N connections to m2".
+down_rows() {
+  local log="$work/tf-down.log"
+  echo "== bench: terraform with one member of three down" >&2
+  if ! TF_ACC=1 FLOTILLA_DOWN_RUNS=3 go test -run '^TestDownMemberProbedOncePerProcess$' -count=1 -v -timeout 30m \
+    ./provider/terraform/ >"$log" 2>&1; then
+    echo "bench: terraform with a member down failed:" >&2; tail -30 "$log" >&2
+    row "terraform, one member down" "3 clusters × 8 manifests" "failed" "failed" "—"
+    status=1
+    return
+  fi
+  # median LABEL: the median in seconds; conns LABEL: the connections to the member.
+  median() { awk -v l="$1: median " 'index($0, l) { s = substr($0, index($0, l) + length(l)); split(s, a, " "); d = a[1]
+    if (d ~ /ms$/) { sub(/ms$/, "", d); d /= 1000 } else if (d ~ /m[0-9.]+s$/) { split(d, b, "m"); sub(/s$/, "", b[2]); d = b[1] * 60 + b[2] } else sub(/s$/, "", d)
+    printf "%.2f", d }' "$log"; }
+  conns() { awk -v l="$1: median " 'index($0, l) { n = $0; sub(/.*at most /, "", n); sub(/ .*/, "", n); print n }' "$log"; }
+  local cmd how label up t limit
+  for cmd in plan apply; do
+    up=$(median "$cmd, every member up")
+    limit=$(awk -v u="$up" 'BEGIN { a = 2 * u; b = u + 5; printf "%.2f", (a > b) ? a : b }')
+    for how in "closing connections" "never answering"; do
+      label="$cmd, m2 $how"
+      t=$(median "$label")
+      row "terraform $cmd, 1 of 3 members $how" "3 clusters × 8 manifests" "$t s (every member up: $up s)" \
+        "$(conns "$label") connections to it" "≤ 2 × or + 5 s of every member up: $(verdict "$t" "$limit")"
+    done
+  done
+}
+if [ -z "${BENCH_SKIP_TERRAFORM:-}" ]; then
+  notes+=("- terraform, one member down: TestDownMemberProbedOncePerProcess with FLOTILLA_DOWN_RUNS=3 (medians of 3): three apiserver-only members, eight ConfigMap manifests, one member behind a TCP gate that closes every connection (a stopped apiserver behind a load balancer) or never answers (frozen); the connections are the most one command opened to it. An apply is two provider processes (its plan and its apply), each probing once.")
+  down_rows
+fi
+
 # --- continuous mode ----------------------------------------------------------
 # The benchmarks run the `controlplane` subcommand of this binary as a process.
 bench_bin="$work/bin/terraform-provider-flotilla"

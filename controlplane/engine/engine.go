@@ -95,6 +95,9 @@ type Options struct {
 	// member.DefaultProbeTimeout. A member that does not answer within it
 	// is skipped by every call for StatusTTL (see reach.go).
 	ProbeTimeout time.Duration
+	// ConnectTimeout, when set below ProbeTimeout, bounds the part of a
+	// probe spent getting a connection (member.CacheOptions.ConnectTimeout).
+	ConnectTimeout time.Duration
 }
 
 // Engine is the synchronous driver. It is safe for concurrent use.
@@ -141,7 +144,7 @@ func New(opts Options) (*Engine, error) {
 		opts.StatusTimeout = DefaultStatusTimeout
 	}
 	return &Engine{
-		opts: opts, cache: member.NewCache(member.CacheOptions{RequestTimeout: opts.RequestTimeout, ProbeTimeout: opts.ProbeTimeout}), status: map[string]statusEntry{},
+		opts: opts, cache: member.NewCache(member.CacheOptions{RequestTimeout: opts.RequestTimeout, ProbeTimeout: opts.ProbeTimeout, ConnectTimeout: opts.ConnectTimeout}), status: map[string]statusEntry{},
 		reach: map[string]reachEntry{}, reads: execution.NewReadCache(opts.StatusTTL),
 	}, nil
 }

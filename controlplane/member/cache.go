@@ -46,6 +46,13 @@ const DefaultDiscoveryInterval = 5 * time.Minute
 type CacheOptions struct {
 	// ProbeTimeout bounds each Client.Probe; default DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// ConnectTimeout, when set below ProbeTimeout, bounds the part of a
+	// probe spent getting a connection (TCP and TLS handshakes, after any
+	// credential plugin ran): a member whose port accepts but whose
+	// apiserver is frozen, or whose network drops packets, is not connected
+	// after it, while one that is connected keeps the whole ProbeTimeout to
+	// answer. Zero leaves ProbeTimeout alone, as the control plane does.
+	ConnectTimeout time.Duration
 	// RequestTimeout bounds each request to a member, from dial to the
 	// last byte of the answer (rest.Config.Timeout); default
 	// DefaultRequestTimeout.
@@ -210,7 +217,9 @@ type Client struct {
 	http         *http.Client
 	fingerprint  string
 	probeTimeout time.Duration
-	secrets      secrets
+	// connectTimeout is CacheOptions.ConnectTimeout.
+	connectTimeout time.Duration
+	secrets        secrets
 	// watch keeps the summaries when the cache watches members; nil
 	// otherwise.
 	watch *summaryWatch
@@ -269,17 +278,18 @@ func newClient(name string, conn Connection, opts CacheOptions, notify func(*dis
 		return nil, s.scrub(fmt.Errorf("build REST mapper: %w", err))
 	}
 	c := &Client{
-		Name:         name,
-		Host:         cfg.Host,
-		Kubernetes:   kube,
-		Dynamic:      dyn,
-		Discovery:    memory.NewMemCacheClient(disco),
-		Mapper:       mapper,
-		config:       cfg,
-		http:         httpClient,
-		fingerprint:  fp,
-		probeTimeout: opts.ProbeTimeout,
-		secrets:      s,
+		Name:           name,
+		Host:           cfg.Host,
+		Kubernetes:     kube,
+		Dynamic:        dyn,
+		Discovery:      memory.NewMemCacheClient(disco),
+		Mapper:         mapper,
+		config:         cfg,
+		http:           httpClient,
+		fingerprint:    fp,
+		probeTimeout:   opts.ProbeTimeout,
+		connectTimeout: opts.ConnectTimeout,
+		secrets:        s,
 	}
 	if opts.Watch {
 		c.watch = newSummaryWatch(kube)

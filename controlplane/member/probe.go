@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 )
@@ -34,6 +38,12 @@ var (
 func (c *Client) Probe(ctx context.Context) error {
 	probeCtx, cancel := context.WithTimeout(ctx, c.probeTimeout)
 	defer cancel()
+	var unconnected atomic.Bool
+	if c.connectTimeout > 0 && c.connectTimeout < c.probeTimeout {
+		var stop func()
+		probeCtx, stop = c.connectDeadline(probeCtx, cancel, &unconnected)
+		defer stop()
+	}
 	code, body, err := c.get(probeCtx, "/readyz")
 	path := "/readyz"
 	if err == nil && (code == http.StatusNotFound || code == http.StatusForbidden) {
@@ -44,6 +54,9 @@ func (c *Client) Probe(ctx context.Context) error {
 	case err != nil:
 		if ctx.Err() != nil {
 			return fmt.Errorf("probe cluster %s: %w", c.Name, ctx.Err())
+		}
+		if unconnected.Load() {
+			return c.probeError(api.ErrNotConnected, fmt.Errorf("no connection within %s", c.connectTimeout))
 		}
 		if probeCtx.Err() != nil {
 			return c.probeError(api.ErrNotConnected, fmt.Errorf("no answer within %s", c.probeTimeout))
@@ -60,15 +73,54 @@ func (c *Client) Probe(ctx context.Context) error {
 	}
 }
 
+// connectDeadline returns ctx traced so that each connection the probe asks
+// the transport for must be had within the client's connect timeout, or
+// cancel ends the probe and unconnected is set. The clock starts when the
+// transport asks for a connection (httptrace's GetConn), after any
+// credential plugin has run, so a slow plugin is not taken for a member
+// that is down; a connection already pooled is had at once. stop releases
+// the timer.
+func (c *Client) connectDeadline(ctx context.Context, cancel context.CancelFunc, unconnected *atomic.Bool) (_ context.Context, stop func()) {
+	var mu sync.Mutex
+	var timer *time.Timer
+	stop = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GetConn: func(string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if timer != nil {
+				timer.Stop()
+			}
+			timer = time.AfterFunc(c.connectTimeout, func() { unconnected.Store(true); cancel() })
+		},
+		GotConn: func(httptrace.GotConnInfo) { stop() },
+	}), stop
+}
+
 func (c *Client) probeError(kind, cause error) error {
 	return fmt.Errorf("cluster %s is %w: %w", c.Name, kind, c.secrets.scrub(cause))
 }
 
 // get requests an absolute path and returns the status code and body; err
 // is set only when no HTTP answer came back.
+//
+// The request is sent once. client-go retries a GET whose connection was
+// reset or closed (io.EOF) after an artificial one-second Retry-After, up
+// to ten times: a member whose apiserver is stopped behind a load balancer
+// that accepts and closes every connection would hold each probe for its
+// whole deadline (three connections in 3 s), and a Terraform run pays each
+// provider process's probe. A closed connection is an answer: the member is
+// not serving. A member that is merely slow is still given the whole
+// deadline, which bounds the wait for an answer, not the retries.
 func (c *Client) get(ctx context.Context, path string) (int, []byte, error) {
 	var code int
-	result := c.Kubernetes.Discovery().RESTClient().Get().AbsPath(path).Do(ctx).StatusCode(&code)
+	result := c.Kubernetes.Discovery().RESTClient().Get().AbsPath(path).MaxRetries(0).Do(ctx).StatusCode(&code)
 	body, err := result.Raw()
 	if code == 0 && err != nil {
 		return 0, nil, err

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,4 +168,105 @@ func TestProbeTimeout(t *testing.T) {
 	if got := NewCache(CacheOptions{}).opts.ProbeTimeout; got != 5*time.Second {
 		t.Errorf("default probe timeout = %s, want 5s", got)
 	}
+}
+
+// TestProbeClosedConnectionAskedOnce: a member whose every connection is
+// accepted and closed at once (a stopped apiserver behind a load balancer)
+// is not connected after one connection, not after client-go's retries of a
+// GET that met io.EOF, each a second apart until the probe's deadline. The
+// count of connections is the assertion, so the test does not depend on
+// the machine's speed.
+func TestProbeClosedConnectionAskedOnce(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var accepted atomic.Int64
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_ = conn.Close()
+		}
+	}()
+	cache := NewCache(CacheOptions{ProbeTimeout: 10 * time.Second})
+	c, err := cache.Get(t.Context(), "east", Connection{Host: l.Addr().String(), Token: secretToken, Insecure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Probe(t.Context())
+	if !errors.Is(err, api.ErrNotConnected) {
+		t.Fatalf("Probe = %v, want api.ErrNotConnected", err)
+	}
+	if !strings.HasPrefix(err.Error(), "cluster east is not connected: ") {
+		t.Errorf("Probe = %q, want it to name cluster east as not connected", err)
+	}
+	if got := accepted.Load(); got != 1 {
+		t.Errorf("the probe opened %d connections to a member that closes each at once, want 1", got)
+	}
+}
+
+// TestProbeConnectTimeout: with a connect timeout, a member whose port
+// accepts but never completes the TLS handshake (a frozen apiserver) is not
+// connected once that timeout passes, and the error says which deadline it
+// missed; a member that is connected but slow to answer keeps the whole
+// probe timeout and is ready.
+func TestProbeConnectTimeout(t *testing.T) {
+	t.Parallel()
+	cache := NewCache(CacheOptions{ProbeTimeout: 20 * time.Second, ConnectTimeout: 300 * time.Millisecond})
+
+	t.Run("never connects", func(t *testing.T) {
+		t.Parallel()
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		go func() {
+			var held []net.Conn // never answered, closed with the listener
+			for {
+				conn, err := l.Accept()
+				if err != nil {
+					for _, c := range held {
+						_ = c.Close()
+					}
+					return
+				}
+				held = append(held, conn)
+			}
+		}()
+		c, err := cache.Get(t.Context(), "east", Connection{Host: l.Addr().String(), Token: secretToken, Insecure: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.Probe(t.Context())
+		if !errors.Is(err, api.ErrNotConnected) {
+			t.Fatalf("Probe = %v, want api.ErrNotConnected", err)
+		}
+		if want := "cluster east is not connected: no connection within 300ms"; err.Error() != want {
+			t.Errorf("Probe = %q, want %q", err, want)
+		}
+	})
+
+	t.Run("connects, answers slowly", func(t *testing.T) {
+		t.Parallel()
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(time.Second) // more than the connect timeout, well within the probe's
+			_, _ = w.Write([]byte("ok"))
+		}))
+		defer srv.Close()
+		ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		c, err := cache.Get(t.Context(), "west", Connection{Host: srv.URL, Token: secretToken, ClusterCACertificate: ca})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Probe(t.Context()); err != nil {
+			t.Errorf("Probe of a member that answers after 1s = %v, want ready", err)
+		}
+	})
 }

@@ -39,6 +39,12 @@ const (
 // answer costs a run this once (see engine's reach.go).
 const defaultProbeTimeout = 3 * time.Second
 
+// defaultConnectTimeout is member_connect_timeout's default: a TCP and TLS
+// handshake with a live apiserver takes a few round trips, and 1.5 s still
+// allows one lost SYN (resent after 1 s), while a member that accepts but
+// never answers costs each provider process half the probe timeout less.
+const defaultConnectTimeout = 1500 * time.Millisecond
+
 // Config is the provider configuration after defaults, handed to resources,
 // data sources and functions.
 type Config struct {
@@ -51,6 +57,9 @@ type Config struct {
 	// ProbeTimeout is how long a member has to answer its probe before the
 	// run treats it as unreachable (see engine's reach.go).
 	ProbeTimeout time.Duration
+	// ConnectTimeout bounds the probe's TCP and TLS handshakes within
+	// ProbeTimeout (member.CacheOptions.ConnectTimeout).
+	ConnectTimeout time.Duration
 	// SensitiveKinds are the kinds whose data is shown as hashes (see sensitive.go).
 	SensitiveKinds sensitiveKinds
 	// Trusted lists what a connection recorded in state may run or read (see trust.go).
@@ -74,6 +83,7 @@ type providerModel struct {
 	ApplyParallelism types.Int64  `tfsdk:"apply_parallelism"`
 	DefaultTimeout   types.String `tfsdk:"default_timeout"`
 	ProbeTimeout     types.String `tfsdk:"member_probe_timeout"`
+	ConnectTimeout   types.String `tfsdk:"member_connect_timeout"`
 	SensitiveKinds   types.List   `tfsdk:"sensitive_kinds"`
 	TrustedExec      types.List   `tfsdk:"trusted_exec"`
 	TrustedOverrides types.List   `tfsdk:"trusted_connection_overrides"`
@@ -122,6 +132,13 @@ func (p *flotillaProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"member_probe_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long a member cluster has to answer a probe (`GET /readyz`) before the run treats it as unreachable, as a Go duration such as `3s`. " +
 					"A member that does not answer costs a run one such timeout: every later read, plan and apply of the run, and of the minute after, skips it at once and says why. Defaults to `3s`.",
+				Optional:   true,
+				Validators: []validator.String{durationValidator{}},
+			},
+			"member_connect_timeout": schema.StringAttribute{
+				MarkdownDescription: "How long a probe may take to connect to a member cluster (the TCP and TLS handshakes, after any credential plugin has run), within `member_probe_timeout`, as a Go duration such as `1500ms`. " +
+					"A member whose address accepts connections but whose apiserver never completes the handshake (frozen, or behind a network that drops packets) is unreachable after it; a member that is connected keeps the whole `member_probe_timeout` to answer, so a slow apiserver is not taken for a stopped one. " +
+					"Raise it for members far away; at `member_probe_timeout` or more only that applies. Defaults to `1.5s`.",
 				Optional:   true,
 				Validators: []validator.String{durationValidator{}},
 			},
@@ -190,7 +207,7 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cfg := Config{Fleet: DefaultFleet, FieldManager: DefaultFieldManager, ApplyParallelism: DefaultApplyParallelism, RolloutTimeout: defaultRolloutTimeout, ProbeTimeout: defaultProbeTimeout}
+	cfg := Config{Fleet: DefaultFleet, FieldManager: DefaultFieldManager, ApplyParallelism: DefaultApplyParallelism, RolloutTimeout: defaultRolloutTimeout, ProbeTimeout: defaultProbeTimeout, ConnectTimeout: defaultConnectTimeout}
 	if env := os.Getenv(fleetEnv); env != "" {
 		if !labelValueRE.MatchString(env) {
 			resp.Diagnostics.AddAttributeError(path.Root("fleet"), "Invalid fleet name",
@@ -221,6 +238,14 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 		}
 		cfg.ProbeTimeout = d
 	}
+	if !m.ConnectTimeout.IsNull() && !m.ConnectTimeout.IsUnknown() {
+		d, err := time.ParseDuration(m.ConnectTimeout.ValueString())
+		if err != nil || d <= 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("member_connect_timeout"), "Invalid duration", "Want a positive Go duration such as 1500ms.")
+			return
+		}
+		cfg.ConnectTimeout = d
+	}
 	if !m.ApplyParallelism.IsNull() && !m.ApplyParallelism.IsUnknown() {
 		cfg.ApplyParallelism = int(m.ApplyParallelism.ValueInt64())
 	}
@@ -240,7 +265,7 @@ func (p *flotillaProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	eng, engErr := engine.New(engine.Options{Fleet: cfg.Fleet, FieldManager: cfg.FieldManager, Parallelism: cfg.ApplyParallelism, ProbeTimeout: cfg.ProbeTimeout})
+	eng, engErr := engine.New(engine.Options{Fleet: cfg.Fleet, FieldManager: cfg.FieldManager, Parallelism: cfg.ApplyParallelism, ProbeTimeout: cfg.ProbeTimeout, ConnectTimeout: cfg.ConnectTimeout})
 	if engErr != nil {
 		resp.Diagnostics.AddError("Cannot start the flotilla engine", engErr.Error())
 		return
