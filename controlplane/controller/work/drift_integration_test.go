@@ -41,23 +41,13 @@ func TestResyncReadsTheMemberOnlyOnDrift(t *testing.T) {
 	controllertest.CreatePolicy(t, hub, controllertest.WebPolicy(name))
 	testkit.MustCreate(t, hub, controllertest.Deployment(2))
 	controllertest.WaitReplicas(t, env.Members, map[string]int32{name: 2})
-	work := client.ObjectKey{Namespace: shared.ExecutionNamespace(name), Name: shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"})}
-	testkit.Eventually(t, controllertest.Deadline, "work observed (its member watch started)", func() (bool, string) {
-		var w workv1.Work
-		if err := hub.Get(ctx, work, &w); err != nil {
-			return false, err.Error()
-		}
-		return apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable), fmt.Sprintf("conditions %+v", w.Status.Conditions)
-	})
+	work := webWork(name)
+	waitWorkAvailable(t, hub, work)
 	// A resync or two so the watch has synced and seen the last apply.
 	time.Sleep(2 * time.Second)
 
 	t.Log("nothing changed: four resyncs read and write nothing in the member")
-	before := deploymentRequests(t, env.Clusters[0])
-	time.Sleep(4 * time.Second)
-	if after := deploymentRequests(t, env.Clusters[0]); after != before {
-		t.Fatalf("member requests on deployments over 4 resyncs of an unchanged Work: %v, then %v; want none", before, after)
-	}
+	quietFor(t, env.Clusters[0], 4*time.Second, "4 resyncs")
 
 	t.Log("a label flotilla does not own is the member's: it stays")
 	var d appsv1.Deployment
@@ -79,6 +69,35 @@ func TestResyncReadsTheMemberOnlyOnDrift(t *testing.T) {
 
 // deploymentRequests is the member apiserver's count of requests on
 // deployments (apiserver_request_total, every verb, code and scope).
+// webWork is the key of the web Deployment's Work for cluster name.
+func webWork(name string) client.ObjectKey {
+	return client.ObjectKey{Namespace: shared.ExecutionNamespace(name), Name: shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"})}
+}
+
+// waitWorkAvailable waits until the Work reports Available: the member
+// was read back, so its watch of the applied objects has started.
+func waitWorkAvailable(t *testing.T, hub client.Client, work client.ObjectKey) {
+	t.Helper()
+	testkit.Eventually(t, controllertest.Deadline, "work "+work.String()+" available", func() (bool, string) {
+		var w workv1.Work
+		if err := hub.Get(t.Context(), work, &w); err != nil {
+			return false, err.Error()
+		}
+		return apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable), fmt.Sprintf("conditions %+v", w.Status.Conditions)
+	})
+}
+
+// quietFor fails the test when the member's apiserver serves any request
+// on deployments during d; what names the passes d spans.
+func quietFor(t *testing.T, member *testenv.Cluster, d time.Duration, what string) {
+	t.Helper()
+	before := deploymentRequests(t, member)
+	time.Sleep(d)
+	if after := deploymentRequests(t, member); after != before {
+		t.Fatalf("member requests on deployments over %s of an unchanged Work: %v, then %v; want none", what, before, after)
+	}
+}
+
 func deploymentRequests(t *testing.T, member *testenv.Cluster) float64 {
 	t.Helper()
 	cfg := member.RESTConfig()

@@ -1,17 +1,13 @@
 package work_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
@@ -36,25 +32,15 @@ func TestStatusBackstopReadsOnlyWhatChanged(t *testing.T) {
 	controllertest.CreatePolicy(t, hub, controllertest.WebPolicy(name))
 	testkit.MustCreate(t, hub, controllertest.Deployment(2))
 	controllertest.WaitReplicas(t, env.Members, map[string]int32{name: 2})
-	work := client.ObjectKey{Namespace: shared.ExecutionNamespace(name), Name: shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"})}
+	work := webWork(name)
 	controllertest.SetReady(t, m, 2)
 	waitTemplateReady(t, hub, 2)
-	testkit.Eventually(t, controllertest.Deadline, "work available", func() (bool, string) {
-		var w workv1.Work
-		if err := hub.Get(ctx, work, &w); err != nil {
-			return false, err.Error()
-		}
-		return apimeta.IsStatusConditionTrue(w.Status.Conditions, api.ConditionWorkAvailable), fmt.Sprintf("conditions %+v", w.Status.Conditions)
-	})
+	waitWorkAvailable(t, hub, work)
 	// A backstop or two so the watch has seen the last change read.
 	time.Sleep(2 * time.Second)
 
 	t.Log("nothing changed: four backstops send nothing to the member")
-	before := deploymentRequests(t, env.Clusters[0])
-	time.Sleep(4 * time.Second)
-	if after := deploymentRequests(t, env.Clusters[0]); after != before {
-		t.Fatalf("member requests on deployments over 4 status backstops of an unchanged Work: %v, then %v; want none", before, after)
-	}
+	quietFor(t, env.Clusters[0], 4*time.Second, "4 status backstops")
 
 	t.Log("the member's status changes: the host template follows")
 	controllertest.SetReady(t, m, 1)
