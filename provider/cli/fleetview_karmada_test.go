@@ -13,8 +13,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apiserver/pkg/server/dynamiccertificates"
-	"k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -112,27 +110,8 @@ spec:
 	createDocs(t, hub, docs.String())
 	// alice and bob may use the proxy of every Cluster; the search cache
 	// is for whoever may use it and list ConfigMaps on the host.
-	mustCreate(t, func() error {
-		_, err := hostCS.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "fleet-viewer"},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{fleetview.Group}, Resources: []string{"clusters/proxy"}, Verbs: []string{"get", "list", "watch"}}}}, metav1.CreateOptions{})
-		return err
-	})
-	mustCreate(t, func() error {
-		_, err := hostCS.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "fleet-viewers"},
-			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "fleet-viewer"},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"},
-				{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "bob"}}}, metav1.CreateOptions{})
-		return err
-	})
-
-	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(proxyService+"."+shared.SystemNamespace+".svc", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serving, err := dynamiccertificates.NewStaticCertKeyContent("cluster-proxy", certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grantFleetViewers(t, hostCS, rbacv1.PolicyRule{APIGroups: []string{fleetview.Group}, Resources: []string{"clusters/proxy"}, Verbs: []string{"get", "list", "watch"}})
+	certPEM, serving := proxyServing(t)
 	// The proxy's Service is in the control plane's own namespace, in
 	// either mode.
 	testkit.MustCreate(t, hub, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shared.SystemNamespace}})
@@ -216,7 +195,7 @@ spec:
   secretRef: {namespace: karmada-cluster, name: %s}
   impersonatorSecretRef: {namespace: flotilla-system, name: %s-impersonator}
 `, members[0].Host, n1, n1))
-	err = hub.Create(ctx, elsewhere)
+	err := hub.Create(ctx, elsewhere)
 	for _, want := range []string{"denied the request", "elsewhere", "spec.impersonatorSecretRef.namespace", `"flotilla-system"`, "karmada-cluster"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("a Cluster whose impersonator Secret is in flotilla-system: %v; want a refusal naming %s", err, want)

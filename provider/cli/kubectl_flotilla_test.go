@@ -114,30 +114,10 @@ func TestClusterProxyAndPlugin(t *testing.T) {
 	}
 	// alice and bob may use the proxy of every Cluster and list Clusters;
 	// carol may not.
-	mustCreate(t, func() error {
-		_, err := hostCS.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "fleet-viewer"},
-			Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{fleetview.Group}, Resources: []string{"clusters/proxy"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
-				{APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"clusters"}, Verbs: []string{"get", "list"}},
-			}}, metav1.CreateOptions{})
-		return err
-	})
-	mustCreate(t, func() error {
-		_, err := hostCS.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "fleet-viewers"},
-			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "fleet-viewer"},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"},
-				{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "bob"}}}, metav1.CreateOptions{})
-		return err
-	})
-
-	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(proxyService+"."+shared.SystemNamespace+".svc", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serving, err := dynamiccertificates.NewStaticCertKeyContent("cluster-proxy", certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grantFleetViewers(t, hostCS,
+		rbacv1.PolicyRule{APIGroups: []string{fleetview.Group}, Resources: []string{"clusters/proxy"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		rbacv1.PolicyRule{APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"clusters"}, Verbs: []string{"get", "list"}})
+	certPEM, serving := proxyServing(t)
 	ln := registerProxy(t, host, certPEM)
 	f.StartControlPlane(t, func(o *shared.Options) {
 		o.ClusterProxy = fleetview.Options{Listener: ln.listener, Certificate: serving, RequestTimeout: 3 * time.Second}
@@ -272,6 +252,38 @@ func kubectl(host *testenv.Cluster, as string, args ...string) (string, error) {
 	}
 	out, err := exec.Command("kubectl", append(full, args...)...).CombinedOutput()
 	return string(out), err
+}
+
+// grantFleetViewers gives alice and bob, on the host, the ClusterRole
+// fleet-viewer of rules.
+func grantFleetViewers(t *testing.T, cs kubernetes.Interface, rules ...rbacv1.PolicyRule) {
+	t.Helper()
+	mustCreate(t, func() error {
+		_, err := cs.RbacV1().ClusterRoles().Create(t.Context(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "fleet-viewer"}, Rules: rules}, metav1.CreateOptions{})
+		return err
+	})
+	mustCreate(t, func() error {
+		_, err := cs.RbacV1().ClusterRoleBindings().Create(t.Context(), &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "fleet-viewers"},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "fleet-viewer"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"},
+				{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "bob"}}}, metav1.CreateOptions{})
+		return err
+	})
+}
+
+// proxyServing is a self-signed serving certificate for the cluster
+// proxy's Service, and its PEM for the APIService's caBundle.
+func proxyServing(t *testing.T) ([]byte, dynamiccertificates.CertKeyContentProvider) {
+	t.Helper()
+	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(proxyService+"."+shared.SystemNamespace+".svc", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serving, err := dynamiccertificates.NewStaticCertKeyContent("cluster-proxy", certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return certPEM, serving
 }
 
 func mustCreate(t *testing.T, create func() error) {
