@@ -60,7 +60,7 @@ type op struct {
 	retain   bool                       // opApply only: ApplyRequest.RetainMemberFields
 	// interpreter is ApplyRequest.Interpreter (opApply only).
 	interpreter *interpret.Interpreter
-	// karmada is ApplyRequest.Karmada (opApply only).
+	// karmada is the request's Karmada take-over grant.
 	karmada *KarmadaAdoption
 	// invalid is set when the request itself is wrong; the op then fails
 	// without a request to the cluster.
@@ -112,7 +112,7 @@ func (e *Executor) Delete(ctx context.Context, reqs ...DeleteRequest) Result {
 	for _, req := range reqs {
 		invalid := validateRef(req.Template)
 		for _, cluster := range req.Clusters {
-			plans[cluster] = append(plans[cluster], op{kind: opDelete, ref: req.Template, preserve: req.PreserveResourcesOnDeletion, invalid: invalid})
+			plans[cluster] = append(plans[cluster], op{kind: opDelete, ref: req.Template, preserve: req.PreserveResourcesOnDeletion, karmada: req.Karmada, invalid: invalid})
 		}
 	}
 	markDuplicates(plans)
@@ -140,7 +140,7 @@ func (e *Executor) planApply(plans map[string][]op, req ApplyRequest) {
 		if _, ok := req.Objects[cluster]; ok {
 			continue // reported on the apply op
 		}
-		plans[cluster] = append(plans[cluster], op{kind: opPrune, ref: req.Template, preserve: req.PreserveResourcesOnDeletion, invalid: invalid})
+		plans[cluster] = append(plans[cluster], op{kind: opPrune, ref: req.Template, preserve: req.PreserveResourcesOnDeletion, karmada: req.Karmada, invalid: invalid})
 	}
 }
 

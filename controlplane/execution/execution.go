@@ -159,6 +159,11 @@ type DeleteRequest struct {
 	// them: flotilla's labels and annotations are removed, and so is its
 	// field ownership; the object is released, not deleted.
 	PreserveResourcesOnDeletion bool
+	// Karmada is the template's take-over grant, as in ApplyRequest: an
+	// object it covers is the template's even before flotilla's first
+	// write puts its labels on it, so it is removed as Karmada would have
+	// removed it.
+	Karmada *KarmadaAdoption
 }
 
 // Action is what happened to one object in one cluster.

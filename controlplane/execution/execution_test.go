@@ -22,6 +22,7 @@ func TestExecution(t *testing.T) {
 		{"a CRD is established before its instances", testCRD},
 		{"a missing namespace is created and never pruned nor deleted", testNamespaceSync},
 		{"preserveResourcesOnDeletion releases instead of deleting", testPreserve},
+		{"Karmada's objects: taken over without a write, deleted with their template", testKarmadaTakeOver},
 		{"the managed view shows drift but not server defaults", testManagedView},
 		{"cached reads: one list per kind and namespace, the same observations", testReadCache},
 		{"an unreachable member fails alone and a retry converges", testOutage},

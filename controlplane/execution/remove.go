@@ -131,7 +131,9 @@ func (c *clusterRun) remove(ctx context.Context, o op) Outcome {
 	if err != nil {
 		return fail(fmt.Errorf("read the live object: %w", err))
 	}
-	if ownerOf(live, c.e.Fleet, o.ref) != ownedByTemplate {
+	// A taken-over Karmada object is the template's before flotilla's
+	// first write labels it (KarmadaAdoption).
+	if ownerOf(live, c.e.Fleet, o.ref) != ownedByTemplate && !o.karmada.covers(c.name, live) {
 		out.Action = ActionSkipped
 		out.Reason = fmt.Sprintf("not managed by flotilla fleet %q for template %s; left alone", c.e.Fleet, o.ref)
 		return out

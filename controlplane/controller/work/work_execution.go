@@ -302,7 +302,8 @@ func (e *workExecution) delete(ctx context.Context, w *workv1.Work, cluster stri
 	preserve := w.Spec.PreserveResourcesOnDeletion != nil && *w.Spec.PreserveResourcesOnDeletion
 	reqs := make([]execution.DeleteRequest, len(objs))
 	for i, obj := range objs {
-		reqs[i] = execution.DeleteRequest{Template: api.TemplateRefOf(obj), Clusters: []string{cluster}, PreserveResourcesOnDeletion: preserve}
+		ref := api.TemplateRefOf(obj)
+		reqs[i] = execution.DeleteRequest{Template: ref, Clusters: []string{cluster}, PreserveResourcesOnDeletion: preserve, Karmada: e.opts.KarmadaAdoptions.For(ref)}
 	}
 	return e.executor.Delete(ctx, reqs...).Err()
 }
