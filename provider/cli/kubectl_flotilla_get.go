@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"path"
 	"slices"
@@ -177,6 +178,11 @@ func (o getCommand) fromCache(host *rest.Config, resource, name string) ([]membe
 	if err != nil {
 		return nil, err
 	}
+	return o.readCache(hc, u, gvr, name)
+}
+
+// readCache reads the cache's list at u and splits it per member.
+func (o getCommand) readCache(hc *http.Client, u string, gvr schema.GroupVersionResource, name string) ([]memberResult, error) {
 	body, err := getRaw(hc, u, "application/json")
 	if err != nil {
 		return nil, err
