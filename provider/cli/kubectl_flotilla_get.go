@@ -181,11 +181,31 @@ func (o getCommand) fromCache(host *rest.Config, resource, name string) ([]membe
 	return o.readCache(hc, u, gvr, name)
 }
 
-// readCache reads the cache's list at u and splits it per member.
+// readCache reads the cache's list at u and splits it per member. For a
+// table it asks the cache for one, as kubectl does a member: the cache
+// prints the kind's columns (READY, UP-TO-DATE, AVAILABLE for
+// Deployments) and the plugin decodes rows, not whole objects. A cache
+// that answers a list instead gets NAME and AGE.
 func (o getCommand) readCache(hc *http.Client, u string, gvr schema.GroupVersionResource, name string) ([]memberResult, error) {
-	body, err := getRaw(hc, u, "application/json")
+	accept := "application/json"
+	if o.output == "" || o.output == "wide" {
+		accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+	}
+	body, err := getRaw(hc, u, accept)
 	if err != nil {
 		return nil, err
+	}
+	// The cache writes the kind first; looking there spares a scan of a
+	// response of many megabytes before it is decoded.
+	if bytes.HasPrefix(body, []byte(`{"kind":"Table",`)) {
+		var t metav1.Table
+		if err := json.Unmarshal(body, &t); err != nil {
+			return nil, fmt.Errorf("decode table: %w", err)
+		}
+		if name != "" && len(t.Rows) == 0 {
+			return nil, errors.New(gvr.GroupResource().String() + " " + name + " not found in the cache")
+		}
+		return o.splitTable(&t)
 	}
 	var list unstructured.UnstructuredList
 	if err := list.UnmarshalJSON(body); err != nil {
@@ -216,6 +236,42 @@ func (o getCommand) readCache(hc *http.Client, u string, gvr schema.GroupVersion
 	return results, nil
 }
 
+// splitTable splits the cache's table, whose first column names each
+// row's member, into one table per member in -C's order or by name.
+func (o getCommand) splitTable(t *metav1.Table) ([]memberResult, error) {
+	if len(t.ColumnDefinitions) == 0 || t.ColumnDefinitions[0].Name != "Cluster" {
+		return nil, errors.New("the cache's table has no Cluster column first")
+	}
+	cols := t.ColumnDefinitions[1:]
+	byCluster := map[string]*metav1.Table{}
+	for _, row := range t.Rows {
+		c := cell(row.Cells, 0)
+		mt := byCluster[c]
+		if mt == nil {
+			mt = &metav1.Table{ColumnDefinitions: cols}
+			byCluster[c] = mt
+		}
+		row.Cells = row.Cells[1:]
+		mt.Rows = append(mt.Rows, row)
+	}
+	clusters := splitList(o.clusters)
+	if len(clusters) == 0 {
+		for c := range byCluster {
+			clusters = append(clusters, c)
+		}
+		slices.Sort(clusters)
+	}
+	results := make([]memberResult, len(clusters))
+	for i, c := range clusters {
+		mt := byCluster[c]
+		if mt == nil {
+			mt = &metav1.Table{ColumnDefinitions: cols}
+		}
+		results[i] = memberResult{cluster: c, table: mt}
+	}
+	return results, nil
+}
+
 // resolveResource maps a kubectl resource name (plural, singular, short
 // name or kind) to its resource with dc's discovery.
 func resolveResource(dc discovery.DiscoveryInterface, resource string) (schema.GroupVersionResource, bool, error) {
@@ -236,9 +292,9 @@ func resolveResource(dc discovery.DiscoveryInterface, resource string) (schema.G
 	return gvr, mapping.Scope.Name() == "namespace", nil
 }
 
-// cacheTable is the table of cached objects: the cache keeps objects, not
-// the member's printers, so the columns are those kubectl prints for a
-// kind without printer columns (name and age).
+// cacheTable is the table of cached objects from a cache that answers a
+// list rather than a table: the columns kubectl prints for a kind without
+// printer columns (name and age).
 func cacheTable(objs []unstructured.Unstructured) *metav1.Table {
 	t := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{{Name: "Name", Type: "string"}, {Name: "Age", Type: "string"}}}
 	for _, obj := range objs {
