@@ -207,7 +207,6 @@ func (w *countingLines) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-
 // benchSize is 100 clusters x 1,000 Deployments, or FLOTILLA_BENCH_GET=CxN.
 func benchSize() (int, int) {
 	if v := os.Getenv("FLOTILLA_BENCH_GET"); v != "" {
