@@ -71,7 +71,7 @@ func benchDeployment(ns, name string) appsv1.Deployment {
 // the same list of perCluster Deployments over 10 namespaces, and holds
 // watches open until the client leaves: members whose objects do not
 // change, read by the cache's real informers over HTTP.
-func memberLists(b *testing.B, perCluster int) *httptest.Server {
+func memberLists(b testing.TB, perCluster int) *httptest.Server {
 	b.Helper()
 	list := appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: "123456"}}
 	for i := range perCluster {
@@ -134,39 +134,12 @@ func liveHeap() uint64 {
 // holds per object (cache-bytes/object: informer stores included).
 func BenchmarkGetDeploymentsAllNamespaces(b *testing.B) {
 	clusters, perCluster := benchSize()
-	members := memberLists(b, perCluster)
 	before := liveHeap()
-	c := fleetview.NewCache()
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { _ = c.Start(ctx) }()
-	b.Cleanup(cancel)
-	var sources []fleetview.Source
-	for i := range clusters {
-		name := fmt.Sprintf("member-%03d", i)
-		dc, err := dynamic.NewForConfig(&rest.Config{Host: members.URL + "/c/" + name, QPS: -1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		sources = append(sources, fleetview.Source{Cluster: name, Client: dc, Fingerprint: name})
-	}
 	fill := time.Now()
-	c.Set([]fleetview.Kind{{Resource: benchDeployments, GroupVersionKind: appsv1.SchemeGroupVersion.WithKind("Deployment"), Namespaced: true, Sources: sources}})
-	for deadline := time.Now().Add(30 * time.Minute); !c.Synced(benchDeployments); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			b.Fatal("the cache did not sync in 30 minutes")
-		}
-	}
+	c := filledCache(b, clusters, perCluster)
 	filled := time.Since(fill)
 	perObject := float64(liveHeap()-before) / float64(clusters*perCluster)
-
-	allowAll := authorizer.AuthorizerFunc(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
-		return authorizer.DecisionAllow, "", nil
-	})
-	search := fleetview.SearchHandler(c, allowAll)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		search.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), &user.DefaultInfo{Name: "admin"})))
-	}))
-	b.Cleanup(srv.Close)
+	srv := searchServer(b, c)
 	o := getCommand{getOptions: getOptions{stderr: io.Discard, allNamespaces: true}, source: sourceCache}
 	u := srv.URL + fleetview.SearchPrefix + "/apis/apps/v1/deployments"
 
@@ -216,4 +189,48 @@ func benchSize() (int, int) {
 		}
 	}
 	return 100, 1000
+}
+
+// filledCache is a search cache of Deployments over clusters members of
+// perCluster objects each, filled by its informers, once synced.
+func filledCache(b testing.TB, clusters, perCluster int) *fleetview.Cache {
+	b.Helper()
+	members := memberLists(b, perCluster)
+	c := fleetview.NewCache()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { _ = c.Start(ctx) }()
+	b.Cleanup(cancel)
+	var sources []fleetview.Source
+	for i := range clusters {
+		name := fmt.Sprintf("member-%03d", i)
+		dc, err := dynamic.NewForConfig(&rest.Config{Host: members.URL + "/c/" + name, QPS: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sources = append(sources, fleetview.Source{Cluster: name, Client: dc, Fingerprint: name})
+	}
+	c.Set([]fleetview.Kind{{Resource: benchDeployments, GroupVersionKind: appsv1.SchemeGroupVersion.WithKind("Deployment"), Namespaced: true, Sources: sources}})
+	for deadline := time.Now().Add(30 * time.Minute); !c.Synced(benchDeployments); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("the cache did not sync in 30 minutes")
+		}
+	}
+
+	return c
+}
+
+// searchServer serves c's search handler over HTTP to a user who may list
+// everywhere.
+func searchServer(b testing.TB, c *fleetview.Cache) *httptest.Server {
+	b.Helper()
+	allowAll := authorizer.AuthorizerFunc(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+		return authorizer.DecisionAllow, "", nil
+	})
+	search := fleetview.SearchHandler(c, allowAll)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		search.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), &user.DefaultInfo{Name: "admin"})))
+	}))
+	b.Cleanup(srv.Close)
+
+	return srv
 }
