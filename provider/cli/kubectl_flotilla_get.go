@@ -92,8 +92,11 @@ func pluginGet(args []string, stdout, stderr io.Writer) int {
 type memberResult struct {
 	cluster string
 	table   *metav1.Table
-	objects []unstructured.Unstructured
-	err     error
+	// namespaces, when set, is each table row's namespace, read once when
+	// the table was decoded.
+	namespaces []string
+	objects    []unstructured.Unstructured
+	err        error
 }
 
 func (o getCommand) run(resource, name string, stdout, stderr io.Writer) error {
@@ -198,14 +201,31 @@ func (o getCommand) readCache(hc *http.Client, u string, gvr schema.GroupVersion
 	// The cache writes the kind first; looking there spares a scan of a
 	// response of many megabytes before it is decoded.
 	if bytes.HasPrefix(body, []byte(`{"kind":"Table",`)) {
-		var t metav1.Table
+		// Only each row's namespace is read of its object: decoding it
+		// here, once, spares a decode per row when printing.
+		var t struct {
+			ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
+			Rows              []struct {
+				Cells  []any `json:"cells"`
+				Object struct {
+					Metadata struct {
+						Namespace string `json:"namespace"`
+					} `json:"metadata"`
+				} `json:"object"`
+			} `json:"rows"`
+		}
 		if err := json.Unmarshal(body, &t); err != nil {
 			return nil, fmt.Errorf("decode table: %w", err)
 		}
 		if name != "" && len(t.Rows) == 0 {
 			return nil, errors.New(gvr.GroupResource().String() + " " + name + " not found in the cache")
 		}
-		return o.splitTable(&t)
+		tbl := &metav1.Table{ColumnDefinitions: t.ColumnDefinitions, Rows: make([]metav1.TableRow, len(t.Rows))}
+		namespaces := make([]string, len(t.Rows))
+		for i, r := range t.Rows {
+			tbl.Rows[i].Cells, namespaces[i] = r.Cells, r.Object.Metadata.Namespace
+		}
+		return o.splitTable(tbl, namespaces)
 	}
 	var list unstructured.UnstructuredList
 	if err := list.UnmarshalJSON(body); err != nil {
@@ -238,21 +258,22 @@ func (o getCommand) readCache(hc *http.Client, u string, gvr schema.GroupVersion
 
 // splitTable splits the cache's table, whose first column names each
 // row's member, into one table per member in -C's order or by name.
-func (o getCommand) splitTable(t *metav1.Table) ([]memberResult, error) {
+func (o getCommand) splitTable(t *metav1.Table, namespaces []string) ([]memberResult, error) {
 	if len(t.ColumnDefinitions) == 0 || t.ColumnDefinitions[0].Name != "Cluster" {
 		return nil, errors.New("the cache's table has no Cluster column first")
 	}
 	cols := t.ColumnDefinitions[1:]
-	byCluster := map[string]*metav1.Table{}
-	for _, row := range t.Rows {
+	byCluster := map[string]*memberResult{}
+	for i, row := range t.Rows {
 		c := cell(row.Cells, 0)
-		mt := byCluster[c]
-		if mt == nil {
-			mt = &metav1.Table{ColumnDefinitions: cols}
-			byCluster[c] = mt
+		mr := byCluster[c]
+		if mr == nil {
+			mr = &memberResult{cluster: c, table: &metav1.Table{ColumnDefinitions: cols}}
+			byCluster[c] = mr
 		}
 		row.Cells = row.Cells[1:]
-		mt.Rows = append(mt.Rows, row)
+		mr.table.Rows = append(mr.table.Rows, row)
+		mr.namespaces = append(mr.namespaces, namespaces[i])
 	}
 	clusters := splitList(o.clusters)
 	if len(clusters) == 0 {
@@ -263,11 +284,11 @@ func (o getCommand) splitTable(t *metav1.Table) ([]memberResult, error) {
 	}
 	results := make([]memberResult, len(clusters))
 	for i, c := range clusters {
-		mt := byCluster[c]
-		if mt == nil {
-			mt = &metav1.Table{ColumnDefinitions: cols}
+		if mr := byCluster[c]; mr != nil {
+			results[i] = *mr
+		} else {
+			results[i] = memberResult{cluster: c, table: &metav1.Table{ColumnDefinitions: cols}}
 		}
-		results[i] = memberResult{cluster: c, table: mt}
 	}
 	return results, nil
 }
@@ -446,10 +467,14 @@ func (o getOptions) printTable(results []memberResult, w io.Writer) error {
 		if r.table == nil {
 			continue
 		}
-		for _, row := range r.table.Rows {
+		for j, row := range r.table.Rows {
 			line := []string{r.cluster}
 			if o.namespace == "" {
-				line = append(line, rowNamespace(row))
+				if j < len(r.namespaces) {
+					line = append(line, r.namespaces[j])
+				} else {
+					line = append(line, rowNamespace(row))
+				}
 			}
 			for _, i := range keep {
 				line = append(line, cell(row.Cells, i))
