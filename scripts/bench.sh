@@ -23,7 +23,9 @@
 #                at 200 clusters x 2,000 workloads, issue 38)
 #   search       BenchmarkSearchCacheMemory (bytes kept per typical Deployment)
 #                and BenchmarkSearchList (get deployments -A over 100 x 1,000
-#                cached Deployments, issue 37)
+#                cached Deployments, issue 37), BenchmarkGetDeploymentsAllNamespaces
+#                (what the user waits for: served handler over HTTP, the
+#                plugin's decoding and printing, cache filled by its informers)
 #   distribution BenchmarkDistribution (3 loopback member apiservers)
 #   terraform    scripts/bench-terraform.sh (apiserver-only members)
 #   kubernetes   scripts/bench-kubernetes.sh: the same fleet and apps with
@@ -296,15 +298,26 @@ if go test -run '^$' -bench '^BenchmarkSearchCacheMemory$' -benchtime=1x -count=
   row "search cache memory per Deployment" "typical Deployment, managed fields dropped" "$kept B" "—" "decoded: $decoded B"
   for who in admin tenant; do
     read -r p50 p99 < <(percentiles "$search_bench" "BenchmarkSearchList/user=$who" ms)
-    goal="—"
-    if [ "$who" = admin ] && [ "$p50" != "?" ]; then
-      goal="p50 ≤ 200 ms: $(verdict "$p50" 200)"
-    fi
-    row "search cache, get deployments -A ($who)" "100 clusters x 1,000 Deployments" "$p50 ms" "$p99 ms" "$goal"
+    row "search cache, get deployments -A ($who), server time" "100 clusters x 1,000 Deployments" "$p50 ms" "$p99 ms" "—"
   done
 else
   echo "bench: search cache benchmark failed:" >&2; tail -20 "$search_bench" >&2
-  row "search cache" "100 clusters x 1,000 Deployments" "failed" "failed" "p50 ≤ 200 ms"
+  row "search cache" "100 clusters x 1,000 Deployments" "failed" "failed" "—"
+  status=1
+fi
+# BenchmarkGetDeploymentsAllNamespaces: `kubectl flotilla get deployments -A --source=cache` as the user waits for
+# it: the request over HTTP to the cache's served handler, the Table it encodes, the plugin's decoding and its
+# printing; the cache filled by its own informers listing 100 members over HTTP. The issue's goal is on this row.
+echo "== bench: kubectl flotilla get deployments -A, end to end (100 clusters x 1,000 Deployments, 10 calls)" >&2
+get_bench="$work/get.txt"
+if go test -run '^$' -bench '^BenchmarkGetDeploymentsAllNamespaces$' -benchtime=10x -count=1 -timeout 60m ./provider/cli/ >"$get_bench" 2>&1; then
+  read -r p50 p99 < <(percentiles "$get_bench" BenchmarkGetDeploymentsAllNamespaces ms)
+  kept=$(awk '$1 ~ /^BenchmarkGetDeploymentsAllNamespaces/ { for (i = 3; i <= NF; i++) if ($i == "cache-bytes/object") print $(i-1) }' "$get_bench")
+  row "kubectl flotilla get deployments -A (cache → table → plugin printed)" "100 clusters x 1,000 Deployments" "$p50 ms" "$p99 ms" \
+    "p50 ≤ 200 ms: $(verdict "$p50" 200); cache $(printf '%.0f' "${kept:-0}") B/object (live heap, informers included)"
+else
+  echo "bench: get deployments benchmark failed:" >&2; tail -20 "$get_bench" >&2
+  row "kubectl flotilla get deployments -A" "100 clusters x 1,000 Deployments" "failed" "failed" "p50 ≤ 200 ms"
   status=1
 fi
 

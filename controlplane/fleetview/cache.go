@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -88,6 +91,17 @@ type cachedKind struct {
 	namespaced bool
 	clusters   map[string]*memberInformer
 	watchers   map[*watcher]struct{}
+
+	// generation counts changes to the kind's objects (every informer
+	// event, every change of members). sorted is every object in list
+	// order as of sortedGen: a list of all namespaces reuses it while
+	// nothing changed instead of sorting 100,000 objects per request.
+	// sortMu guards sorted and sortedGen; it is never held with the cache's
+	// lock taken for writing.
+	generation atomic.Uint64
+	sortMu     sync.Mutex
+	sorted     []*cachedObject
+	sortedGen  uint64
 }
 
 // memberInformer is the informer of one kind in one member.
@@ -163,6 +177,7 @@ func (c *Cache) Set(kinds []Kind) {
 			changed = true
 		}
 		if changed {
+			ck.generation.Add(1)
 			ck.closeWatchers()
 		}
 	}
@@ -174,11 +189,15 @@ func (c *Cache) startInformer(gvr schema.GroupVersionResource, ck *cachedKind, s
 	ctx, cancel := context.WithCancel(c.base)
 	inf := dynamicinformer.NewFilteredDynamicInformer(s.Client, gvr, metav1.NamespaceAll, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil).Informer()
-	cluster := s.Cluster
+	cluster, gvk := s.Cluster, ck.gvk
 	// The transform runs before the store keeps an object: what is kept is
 	// the compact form only, never the decoded map.
 	_ = inf.SetTransform(func(obj any) (any, error) {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
+			if u.GetKind() == "" {
+				// The kind picks the printed columns.
+				u.SetGroupVersionKind(gvk)
+			}
 			return compact(u, cluster, c.clusterAnnotations...)
 		}
 		return obj, nil
@@ -210,6 +229,9 @@ func (c *Cache) notify(gvr schema.GroupVersionResource, typ string, obj any) {
 	if ck == nil {
 		return
 	}
+	// The informer has stored obj before it calls its handlers, so a list
+	// sorted before this increment is never taken for current after it.
+	ck.generation.Add(1)
 	for w := range ck.watchers {
 		w.send(event{typ: typ, obj: o})
 	}
@@ -230,7 +252,8 @@ func (ck *cachedKind) closeWatchers() {
 }
 
 // snapshot returns the kind's objects in namespace (all namespaces when
-// empty), from every member.
+// empty), from every member, in list order (cmpObjects). The slice is
+// shared: callers must not modify it.
 func (c *Cache) snapshot(gvr schema.GroupVersionResource, namespace string) (schema.GroupVersionKind, bool, []*cachedObject, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -238,6 +261,36 @@ func (c *Cache) snapshot(gvr schema.GroupVersionResource, namespace string) (sch
 	if ck == nil {
 		return schema.GroupVersionKind{}, false, nil, false
 	}
+	if namespace == "" {
+		return ck.gvk, ck.namespaced, ck.sortedAll(), true
+	}
+	out := ck.list(namespace)
+	slices.SortFunc(out, cmpObjects)
+	return ck.gvk, ck.namespaced, out, true
+}
+
+// sortedAll returns every object in list order, sorting only when an
+// object or a member changed since the last sort. The caller holds the
+// cache's read lock.
+func (ck *cachedKind) sortedAll() []*cachedObject {
+	ck.sortMu.Lock()
+	defer ck.sortMu.Unlock()
+	// Read the generation before the stores: a change that lands while
+	// they are read leaves a newer generation, and the next list sorts
+	// again.
+	gen := ck.generation.Load()
+	if ck.sorted != nil && ck.sortedGen == gen {
+		return ck.sorted
+	}
+	out := ck.list("")
+	slices.SortFunc(out, cmpObjects)
+	ck.sorted, ck.sortedGen = out, gen
+	return out
+}
+
+// list returns the objects of every member in namespace (all when empty),
+// unordered.
+func (ck *cachedKind) list(namespace string) []*cachedObject {
 	var out []*cachedObject
 	for _, mi := range ck.clusters {
 		var items []any
@@ -252,7 +305,7 @@ func (c *Cache) snapshot(gvr schema.GroupVersionResource, namespace string) (sch
 			}
 		}
 	}
-	return ck.gvk, ck.namespaced, out, true
+	return out
 }
 
 // watch registers a watcher of gvr and returns the current objects (taken
@@ -361,6 +414,10 @@ type cachedObject struct {
 	labels    map[string]string
 	meta      metav1.ObjectMeta
 	raw       json.RawMessage
+	// created and cells are what a Table row prints besides the names:
+	// kept apart so a table is served without decoding raw.
+	created time.Time
+	cells   []byte
 }
 
 // compact drops the managed fields, sets the annotations naming the
@@ -384,7 +441,12 @@ func compact(u *unstructured.Unstructured, cluster string, clusterAnnotations ..
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: encode %s %s/%s: %w", cluster, u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
-	o := &cachedObject{cluster: cluster, namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels(), raw: raw}
+	cells, err := printedCells(u)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: print %s %s/%s: %w", cluster, u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	o := &cachedObject{cluster: cluster, namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels(), raw: raw,
+		created: u.GetCreationTimestamp().Time, cells: cells}
 	// The informer's store keys objects by namespace/name and the
 	// reflector reads the resourceVersion, so those stay at hand.
 	o.meta = metav1.ObjectMeta{Namespace: o.namespace, Name: o.name, ResourceVersion: u.GetResourceVersion(), UID: u.GetUID()}

@@ -1,6 +1,7 @@
 package fleetview
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -40,6 +42,10 @@ type searchRequest struct {
 	labels    labels.Selector
 	fields    fields.Selector
 	timeout   time.Duration
+	// table is set when the client asks for a meta.k8s.io/v1 Table (as
+	// kubectl get does), include for what each row carries of its object.
+	table   bool
+	include metav1.IncludeObjectPolicy
 }
 
 // parseSearch parses a request below SearchPrefix.
@@ -81,6 +87,11 @@ func parseSearch(r *http.Request) (searchRequest, error) {
 				q.Get("fieldSelector"), req.Field, fieldName, fieldNamespace))
 		}
 	}
+	if sr.include, err = parseInclude(q.Get("includeObject")); err != nil {
+		return sr, apierrors.NewBadRequest(err.Error())
+	}
+	// A watch is served as events of objects; only a list becomes a table.
+	sr.table = !sr.watch && wantsTable(r.Header.Get("Accept"))
 	if t := q.Get("timeoutSeconds"); t != "" {
 		secs, err := strconv.Atoi(t)
 		if err != nil || secs < 0 {
@@ -183,17 +194,20 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, forbidden(requester, "list", sr.gvr, sr.namespace))
 		return
 	}
-	shown := objs[:0]
+	// objs is the cache's shared, sorted slice: filter into a new one.
+	shown := make([]*cachedObject, 0, len(objs))
 	for _, o := range objs {
 		if sr.matches(o) && acc.allowed(o.namespace, true) {
 			shown = append(shown, o)
 		}
 	}
-	slices.SortFunc(shown, func(a, b *cachedObject) int {
-		return cmpObjects(a, b)
-	})
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	if sr.table {
+		w.Header().Set("Content-Type", tableContentType)
+		_ = tableWriter{gvk: gvk, include: sr.include, now: time.Now()}.write(w, shown)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
 	writeList(w, gvk, shown)
 }
 
@@ -208,10 +222,13 @@ func cmpObjects(a, b *cachedObject) int {
 	return strings.Compare(a.cluster, b.cluster)
 }
 
-// writeList writes a <Kind>List of objs. Its resourceVersion is empty:
+// writeList writes a <Kind>List of objs, through a buffer so 100,000
+// objects are not 200,000 small writes. Its resourceVersion is empty:
 // the objects come from several members, whose resource versions do not
 // compare, and a watch starts from the current state anyway.
-func writeList(w http.ResponseWriter, gvk schema.GroupVersionKind, objs []*cachedObject) {
+func writeList(out http.ResponseWriter, gvk schema.GroupVersionKind, objs []*cachedObject) {
+	w := bufio.NewWriterSize(out, 64<<10)
+	defer func() { _ = w.Flush() }()
 	_, _ = fmt.Fprintf(w, `{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":""},"items":[`, gvk.Kind+"List", gvk.GroupVersion().String())
 	for i, o := range objs {
 		if i > 0 {

@@ -100,10 +100,18 @@ func testPluginVerbs(t *testing.T, host *testenv.Cluster, hub client.Client, mem
 		ResourceSelectors: []searchv1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}}}}
 	reg.Spec.TargetCluster.ClusterNames = []string{n1, n2}
 	testkit.MustCreate(t, hub, reg)
+	proxyHeader := strings.Fields(strings.SplitN(out, "\n", 2)[0])
+	var cacheOut string
 	testkit.Eventually(t, time.Minute, "get deployments answered by the search cache", func() (bool, string) {
 		code, out, errOut := pluginRun(host, "alice", "get", "deployments", "-n", "default", "-v=1")
+		cacheOut = out
 		return code == 0 && strings.Contains(errOut, "source: search cache") && rowFor(out, n1, "web") && rowFor(out, n2, "web"), out + errOut
 	})
+	// The cache prints the columns a member prints for Deployments (it
+	// serves a Table), the same as the proxy did above.
+	if want, got := []string{"CLUSTER", "NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"}, strings.Fields(strings.SplitN(cacheOut, "\n", 2)[0]); !slices.Equal(got, want) || !slices.Equal(proxyHeader, want) {
+		t.Errorf("get deployments -n default: columns from the cache %v and from the proxy %v, want %v both:\n%s", got, proxyHeader, want, cacheOut)
+	}
 	code, out, errOut = pluginRun(host, "alice", "get", "deploy", "web", "-n", "default", "-C", n2, "-o", "json", "--source", "cache")
 	if code != 0 || !strings.Contains(out, `"`+ClusterAnnotation+`": "`+n2+`"`) || strings.Contains(out, `"`+n1+`"`) || strings.Contains(out, "managedFields") {
 		t.Errorf("get deploy web -C %s -o json from the cache: exit %d, want member2's object only, annotated, without managed fields:\n%s%s", n2, code, out, errOut)

@@ -2,8 +2,10 @@ package fleetview_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -133,6 +135,27 @@ func TestSearchCacheAcrossMembersAndTenants(t *testing.T) {
 	// The tenant, across all namespaces, sees namespace a only.
 	wantNames(t, "tenant-a across namespaces", tenant.Resource(deployments), metav1.ListOptions{},
 		"a/db@"+n1, "a/db@"+n2, "a/web@"+n1, "a/web@"+n2)
+	// The same as a Table, as kubectl get asks for it through the host's
+	// aggregator: the Deployment columns, and namespace a only.
+	tbl := searchTable(t, host, "tenant-a", "/apis/apps/v1/deployments")
+	var cols, rows []string
+	for _, c := range tbl.ColumnDefinitions {
+		cols = append(cols, c.Name)
+	}
+	for _, r := range tbl.Rows {
+		var m metav1.PartialObjectMetadata
+		if err := json.Unmarshal(r.Object.Raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, fmt.Sprintf("%s/%s@%v", m.Namespace, r.Cells[1], r.Cells[0]))
+	}
+	slices.Sort(rows)
+	if want := []string{"Cluster", "Name", "Ready", "Up-to-date", "Available", "Age"}; !slices.Equal(cols, want) {
+		t.Fatalf("tenant-a's table: columns %v, want %v", cols, want)
+	}
+	if want := []string{"a/db@" + n1, "a/db@" + n2, "a/web@" + n1, "a/web@" + n2}; !slices.Equal(rows, want) {
+		t.Fatalf("tenant-a's table: rows %v, want %v", rows, want)
+	}
 	if _, err := tenant.Resource(deployments).Namespace("b").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
 		t.Fatalf("tenant-a listing namespace b: want Forbidden, got %v", err)
 	}
@@ -230,6 +253,33 @@ func searchClient(t *testing.T, host *testenv.Cluster, as string) *dynamic.Dynam
 		t.Fatal(err)
 	}
 	return c
+}
+
+// searchTable lists path of the search cache through the host's
+// APIService as user as, asking for a Table as kubectl get does.
+func searchTable(t *testing.T, host *testenv.Cluster, as, path string) metav1.Table {
+	t.Helper()
+	cfg := host.RESTConfig()
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: as}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+fleetview.SearchPrefix+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tbl metav1.Table
+	if err := json.NewDecoder(resp.Body).Decode(&tbl); err != nil || resp.StatusCode != http.StatusOK || tbl.Kind != "Table" {
+		t.Fatalf("table of %s as %s: status %d, kind %q, %v", path, as, resp.StatusCode, tbl.Kind, err)
+	}
+	return tbl
 }
 
 func names(items []unstructured.Unstructured) []string {
