@@ -16,6 +16,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -152,6 +154,37 @@ func Apply(ctx context.Context, c client.Client, defs []*unstructured.Unstructur
 		})
 		if err != nil {
 			return fmt.Errorf("wait for crd %s to be established: %w", name, err)
+		}
+	}
+	return waitDiscovered(ctx, c, defs, timeout)
+}
+
+// waitDiscovered waits until the host's discovery serves every CRD's kind
+// at its storage version. Established is not enough: the apiserver
+// publishes a new group in discovery a moment later, and a manager whose
+// REST mapper asks in between finds no such kind and fails to start (seen
+// with two control planes installing their CRDs on one loaded host). Each
+// miss makes the client's mapper read discovery again.
+func waitDiscovered(ctx context.Context, c client.Client, defs []*unstructured.Unstructured, timeout time.Duration) error {
+	for _, d := range defs {
+		var def apiextensionsv1.CustomResourceDefinition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(d.Object, &def); err != nil {
+			return fmt.Errorf("read crd %s: %w", d.GetName(), err)
+		}
+		gk := schema.GroupKind{Group: def.Spec.Group, Kind: def.Spec.Names.Kind}
+		var version string
+		for _, v := range def.Spec.Versions {
+			if v.Storage {
+				version = v.Name
+			}
+		}
+		var last error
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+			_, last = c.RESTMapper().RESTMapping(gk, version)
+			return last == nil, nil
+		})
+		if err != nil {
+			return fmt.Errorf("wait for the host to serve %s %s: %w (last: %v)", gk, version, err, last)
 		}
 	}
 	return nil
