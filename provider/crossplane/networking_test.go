@@ -9,7 +9,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -59,7 +59,7 @@ spec:
 		if err != nil {
 			return false, err.Error()
 		}
-		applied := meta.FindStatusCondition(mcs.Status.AtProvider.Conditions, multicluster.ConditionServiceApplied)
+		applied := apimeta.FindStatusCondition(mcs.Status.AtProvider.Conditions, multicluster.ConditionServiceApplied)
 		if applied == nil || applied.Status != metav1.ConditionFalse || applied.Reason != multicluster.ReasonNoProviderCluster || !strings.Contains(applied.Message, why) {
 			return false, fmt.Sprintf("atProvider %+v", mcs.Status.AtProvider)
 		}

@@ -18,7 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -105,7 +105,7 @@ func BenchmarkMCSSync(b *testing.B) {
 		}
 		ready := 0
 		for _, c := range list.Items {
-			if meta.IsStatusConditionTrue(c.Status.Conditions, api.ClusterConditionReady) {
+			if apimeta.IsStatusConditionTrue(c.Status.Conditions, api.ClusterConditionReady) {
 				ready++
 			}
 		}
