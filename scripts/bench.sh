@@ -39,6 +39,10 @@
 #                member updated, per (template, member) p50/p99 and total),
 #                BenchmarkMemberStatusLatency (member status change -> host
 #                template status p50/p99, host writes per change)
+#   mcs          BenchmarkMCSSync (issue 33: S exported Services x C
+#                apiserver-only members, half exporting and half importing;
+#                full sync time, host writes per endpoint change and per
+#                unchanged slice update)
 #   restart      BenchmarkContinuousWarmRestart, BenchmarkContinuousLeaderChange
 #                and BenchmarkContinuousClusterFlap (issue 20): host writes
 #                counted from the apiserver's apiserver_request_total
@@ -62,6 +66,8 @@
 #   BENCH_WORKPUT=MxT     Work throughput size: members x templates (default 10x1000)
 #   BENCH_SKIP_STATUSWATCH=1 leave the member status latency rows out
 #   BENCH_STATUSWATCH=MxT member status latency size: members x templates (default 10x100: 1,000 Works)
+#   BENCH_SKIP_MCS=1      leave the multi-cluster services rows out
+#   BENCH_MCS=SxC         multi-cluster services size: Services x members (default 200x10)
 #   BENCH_SKIP_RESTART=1  leave the restart, leader change and flapping rows out
 #   BENCH_OUT             where to write the results (default bench/results.md)
 set -euo pipefail
@@ -84,6 +90,8 @@ workput=${BENCH_WORKPUT:-10x1000}
 workput_members=${workput%x*} workput_templates=${workput#*x}
 statuswatch=${BENCH_STATUSWATCH:-10x100}
 statuswatch_members=${statuswatch%x*} statuswatch_templates=${statuswatch#*x}
+mcs_size=${BENCH_MCS:-200x10}
+mcs_services=${mcs_size%x*} mcs_clusters=${mcs_size#*x}
 kubernetes_cap=${BENCH_KUBERNETES_TIMEOUT:-600}
 export BENCH_KUBERNETES_TIMEOUT=$kubernetes_cap
 notes=()
@@ -560,6 +568,22 @@ if [ -z "${BENCH_SKIP_CONTINUOUS:-}" ]; then
       notes+=("- continuous member status: a host and $statuswatch_members apiserver-only members, $statuswatch_templates one-replica Deployments Duplicated to every member ($((statuswatch_members * statuswatch_templates)) Works), the \`controlplane\` process with default flags. Once every member runs every Deployment, the harness sets each member copy's status to one ready replica (status subresource, 32 at a time); a template's latency is from the last member write for it until a host informer sees readyReplicas equal the member count. Host writes are the host apiserver's apiserver_request_total around that phase (Leases and Events left out) over the member changes, and over the 35 s after it (one default resync, which must write nothing).")
     else
       row "continuous member status" "$statuswatch_members members × $statuswatch_templates templates" "failed" "failed" "p99 ≤ 2 s"
+    fi
+  fi
+
+  if [ -z "${BENCH_SKIP_MCS:-}" ]; then
+    echo "== bench: multi-cluster services ($mcs_services Services x $mcs_clusters members)" >&2
+    mcsf="$work/mcs.txt"
+    if bench_run "$mcsf" ./controlplane/controller/e2e/ BenchmarkMCSSync \
+      FLOTILLA_BENCH_MCS_SERVICES="$mcs_services" FLOTILLA_BENCH_MCS_CLUSTERS="$mcs_clusters"; then
+      ww=$(metric work-writes-per-change-per-consumer "$mcsf") unchanged=$(metric unchanged-writes "$mcsf")
+      row "multi-cluster services: exports created → every consumer has its slices; endpoint change → consumers" "$mcs_services Services × $mcs_clusters members" \
+        "$(printf '%.1f' "$(metric sync-s "$mcsf")") s (full sync)" \
+        "change p50 $(printf '%.2f' "$(metric change-p50-s "$mcsf")") s; Work writes per change per consumer $(printf '%.2f' "$ww"), collected copy $(printf '%.2f' "$(metric collected-writes-per-change "$mcsf")"), Work status $(printf '%.2f' "$(metric work-status-writes-per-change-per-consumer "$mcsf")") per consumer, host writes per change $(printf '%.2f' "$(metric host-writes-per-change "$mcsf")"); unchanged updates $(printf '%.0f' "$unchanged") writes (idle $(printf '%.0f' "$(metric idle-writes "$mcsf")"))" \
+        "1 Work write per changed slice per consumer: $(verdict "$ww" 1); none for an unchanged one: $(verdict "$unchanged" 0)"
+      notes+=("- multi-cluster services: a host and $mcs_clusters apiserver-only members; the first half run $mcs_services Services with one EndpointSlice of one address each (written by the harness, as kube-controller-manager would), the rest import them; the control plane runs in the benchmark's process with the default resync. Full sync is from creating the $mcs_services ServiceExports and ServiceImports and their two PropagationPolicies until every consumer holds every Service's slices with every provider's address. Then 10 endpoint changes one at a time (a provider's slice gains an address; 2 s let after each), and as many slice updates that change nothing an export reads (an annotation). Host writes are the host apiserver's apiserver_request_total over those phases, Leases and Events left out.")
+    else
+      row "multi-cluster services" "$mcs_services Services × $mcs_clusters members" "failed" "failed" "1 Work write per changed slice per consumer"
     fi
   fi
 fi

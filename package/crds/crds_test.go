@@ -22,6 +22,7 @@ func TestDefinitions(t *testing.T) {
 		"federatedresourcequotas.fleet.m.flotilla.io": "Namespaced",
 		"federatedhpas.fleet.m.flotilla.io":           "Namespaced",
 		"cronfederatedhpas.fleet.m.flotilla.io":       "Namespaced",
+		"multiclusterservices.fleet.m.flotilla.io":    "Namespaced",
 		"providerconfigs.fleet.m.flotilla.io":         "Namespaced",
 		"providerconfigusages.fleet.m.flotilla.io":    "Namespaced",
 		"clusterproviderconfigs.fleet.m.flotilla.io":  "Cluster",

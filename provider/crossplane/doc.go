@@ -19,6 +19,11 @@
 //     the same name in the resource's namespace; spec.forProvider is
 //     Karmada's spec, validated as the webhook does; status.atProvider is
 //     the host object's status as the control plane writes it.
+//   - MultiClusterService → the networking.flotilla.io (Karmada mode:
+//     networking.karmada.io) MultiClusterService of the same name in the
+//     resource's namespace; spec.forProvider is Karmada's spec, validated
+//     as the webhook does; status.atProvider has its ServiceApplied
+//     condition.
 //   - Manifest → the template server-side applied to the host in the
 //     resource's namespace. status.atProvider holds the claiming policy, the
 //     placement (cluster → replicas) from the template's ResourceBinding,

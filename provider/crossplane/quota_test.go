@@ -40,7 +40,8 @@ spec:
 // field; a host quota the managed resource did not create is never
 // adopted; deleting the managed resource removes the host quota and the
 // member's ResourceQuota. The same env then runs FederatedHPA and
-// CronFederatedHPA managed resources (checkAutoscalersManaged).
+// CronFederatedHPA managed resources (checkAutoscalersManaged) and
+// MultiClusterService ones (checkMultiClusterServiceManaged).
 func TestFederatedResourceQuotaManaged(t *testing.T) {
 	e := startEnvWith(t, 1)
 	ctx := t.Context()
@@ -114,4 +115,5 @@ spec:
 		t.Errorf("deleting the managed resource that did not own it removed the host quota: %v", err)
 	}
 	checkAutoscalersManaged(t, e)
+	checkMultiClusterServiceManaged(t, e)
 }

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	autoscalingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/autoscaling/v1alpha1"
+	networkingv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/networking/v1alpha1"
 	policyv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/policy/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/provider/crossplane/apis/v1alpha1"
@@ -162,6 +163,12 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := setupManaged(mgr, o, global, hosts, v1alpha1.CronFederatedHPAGroupVersionKind, &v1alpha1.CronFederatedHPA{},
 		func(h *host) managed.TypedExternalClient[*v1alpha1.CronFederatedHPA] {
 			return &specClient[*v1alpha1.CronFederatedHPA, *autoscalingv1.CronFederatedHPA]{specObject: cronFederatedHPAKind, host: h}
+		}); err != nil {
+		return err
+	}
+	if err := setupManaged(mgr, o, global, hosts, v1alpha1.MultiClusterServiceGroupVersionKind, &v1alpha1.MultiClusterService{},
+		func(h *host) managed.TypedExternalClient[*v1alpha1.MultiClusterService] {
+			return &specClient[*v1alpha1.MultiClusterService, *networkingv1.MultiClusterService]{specObject: multiClusterServiceKind, host: h}
 		}); err != nil {
 		return err
 	}

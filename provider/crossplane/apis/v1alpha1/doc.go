@@ -1,7 +1,7 @@
 // Package v1alpha1 is fleet.m.flotilla.io/v1alpha1, the API of flotilla's
 // Crossplane provider: namespaced managed resources (Cluster,
 // PropagationPolicy, OverridePolicy, FederatedResourceQuota, FederatedHPA,
-// CronFederatedHPA, Manifest) whose external resources are
+// CronFederatedHPA, MultiClusterService, Manifest) whose external resources are
 // flotilla's objects in a host apiserver, plus ProviderConfig,
 // ClusterProviderConfig and ProviderConfigUsage. The spec shapes reuse
 // controlplane/api, so they stay Karmada's. It holds types only and must not
@@ -49,6 +49,8 @@ var (
 	FederatedHPAGroupVersionKind            = GroupVersion.WithKind(FederatedHPAKind)
 	CronFederatedHPAKind                    = reflect.TypeFor[CronFederatedHPA]().Name()
 	CronFederatedHPAGroupVersionKind        = GroupVersion.WithKind(CronFederatedHPAKind)
+	MultiClusterServiceKind                 = reflect.TypeFor[MultiClusterService]().Name()
+	MultiClusterServiceGroupVersionKind     = GroupVersion.WithKind(MultiClusterServiceKind)
 	ManifestKind                            = reflect.TypeFor[Manifest]().Name()
 	ManifestGroupVersionKind                = GroupVersion.WithKind(ManifestKind)
 	ProviderConfigKind                      = reflect.TypeFor[ProviderConfig]().Name()
