@@ -135,19 +135,7 @@ func TestProbeTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go func() {
-		var held []net.Conn // never answered, closed with the listener's test
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				for _, c := range held {
-					_ = c.Close()
-				}
-				return
-			}
-			held = append(held, conn)
-		}
-	}()
+	go holdConnections(l)
 	cache := NewCache(CacheOptions{ProbeTimeout: 300 * time.Millisecond})
 	c, err := cache.Get(t.Context(), "east", Connection{Host: l.Addr().String(), Token: secretToken, Insecure: true})
 	if err != nil {
@@ -227,19 +215,7 @@ func TestProbeConnectTimeout(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		go func() {
-			var held []net.Conn // never answered, closed with the listener
-			for {
-				conn, err := l.Accept()
-				if err != nil {
-					for _, c := range held {
-						_ = c.Close()
-					}
-					return
-				}
-				held = append(held, conn)
-			}
-		}()
+		go holdConnections(l)
 		c, err := cache.Get(t.Context(), "east", Connection{Host: l.Addr().String(), Token: secretToken, Insecure: true})
 		if err != nil {
 			t.Fatal(err)
@@ -269,4 +245,20 @@ func TestProbeConnectTimeout(t *testing.T) {
 			t.Errorf("Probe of a member that answers after 1s = %v, want ready", err)
 		}
 	})
+}
+
+// holdConnections accepts every connection on l and never answers; they
+// are closed when l is.
+func holdConnections(l net.Listener) {
+	var held []net.Conn
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			for _, c := range held {
+				_ = c.Close()
+			}
+			return
+		}
+		held = append(held, conn)
+	}
 }
