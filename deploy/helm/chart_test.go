@@ -33,7 +33,7 @@ func TestChartAcceptedByHost(t *testing.T) {
 	// RoleBinding in kube-system).
 	objs := append(render(t, "--include-crds"), render(t, "--set", "dashboard.enabled=true", "--set", "clusterProxy.enabled=true")...)
 	kinds := acceptedByServer(t, objs)
-	want := []string{"APIService", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "CustomResourceDefinition", "Deployment", "NetworkPolicy", "PodDisruptionBudget",
+	want := []string{"APIService", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "CustomResourceDefinition", "Deployment", "Namespace", "NetworkPolicy", "PodDisruptionBudget",
 		"Role", "RoleBinding", "Secret", "Service", "ServiceAccount", "ValidatingWebhookConfiguration"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("rendered kinds (-want +got):\n%s", diff)
@@ -99,7 +99,7 @@ func TestChartDeployment(t *testing.T) {
 func TestChartRBACNamesEverything(t *testing.T) {
 	objs := render(t)
 	cr := into[rbacv1.ClusterRole](t, controlPlaneRole(t, objs))
-	role := into[rbacv1.Role](t, one(t, objs, "Role"))
+	role := into[rbacv1.Role](t, named(t, objs, "Role", namespace, releaseName))
 	for _, r := range slices.Concat(cr.Rules, role.Rules) {
 		for _, field := range [][]string{r.APIGroups, r.Resources, r.Verbs, r.ResourceNames} {
 			if slices.Contains(field, "*") {

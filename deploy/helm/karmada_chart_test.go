@@ -8,7 +8,6 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -57,16 +56,19 @@ func TestChartKarmadaCredentialsRole(t *testing.T) {
 }
 
 // TestChartKarmadaRBACOnHost applies the chart's Karmada-mode CRDs and RBAC
-// (apiGroups=karmada) to a real host and asks the host, as the chart's
+// (apiGroups=karmada) to a real host that has no karmada-cluster
+// namespace and asks the host, as the chart's
 // ServiceAccount, what it may do: Secrets (the Clusters' credentials, the
-// Work signing key) in karmada-cluster and Karmada's groups are granted;
+// Work signing key) and a get of the Pull clusters' Leases in
+// karmada-cluster, and Karmada's groups, are granted;
 // the attack: Secrets in flotilla-system or any other namespace, and
 // flotilla's own groups, are not.
 func TestChartKarmadaRBACOnHost(t *testing.T) {
 	objs := render(t, "--set", "apiGroups=karmada", "--include-crds")
 	host := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
 	admin := controllertest.Client(t, host.RESTConfig(), controllertest.Scheme(t))
-	testkit.MustCreate(t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "karmada-cluster"}})
+	// No karmada-cluster yet: the chart creates it (a host where Karmada
+	// never ran has none).
 	install(t, admin, objs)
 	sa, err := kubernetes.NewForConfig(&rest.Config{Host: host.Host, BearerToken: serviceAccountToken(t, host.Clientset(t), releaseName),
 		TLSClientConfig: rest.TLSClientConfig{CAData: host.CAData}})
@@ -99,6 +101,9 @@ func TestChartKarmadaRBACOnHost(t *testing.T) {
 		{"patch", "cluster.karmada.io", "clusters/status", "", true},
 		{"create", "work.karmada.io", "works", "karmada-es-east", true},
 		{"watch", "policy.karmada.io", "propagationpolicies", "shop", true},
+		{"get", "coordination.k8s.io", "leases", "karmada-cluster", true},
+		{"update", "coordination.k8s.io", "leases", "karmada-cluster", false},
+		{"get", "coordination.k8s.io", "leases", "flotilla-cluster", false},
 		{"get", "", "secrets", "flotilla-system", false},
 		{"list", "", "secrets", "flotilla-system", false},
 		{"list", "", "secrets", "", false},

@@ -124,6 +124,18 @@ func one(t *testing.T, objs []*unstructured.Unstructured, kind string) *unstruct
 	return found[0]
 }
 
+// named returns the rendered object of kind in namespace ns named name.
+func named(t *testing.T, objs []*unstructured.Unstructured, kind, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range pick(objs, kind) {
+		if o.GetNamespace() == ns && o.GetName() == name {
+			return o
+		}
+	}
+	t.Fatalf("the chart renders no %s %s/%s", kind, ns, name)
+	return nil
+}
+
 // controlPlaneRole returns the control plane's ClusterRole, the one that is
 // not the tenants' (tenantrole.yaml).
 func controlPlaneRole(t *testing.T, objs []*unstructured.Unstructured) *unstructured.Unstructured {
@@ -198,7 +210,9 @@ func verifyFor(crt, ca []byte, host string) error {
 
 // acceptedByServer has a real apiserver accept every object of objs with a
 // server-side dry-run apply, into the namespace flotilla-system it
-// creates, and returns the objects' kinds, sorted and each once.
+// creates (and the chart's own Namespaces, created for real first: a
+// dry-run creates nothing its namespaced objects could go into), and
+// returns the objects' kinds, sorted and each once.
 func acceptedByServer(t *testing.T, objs []*unstructured.Unstructured) []string {
 	t.Helper()
 	server := testenv.Start(t, testenv.Options{Clusters: 1, Mode: testenv.APIServerOnly}).Clusters[0]
@@ -208,6 +222,11 @@ func acceptedByServer(t *testing.T, objs []*unstructured.Unstructured) []string 
 	}
 	if err := c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 		t.Fatal(err)
+	}
+	for _, o := range pick(objs, "Namespace") {
+		if err := c.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
+			t.Errorf("the apiserver refuses Namespace %s: %v", o.GetName(), err)
+		}
 	}
 	var kinds []string
 	for _, o := range objs {

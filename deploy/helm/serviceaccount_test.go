@@ -207,7 +207,7 @@ func waitGranted(t *testing.T, cfg *rest.Config) {
 }
 
 // install applies a chart's CRDs (waiting until they are established),
-// then its RBAC, ServiceAccount and Secrets (the serving certificate, the
+// then its Namespaces, RBAC, ServiceAccount and Secrets (the serving certificate, the
 // agent's hub kubeconfig), for real; the Deployment, Services and
 // PodDisruptionBudget are left out, as the test runs the binary itself.
 func install(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
@@ -216,7 +216,7 @@ func install(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
 	if err := crd.Apply(t.Context(), c, pick(objs, "CustomResourceDefinition"), "helm", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Secret"} {
+	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Secret"} {
 		for _, o := range pick(objs, kind) {
 			if err := c.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(o), client.FieldOwner("helm"), client.ForceOwnership); err != nil {
 				t.Fatalf("apply %s %s: %v", kind, o.GetName(), err)

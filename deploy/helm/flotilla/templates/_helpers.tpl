@@ -111,6 +111,14 @@ true
 {{- end -}}
 
 {{/*
+flotilla.clustersNamespace is the namespace of the pull agents' Leases (apis.Groups.ClusterLeaseNamespace):
+flotilla-cluster, or karmada-cluster with apiGroups=karmada.
+*/}}
+{{- define "flotilla.clustersNamespace" -}}
+{{- if eq .Values.apiGroups "karmada" -}}karmada-cluster{{- else -}}flotilla-cluster{{- end -}}
+{{- end -}}
+
+{{/*
 flotilla.domain is the domain of the API groups the control plane serves (values: apiGroups):
 flotilla.io, or karmada.io with apiGroups=karmada. flotilla.checkAPIGroups fails on any other value.
 */}}
