@@ -120,6 +120,15 @@ const (
 	// ReasonRefused: flotilla refuses the binding (FullyApplied) or the
 	// Work (Applied), as it is not one the control plane would have written.
 	ReasonRefused = "Refused"
+	// ReasonSignatureMissing: a pull agent does not apply a Work that
+	// claims the control plane's verification of its generation but
+	// carries no signature (Applied).
+	ReasonSignatureMissing = "SignatureMissing"
+	// ReasonSignatureInvalid: a pull agent does not apply a Work whose
+	// signature does not verify against the key the control plane
+	// published on the agent's Cluster, or when no usable key is
+	// published (Applied).
+	ReasonSignatureInvalid = "SignatureInvalid"
 	// ReasonDispatching is the Dispatching reason of a Work being dispatched.
 	ReasonDispatching = "Dispatching"
 	// ReasonWorkApplied: the Work's manifests were applied (Applied).

@@ -128,10 +128,11 @@ func (e *workExecution) Reconcile(ctx context.Context, req reconcile.Request) (r
 	switch {
 	case errors.Is(err, shared.ErrPending) && e.agent && errors.Is(err, errUnsigned):
 		// Verified but not (yet) provably by the control plane: the key
-		// may reach the agent's cache a moment after the Work. Look again
-		// soon; a forged Work costs a signature check each time, nothing
-		// more.
-		return reconcile.Result{RequeueAfter: agentRetry}, nil
+		// may reach the agent's cache a moment after the Work. Say why on
+		// the Work and look again soon; a forged Work costs a signature
+		// check each time, and a status write only when the reason
+		// changes.
+		return e.unsigned(ctx, &w, &cl)
 	case errors.Is(err, shared.ErrPending):
 		return resyncAfter(e.opts.Resync), nil
 	case err != nil && !shared.IsRefused(err):

@@ -150,6 +150,34 @@ func (e *workExecution) stamp(ctx context.Context, w *workv1.Work, cl *clusterv1
 	return reconcile.Result{RequeueAfter: e.opts.Resync}, nil
 }
 
+// unsigned records on a Work of the agent's cluster that claims the
+// control plane's verification of its generation but whose signature does
+// not check out why the agent does not apply it (Applied=False,
+// SignatureMissing or SignatureInvalid, naming the Work and the cluster), so
+// the refusal is visible on the host rather than only in the agent's
+// member: the agent may write its Works' status and nothing more. The
+// control plane, which refuses such a Work itself when it is not one of
+// its own, takes the verification back, after which the agent leaves the
+// Work alone (errPending).
+func (e *workExecution) unsigned(ctx context.Context, w *workv1.Work, cl *clusterv1.Cluster) (reconcile.Result, error) {
+	reason, why := api.ReasonSignatureInvalid, fmt.Sprintf("annotation %s does not verify against the key the control plane published on cluster %s (annotation %s)", AnnotationWorkSignature, cl.Name, AnnotationSigningKey)
+	if w.Annotations[AnnotationWorkSignature] == "" {
+		reason, why = api.ReasonSignatureMissing, fmt.Sprintf("annotation %s claims the control plane verified generation %d, but annotation %s is missing", AnnotationVerifiedGeneration, w.Generation, AnnotationWorkSignature)
+	} else if _, err := clusterKey(cl); err != nil {
+		why = fmt.Sprintf("annotation %s cannot be checked: %v", AnnotationWorkSignature, err)
+	}
+	orig := w.DeepCopy()
+	apimeta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{
+		Type: api.ConditionWorkApplied, Status: metav1.ConditionFalse, Reason: reason,
+		Message:            fmt.Sprintf("work %s/%s is not applied to cluster %s: %s; only a Work the control plane checked and signed is applied", w.Namespace, w.Name, cl.Name, why),
+		ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(e.now()),
+	})
+	if err := patchWorkStatus(ctx, e.client, orig, w); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: agentRetry}, nil
+}
+
 // agentTrigger is executionTrigger for the agent, which also acts when the
 // control plane's verification of a Work changes.
 func agentTrigger(oldW, newW *workv1.Work) bool {
