@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/member"
@@ -60,16 +61,23 @@ func (r *reporter) notify() {
 }
 
 // run reports now, on every kick and every interval until ctx ends; a
-// failing pass is logged and tried again.
+// failing pass is tried again, and logged when its reason is not the one
+// the last pass logged (an agent registered before report spaces existed
+// says what to run once, not every interval).
 func (r *reporter) run(ctx context.Context, interval, timeout time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	logged := ""
 	for {
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		err := r.report(pctx)
 		cancel()
-		if err != nil && ctx.Err() == nil {
-			r.log.Info("report endpoint slices failed; retrying", "reason", err.Error())
+		switch {
+		case err != nil && ctx.Err() == nil && err.Error() != logged:
+			logged = err.Error()
+			r.log.Info("report endpoint slices failed; retrying", "reason", logged)
+		case err == nil:
+			logged = ""
 		}
 		select {
 		case <-ctx.Done():
@@ -108,6 +116,9 @@ func (r *reporter) report(ctx context.Context) error {
 	}
 	var have discoveryv1.EndpointSliceList
 	if err := r.reader.List(ctx, &have, client.InNamespace(space), client.MatchingLabels{discoveryv1.LabelManagedBy: multicluster.ReportedBy}); err != nil {
+		if apierrors.IsForbidden(err) {
+			return r.noReportSpace(err)
+		}
 		return fmt.Errorf("list the reports of cluster %s in %s: %w", r.cluster, space, err)
 	}
 	for i := range have.Items {
@@ -138,6 +149,20 @@ func (r *reporter) report(ctx context.Context) error {
 	// Every report left was deleted above, none created.
 	r.empty = len(services) == 0
 	return nil
+}
+
+// noReportSpace is the error of an agent whose identity may not use its
+// report space: it was registered before `register` made report spaces (an
+// upgrade), so the space or its RoleBinding is missing. Only an
+// administrator may grant it, so the agent says exactly what to run; the
+// rest of the agent (Lease, status, Works) is unaffected.
+func (r *reporter) noReportSpace(err error) error {
+	groups := ""
+	if apis.Current() == apis.KarmadaGroups {
+		groups = " --api-groups=karmada"
+	}
+	return fmt.Errorf("the agent of cluster %s may not report its exported Services' endpoints into %s, its report space (registered before report spaces existed?): run `terraform-provider-flotilla register --cluster-name %s%s` once with the hub administrator's kubeconfig, which adds the space and its rights and keeps the agent's identity; until then no endpoint of this cluster reaches other clusters: %w",
+		r.cluster, shared.ReportNamespace(r.cluster), r.cluster, groups, err)
 }
 
 // services are the Services the hub propagated to the member, by a Work
