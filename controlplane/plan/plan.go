@@ -154,10 +154,10 @@ func Plan(f Fleet, templates []*unstructured.Unstructured) []Result {
 	// a snapshot, whose per-cluster figures are worked out once. Measured
 	// at 5,000 clusters (BenchmarkKarmadaSideBySide, fresh minus shared,
 	// CPU time), building one and its per-kind and per-affinity caches
-	// costs about one decision without it (0.8-1.2 for dynamic weights and
-	// Aggregated, up to 2 for Duplicated and static weights), and a
-	// decision over it about a quarter of one without it: it pays from the
-	// second template, not for one.
+	// costs about one decision without it for dynamic weights and
+	// Aggregated (0.8-1.25) and two for Duplicated and static weights
+	// (2-2.6), and a decision over it an eighth to a half of one without
+	// it: it pays from the second or third template, not for one.
 	decide := func(b scheduler.Binding) (scheduler.Result, error) { return scheduler.Schedule(clusters, b) }
 	if len(templates) > 1 {
 		decide = scheduler.NewSnapshot(clusters).Schedule
