@@ -7,6 +7,9 @@
 #
 #   scheduling   BenchmarkScheduleLatency (pure scheduler, no I/O) and
 #                BenchmarkIssueFleetLatency (the fleet shape of issue 23)
+#   karmada      scripts/bench-karmada.sh, only when KARMADA_SRC is set: one
+#                decision per strategy beside Karmada's scheduler core on one
+#                JSON fixture, alternating runs, ratios per size (issue 40)
 #   estimator    BenchmarkNodeEstimate (one template over a 1,000-node member)
 #                and BenchmarkNodeEstimateSchedule (decisions with the
 #                per-node estimator beside the general one, issue 35)
@@ -69,6 +72,9 @@
 #   BENCH_SKIP_MCS=1      leave the multi-cluster services rows out
 #   BENCH_MCS=SxC         multi-cluster services size: Services x members (default 200x10)
 #   BENCH_SKIP_RESTART=1  leave the restart, leader change and flapping rows out
+#   KARMADA_SRC           a Karmada source tree with vendor/: adds the rows
+#                         beside Karmada's scheduler core (skipped, and said
+#                         so, when unset)
 #   BENCH_OUT             where to write the results (default bench/results.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -166,6 +172,31 @@ else
   echo "bench: issue 23 fleet scheduling benchmark failed:" >&2; tail -20 "$fleet_sched" >&2
   row "scheduling, issue 23 fleet" "10–5,000 clusters" "failed" "failed" "p99 ≤ 4 ms at 5,000 clusters"
   status=1
+fi
+
+# --- scheduling beside Karmada (issue 40) --------------------------------------
+# scripts/bench-karmada.sh: Karmada's generic scheduler and flotilla's on one JSON fixture, alternating runs;
+# only with KARMADA_SRC (a Karmada source tree with vendor/), which a fresh machine does not have.
+if [ -n "${KARMADA_SRC:-}" ]; then
+  echo "== bench: scheduling beside Karmada's scheduler core ($KARMADA_SRC)" >&2
+  karmada_tsv="$work/karmada.tsv"
+  if BENCH_KARMADA_TSV="$karmada_tsv" bash scripts/bench-karmada.sh "$KARMADA_SRC" >"$work/karmada.md" 2>"$work/karmada.log"; then
+    while read -r n s kw kc sw sc fw fc hw hc same; do
+      ratio=$(awk -v k="$kc" -v f="$sc" 'BEGIN { printf "%.0f", (f > 0) ? k / f : 0 }')
+      row "scheduling beside Karmada, $s, one decision without a Snapshot" "$n clusters" \
+        "$(awk -v f="$sc" 'BEGIN { printf "%.0f", f / 1e3 }') µs CPU (Karmada $(awk -v k="$kc" 'BEGIN { printf "%.1f", k / 1e6 }') ms)" \
+        "${ratio}× by CPU ($(awk -v k="$kw" -v f="$sw" 'BEGIN { printf "%.0f", (f > 0) ? k / f : 0 }')× wall; shared Snapshot $(awk -v k="$kc" -v f="$hc" 'BEGIN { printf "%.0f", (f > 0) ? k / f : 0 }')×); decision: $same" \
+        "≥ 20×: $(verdict 20 "$ratio")"
+    done <"$karmada_tsv"
+    notes+=("- scheduling beside Karmada: scripts/bench-karmada.sh with KARMADA_SRC=$KARMADA_SRC; $(head -1 "$work/karmada.md")")
+  else
+    echo "bench: scheduling beside Karmada failed:" >&2; tail -20 "$work/karmada.log" >&2
+    row "scheduling beside Karmada" "100–5,000 clusters" "failed" "failed" "≥ 20× on one decision without a Snapshot"
+    status=1
+  fi
+else
+  echo "bench: scheduling beside Karmada skipped: set KARMADA_SRC to a Karmada source tree with vendor/ (scripts/bench-karmada.sh)" >&2
+  notes+=("- scheduling beside Karmada: not run; set KARMADA_SRC to a Karmada source tree with vendor/ to measure it (scripts/bench-karmada.sh).")
 fi
 
 # --- per-node estimator (issue 35) --------------------------------------------

@@ -4,77 +4,40 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
-	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api/apitest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler"
+	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/scheduler/benchfleet"
 )
 
-// issueFleet builds the fleet of issue 23: five regions with one zone each,
-// two providers, a "tier=gold" label on 90% of clusters, a NoSchedule taint
-// on every 20th cluster, the Deployment API missing on every 25th, and
-// varied allocatable and allocated CPU, memory and pods.
-func issueFleet(n int) []*api.Cluster {
-	out := make([]*api.Cluster, n)
-	for i := 0; i < n; i++ {
-		region := "region-" + strconv.Itoa(i%5)
-		w := apitest.MakeCluster(fmt.Sprintf("member-%05d", i)).
-			Region(region).Zones(region+"-a").
-			Provider([]string{"aws", "gcp"}[i%2]).
-			Ready().
-			Allocatable(corev1.ResourcePods, strconv.Itoa(200+i%7*100)).
-			Allocatable(corev1.ResourceCPU, strconv.Itoa(32+i%97)).
-			Allocatable(corev1.ResourceMemory, strconv.Itoa(128+i%13*32)+"Gi").
-			Allocated(corev1.ResourcePods, strconv.Itoa(i%150)).
-			Allocated(corev1.ResourceCPU, strconv.Itoa(i%29)+"500m").
-			Allocated(corev1.ResourceMemory, strconv.Itoa(i%61)+"Gi")
-		if i%10 != 9 {
-			w.Label("tier", "gold")
-		}
-		if i%20 == 19 {
-			w.Taint("dedicated", "batch", corev1.TaintEffectNoSchedule)
-		}
-		if i%25 == 24 {
-			w.APIs("v1/ConfigMap", "v1/Service", "apps/v1/StatefulSet")
-		} else {
-			w.APIs("v1/ConfigMap", "v1/Service", "apps/v1/StatefulSet", "apps/v1/Deployment")
-		}
-		out[i] = w.Obj()
-	}
-	return out
-}
+// issueFleet builds the fleet of issue 23 (benchfleet.Clusters): five
+// regions with one zone each, two providers, a "tier=gold" label on 90% of
+// clusters, a NoSchedule taint on every 20th cluster, the Deployment API
+// missing on every 25th, and varied allocatable and allocated CPU, memory
+// and pods.
+func issueFleet(n int) []*api.Cluster { return benchfleet.Clusters(n) }
 
-// issuePlacements are the five strategies of issue 23, each selecting the
-// clusters by the "tier=gold" label.
+// issuePlacements are the five strategies of issue 23 (benchfleet.Cases),
+// each selecting the clusters by the "tier=gold" label.
 func issuePlacements() []struct {
 	name string
 	p    api.Placement
 } {
-	gold := apitest.MakeAffinity().Label("tier", "gold").Obj()
-	static := policy().Affinity(gold)
-	for r := 0; r < 5; r++ {
-		static.StaticWeight(*apitest.MakeAffinity().Field("region", corev1.NodeSelectorOpIn,
-			"region-"+strconv.Itoa(r)).Obj(), int64(r+1))
-	}
-	spread := func(w *apitest.PropagationPolicyWrapper) *apitest.PropagationPolicyWrapper {
-		return w.Spread(api.SpreadByFieldRegion, 2, 3).Spread(api.SpreadByFieldCluster, 3, 12)
-	}
-	return []struct {
+	var out []struct {
 		name string
 		p    api.Placement
-	}{
-		{"Duplicated", placement(policy().Duplicated().Affinity(gold))},
-		{"StaticWeightedSpread", placement(spread(static))},
-		{"DynamicWeighted", placement(policy().Affinity(gold).DynamicWeight())},
-		{"Aggregated", placement(policy().Affinity(gold).Divided(api.ReplicaDivisionPreferenceAggregated))},
-		{"DynamicWeightedSpread", placement(spread(policy().Affinity(gold).DynamicWeight()))},
 	}
+	for _, c := range benchfleet.Cases() {
+		out = append(out, struct {
+			name string
+			p    api.Placement
+		}{c.Name, *c.Binding.Spec.Placement})
+	}
+	return out
 }
 
 // BenchmarkScheduleIssueFleet measures one decision per strategy on the

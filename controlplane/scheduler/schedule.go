@@ -140,7 +140,29 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 		}
 	}
 
-	// Filter.
+	// What the estimate needs is prepared before filtering: each cluster
+	// that passes is scored and estimated at once, while its object is
+	// still in cache. Without a Snapshot, a second pass over thousands of
+	// clusters read every object from memory again and cost as much as the
+	// first (issue 40).
+	plan := spreadPlan{}
+	if !ignoresSpread(s.strategy) {
+		plan = planSpread(b.Placement.SpreadConstraints)
+		if s.snap != nil && plan.group != nil {
+			plan.groups = s.snap.groupsBy(plan.group)
+		}
+	}
+	spreading := plan.cluster != nil || plan.group != nil
+	sets := wholeSets(b)
+	r := rater{estimate: (b.Replicas > 0 || sets) && (usesAvailability(s.strategy) || spreading), sets: sets}
+	if r.estimate && !sets {
+		r.est = newEstimator(b.ReplicaRequirements)
+		if b.NodeEstimates != nil {
+			r.perNode = b.NodeEstimates(b.ReplicaRequirements)
+		}
+	}
+
+	// Filter, score and estimate.
 	rejected := reuse(s.buf.rejected, 0)
 	cands := reuse(s.buf.cands, len(s.clusters))
 	for i, c := range s.clusters {
@@ -154,6 +176,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 		}
 		cands = append(cands, candidate{cluster: c, clusterName: name, index: int32(i), tier: fc.tier,
 			previous: s.previous[name]})
+		s.rate(&r, fc, &cands[len(cands)-1])
 	}
 	s.buf.rejected, s.buf.cands = rejected, cands
 	if len(cands) == 0 {
@@ -165,61 +188,7 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 			NumAllClusters: len(s.clusters), Reasons: reasonMap(rejected, nil),
 			Policy: b.Policy, Unknown: unknownClusters(groups, paths, known)}
 	}
-
-	// Score and estimate. The order only matters to spread selection.
-	plan := spreadPlan{}
-	if !ignoresSpread(s.strategy) {
-		plan = planSpread(b.Placement.SpreadConstraints)
-		if s.snap != nil && plan.group != nil {
-			plan.groups = s.snap.groupsBy(plan.group)
-		}
-	}
-	spreading := plan.cluster != nil || plan.group != nil
-	sets := wholeSets(b)
-	estimate := (b.Replicas > 0 || sets) && (usesAvailability(s.strategy) || spreading)
-	var est *estimator
-	var perNode func(string) (int32, bool)
-	if estimate && !sets {
-		est = newEstimator(b.ReplicaRequirements)
-		if b.NodeEstimates != nil {
-			perNode = b.NodeEstimates(b.ReplicaRequirements)
-		}
-	}
-	for i := range cands {
-		if s.facts != nil {
-			fc.facts = &s.facts[cands[i].index]
-		}
-		for _, sc := range scorers {
-			cands[i].score += sc(fc, cands[i].cluster)
-		}
-		switch {
-		case estimate && sets:
-			// Per-node figures and quotas count replicas of one shape;
-			// a set of components is not one.
-			cands[i].available = int64(componentSets(cands[i].cluster, b.Components))
-			continue
-		case estimate && s.facts != nil:
-			cands[i].available = int64(est.availableFrom(&s.facts[cands[i].index], cands[i].cluster))
-		case estimate:
-			cands[i].available = int64(est.available(cands[i].cluster))
-		}
-		// Resource models grade the nodes: a smaller answer than the summed
-		// free resources is a per-node limit too. Over a Snapshot its facts
-		// say which clusters have modelings, so the others are not read.
-		if estimate && (s.facts == nil || s.facts[cands[i].index].models) {
-			if wide, ok := est.bySummary(cands[i].cluster); ok && wide > cands[i].available {
-				cands[i].clusterWide = wide
-			}
-		}
-		if perNode != nil {
-			if n, ok := perNode(cands[i].clusterName); ok && int64(n) < cands[i].available {
-				cands[i].clusterWide, cands[i].available = max(cands[i].clusterWide, cands[i].available), int64(n)
-			}
-		}
-		if room, ok := b.QuotaRoom[cands[i].clusterName]; ok && estimate {
-			cands[i].available = max(0, min(cands[i].available, room))
-		}
-	}
+	estimate, perNode := r.estimate, r.perNode
 	if spreading {
 		cands = s.sortCandidates(cands)
 	}
@@ -264,6 +233,54 @@ func (s *run) scheduleTerm(affinityName string, groups []*api.ClusterAffinity, p
 	why := make([]rejection, 0, len(rejected)+len(s.buf.left))
 	why = append(append(why, rejected...), s.buf.left...)
 	return Result{Clusters: out, AffinityName: affinityName, Reasons: Reasons{list: why}, NodeLimited: nodeLimited(selected, counts, perNode)}, nil
+}
+
+// rater is how one affinity term scores and estimates its candidates.
+type rater struct {
+	// estimate says whether available replicas are estimated at all;
+	// sets, whether as complete sets of components.
+	estimate, sets bool
+	// est is the general estimator and perNode the per-node one, if any.
+	est     *estimator
+	perNode func(string) (int32, bool)
+}
+
+// rate scores a candidate that passed the filters and estimates the
+// replicas it has room for; fc is still on the candidate's cluster.
+func (s *run) rate(r *rater, fc *filterContext, cand *candidate) {
+	b, c := s.binding, cand.cluster
+	for _, sc := range scorers {
+		cand.score += sc(fc, c)
+	}
+	switch {
+	case !r.estimate:
+		return
+	case r.sets:
+		// Per-node figures and quotas count replicas of one shape;
+		// a set of components is not one.
+		cand.available = int64(componentSets(c, b.Components))
+		return
+	case s.facts != nil:
+		cand.available = int64(r.est.availableFrom(fc.facts, c))
+	default:
+		cand.available = int64(r.est.available(c))
+	}
+	// Resource models grade the nodes: a smaller answer than the summed
+	// free resources is a per-node limit too. Over a Snapshot its facts
+	// say which clusters have modelings, so the others are not read.
+	if s.facts == nil || fc.facts.models {
+		if wide, ok := r.est.bySummary(c); ok && wide > cand.available {
+			cand.clusterWide = wide
+		}
+	}
+	if r.perNode != nil {
+		if n, ok := r.perNode(cand.clusterName); ok && int64(n) < cand.available {
+			cand.clusterWide, cand.available = max(cand.clusterWide, cand.available), int64(n)
+		}
+	}
+	if room, ok := b.QuotaRoom[cand.clusterName]; ok {
+		cand.available = max(0, min(cand.available, room))
+	}
 }
 
 // nodeLimited lists the chosen clusters whose room the per-node estimate,
