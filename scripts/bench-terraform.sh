@@ -8,7 +8,9 @@
 # tab-separated figures for scripts/bench.sh. The CPU column is user + system
 # time of terraform and the provider together, which is less noisy than wall
 # time on a shared machine. BENCH_TF_PROFILE=DIR writes each provider
-# process' CPU profile to DIR/<step>.<pid> (go tool pprof). Usage:
+# process' CPU profile to DIR/<step>.<pid> (go tool pprof), its heap near
+# its peak to DIR/<step>.heap.<pid> and its peak RSS to
+# DIR/<step>.heap.<pid>.hwm. Usage:
 # scripts/bench-terraform.sh [CLUSTERS] [APPS]
 set -euo pipefail
 clusters=${1:-10}
@@ -105,6 +107,7 @@ measure() {
   if [ -n "${BENCH_TF_PROFILE:-}" ]; then
     mkdir -p "$BENCH_TF_PROFILE"
     export FLOTILLA_CPUPROFILE="$BENCH_TF_PROFILE/${name// /-}"
+    export FLOTILLA_HEAPPROFILE="$BENCH_TF_PROFILE/${name// /-}.heap"
   fi
   start=$(date +%s.%N)
   if ! /usr/bin/time -v -o "$log" "$@" >"$work/$name.out" 2>&1; then
