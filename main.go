@@ -24,10 +24,6 @@ import (
 // providerAddress is the registry address Terraform uses for this provider.
 const providerAddress = "registry.terraform.io/flotilla-io/flotilla"
 
-// providerMemoryLimit is the provider's soft memory limit when GOMEMLIMIT
-// is not set (see serve).
-const providerMemoryLimit = 80 << 20
-
 func main() {
 	// Installed (or linked) as kubectl-flotilla, the binary is a kubectl
 	// plugin: kubectl runs it for `kubectl flotilla ...`.
@@ -76,7 +72,13 @@ func serve(args []string, stderr io.Writer) int {
 		return 2
 	}
 	quietSDKLogs()
-	tuneGC()
+	if os.Getenv("GOGC") == "" {
+		// The plugin framework allocates heavily while converting large
+		// Dynamic values (manifests, rendered objects); profiles of a 10-member,
+		// 100-app plan showed a quarter of the CPU in the garbage collector.
+		// Trading some memory for it is the better deal for a short-lived plugin.
+		rdebug.SetGCPercent(400)
+	}
 	if path := os.Getenv("FLOTILLA_CPUPROFILE"); path != "" {
 		// A developer's hook: profile one terraform run's provider process.
 		stop, err := startCPUProfile(path)
@@ -135,26 +137,6 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
-}
-
-// tuneGC sets the collector for a short-lived plugin, unless GOGC or
-// GOMEMLIMIT say otherwise.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		// The plugin framework allocates heavily while converting large
-		// Dynamic values (manifests, rendered objects); profiles of a 10-member,
-		// 100-app plan showed a quarter of the CPU in the garbage collector.
-		// Trading some memory for it is the better deal for a short-lived plugin.
-		rdebug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// GOGC=400 alone let the heap grow to five times what it holds:
-		// a 10-member, 100-app plan held about 40 MB and peaked at
-		// 270 MB of RSS. A soft limit keeps the rare collections while
-		// the heap is small and collects sooner only near the limit; a
-		// heap that truly needs more still gets it.
-		rdebug.SetMemoryLimit(providerMemoryLimit)
-	}
 }
 
 // quietSDKLogs turns the plugin SDK's own trace logs off when Terraform will
