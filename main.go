@@ -88,6 +88,10 @@ func serve(args []string, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	if path := os.Getenv("FLOTILLA_HEAPPROFILE"); path != "" {
+		// The same for memory: the heap near its peak, and the peak RSS.
+		defer startHeapProfile(path)()
+	}
 	err := providerserver.Serve(context.Background(), tfprovider.New(version.Version), providerserver.ServeOpts{
 		Address: providerAddress,
 		Debug:   *debug,

@@ -8,7 +8,9 @@
 # tab-separated figures for scripts/bench.sh. The CPU column is user + system
 # time of terraform and the provider together, which is less noisy than wall
 # time on a shared machine. BENCH_TF_PROFILE=DIR writes each provider
-# process' CPU profile to DIR/<step>.<pid> (go tool pprof). Usage:
+# process' CPU profile to DIR/<step>.<pid> (go tool pprof), its heap near
+# its peak to DIR/<step>.heap.<pid> and its peak RSS to
+# DIR/<step>.heap.<pid>.hwm. Usage:
 # scripts/bench-terraform.sh [CLUSTERS] [APPS]
 set -euo pipefail
 clusters=${1:-10}
@@ -37,7 +39,13 @@ mkdir -p "$work/tf"
   echo '    flotilla = { source = "flotilla-io/flotilla" }'
   echo '  }'
   echo '}'
-  echo 'provider "flotilla" { fleet = "bench" }'
+  # Refresh reaches the members through the connections recorded in state,
+  # and a recorded kubeconfig context is used only when trusted here:
+  # without it every refresh read is refused with a warning, and the
+  # no-change plan would measure 1,000 warnings instead of drift detection.
+  printf 'provider "flotilla" {\n  fleet = "bench"\n  trusted_connection_overrides = ['
+  for i in $(seq 1 "$clusters"); do printf '{ context = "member%d" }, ' "$i"; done
+  printf ']\n}\n'
   for i in $(seq 1 "$clusters"); do
     echo "resource \"flotilla_cluster\" \"m$i\" {"
     echo "  name       = \"member$i\""
@@ -105,12 +113,18 @@ measure() {
   if [ -n "${BENCH_TF_PROFILE:-}" ]; then
     mkdir -p "$BENCH_TF_PROFILE"
     export FLOTILLA_CPUPROFILE="$BENCH_TF_PROFILE/${name// /-}"
+    export FLOTILLA_HEAPPROFILE="$BENCH_TF_PROFILE/${name// /-}.heap"
   fi
   start=$(date +%s.%N)
   if ! /usr/bin/time -v -o "$log" "$@" >"$work/$name.out" 2>&1; then
     echo "bench: $name failed:" >&2; tail -30 "$work/$name.out" >&2; exit 1
   fi
   end=$(date +%s.%N)
+  # A refresh that could not read the members measures nothing worth
+  # comparing: say so rather than print a figure.
+  if grep -q 'Warning: .*Cannot refresh' "$work/$name.out"; then
+    echo "bench: $name could not refresh from the members:" >&2; grep -m1 -A12 'Cannot refresh' "$work/$name.out" >&2; exit 1
+  fi
   local rss; rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
   local cpu; cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.1f", s}' "$log")
   local wall; wall=$(echo "$end - $start" | bc)
