@@ -105,8 +105,10 @@ func TestColdStartHoldsDownstreamWrites(t *testing.T) {
 	}
 	f.StartControlPlane(t, func(o *shared.Options) { o.ScheduleBacklogHold = hold })
 
-	// Settled: every binding scheduled, its Work written, both Events.
-	deadline := time.Now().Add(2 * controllertest.Deadline)
+	// Settled: every binding scheduled, its Work written, both Events. A
+	// cold start of 100 templates on a loaded machine takes longer than
+	// one state change.
+	deadline := time.Now().Add(6 * controllertest.Deadline)
 	for {
 		log.mu.Lock()
 		done := len(log.scheduled) == templates && len(log.works) == templates && len(log.scheduleEvents) == 2*templates
