@@ -160,7 +160,7 @@ func (b *Backlog) Start(ctx context.Context) error {
 	}
 }
 
-// NeedLeaderElection: the writes held are the leader's.
+// NeedLeaderElection is true: the writes held are the leader's.
 func (b *Backlog) NeedLeaderElection() bool { return true }
 
 // trackedQueue is what the backlog reads of a controller's queue.
