@@ -51,6 +51,13 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	// One interpreter cache for every controller: a customization's
 	// scripts load once per generation, not once per reconcile.
 	opts = opts.WithInterpreters(hoststore.NewInterpreters())
+	// One backlog over the detectors' and the scheduler's queues holds the
+	// downstream writes while they are long (issue 40).
+	backlog := shared.NewBacklog(opts.ScheduleBacklogHold)
+	opts = opts.WithBacklog(backlog)
+	if err := mgr.Add(backlog); err != nil {
+		return fmt.Errorf("add schedule backlog: %w", err)
+	}
 	c := mgr.GetClient()
 	ms := shared.NewMembers(mgr, opts)
 	now := time.Now
@@ -70,7 +77,7 @@ func Setup(mgr ctrl.Manager, opts shared.Options) error {
 	if err := dependencies.Setup(mgr, opts); err != nil {
 		return fmt.Errorf("set up dependencies distributor: %w", err)
 	}
-	if err := schedule.Setup(mgr, ms, opts, now, rec("scheduler")); err != nil {
+	if err := schedule.Setup(mgr, ms, opts, now, rec("scheduler").HeldBy(backlog)); err != nil {
 		return fmt.Errorf("set up scheduler: %w", err)
 	}
 	if opts.Descheduler {

@@ -90,6 +90,10 @@ func (b *bindingReconciler) setup(mgr ctrl.Manager, templates <-chan event.Gener
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// The detectors hand over their templates' events.
 		WatchesRawSource(source.Channel(templates, templateBindings(b.client)))
+	if released := b.opts.Backlog().Released(); released != nil {
+		// Bindings held while the schedule's queues were long come back.
+		bld = bld.WatchesRawSource(source.Channel(released, &handler.EnqueueRequestForObject{}))
+	}
 	// An HPA's binding re-renders the workload it scales (markScaleTarget);
 	// the mapping ignores every other binding.
 	bld = bld.Watches(&workv1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(hpaTargets(b.client)))
@@ -151,6 +155,13 @@ func (b *bindingReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		return b.refused(ctx, &rb, err)
 	case err != nil:
 		return reconcile.Result{}, err
+	}
+	// While many templates and bindings wait for the detectors and the
+	// scheduler, a scheduled binding's Works and status wait too, so the
+	// host's writes go to the schedule first; the backlog hands the
+	// binding back once the queues are short (issue 40).
+	if b.opts.Backlog().Hold(req) {
+		return reconcile.Result{}, nil
 	}
 	// The status and the Works follow the trusted clusters; the binding's
 	// spec itself is never written back from here.

@@ -66,7 +66,10 @@ func (d *detector) controller(mgr manager.Manager, c cache.Cache, templates chan
 		// whenever its kind is, hit.
 		UsePriorityQueue: ptr.To(false),
 		// The same kind's detector is built again when its CRD returns.
-		SkipNameValidation: ptr.To(true)}
+		SkipNameValidation: ptr.To(true),
+		// Templates waiting for their binding count in the backlog that
+		// holds downstream writes (issue 40).
+		NewQueue: d.opts.Backlog().PlainQueue}
 	opts.DefaultFromConfig(mgr.GetControllerOptions())
 	ctrlr, err := controller.NewUnmanaged(name, opts)
 	if err != nil {

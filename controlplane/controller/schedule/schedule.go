@@ -64,7 +64,10 @@ func (s *schedulerReconciler) setup(mgr ctrl.Manager) error {
 	// never handed to two workers at once, and the fleet view and its
 	// Snapshot are safe for concurrent use.
 	return ctrl.NewControllerManagedBy(mgr).Named("scheduler").
-		WithOptions(controller.Options{MaxConcurrentReconciles: s.opts.SchedulerWorkers, UsePriorityQueue: ptr.To(true)}).
+		// The queue is counted in the backlog that holds downstream writes
+		// while it is long (issue 40).
+		WithOptions(controller.Options{MaxConcurrentReconciles: s.opts.SchedulerWorkers, UsePriorityQueue: ptr.To(true),
+			NewQueue: s.opts.Backlog().PriorityQueue}).
 		Watches(&workv1.ResourceBinding{}, bindingsByPriority()).
 		Watches(&workv1.ClusterResourceBinding{}, bindingsByPriority()).
 		Watches(&clusterv1.Cluster{}, affectedBindingsByPriority(s.client), builder.WithPredicates(s.fleet.track(shared.ClusterSchedulingChanged))).

@@ -85,6 +85,18 @@ const (
 // Recorder records the reconcilers' events. A nil recorder records none.
 type Recorder struct {
 	events events.EventRecorder
+	// backlog, when set, holds the events back while the schedule's
+	// queues are long (HeldBy).
+	backlog *Backlog
+}
+
+// HeldBy returns a recorder whose events wait while b's queues are long
+// and are recorded, unchanged (reason, type, objects, note), once they are
+// short: on a cold start the scheduler's two Events per binding were as
+// many host writes as its own (issue 40).
+func (r Recorder) HeldBy(b *Backlog) Recorder {
+	r.backlog = b
+	return r
 }
 
 // Binding records an event on the binding (of either kind) and on its
@@ -93,12 +105,17 @@ func (r Recorder) Binding(rb *workv1.ResourceBinding, eventType, reason, action,
 	if r.events == nil {
 		return
 	}
-	stored, tmpl := asStored(rb), templateRef(rb)
-	r.events.Eventf(stored, tmpl, eventType, reason, action, "%s", note)
-	r.events.Eventf(tmpl, stored, eventType, reason, action, "%s", note)
+	// Only the reference is kept while the event waits, not the binding.
+	ref := &workv1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: rb.Namespace, Name: rb.Name, UID: rb.UID, ResourceVersion: rb.ResourceVersion}}
+	stored, tmpl := asStored(ref), templateRef(rb)
+	r.backlog.Defer(func() {
+		r.events.Eventf(stored, tmpl, eventType, reason, action, "%s", note)
+		r.events.Eventf(tmpl, stored, eventType, reason, action, "%s", note)
+	})
 }
 
-// Object records an event on obj alone.
+// Object records an event on obj alone, at once: the caller may change obj
+// afterwards, so it is never held.
 func (r Recorder) Object(obj runtime.Object, eventType, reason, action, note string) {
 	if r.events == nil {
 		return

@@ -236,6 +236,13 @@ type Options struct {
 	// SchedulerWorkers is how many bindings the continuous scheduler
 	// schedules at once, taken from its priority queue in priority order.
 	SchedulerWorkers int
+	// ScheduleBacklogHold is how many templates and bindings may wait for
+	// the detectors and the scheduler before the binding controller holds
+	// back its writes (Works, binding and template status) and the
+	// scheduler its Events, until the queues are that short again (issue
+	// 40): on a cold start they took the host apiserver from the schedule.
+	// 0 means DefaultScheduleBacklogHold; negative holds nothing.
+	ScheduleBacklogHold int
 	// ReservedNamespaces are the host namespaces whose objects are never
 	// templates, so they never reach a member: a name, or a prefix ending
 	// in "*". The execution namespaces are reserved in any case.
@@ -298,6 +305,9 @@ type Options struct {
 	// Setup sets it (WithKinds), and the controllers' binding checks use
 	// it.
 	kinds ServedKinds
+	// backlog holds downstream writes while the schedule's queues are
+	// long; nil holds nothing.
+	backlog *Backlog
 	// interpreters is the one interpreter cache of every controller;
 	// Setup and SetupAgent set it (WithInterpreters; nil loads afresh per
 	// call).

@@ -61,3 +61,16 @@ func (o Options) WithInterpreters(is *hoststore.Interpreters) Options {
 func (o Options) Interpreters() *hoststore.Interpreters {
 	return o.interpreters
 }
+
+// WithBacklog returns opts with the backlog that holds downstream writes
+// while the detectors' and the scheduler's queues are long.
+func (o Options) WithBacklog(b *Backlog) Options {
+	o.backlog = b
+	return o
+}
+
+// Backlog is the controllers' shared backlog; nil (options no setup
+// function completed) holds nothing.
+func (o Options) Backlog() *Backlog {
+	return o.backlog
+}
