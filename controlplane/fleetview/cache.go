@@ -414,10 +414,14 @@ type cachedObject struct {
 	labels    map[string]string
 	meta      metav1.ObjectMeta
 	raw       json.RawMessage
-	// created and cells are what a Table row prints besides the names:
-	// kept apart so a table is served without decoding raw.
+	// created, row and partial are the object's Table row, rendered once when
+	// the object enters the cache (one cost per change, not per request):
+	// row is the cells before AGE (CLUSTER, NAME, the kind's columns) as
+	// the inside of a JSON array, partial its PartialObjectMetadata; only AGE,
+	// which moves with the clock, is written per request.
 	created time.Time
-	cells   []byte
+	row     []byte
+	partial []byte
 }
 
 // compact drops the managed fields, sets the annotations naming the
@@ -441,12 +445,12 @@ func compact(u *unstructured.Unstructured, cluster string, clusterAnnotations ..
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: encode %s %s/%s: %w", cluster, u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
-	cells, err := printedCells(u)
-	if err != nil {
+	o := &cachedObject{cluster: cluster, namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels(), raw: raw,
+		created: u.GetCreationTimestamp().Time}
+	if o.row, err = renderRow(u, cluster); err != nil {
 		return nil, fmt.Errorf("cluster %s: print %s %s/%s: %w", cluster, u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
-	o := &cachedObject{cluster: cluster, namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels(), raw: raw,
-		created: u.GetCreationTimestamp().Time, cells: cells}
+	o.partial = renderPartial(o)
 	// The informer's store keys objects by namespace/name and the
 	// reflector reads the resourceVersion, so those stay at hand.
 	o.meta = metav1.ObjectMeta{Namespace: o.namespace, Name: o.name, ResourceVersion: u.GetResourceVersion(), UID: u.GetUID()}

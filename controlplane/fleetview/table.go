@@ -62,23 +62,46 @@ func intField(path ...string) func(u *unstructured.Unstructured) any {
 	}
 }
 
-// printedCells encodes the kind's cells between NAME and AGE of u as the
-// inside of a JSON array ("" when the kind has none), so serving a table
+// renderRow encodes the cells of u's Table row before AGE (CLUSTER, NAME,
+// the kind's columns) as the inside of a JSON array, so serving a table
 // neither decodes the object nor computes them per request.
-func printedCells(u *unstructured.Unstructured) ([]byte, error) {
+func renderRow(u *unstructured.Unstructured, cluster string) ([]byte, error) {
+	b := appendString(nil, cluster)
+	b = append(b, ',')
+	b = appendString(b, u.GetName())
 	cols := printColumns[u.GroupVersionKind().GroupKind()]
 	if len(cols) == 0 {
-		return nil, nil
+		return b, nil
 	}
 	cells := make([]any, len(cols))
 	for i, c := range cols {
 		cells[i] = c.cell(u)
 	}
-	b, err := json.Marshal(cells)
+	more, err := json.Marshal(cells)
 	if err != nil {
 		return nil, err
 	}
-	return b[1 : len(b)-1], nil
+	b = append(b, ',')
+	return append(b, more[1:len(more)-1]...), nil
+}
+
+// renderPartial encodes o's PartialObjectMetadata, what a row carries of its
+// object by default (includeObject=Metadata): name, namespace, creation
+// time and the annotation naming the member.
+func renderPartial(o *cachedObject) []byte {
+	b := append([]byte(nil), `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":`...)
+	b = appendString(b, o.name)
+	if o.namespace != "" {
+		b = append(b, `,"namespace":`...)
+		b = appendString(b, o.namespace)
+	}
+	if !o.created.IsZero() {
+		b = append(b, `,"creationTimestamp":`...)
+		b = appendString(b, o.created.UTC().Format(time.RFC3339))
+	}
+	b = append(b, `,"annotations":{"`+ClusterAnnotation+`":`...)
+	b = appendString(b, o.cluster)
+	return append(b, `}}}`...)
 }
 
 // wantsTable reports whether the Accept header asks for a meta.k8s.io/v1
@@ -126,6 +149,9 @@ func (t tableWriter) write(out io.Writer, objs []*cachedObject) error {
 	_, _ = w.WriteString(`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":""},"columnDefinitions":`)
 	_, _ = w.Write(defs)
 	_, _ = w.WriteString(`,"rows":[`)
+	// Objects created at the same time print the same AGE: render it once
+	// per creation time, not once per row.
+	ages := map[int64][]byte{}
 	buf := make([]byte, 0, 512)
 	for i, o := range objs {
 		buf = buf[:0]
@@ -133,19 +159,9 @@ func (t tableWriter) write(out io.Writer, objs []*cachedObject) error {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, `{"cells":[`...)
-		buf = appendString(buf, o.cluster)
+		buf = append(buf, o.row...)
 		buf = append(buf, ',')
-		buf = appendString(buf, o.name)
-		if len(o.cells) > 0 {
-			buf = append(buf, ',')
-			buf = append(buf, o.cells...)
-		}
-		buf = append(buf, ',')
-		age := "<unknown>"
-		if !o.created.IsZero() {
-			age = duration.HumanDuration(t.now.Sub(o.created))
-		}
-		buf = appendString(buf, age)
+		buf = append(buf, t.age(ages, o.created)...)
 		buf = append(buf, ']')
 		switch t.include {
 		case metav1.IncludeNone:
@@ -153,19 +169,8 @@ func (t tableWriter) write(out io.Writer, objs []*cachedObject) error {
 			buf = append(buf, `,"object":`...)
 			buf = append(buf, o.raw...)
 		default:
-			buf = append(buf, `,"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":`...)
-			buf = appendString(buf, o.name)
-			if o.namespace != "" {
-				buf = append(buf, `,"namespace":`...)
-				buf = appendString(buf, o.namespace)
-			}
-			if !o.created.IsZero() {
-				buf = append(buf, `,"creationTimestamp":`...)
-				buf = appendString(buf, o.created.UTC().Format(time.RFC3339))
-			}
-			buf = append(buf, `,"annotations":{"`+ClusterAnnotation+`":`...)
-			buf = appendString(buf, o.cluster)
-			buf = append(buf, `}}}`...)
+			buf = append(buf, `,"object":`...)
+			buf = append(buf, o.partial...)
 		}
 		buf = append(buf, '}')
 		if _, err := w.Write(buf); err != nil {
@@ -174,6 +179,21 @@ func (t tableWriter) write(out io.Writer, objs []*cachedObject) error {
 	}
 	_, _ = w.WriteString("]}\n")
 	return w.Flush()
+}
+
+// age is the AGE cell, quoted, of an object created at created, memoized
+// in ages by the creation time.
+func (t tableWriter) age(ages map[int64][]byte, created time.Time) []byte {
+	if created.IsZero() {
+		return []byte(`"<unknown>"`)
+	}
+	key := created.UnixNano()
+	if a, ok := ages[key]; ok {
+		return a
+	}
+	a := appendString(nil, duration.HumanDuration(t.now.Sub(created)))
+	ages[key] = a
+	return a
 }
 
 // appendString appends s as a JSON string. Names, namespaces and cluster

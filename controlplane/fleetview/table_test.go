@@ -175,7 +175,7 @@ func TestWantsTable(t *testing.T) {
 	}
 }
 
-func TestPrintedCells(t *testing.T) {
+func TestRenderRow(t *testing.T) {
 	u := typicalDeployment("a", "web")
 	other := typicalDeployment("a", "web")
 	other.SetGroupVersionKind(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"})
@@ -184,10 +184,10 @@ func TestPrintedCells(t *testing.T) {
 		u    *unstructured.Unstructured
 		want string
 	}{
-		{"Deployment", u, `"3/3",3,3`},
-		{"a kind without columns", other, ``},
+		{"Deployment", u, `"m1","web","3/3",3,3`},
+		{"a kind without columns", other, `"m1","web"`},
 	} {
-		got, err := printedCells(tc.u)
+		got, err := renderRow(tc.u, "m1")
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: %q, %v; want %q", tc.name, got, err, tc.want)
 		}

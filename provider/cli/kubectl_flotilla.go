@@ -272,6 +272,17 @@ func memberConfig(host *rest.Config, cluster string, timeout time.Duration) *res
 
 // getRaw GETs url and returns the body, or the Status message as an error.
 func getRaw(hc *http.Client, u, accept string) ([]byte, error) {
+	body, err := getStream(hc, u, accept)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return io.ReadAll(body)
+}
+
+// getStream GETs url and returns the body to read as it arrives (the
+// caller closes it), or the Status message as an error.
+func getStream(hc *http.Client, u, accept string) (io.ReadCloser, error) {
 	req, err := http.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -281,19 +292,19 @@ func getRaw(hc *http.Client, u, accept string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode/100 == 2 {
+		return resp.Body, nil
+	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode/100 != 2 {
-		var st metav1.Status
-		if json.Unmarshal(body, &st) == nil && st.Message != "" {
-			return nil, &responseError{code: resp.StatusCode, msg: fmt.Sprintf("%s (%d)", st.Message, resp.StatusCode)}
-		}
-		return nil, &responseError{code: resp.StatusCode, msg: fmt.Sprintf("%s: %s", resp.Status, strings.TrimSpace(string(body)))}
+	var st metav1.Status
+	if json.Unmarshal(body, &st) == nil && st.Message != "" {
+		return nil, &responseError{code: resp.StatusCode, msg: fmt.Sprintf("%s (%d)", st.Message, resp.StatusCode)}
 	}
-	return body, nil
+	return nil, &responseError{code: resp.StatusCode, msg: fmt.Sprintf("%s: %s", resp.Status, strings.TrimSpace(string(body)))}
 }
 
 // responseError is a server's answer other than 2xx: its message, and the

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -12,12 +13,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/client-go/discovery"
@@ -91,12 +90,9 @@ func pluginGet(args []string, stdout, stderr io.Writer) int {
 // memberResult is one member's answer.
 type memberResult struct {
 	cluster string
-	table   *metav1.Table
-	// namespaces, when set, is each table row's namespace, read once when
-	// the table was decoded.
-	namespaces []string
-	objects    []unstructured.Unstructured
-	err        error
+	table   *textTable
+	objects []unstructured.Unstructured
+	err     error
 }
 
 func (o getCommand) run(resource, name string, stdout, stderr io.Writer) error {
@@ -174,8 +170,8 @@ func (o getCommand) fromCache(host *rest.Config, resource, name string) ([]membe
 		p = path.Join(p, "namespaces", o.namespace)
 	}
 	u := strings.TrimSuffix(cfg.Host, "/") + fleetview.SearchPrefix + path.Join(p, gvr.Resource)
-	if name != "" {
-		u += "?" + url.Values{"fieldSelector": {"metadata.name=" + name}}.Encode()
+	if q := o.listQuery(name, true); len(q) > 0 {
+		u += "?" + q.Encode()
 	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -184,51 +180,65 @@ func (o getCommand) fromCache(host *rest.Config, resource, name string) ([]membe
 	return o.readCache(hc, u, gvr, name)
 }
 
+// listQuery is the query of a list of resource (name, when set, as a
+// field selector when byField): a table's rows carry no object when
+// nothing is printed from it, that is when one namespace is listed and its
+// column is not printed (includeObject=None, as an apiserver honours it),
+// which makes the cache's answer a fraction of the size.
+func (o getOptions) listQuery(name string, byField bool) url.Values {
+	q := url.Values{}
+	if name != "" && byField {
+		q.Set("fieldSelector", "metadata.name="+name)
+	}
+	if o.wantsTable() && o.namespace != "" {
+		q.Set("includeObject", string(metav1.IncludeNone))
+	}
+	return q
+}
+
+// wantsTable reports whether get prints a table (asks for one).
+func (o getOptions) wantsTable() bool { return o.output == "" || o.output == "wide" }
+
+// tableAccept asks for a meta.k8s.io/v1 Table first, as kubectl get does,
+// and takes a plain list from a server that has none.
+const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
 // readCache reads the cache's list at u and splits it per member. For a
 // table it asks the cache for one, as kubectl does a member: the cache
 // prints the kind's columns (READY, UP-TO-DATE, AVAILABLE for
-// Deployments) and the plugin decodes rows, not whole objects. A cache
-// that answers a list instead gets NAME and AGE.
+// Deployments) and the plugin decodes the rows as they stream in, as text,
+// never the whole objects. A cache that answers a list instead gets NAME
+// and AGE.
 func (o getCommand) readCache(hc *http.Client, u string, gvr schema.GroupVersionResource, name string) ([]memberResult, error) {
 	accept := "application/json"
-	if o.output == "" || o.output == "wide" {
-		accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+	if o.wantsTable() {
+		accept = tableAccept
 	}
-	body, err := getRaw(hc, u, accept)
+	body, err := getStream(hc, u, accept)
 	if err != nil {
 		return nil, err
 	}
-	// The cache writes the kind first; looking there spares a scan of a
-	// response of many megabytes before it is decoded.
-	if bytes.HasPrefix(body, []byte(`{"kind":"Table",`)) {
-		// Only each row's namespace is read of its object: decoding it
-		// here, once, spares a decode per row when printing.
-		var t struct {
-			ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
-			Rows              []struct {
-				Cells  []any `json:"cells"`
-				Object struct {
-					Metadata struct {
-						Namespace string `json:"namespace"`
-					} `json:"metadata"`
-				} `json:"object"`
-			} `json:"rows"`
-		}
-		if err := json.Unmarshal(body, &t); err != nil {
+	defer body.Close()
+	br := bufio.NewReaderSize(body, 64<<10)
+	// The cache writes the kind first: a table is decoded as it streams,
+	// anything else is a list of whole objects.
+	head, _ := br.Peek(len(`{"kind":"Table",`))
+	if bytes.Equal(head, []byte(`{"kind":"Table",`)) {
+		t, err := decodeTable(br)
+		if err != nil {
 			return nil, fmt.Errorf("decode table: %w", err)
 		}
-		if name != "" && len(t.Rows) == 0 {
+		if name != "" && len(t.rows) == 0 {
 			return nil, errors.New(gvr.GroupResource().String() + " " + name + " not found in the cache")
 		}
-		tbl := &metav1.Table{ColumnDefinitions: t.ColumnDefinitions, Rows: make([]metav1.TableRow, len(t.Rows))}
-		namespaces := make([]string, len(t.Rows))
-		for i, r := range t.Rows {
-			tbl.Rows[i].Cells, namespaces[i] = r.Cells, r.Object.Metadata.Namespace
-		}
-		return o.splitTable(tbl, namespaces)
+		return o.splitTable(t)
+	}
+	data, err := io.ReadAll(br)
+	if err != nil {
+		return nil, err
 	}
 	var list unstructured.UnstructuredList
-	if err := list.UnmarshalJSON(body); err != nil {
+	if err := list.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
 	byCluster := map[string][]unstructured.Unstructured{}
@@ -249,7 +259,7 @@ func (o getCommand) readCache(hc *http.Client, u string, gvr schema.GroupVersion
 	results := make([]memberResult, len(clusters))
 	for i, c := range clusters {
 		results[i] = memberResult{cluster: c, objects: byCluster[c]}
-		if o.output == "" || o.output == "wide" {
+		if o.wantsTable() {
 			results[i].table = cacheTable(byCluster[c])
 		}
 	}
@@ -258,22 +268,23 @@ func (o getCommand) readCache(hc *http.Client, u string, gvr schema.GroupVersion
 
 // splitTable splits the cache's table, whose first column names each
 // row's member, into one table per member in -C's order or by name.
-func (o getCommand) splitTable(t *metav1.Table, namespaces []string) ([]memberResult, error) {
-	if len(t.ColumnDefinitions) == 0 || t.ColumnDefinitions[0].Name != "Cluster" {
+func (o getCommand) splitTable(t *textTable) ([]memberResult, error) {
+	if len(t.columns) == 0 || t.columns[0].Name != "Cluster" {
 		return nil, errors.New("the cache's table has no Cluster column first")
 	}
-	cols := t.ColumnDefinitions[1:]
+	cols := t.columns[1:]
 	byCluster := map[string]*memberResult{}
-	for i, row := range t.Rows {
-		c := cell(row.Cells, 0)
+	for _, row := range t.rows {
+		c := cellText(row.cells, 0)
 		mr := byCluster[c]
 		if mr == nil {
-			mr = &memberResult{cluster: c, table: &metav1.Table{ColumnDefinitions: cols}}
+			mr = &memberResult{cluster: c, table: &textTable{columns: cols}}
 			byCluster[c] = mr
 		}
-		row.Cells = row.Cells[1:]
-		mr.table.Rows = append(mr.table.Rows, row)
-		mr.namespaces = append(mr.namespaces, namespaces[i])
+		if len(row.cells) > 0 {
+			row.cells = row.cells[1:]
+		}
+		mr.table.rows = append(mr.table.rows, row)
 	}
 	clusters := splitList(o.clusters)
 	if len(clusters) == 0 {
@@ -287,7 +298,7 @@ func (o getCommand) splitTable(t *metav1.Table, namespaces []string) ([]memberRe
 		if mr := byCluster[c]; mr != nil {
 			results[i] = *mr
 		} else {
-			results[i] = memberResult{cluster: c, table: &metav1.Table{ColumnDefinitions: cols}}
+			results[i] = memberResult{cluster: c, table: &textTable{columns: cols}}
 		}
 	}
 	return results, nil
@@ -316,15 +327,14 @@ func resolveResource(dc discovery.DiscoveryInterface, resource string) (schema.G
 // cacheTable is the table of cached objects from a cache that answers a
 // list rather than a table: the columns kubectl prints for a kind without
 // printer columns (name and age).
-func cacheTable(objs []unstructured.Unstructured) *metav1.Table {
-	t := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{{Name: "Name", Type: "string"}, {Name: "Age", Type: "string"}}}
+func cacheTable(objs []unstructured.Unstructured) *textTable {
+	t := &textTable{columns: []metav1.TableColumnDefinition{{Name: "Name", Type: "string"}, {Name: "Age", Type: "string"}}}
 	for _, obj := range objs {
 		age := "<unknown>"
 		if ts := obj.GetCreationTimestamp(); !ts.IsZero() {
 			age = duration.HumanDuration(time.Since(ts.Time))
 		}
-		meta, _ := json.Marshal(map[string]any{"metadata": map[string]string{"namespace": obj.GetNamespace()}})
-		t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{obj.GetName(), age}, Object: runtime.RawExtension{Raw: meta}})
+		t.rows = append(t.rows, textRow{cells: []string{obj.GetName(), age}, namespace: obj.GetNamespace()})
 	}
 	return t
 }
@@ -364,22 +374,24 @@ func (o getOptions) getMember(host *rest.Config, cluster, resource, name string)
 	if name != "" {
 		p = path.Join(p, name)
 	}
-	accept := "application/json"
-	if o.output == "" || o.output == "wide" {
-		accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
-	}
-	body, err := getRaw(hc, cfg.Host+p, accept)
-	if err != nil {
-		res.err = err
-		return res
-	}
-	if accept != "application/json" {
-		var t metav1.Table
-		if err := json.Unmarshal(body, &t); err != nil {
-			res.err = fmt.Errorf("decode table: %w", err)
+	if o.wantsTable() {
+		if q := o.listQuery(name, false); len(q) > 0 {
+			p += "?" + q.Encode()
+		}
+		body, err := getStream(hc, cfg.Host+p, tableAccept)
+		if err != nil {
+			res.err = err
 			return res
 		}
-		res.table = &t
+		defer body.Close()
+		if res.table, err = decodeTable(body); err != nil {
+			res.err = fmt.Errorf("decode table: %w", err)
+		}
+		return res
+	}
+	body, err := getRaw(hc, cfg.Host+p, "application/json")
+	if err != nil {
+		res.err = err
 		return res
 	}
 	var obj unstructured.Unstructured
@@ -437,12 +449,15 @@ func (o getOptions) print(results []memberResult, w io.Writer) error {
 	return o.printTable(results, w)
 }
 
+// printTable prints the members' tables under one header, as kubectl
+// prints a table, with CLUSTER first and NAMESPACE when listing across
+// namespaces; columns of priority above 0 only with -o wide.
 func (o getOptions) printTable(results []memberResult, w io.Writer) error {
 	var cols []metav1.TableColumnDefinition
 	var keep []int
 	for _, r := range results {
 		if r.table != nil {
-			for i, c := range r.table.ColumnDefinitions {
+			for i, c := range r.table.columns {
 				if c.Priority == 0 || o.output == "wide" {
 					cols = append(cols, c)
 					keep = append(keep, i)
@@ -454,7 +469,6 @@ func (o getOptions) printTable(results []memberResult, w io.Writer) error {
 	if cols == nil {
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	header := []string{"CLUSTER"}
 	if o.namespace == "" {
 		header = append(header, "NAMESPACE")
@@ -462,46 +476,31 @@ func (o getOptions) printTable(results []memberResult, w io.Writer) error {
 	for _, c := range cols {
 		header = append(header, strings.ToUpper(c.Name))
 	}
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range results {
-		if r.table == nil {
-			continue
-		}
-		for j, row := range r.table.Rows {
-			line := []string{r.cluster}
-			if o.namespace == "" {
-				if j < len(r.namespaces) {
-					line = append(line, r.namespaces[j])
-				} else {
-					line = append(line, rowNamespace(row))
+	line := make([]string, 0, len(header))
+	return writeAligned(w, func(yield func([]string)) {
+		yield(header)
+		for _, r := range results {
+			if r.table == nil {
+				continue
+			}
+			for _, row := range r.table.rows {
+				line = append(line[:0], r.cluster)
+				if o.namespace == "" {
+					line = append(line, row.namespace)
 				}
+				for _, i := range keep {
+					line = append(line, cellText(row.cells, i))
+				}
+				yield(line)
 			}
-			for _, i := range keep {
-				line = append(line, cell(row.Cells, i))
-			}
-			fmt.Fprintln(tw, strings.Join(line, "\t"))
 		}
-	}
-	return tw.Flush()
+	})
 }
 
-// rowNamespace reads the namespace from the row's partial object metadata
-// (the server sends it by default), or prints none for cluster-scoped kinds.
-func rowNamespace(row metav1.TableRow) string {
-	var m struct {
-		Metadata struct {
-			Namespace string `json:"namespace"`
-		} `json:"metadata"`
+// cellText is cell i of a row as printed: <none> when the row has none.
+func cellText(cells []string, i int) string {
+	if i >= len(cells) {
+		return noneCell
 	}
-	if len(row.Object.Raw) > 0 && json.Unmarshal(row.Object.Raw, &m) == nil {
-		return m.Metadata.Namespace
-	}
-	return ""
-}
-
-func cell(cells []any, i int) string {
-	if i >= len(cells) || cells[i] == nil {
-		return "<none>"
-	}
-	return fmt.Sprint(cells[i])
+	return cells[i]
 }
