@@ -23,6 +23,13 @@ const DefaultScheduleBacklogHold = 100
 // backlogPoll is how often a held backlog looks whether it can let go.
 const backlogPoll = 200 * time.Millisecond
 
+// MaxBacklogHold bounds how long the backlog holds downstream writes at a
+// stretch: a tenant who creates templates faster than the scheduler places
+// them would otherwise keep the queues long, and with them every other
+// tenant's Works, for as long as it liked. Past it the writes go as without
+// the hold until the queues are short again, which re-arms the hold.
+const MaxBacklogHold = 30 * time.Second
+
 // maxDeferredEvents bounds the Events held in memory; past it they are
 // recorded at once, as without the hold.
 const maxDeferredEvents = 200000
@@ -38,12 +45,15 @@ const maxDeferredEvents = 200000
 // one with a negative threshold, holds nothing.
 type Backlog struct {
 	threshold int
+	maxHold   time.Duration
+	now       func() time.Time
 
-	mu       sync.Mutex
-	queues   map[string]trackedQueue
-	held     map[reconcile.Request]struct{}
-	deferred []func()
-	release  chan event.GenericEvent
+	mu          sync.Mutex
+	closedSince time.Time
+	queues      map[string]trackedQueue
+	held        map[reconcile.Request]struct{}
+	deferred    []func()
+	release     chan event.GenericEvent
 }
 
 // NewBacklog holds downstream writes while more than threshold templates
@@ -53,7 +63,7 @@ func NewBacklog(threshold int) *Backlog {
 	if threshold == 0 {
 		threshold = DefaultScheduleBacklogHold
 	}
-	return &Backlog{threshold: threshold, queues: map[string]trackedQueue{},
+	return &Backlog{threshold: threshold, maxHold: MaxBacklogHold, now: time.Now, queues: map[string]trackedQueue{},
 		held: map[reconcile.Request]struct{}{}, release: make(chan event.GenericEvent, 1024)}
 }
 
@@ -88,9 +98,18 @@ func (b *Backlog) lenLocked() int {
 	return n
 }
 
-// closedLocked reports whether downstream writes wait now.
+// closedLocked reports whether downstream writes wait now: while the
+// queues are long, for at most maxHold from the moment they became long.
 func (b *Backlog) closedLocked() bool {
-	return b.threshold >= 0 && b.lenLocked() > b.threshold
+	if b.threshold < 0 || b.lenLocked() <= b.threshold {
+		b.closedSince = time.Time{}
+		return false
+	}
+	now := b.now()
+	if b.closedSince.IsZero() {
+		b.closedSince = now
+	}
+	return now.Sub(b.closedSince) < b.maxHold
 }
 
 // Hold reports whether the binding's downstream writes must wait; if so the
