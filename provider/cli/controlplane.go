@@ -86,6 +86,7 @@ func Controlplane(args []string, stderr io.Writer) int {
 	fs.IntVar(&opts.TemplateWorkers, "template-workers", 0, "how many templates each kind's detector handles at once (Karmada's --concurrent-resource-template-syncs); 0 means the default (5)")
 	fs.IntVar(&opts.BindingWorkers, "binding-workers", 0, "how many bindings the binding controller handles at once (Karmada's --concurrent-resourcebinding-syncs); 0 means the default (5)")
 	fs.IntVar(&opts.SchedulerWorkers, "scheduler-workers", 0, "how many bindings the scheduler schedules at once, in schedule-priority order (Karmada's scheduler has one worker); 0 means the default (5)")
+	fs.IntVar(&opts.MCSWorkers, "mcs-workers", 0, "how many Services the multi-cluster services controller collects or imports at once; 0 means the default (8)")
 	fs.IntVar(&opts.MemberWorkers, "member-workers", 0, "how many of --work-workers may work on one member at once, below --work-workers; 0 means half of them")
 	reserved := fs.String("reserved-namespaces", strings.Join(shared.DefaultReservedNamespaces, ","), "comma-separated host `namespaces` whose objects are never propagated; a trailing * reserves a prefix (flotilla-es-* and karmada-es-* are always reserved)")
 	namespaceSync := fs.Bool("namespace-sync", true, "create every host namespace (except --reserved-namespaces, default, Karmada's reserved ones and those labelled namespace.karmada.io/skip-auto-propagation=true) in every member, as Karmada's namespace controller does")

@@ -130,8 +130,8 @@ func (r *reconciler) crossCluster(ctx context.Context, namespace, name string) (
 				continue // created again once gone
 			}
 			if merged, changed := shared.MergeWork(cur, want); changed {
-				if err := r.client.Update(ctx, merged); err != nil {
-					return true, fmt.Errorf("update work %s: %w", key, err)
+				if err := r.patchWork(ctx, cur, merged); err != nil {
+					return true, err
 				}
 			}
 			continue

@@ -67,8 +67,8 @@ func (r *reconciler) importTo(ctx context.Context, rb *workv1.ResourceBinding) e
 				continue // created again once gone; its deletion brings the import back
 			}
 			if merged, changed := shared.MergeWork(cur, want); changed {
-				if err := r.client.Update(ctx, merged); err != nil {
-					return fmt.Errorf("update work %s: %w", key, err)
+				if err := r.patchWork(ctx, cur, merged); err != nil {
+					return err
 				}
 			}
 			continue
