@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,7 +60,9 @@ const (
 //     reporting the applied slices), all writes but Leases and Events;
 //   - unchanged-writes: host writes after the same number of slice updates
 //     that change nothing an export reads (an annotation; goal: 0), beside
-//     idle-writes over a window as long with no update at all.
+//     idle-writes over a window as long with no update at all;
+//   - work-conflicts: writes of Works (not their status) the host refused
+//     with 409 over the endpoint changes (goal: 0).
 func BenchmarkMCSSync(b *testing.B) {
 	services := testkit.EnvInt(b, envMCSServices, 200)
 	clusters := testkit.EnvInt(b, envMCSClusters, 10)
@@ -228,6 +231,13 @@ func BenchmarkMCSSync(b *testing.B) {
 	b.ReportMetric(writes/n, "host-writes-per-change")
 	b.ReportMetric((total["endpointslices:PUT"]+total["endpointslices:PATCH"]+total["endpointslices:APPLY"])/n, "collected-writes-per-change")
 	b.ReportMetric(total["works/status:PATCH"]/n/float64(len(consumers)), "work-status-writes-per-change-per-consumer")
+	conflicts := 0.0
+	for key, v := range total {
+		if strings.HasPrefix(key, "works:") && strings.HasSuffix(key, ":409") {
+			conflicts += v
+		}
+	}
+	b.ReportMetric(conflicts, "work-conflicts")
 	b.ReportMetric(unchanged, "unchanged-writes")
 	b.ReportMetric(idle, "idle-writes")
 	b.ReportMetric(0, "ns/op")
