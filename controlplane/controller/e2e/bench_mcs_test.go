@@ -32,6 +32,7 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/controllertest"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/controller/shared"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/multicluster"
+	"github.com/flotilla-io/terraform-provider-flotilla/internal/testenv"
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
@@ -72,7 +73,9 @@ func BenchmarkMCSSync(b *testing.B) {
 		b.Fatalf("%s must be at least 2 and %s at least 1", envMCSClusters, envMCSServices)
 	}
 	ctx := b.Context()
-	f := controllertest.StartFleet(b, clusters)
+	// Eleven apiservers on a loaded 2-core machine take longer than the
+	// environment's default two minutes to answer /readyz.
+	f := controllertest.StartFleetWith(b, testenv.Options{Clusters: 1 + clusters, Timeout: timeout})
 	providers, consumers := f.Names[:clusters/2], f.Names[clusters/2:]
 	b.Logf("%d Services exported from %v into %v", services, providers, consumers)
 
