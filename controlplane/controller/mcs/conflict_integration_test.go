@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,19 +27,20 @@ import (
 
 // TestImportWorkWritesDoNotConflict changes a provider's endpoints 12
 // times, one after the other, while a second writer patches the status of
-// the consumer's import Works every few milliseconds, as the execution
+// the two consumers' import Works every few milliseconds, as the execution
 // and work status controllers do after each apply (only more often). The
-// mcs controller's Work writes must never be refused with 409 Conflict:
-// the host apiserver counts none on works (not the status subresource)
-// over the burst, and the consumer gets every change. Before the mcs
-// controller patched only what it owns, it updated the whole Work read
-// from its cache, which a status patch in between made stale (409, then a
-// retry).
+// mcs controller's Work writes must never be refused with 409 Conflict,
+// and each change costs exactly one Work write per consumer: the host
+// apiserver counts no 409 and 24 writes on works (not the status
+// subresource) over the burst, and both consumers get every change.
+// Before, the controller updated the whole Work read from its cache, which
+// a status patch, or its own write of the other consumer's Work, had made
+// stale (409, then a retry).
 func TestImportWorkWritesDoNotConflict(t *testing.T) {
-	f := controllertest.StartFleet(t, 2)
-	hub, provider, consumer := f.Hub, f.Names[0], f.Names[1]
+	f := controllertest.StartFleet(t, 3)
+	hub, provider, consumers := f.Hub, f.Names[0], f.Names[1:]
 	ctx := t.Context()
-	for _, c := range []client.Client{hub, f.Members[provider], f.Members[consumer]} {
+	for _, c := range []client.Client{hub, f.Members[provider], f.Members[consumers[0]], f.Members[consumers[1]]} {
 		installCRDs(t, c)
 		testkit.MustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
 	}
@@ -48,12 +50,14 @@ func TestImportWorkWritesDoNotConflict(t *testing.T) {
 	createMCS(t, hub, "shop", multicluster.KindServiceExport, nil)
 	createPolicy(t, hub, "shop", "export", multicluster.KindServiceExport, provider)
 	createMCS(t, hub, "shop", multicluster.KindServiceImport, importSpec())
-	createPolicy(t, hub, "shop", "import", multicluster.KindServiceImport, consumer)
+	createPolicy(t, hub, "shop", "import", multicluster.KindServiceImport, consumers...)
 	f.StartControlPlane(t, func(o *shared.Options) { o.Resync = shared.DefaultResync })
-	cm := f.Members[consumer]
-	waitAddresses(t, cm, "shop", "10.0.0.1")
+	for _, c := range consumers {
+		waitAddresses(t, f.Members[c], "shop", "10.0.0.1")
+	}
+	time.Sleep(2 * time.Second) // the first import's trailing writes
 
-	before := workConflicts(t, f.Host.RESTConfig())
+	writesBefore, conflictsBefore := workWrites(t, f.Host.RESTConfig())
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	statusWrites := 0
@@ -64,7 +68,9 @@ func TestImportWorkWritesDoNotConflict(t *testing.T) {
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
-			statusWrites += patchImportWorkStatus(ctx, hub, consumer)
+			for _, c := range consumers {
+				statusWrites += patchImportWorkStatus(ctx, hub, c)
+			}
 		}
 	})
 	want := []string{"10.0.0.1"}
@@ -75,17 +81,24 @@ func TestImportWorkWritesDoNotConflict(t *testing.T) {
 		testkit.MustUpdate(t, pm, client.ObjectKey{Namespace: "shop", Name: "web-a"}, s, func() {
 			s.Endpoints = append(s.Endpoints, endpoint(added))
 		})
-		waitAddressesEvery(t, cm, "shop", 20*time.Millisecond, want...)
+		for _, c := range consumers {
+			waitAddressesEvery(t, f.Members[c], "shop", 20*time.Millisecond, want...)
+		}
 	}
+	time.Sleep(2 * time.Second) // a trailing write would come now
 	close(stop)
 	wg.Wait()
-	got := workConflicts(t, f.Host.RESTConfig())
-	t.Logf("%d status patches of the import Works over the burst; work writes refused with 409: %v", statusWrites, got-before)
+	writes, conflicts := workWrites(t, f.Host.RESTConfig())
+	writes, conflicts = writes-writesBefore, conflicts-conflictsBefore
+	t.Logf("%d status patches of the import Works over the burst; Work writes %v, refused with 409 %v", statusWrites, writes, conflicts)
 	if statusWrites < 12 {
 		t.Fatalf("only %d status patches over the burst: the race was not run", statusWrites)
 	}
-	if got != before {
-		t.Errorf("the host refused %v writes of works (not their status) with 409 Conflict over 12 endpoint changes; want none", got-before)
+	if conflicts != 0 {
+		t.Errorf("the host refused %v writes of works (not their status) with 409 Conflict over 12 endpoint changes; want none", conflicts)
+	}
+	if writes != 24 {
+		t.Errorf("%v writes of works over 12 endpoint changes into 2 consumers; want 24, one per change per consumer", writes)
 	}
 }
 
@@ -111,10 +124,10 @@ func patchImportWorkStatus(ctx context.Context, hub client.Client, consumer stri
 	return n
 }
 
-// workConflicts is the host apiserver's count of writes of works (PUT,
-// PATCH or server-side apply, the status subresource left out) it refused
-// with 409 Conflict.
-func workConflicts(t *testing.T, cfg *rest.Config) float64 {
+// workWrites is the host apiserver's count of writes of works (PUT, PATCH
+// or server-side apply, the status subresource left out) it served, and of
+// those it refused with 409 Conflict.
+func workWrites(t *testing.T, cfg *rest.Config) (served, conflicts float64) {
 	t.Helper()
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -134,15 +147,20 @@ func workConflicts(t *testing.T, cfg *rest.Config) float64 {
 	if err != nil {
 		t.Fatalf("host /metrics: %v", err)
 	}
-	total := 0.0
 	for _, m := range families["apiserver_request_total"].GetMetric() {
 		l := map[string]string{}
 		for _, p := range m.GetLabel() {
 			l[p.GetName()] = p.GetValue()
 		}
-		if l["resource"] == "works" && l["subresource"] == "" && l["code"] == "409" && (l["verb"] == "PUT" || l["verb"] == "PATCH" || l["verb"] == "APPLY") {
-			total += m.GetCounter().GetValue()
+		if l["resource"] != "works" || l["subresource"] != "" || (l["verb"] != "PUT" && l["verb"] != "PATCH" && l["verb"] != "APPLY") {
+			continue
+		}
+		switch {
+		case l["code"] == "409":
+			conflicts += m.GetCounter().GetValue()
+		case strings.HasPrefix(l["code"], "2"):
+			served += m.GetCounter().GetValue()
 		}
 	}
-	return total
+	return served, conflicts
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +31,50 @@ type reconciler struct {
 	interval time.Duration
 	events   shared.Recorder
 	notes    notes
+	written  writtenWorks
+}
+
+// writtenWorks remembers the generation each Work had after this
+// controller's last patch of it, until the cache shows it. A ServiceImport
+// with several consumers patches one Work per consumer in one reconcile;
+// the first Work's event wakes the import again while the cache may still
+// hold the others as they were, and acting on those would send each of
+// them once more (before patches, an update that was refused with 409).
+type writtenWorks struct {
+	mu  sync.Mutex
+	gen map[client.ObjectKey]int64
+}
+
+// stale reports whether the cache's cur is older than this controller's
+// last patch of it: its own event brings the key back once it is not.
+func (w *writtenWorks) stale(cur *workv1.Work) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := client.ObjectKeyFromObject(cur)
+	g, ok := w.gen[key]
+	if ok && cur.Generation >= g {
+		delete(w.gen, key)
+		return false
+	}
+	return ok
+}
+
+// record remembers the generation of a Work the server returned after a
+// patch.
+func (w *writtenWorks) record(done *workv1.Work) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gen == nil {
+		w.gen = map[client.ObjectKey]int64{}
+	}
+	w.gen[client.ObjectKeyFromObject(done)] = done.Generation
+}
+
+// forget drops what is remembered of a Work (deleted).
+func (w *writtenWorks) forget(key client.ObjectKey) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.gen, key)
 }
 
 // Reconcile brings one Service's collected slices (keyed by its
@@ -162,6 +207,7 @@ func (r *reconciler) patchWork(ctx context.Context, cur, merged *workv1.Work) er
 	if err := r.client.Patch(ctx, merged, client.RawPatch(types.MergePatchType, data)); err != nil {
 		return fmt.Errorf("patch work %s/%s: %w", cur.Namespace, cur.Name, err)
 	}
+	r.written.record(merged) // the server's answer
 	return nil
 }
 
@@ -169,6 +215,7 @@ func (r *reconciler) deleteWork(ctx context.Context, w *workv1.Work) error {
 	if !w.DeletionTimestamp.IsZero() {
 		return nil
 	}
+	r.written.forget(client.ObjectKeyFromObject(w))
 	if err := r.client.Delete(ctx, w); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete work %s/%s: %w", w.Namespace, w.Name, err)
 	}
