@@ -107,8 +107,10 @@ func BenchmarkMCSSync(b *testing.B) {
 	// environment's 50/100: at 200 Services x 10 members the sync writes
 	// some 20,000 objects, which 50 a second alone would stretch past six
 	// minutes.
-	opts := controllertest.Options("test")
-	opts.Resync = shared.DefaultResync
+	// Default probe and thresholds too: the test fleet's 1 s failure
+	// threshold turned a member NotReady under load in a 3-member run, and
+	// its eviction cost one endpoint change 67 s.
+	opts := shared.Options{Fleet: "test"}
 	hostCfg := f.Host.RESTConfig()
 	hostCfg.QPS, hostCfg.Burst = 400, 600
 	controllertest.StartManager(b, hostCfg, ctrl.Options{Client: shared.ClientOptions(), Scheme: f.Scheme}, controllertest.SetupControlPlane(opts))
