@@ -32,7 +32,16 @@ type Fleet struct {
 // StartFleet starts a host and n members and registers the members.
 func StartFleet(t testing.TB, n int) Fleet {
 	t.Helper()
-	fleet := testenv.Start(t, testenv.Options{Clusters: 1 + n, Mode: testenv.APIServerOnly})
+	return StartFleetWith(t, testenv.Options{Clusters: 1 + n})
+}
+
+// StartFleetWith is StartFleet with the test environment's options (its
+// Clusters count the host; the mode is always APIServerOnly), for a large
+// fleet that needs longer than the default Timeout to start.
+func StartFleetWith(t testing.TB, opts testenv.Options) Fleet {
+	t.Helper()
+	opts.Mode = testenv.APIServerOnly
+	fleet := testenv.Start(t, opts)
 	host, members := fleet.Clusters[0], fleet.Clusters[1:]
 	f := Fleet{Host: host, Hub: SystemHost(t, host), Clusters: members, Scheme: Scheme(t)}
 	for _, m := range members {

@@ -36,6 +36,11 @@ type hostWrites map[string]float64
 // readHostWrites scrapes the host apiserver's /metrics with cfg's
 // credentials (the testenv token is system:masters).
 func readHostWrites(ctx context.Context, cfg *rest.Config) (hostWrites, error) {
+	return readHostRequests(ctx, cfg, func(verb string) bool { return writeVerbs[verb] })
+}
+
+// readHostRequests is readHostWrites for the verbs keep passes.
+func readHostRequests(ctx context.Context, cfg *rest.Config, keep func(verb string) bool) (hostWrites, error) {
 	families, err := scrapeMetrics(ctx, cfg, cfg.Host+"/metrics")
 	if err != nil {
 		return nil, fmt.Errorf("read host apiserver metrics: %w", err)
@@ -43,7 +48,7 @@ func readHostWrites(ctx context.Context, cfg *rest.Config) (hostWrites, error) {
 	w := hostWrites{}
 	for _, m := range families["apiserver_request_total"].GetMetric() {
 		l := labels(m)
-		if !writeVerbs[l["verb"]] {
+		if !keep(l["verb"]) {
 			continue
 		}
 		key := l["resource"]

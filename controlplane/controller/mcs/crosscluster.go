@@ -126,12 +126,12 @@ func (r *reconciler) crossCluster(ctx context.Context, namespace, name string) (
 	for _, key := range slices.SortedFunc(maps.Keys(desired), func(a, b client.ObjectKey) int { return strings.Compare(a.String(), b.String()) }) {
 		want := desired[key]
 		if cur, ok := have[key]; ok {
-			if !cur.DeletionTimestamp.IsZero() {
-				continue // created again once gone
+			if !cur.DeletionTimestamp.IsZero() || r.written.stale(cur) {
+				continue // created again once gone; patched once the cache shows the last patch
 			}
 			if merged, changed := shared.MergeWork(cur, want); changed {
-				if err := r.client.Update(ctx, merged); err != nil {
-					return true, fmt.Errorf("update work %s: %w", key, err)
+				if err := r.patchWork(ctx, cur, merged); err != nil {
+					return true, err
 				}
 			}
 			continue

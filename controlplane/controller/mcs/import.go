@@ -63,12 +63,15 @@ func (r *reconciler) importTo(ctx context.Context, rb *workv1.ResourceBinding) e
 	for _, key := range slices.SortedFunc(maps.Keys(desired), func(a, b client.ObjectKey) int { return strings.Compare(a.String(), b.String()) }) {
 		want := desired[key]
 		if cur, ok := existing[key]; ok {
-			if !cur.DeletionTimestamp.IsZero() {
-				continue // created again once gone; its deletion brings the import back
+			if !cur.DeletionTimestamp.IsZero() || r.written.stale(cur) {
+				// Created again once gone (its deletion brings the import
+				// back); or the cache has not seen the last patch yet (its
+				// event does).
+				continue
 			}
 			if merged, changed := shared.MergeWork(cur, want); changed {
-				if err := r.client.Update(ctx, merged); err != nil {
-					return fmt.Errorf("update work %s: %w", key, err)
+				if err := r.patchWork(ctx, cur, merged); err != nil {
+					return err
 				}
 			}
 			continue

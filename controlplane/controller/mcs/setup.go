@@ -2,6 +2,8 @@ package mcs
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -12,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -47,6 +50,7 @@ func Setup(mgr ctrl.Manager, ms *shared.Members, opts shared.Options, events sha
 		(*q).Add(reconcile.Request{NamespacedName: exportBinding(s.Namespace, svc)})
 	})
 	return ctrl.NewControllerManagedBy(mgr).Named("mcs").
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.WithDefaults().MCSWorkers}).
 		For(&workv1.ResourceBinding{}, builder.WithPredicates(predicate.NewPredicateFuncs(mcsBinding))).
 		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(collectedImport),
 			builder.WithPredicates(predicate.NewPredicateFuncs(collected))).
@@ -54,10 +58,13 @@ func Setup(mgr ctrl.Manager, ms *shared.Members, opts shared.Options, events sha
 		// member's slice does through the member cache.
 		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(reportedCollection),
 			builder.WithPredicates(predicate.NewPredicateFuncs(reported))).
+		// A Work's status (the execution's and the work status
+		// controller's patches, several per applied change) is nothing this
+		// controller writes or reads: only what it writes wakes it.
 		Watches(&workv1.Work{}, handler.EnqueueRequestsFromMapFunc(workImport),
 			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 				return shared.MCSWork(o.(*workv1.Work)) || shared.CrossClusterWork(o.(*workv1.Work))
-			}))).
+			}), workWritten)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.exportsOfCluster), builder.WithPredicates(readinessChanged)).
 		// A MultiClusterService's change reaches its consumers and its
 		// Service's collection (its providers); so does a change of the
@@ -76,6 +83,18 @@ func Setup(mgr ctrl.Manager, ms *shared.Members, opts shared.Options, events sha
 // namespace/name.
 func exportBinding(namespace, name string) client.ObjectKey {
 	return client.ObjectKey{Namespace: namespace, Name: hoststore.BindingName(multicluster.ServiceExportGK, name)}
+}
+
+// workWritten passes a Work's creation and deletion and the updates that
+// change what the mcs controller writes of it: its spec (the generation),
+// labels, annotations, finalizers, or the start of its deletion.
+var workWritten = predicate.Funcs{
+	UpdateFunc: func(ev event.UpdateEvent) bool {
+		o, n := ev.ObjectOld, ev.ObjectNew
+		return o.GetGeneration() != n.GetGeneration() || !maps.Equal(o.GetLabels(), n.GetLabels()) ||
+			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) || !slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
+			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
+	},
 }
 
 // readinessChanged passes a Cluster's creation, deletion and the updates

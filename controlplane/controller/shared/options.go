@@ -57,6 +57,13 @@ const (
 	// DefaultSchedulerWorkers is how many bindings the continuous scheduler
 	// schedules at once (Karmada's scheduler has one worker).
 	DefaultSchedulerWorkers = 5
+	// DefaultMCSWorkers is how many Services the multi-cluster services
+	// controller collects or imports at once. A key's time is waiting on
+	// the members' and the host's apiservers (a Service's and an export's
+	// read per provider, a write per changed slice or Work), so one worker
+	// left a full sync of 20 Services x 4 members with its worker busy for
+	// the whole sync (BenchmarkMCSSync).
+	DefaultMCSWorkers = 8
 	// DefaultDeschedulingInterval is Karmada's --descheduling-interval.
 	DefaultDeschedulingInterval = 2 * time.Minute
 	// DefaultFederatedHPASyncPeriod is Karmada's and Kubernetes'
@@ -243,6 +250,10 @@ type Options struct {
 	// 40): on a cold start they took the host apiserver from the schedule.
 	// 0 means DefaultScheduleBacklogHold; negative holds nothing.
 	ScheduleBacklogHold int
+	// MCSWorkers is how many Services (a collection, a ServiceImport or a
+	// MultiClusterService) the multi-cluster services controller handles
+	// at once.
+	MCSWorkers int
 	// ReservedNamespaces are the host namespaces whose objects are never
 	// templates, so they never reach a member: a name, or a prefix ending
 	// in "*". The execution namespaces are reserved in any case.
@@ -427,6 +438,7 @@ func (o Options) WithDefaults() Options {
 	count(&o.TemplateWorkers, DefaultTemplateWorkers)
 	count(&o.BindingWorkers, DefaultBindingWorkers)
 	count(&o.SchedulerWorkers, DefaultSchedulerWorkers)
+	count(&o.MCSWorkers, DefaultMCSWorkers)
 	return o
 }
 
