@@ -8,10 +8,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/render"
@@ -31,15 +32,17 @@ const DefaultAppliedIdle = 20 * time.Minute
 type AppliedHandler func(obj *metav1.PartialObjectMetadata)
 
 // appliedWatch keeps, per resource of the objects flotilla applied to a
-// member, an informer of their metadata, selected by flotilla's ownership
+// member, an informer of those objects, selected by flotilla's ownership
 // labels, so a change to one (its status most often) is known as it
-// happens instead of at the next read-back. Only metadata travels and is
-// kept: the object itself is read back by whoever the handler tells. A
-// resource's informer starts on the first WatchApplied for it and stops
-// once none came for idle, or with the client. It is safe for concurrent
-// use.
+// happens instead of at the next read-back, and the changed object is at
+// hand without a request to the member (AppliedObject): a burst of member
+// changes costs the member one watch event each, not a GET each. The
+// objects are kept whole but for their managed fields, which are cut down
+// to who applied them (appliedObject). A resource's informer starts on the
+// first WatchApplied for it and stops once none came for idle, or with the
+// client. It is safe for concurrent use.
 type appliedWatch struct {
-	meta metadata.Interface
+	dyn  dynamic.Interface
 	idle time.Duration
 
 	mu      sync.Mutex
@@ -58,8 +61,8 @@ type watchedApplied struct {
 	refused bool
 }
 
-func newAppliedWatch(meta metadata.Interface, idle time.Duration) *appliedWatch {
-	return &appliedWatch{meta: meta, idle: idle, kinds: map[schema.GroupVersionResource]*watchedApplied{}}
+func newAppliedWatch(dyn dynamic.Interface, idle time.Duration) *appliedWatch {
+	return &appliedWatch{dyn: dyn, idle: idle, kinds: map[schema.GroupVersionResource]*watchedApplied{}}
 }
 
 // WatchApplied makes sure the member's objects of resource gvr that match
@@ -110,8 +113,8 @@ func (w *appliedWatch) watch(gvr schema.GroupVersionResource, selector string, n
 func (w *appliedWatch) start(gvr schema.GroupVersionResource, selector string, notify AppliedHandler) *watchedApplied {
 	ctx, cancel := context.WithCancel(context.Background())
 	k := &watchedApplied{cancel: cancel}
-	api := w.meta.Resource(gvr)
-	k.kind = runWatchedKind(ctx, &w.running, &metav1.PartialObjectMetadata{}, appliedMetadata, appliedHandler(notify), cache.Indexers{},
+	api := w.dyn.Resource(gvr)
+	k.kind = runWatchedKind(ctx, &w.running, &unstructured.Unstructured{}, appliedObject, appliedHandler(notify), cache.Indexers{},
 		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.LabelSelector = selector
 			return api.List(ctx, o)
@@ -168,8 +171,8 @@ func appliedHandler(notify AppliedHandler) cache.ResourceEventHandler {
 		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = t.Obj
 		}
-		if m, ok := obj.(*metav1.PartialObjectMetadata); ok && notify != nil {
-			notify(m)
+		if u, ok := obj.(*unstructured.Unstructured); ok && notify != nil {
+			notify(appliedMetadata(u))
 		}
 	}
 	return cache.ResourceEventHandlerDetailedFuncs{
@@ -183,44 +186,64 @@ func appliedHandler(notify AppliedHandler) cache.ResourceEventHandler {
 	}
 }
 
-// fieldsDigestPrefix marks a field set that appliedMetadata replaced by its
-// digest, so cutting an object down twice keeps the digest of the set.
-const fieldsDigestPrefix = "sha256:"
+// fieldsDigestPrefix marks a field set that cutManagedFields replaced by
+// its digest, so cutting an object down twice keeps the digest of the set.
+// The digest is a JSON string (`"sha256:<hex>"`), as an unstructured
+// object holds a field set only as JSON.
+const fieldsDigestPrefix = `"sha256:`
 
-// appliedMetadata cuts an applied object's metadata down to what a handler
-// checks: name, namespace, resourceVersion, labels, the template
-// annotation, and of its managed fields only who applied them, with the
-// digest of each field set (render.FieldSetDigest) in place of the set.
-// Anything else (a tombstone) is returned as it is.
-func appliedMetadata(obj any) (any, error) {
-	m, ok := obj.(*metav1.PartialObjectMetadata)
+// appliedObject is the watch's transform: it cuts an applied object's
+// managed fields down to who applied them (cutManagedFields), which no
+// status, health or drift check reads, and keeps the rest as the member
+// serves it, for AppliedObject. Anything else (a tombstone) is returned as
+// it is.
+func appliedObject(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return obj, nil
 	}
-	out := &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
-		Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion, UID: m.UID, Labels: m.Labels,
-	}}
-	if v, ok := m.Annotations[render.AnnotationTemplate]; ok {
+	u.SetManagedFields(cutManagedFields(u.GetManagedFields()))
+	return u, nil
+}
+
+// cutManagedFields keeps of managed fields only the entries of apply
+// operations, with the digest of each field set
+// (render.FieldSetDigest) in place of the set: enough to tell whether
+// anyone touched what a manager applied (AppliedFields), at a fraction of
+// the memory.
+func cutManagedFields(fields []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	var out []metav1.ManagedFieldsEntry
+	for _, f := range fields {
+		if f.Operation != metav1.ManagedFieldsOperationApply {
+			continue
+		}
+		e := metav1.ManagedFieldsEntry{Manager: f.Manager, Operation: f.Operation, Subresource: f.Subresource}
+		if f.FieldsV1 != nil {
+			e.FieldsV1 = metav1.NewFieldsV1(fieldsDigestPrefix + render.FieldSetDigest(f.FieldsV1) + `"`)
+			if strings.HasPrefix(f.FieldsV1.GetRawString(), fieldsDigestPrefix) {
+				// Cut down already: an informer may transform an
+				// object it holds again.
+				e.FieldsV1 = f.FieldsV1
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// appliedMetadata is what an AppliedHandler is told of a held object:
+// name, namespace, resourceVersion, UID, labels, the template annotation
+// and the cut-down managed fields.
+func appliedMetadata(u *unstructured.Unstructured) *metav1.PartialObjectMetadata {
+	out := &metav1.PartialObjectMetadata{
+		TypeMeta: metav1.TypeMeta{APIVersion: u.GetAPIVersion(), Kind: u.GetKind()},
+		ObjectMeta: metav1.ObjectMeta{Name: u.GetName(), Namespace: u.GetNamespace(), ResourceVersion: u.GetResourceVersion(), UID: u.GetUID(),
+			Labels: u.GetLabels(), ManagedFields: u.GetManagedFields()},
+	}
+	if v, ok := u.GetAnnotations()[render.AnnotationTemplate]; ok {
 		out.Annotations = map[string]string{render.AnnotationTemplate: v}
 	}
-	for _, f := range m.ManagedFields {
-		if f.Operation == metav1.ManagedFieldsOperationApply {
-			// The field set itself is not kept, only its digest (in
-			// place of it): enough to tell whether anyone touched what
-			// the manager applied (AppliedFields).
-			e := metav1.ManagedFieldsEntry{Manager: f.Manager, Operation: f.Operation, Subresource: f.Subresource}
-			if f.FieldsV1 != nil {
-				e.FieldsV1 = metav1.NewFieldsV1(fieldsDigestPrefix + render.FieldSetDigest(f.FieldsV1))
-				if strings.HasPrefix(f.FieldsV1.GetRawString(), fieldsDigestPrefix) {
-					// Cut down already: an informer may transform an
-					// object it holds again.
-					e.FieldsV1 = f.FieldsV1
-				}
-			}
-			out.ManagedFields = append(out.ManagedFields, e)
-		}
-	}
-	return out, nil
+	return out
 }
 
 // AppliedFields answers from the watch of the applied objects of resource
@@ -237,37 +260,37 @@ func (c *Client) AppliedFields(gvr schema.GroupVersionResource, namespace, name,
 }
 
 func (w *appliedWatch) fields(gvr schema.GroupVersionResource, namespace, name, manager string) (digest string, found, ok bool) {
-	m, found, ok := w.held(gvr, namespace, name)
+	u, found, ok := w.held(gvr, namespace, name)
 	if !found || !ok {
 		return "", found, ok
 	}
-	if e := render.AppliedEntry(m.ManagedFields, manager); e != nil {
+	if e := render.AppliedEntry(u.GetManagedFields(), manager); e != nil {
 		// appliedMetadata put the digest in place of the field set.
-		return strings.TrimPrefix(e.FieldsV1.GetRawString(), fieldsDigestPrefix), true, true
+		return strings.TrimSuffix(strings.TrimPrefix(e.FieldsV1.GetRawString(), fieldsDigestPrefix), `"`), true, true
 	}
 	return "", true, true
 }
 
-// AppliedVersion answers from the watch of the applied objects of resource
-// gvr (WatchApplied) the resourceVersion of the named object as the watch
-// last saw it: an object read back at that version has not changed since,
-// so reading it again tells nothing new. found and ok are as for
-// AppliedFields.
-func (c *Client) AppliedVersion(gvr schema.GroupVersionResource, namespace, name string) (resourceVersion string, found, ok bool) {
+// AppliedObject answers from the watch of the applied objects of resource
+// gvr (WatchApplied) the named object as the watch last saw it, with its
+// managed fields cut down to who applied them: a copy the caller may
+// modify. Read after the AppliedHandler was told of a change, it is that
+// change or a later one. found and ok are as for AppliedFields.
+func (c *Client) AppliedObject(gvr schema.GroupVersionResource, namespace, name string) (obj *unstructured.Unstructured, found, ok bool) {
 	if c.applied == nil {
-		return "", false, false
+		return nil, false, false
 	}
-	m, found, ok := c.applied.held(gvr, namespace, name)
+	u, found, ok := c.applied.held(gvr, namespace, name)
 	if !found || !ok {
-		return "", found, ok
+		return nil, found, ok
 	}
-	return m.ResourceVersion, true, true
+	return u.DeepCopy(), true, true
 }
 
 // held is the watch's copy of the named object of gvr; found is false when
 // the watch does not hold it, ok false when gvr is not watched, or its
 // watch has not synced or failed its last list or watch.
-func (w *appliedWatch) held(gvr schema.GroupVersionResource, namespace, name string) (obj *metav1.PartialObjectMetadata, found, ok bool) {
+func (w *appliedWatch) held(gvr schema.GroupVersionResource, namespace, name string) (obj *unstructured.Unstructured, found, ok bool) {
 	w.mu.Lock()
 	var kind *watchedKind
 	if k, watched := w.kinds[gvr]; watched && !k.refused {
@@ -291,9 +314,9 @@ func (w *appliedWatch) held(gvr schema.GroupVersionResource, namespace, name str
 	if err != nil {
 		return nil, false, false
 	}
-	m, isMeta := item.(*metav1.PartialObjectMetadata)
-	if !exists || !isMeta {
+	u, isObject := item.(*unstructured.Unstructured)
+	if !exists || !isObject {
 		return nil, false, true
 	}
-	return m, true, true
+	return u, true, true
 }

@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -226,7 +225,7 @@ type Client struct {
 	// slices keeps the EndpointSlices of the namespaces asked for when the
 	// cache watches members; nil otherwise.
 	slices *sliceWatch
-	// applied watches the metadata of the applied objects of the
+	// applied watches the applied objects of the
 	// resources asked for when the cache watches members; nil otherwise.
 	applied *appliedWatch
 	// listed is the per-node index of the last status collection that
@@ -294,11 +293,7 @@ func newClient(name string, conn Connection, opts CacheOptions, notify func(*dis
 	if opts.Watch {
 		c.watch = newSummaryWatch(kube)
 		c.slices = newSliceWatch(kube, opts.EndpointSliceIdle, notify)
-		meta, err := metadata.NewForConfigAndClient(cfg, httpClient)
-		if err != nil {
-			return nil, s.scrub(fmt.Errorf("build metadata client: %w", err))
-		}
-		c.applied = newAppliedWatch(meta, opts.AppliedIdle)
+		c.applied = newAppliedWatch(dyn, opts.AppliedIdle)
 		c.discovered.interval = opts.DiscoveryInterval
 	}
 	return c, nil

@@ -19,11 +19,12 @@
 //     services, from an informer per namespace asked about (a watching
 //     cache), cut down to what an export reads, whose changes the cache's
 //     OnEndpointSlices handler hears;
-//   - Client.WatchApplied, for a watching cache: the metadata of the objects
-//     a fleet applied, per resource asked about and selected by its
-//     ownership labels, whose changes the caller's handler hears, so the
-//     work status follows the members without reading every object on a
-//     timer;
+//   - Client.WatchApplied, for a watching cache: the objects a fleet
+//     applied (managed fields cut down), per resource asked about and
+//     selected by its ownership labels, whose changes the caller's handler
+//     hears and whose copies Client.AppliedObject hands out, so the work
+//     status follows the members without reading every object on a timer
+//     nor on every change;
 //   - the membership marker, a ConfigMap that records which fleet and
 //     member name a cluster was registered under, so one physical cluster is
 //     never registered twice under different names.

@@ -5,6 +5,8 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -39,7 +41,7 @@ const (
 	envStatusTemplates = "FLOTILLA_BENCH_STATUSWATCH_TEMPLATES" // Deployments, each Duplicated to every member; default 100
 	envStatusTimeout   = "FLOTILLA_BENCH_STATUSWATCH_TIMEOUT"   // bound of each wait; default 20m
 	envStatusArgs      = "FLOTILLA_BENCH_STATUSWATCH_ARGS"      // extra flags of the control plane, space-separated
-	envStatusProfile   = "FLOTILLA_BENCH_STATUSWATCH_PROFILE"   // file for a CPU profile of the control plane's first 20 s of the burst
+	envStatusProfile   = "FLOTILLA_BENCH_STATUSWATCH_PROFILE"   // file for a CPU profile of the control plane's first 20 s of the burst (and FILE.goroutines, its goroutines 5 s in)
 )
 
 // statusNamespace holds the benchmark's templates, on the host and in
@@ -159,6 +161,9 @@ func BenchmarkMemberStatusLatency(b *testing.B) {
 	}
 	if profile != "" {
 		go benchCPUProfile(ctx, b, pprofAddr, profile, 20*time.Second)
+		// Where the workers wait (member GET, host PATCH, a client rate
+		// limiter) while the burst's queue is long.
+		go benchGoroutines(ctx, b, pprofAddr, profile+".goroutines", 5*time.Second)
 	}
 	burst := time.Now()
 	changed := make([]time.Time, nTemplates)
@@ -422,4 +427,34 @@ func (r *templateReady) at(name string) (time.Time, bool) {
 	defer r.mu.Unlock()
 	t, ok := r.seen[name]
 	return t, ok
+}
+
+// benchGoroutines writes the control plane's goroutines (pprof's debug=1
+// text: stacks with their counts) after d to path.
+func benchGoroutines(ctx context.Context, b *testing.B, addr, path string, d time.Duration) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(d):
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/debug/pprof/goroutine?debug=1", nil)
+	if err != nil {
+		b.Logf("goroutines: %v", err)
+		return
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Logf("goroutines: %v", err)
+		return
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(path, body, 0o600)
+	}
+	if err != nil {
+		b.Logf("goroutines: %v", err)
+		return
+	}
+	b.Logf("goroutines %v into the burst written to %s", d, path)
 }

@@ -41,10 +41,11 @@ const (
 	// controllers each handle at once.
 	DefaultWorkWorkers = 8
 	// DefaultWorkStatusWorkers is how many Works the work status controller
-	// observes at once. An observation is one member read and at most one
-	// host status write, and costs about a millisecond and a half of CPU
-	// (measured in BenchmarkMemberStatusLatency): its time is waiting on
-	// the two apiservers, so a burst of member changes drains about this
+	// observes at once. An observation is at most one host status write,
+	// and one member read unless the member's watch delivered the change
+	// (its copy is read then), and costs about a millisecond and a half of
+	// CPU (measured in BenchmarkMemberStatusLatency): its time is waiting
+	// on the apiservers, so a burst of member changes drains about this
 	// many times faster than one at a time, where eight workers drained
 	// 1,000 changes at 40 a second.
 	DefaultWorkStatusWorkers = 32

@@ -100,6 +100,22 @@ func quietFor(t *testing.T, member *testenv.Cluster, d time.Duration, what strin
 
 func deploymentRequests(t *testing.T, member *testenv.Cluster) float64 {
 	t.Helper()
+	return countDeploymentRequests(t, member, func(l string) bool {
+		return !strings.Contains(l, `verb="WATCH"`) && !strings.Contains(l, `verb="LIST"`)
+	})
+}
+
+// deploymentGets is the member apiserver's count of GETs of single
+// Deployments (not of their status subresource): the read-backs.
+func deploymentGets(t *testing.T, member *testenv.Cluster) float64 {
+	t.Helper()
+	return countDeploymentRequests(t, member, func(l string) bool { return strings.Contains(l, `verb="GET"`) && strings.Contains(l, `subresource=""`) })
+}
+
+// countDeploymentRequests sums the member apiserver's
+// apiserver_request_total on deployments over the series match keeps.
+func countDeploymentRequests(t *testing.T, member *testenv.Cluster, match func(line string) bool) float64 {
+	t.Helper()
 	cfg := member.RESTConfig()
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -123,7 +139,7 @@ func deploymentRequests(t *testing.T, member *testenv.Cluster) float64 {
 	lines.Buffer(make([]byte, 1<<20), 1<<20)
 	for lines.Scan() {
 		l := lines.Text()
-		if !strings.HasPrefix(l, "apiserver_request_total{") || !strings.Contains(l, `resource="deployments"`) || strings.Contains(l, `verb="WATCH"`) || strings.Contains(l, `verb="LIST"`) {
+		if !strings.HasPrefix(l, "apiserver_request_total{") || !strings.Contains(l, `resource="deployments"`) || !match(l) {
 			continue
 		}
 		v, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ' ')+1:], 64)

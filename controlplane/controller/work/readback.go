@@ -11,18 +11,19 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
 	workv1 "github.com/flotilla-io/terraform-provider-flotilla/controlplane/apis/work/v1alpha1"
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/interpret"
 )
 
-// appliedVersions answers from the member's watch of the applied objects
-// which resourceVersion of an object it last saw
-// (member.Client.AppliedVersion); found is false when the watch does not
-// hold the object, ok false when the watch cannot tell.
-type appliedVersions interface {
-	AppliedVersion(gvr schema.GroupVersionResource, namespace, name string) (resourceVersion string, found, ok bool)
+// appliedObjects answers from the member's watch of the applied objects
+// what it last saw of an object (member.Client.AppliedObject); found is
+// false when the watch does not hold the object, ok false when the watch
+// cannot tell.
+type appliedObjects interface {
+	AppliedObject(gvr schema.GroupVersionResource, namespace, name string) (obj *unstructured.Unstructured, found, ok bool)
 }
 
 // readBack is what the last complete read-back of a Work saw: the Work it
@@ -52,8 +53,9 @@ func statusesDigest(statuses []api.ManifestStatus) [sha256.Size]byte {
 // readBacks remembers the last complete read-back of each Work, so the
 // status backstop (StatusResync) and a watch event for a change already
 // read send no member GET while the member's watch holds every object at
-// the version read: a resourceVersion names one state of an object, so the
-// read would return what the Work already reports. It is safe for
+// the version read (a resourceVersion names one state of an object, so the
+// read would return what the Work already reports), and a watch event for
+// a new change is read from the watch's copy (fromWatch). It is safe for
 // concurrent use.
 type readBacks struct {
 	mu   sync.Mutex
@@ -79,44 +81,59 @@ func (r *readBacks) forget(key types.NamespacedName) {
 	delete(r.last, key)
 }
 
-// unchanged reports whether reading w's objects back from cluster would
-// tell nothing new: w reports them Available for its generation from a
-// read-back by the same interpreter, and the member's watch holds every
-// object at the resourceVersion that read-back saw, and the Work's manifest
-// statuses are the ones it wrote. Anything else (an object the watch does
-// not hold, a watch not synced or failing, another Work of the same name, a
-// changed customization, a status someone else wrote) is read from the
+// fromWatch reads w's objects in cluster from the member's watch instead
+// of the member, when that tells at least as much as a read: w reports
+// them Available for its generation from a read-back by the same
+// interpreter, its manifest statuses are the ones that read-back wrote,
+// and the member's watch holds every object at that read's
+// resourceVersion or a later one (resourceversion.CompareResourceVersion).
+// The read-back came after the Work's current spec was applied, so a copy
+// no older than it is no older than the apply. same says every copy is at
+// the version read (nothing to tell). ok false (an object the watch does
+// not hold or holds at an older version, a watch not synced or failing, an
+// incomparable version, another Work of the same name, a changed
+// customization, a status someone else wrote) sends the read to the
 // member.
-func (s *workStatus) unchanged(ctx context.Context, cluster string, w *workv1.Work, objs []*unstructured.Unstructured, in *interpret.Interpreter) bool {
+func (s *workStatus) fromWatch(ctx context.Context, cluster string, w *workv1.Work, objs []*unstructured.Unstructured, in *interpret.Interpreter) (live []*unstructured.Unstructured, same, ok bool) {
 	avail := apimeta.FindStatusCondition(w.Status.Conditions, api.ConditionWorkAvailable)
 	if avail == nil || avail.Status != metav1.ConditionTrue || avail.Reason != api.ReasonWorkAvailable || avail.ObservedGeneration != w.Generation {
-		return false
+		return nil, false, false
 	}
 	s.reads.mu.Lock()
 	last, ok := s.reads.last[types.NamespacedName{Namespace: w.Namespace, Name: w.Name}]
 	s.reads.mu.Unlock()
 	if !ok || last.uid != w.UID || last.generation != w.Generation || last.interp != in || len(last.versions) != len(objs) ||
 		last.statuses != statusesDigest(w.Status.ManifestStatuses) {
-		return false
+		return nil, false, false
 	}
 	target, err := s.members.Connect(ctx, cluster)
 	if err != nil {
-		return false
+		return nil, false, false
 	}
-	watch, ok := target.Watched.(appliedVersions)
+	watch, ok := target.Watched.(appliedObjects)
 	if !ok {
-		return false
+		return nil, false, false
 	}
+	same = true
+	live = make([]*unstructured.Unstructured, len(objs))
 	for i, obj := range objs {
 		gvk := obj.GroupVersionKind()
 		m, err := target.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
-			return false
+			return nil, false, false
 		}
-		rv, found, ok := watch.AppliedVersion(m.Resource, obj.GetNamespace(), obj.GetName())
-		if !ok || !found || rv == "" || rv != last.versions[i] {
-			return false
+		held, found, ok := watch.AppliedObject(m.Resource, obj.GetNamespace(), obj.GetName())
+		if !ok || !found {
+			return nil, false, false
 		}
+		if c, err := resourceversion.CompareResourceVersion(held.GetResourceVersion(), last.versions[i]); err != nil || c < 0 {
+			// Older than the last read (the watch lags behind it), or
+			// not comparable: only the member can tell.
+			return nil, false, false
+		} else if c > 0 {
+			same = false
+		}
+		live[i] = held
 	}
-	return true
+	return live, same, true
 }

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla-io/terraform-provider-flotilla/controlplane/api"
@@ -21,19 +22,22 @@ import (
 	"github.com/flotilla-io/terraform-provider-flotilla/internal/testkit"
 )
 
-// TestStatusWorkersReadOneMemberAtOnce: a burst of status changes in one
-// member is read back by as many work status workers at once as the
-// per-member share of --work-status-workers allows (16 of the default 32),
-// not by the execution's four, and by no more: the member is behind a
+// TestStatusWorkersReadOneMemberAtOnce: a burst of Works that must be read
+// back from one member is read by as many work status workers at once as
+// the per-member share of --work-status-workers allows (16 of the default
+// 32), not by the execution's four, and by no more: the member is behind a
 // proxy that holds every read of a single Deployment once the burst
-// starts, so the reads pile up there and the proxy counts them.
+// starts, so the reads pile up there and the proxy counts them. A member
+// status change is read from the watch's copy, without a read; the burst
+// is of Works whose manifest status was written on the host by someone
+// else, which only the member can vouch for, found by the status backstop.
 func TestStatusWorkersReadOneMemberAtOnce(t *testing.T) {
 	t.Parallel()
 	const templates = 20
 	opts := controllertest.Options("test")
-	// Only the watch brings a Work back; a held read keeps its worker
-	// for the whole test.
-	opts.Resync, opts.WorkRequestTimeout = 10*time.Minute, time.Minute
+	// Only the status backstop brings a Work back; a held read keeps its
+	// worker for the whole test.
+	opts.Resync, opts.StatusResync, opts.WorkRequestTimeout = 10*time.Minute, time.Second, time.Minute
 	perMember := int64(opts.StatusMemberWorkers())
 	if perMember >= templates {
 		t.Fatalf("the burst (%d Works) must exceed the per-member limit (%d) to show it", templates, perMember)
@@ -78,16 +82,18 @@ spec:
 	})
 
 	holding.Store(true)
-	member := controllertest.Client(t, env.behind.RESTConfig(), controllertest.Scheme(t))
 	for i := range templates {
-		// The member runs no controllers: nobody else writes the status.
-		var d appsv1.Deployment
-		if err := member.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: fmt.Sprintf("web-%d", i)}, &d); err != nil {
-			t.Fatal(err)
-		}
-		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
-		if err := member.Status().Update(t.Context(), &d); err != nil {
-			t.Fatal(err)
+		key := client.ObjectKey{Namespace: shared.ExecutionNamespace("member"),
+			Name: shared.WorkName(api.TemplateRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: fmt.Sprintf("web-%d", i)})}
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			var w workv1.Work
+			if err := env.hub.Get(t.Context(), key, &w); err != nil {
+				return err
+			}
+			w.Status.ManifestStatuses[0].Status = &runtime.RawExtension{Raw: []byte(`{"readyReplicas":7,"replicas":7}`)}
+			return env.hub.Status().Update(t.Context(), &w)
+		}); err != nil {
+			t.Fatalf("write a manifest status into work %s: %v", key, err)
 		}
 	}
 	testkit.Eventually(t, controllertest.Deadline, fmt.Sprintf("%d read-backs held at once", perMember), func() (bool, string) {

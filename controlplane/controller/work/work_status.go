@@ -152,12 +152,23 @@ func (s *workStatus) Reconcile(ctx context.Context, req reconcile.Request) (reco
 				cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, api.ReasonWorkObserveFailed, err.Error()
 				return err
 			}
-			if state == watched && s.unchanged(ctx, cluster, &w, objs, in) {
+			var seen observation
+			var live []*unstructured.Unstructured
+			same, held := false, false
+			if state == watched {
+				live, same, held = s.fromWatch(ctx, cluster, &w, objs, in)
+			}
+			switch {
+			case held && same:
 				skipped = true
 				return nil
+			case held:
+				// A change the watch delivered: its copy is read, the
+				// member is not.
+				seen = s.observeHeld(ctx, cluster, objs, live, in)
+			default:
+				seen, err = s.observe(ctx, cluster, objs, in)
 			}
-			var seen observation
-			seen, err = s.observe(ctx, cluster, objs, in)
 			statuses, cond.Status, cond.Reason, cond.Message = seen.statuses, seen.status, seen.reason, seen.message
 			if cond.Reason == api.ReasonWorkAvailable {
 				s.reads.remember(&w, in, seen)
@@ -238,6 +249,17 @@ func (s *workStatus) observe(ctx context.Context, cluster string, objs []*unstru
 	}
 	seen.status, seen.reason, seen.message = metav1.ConditionTrue, api.ReasonWorkAvailable, availableMessage(cluster)
 	return seen, nil
+}
+
+// observeHeld is observe over copies of every object that the member's
+// watch holds (fromWatch): each exists, so the Work is Available.
+func (s *workStatus) observeHeld(ctx context.Context, cluster string, objs, live []*unstructured.Unstructured, in *interpret.Interpreter) observation {
+	seen := observation{status: metav1.ConditionTrue, reason: api.ReasonWorkAvailable, message: availableMessage(cluster)}
+	for i, obj := range live {
+		seen.statuses = append(seen.statuses, s.manifestStatus(ctx, in, cluster, i, api.TemplateRefOf(objs[i]), obj))
+		seen.versions = append(seen.versions, obj.GetResourceVersion())
+	}
+	return seen
 }
 
 // availableMessage is the Available condition's message when every object
