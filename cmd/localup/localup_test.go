@@ -35,11 +35,21 @@ const deadline = 45 * time.Second
 
 // TestUpPropagateFailoverDown runs the whole local control plane on real
 // processes: up starts a host, the control plane built from this checkout and
-// two members and writes one kubeconfig; through that kubeconfig's host
-// context a Deployment and a PropagationPolicy divide 4 replicas over both
-// members; stop-member member2 moves all 4 to member1; down stops every
-// recorded process and removes the directory.
+// two members and writes one kubeconfig; scripts/controlplane-demo.sh, run
+// against it the way its users run it, applies a Deployment and a
+// PropagationPolicy through the host context with kubectl, sees 4 replicas
+// divided 2+2 over both members and all Ready, stops member2 and sees all 4
+// Ready on member1; down stops every recorded process and removes the
+// directory. The demo script had a test and a local control plane of its own
+// that propagated and failed over exactly as this one did; one control plane
+// now serves both, and every assertion of the two is kept.
 func TestUpPropagateFailoverDown(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the demo script and the cluster proxy check drive kubectl, which is not on PATH")
+		}
+		t.Skip("the demo script and the cluster proxy check drive kubectl, which is not on PATH")
+	}
 	dir, st := startLocal(t)
 	cfg, err := clientcmd.LoadFromFile(filepath.Join(dir, kubeconfig))
 	if err != nil {
@@ -63,7 +73,7 @@ func TestUpPropagateFailoverDown(t *testing.T) {
 	if err := run([]string{"stop-member", "-dir", dir, "member9"}, &again); err == nil || !strings.Contains(err.Error(), `no member "member9"`) {
 		t.Fatalf("stop-member member9: got %v, want an error naming the member", err)
 	}
-	hub, member1, member2 := contextClient(t, dir, "host"), contextClient(t, dir, "member1"), contextClient(t, dir, "member2")
+	hub, member1 := contextClient(t, dir, "host"), contextClient(t, dir, "member1")
 
 	// The cluster proxy is registered: the host's admin, bound by name to
 	// cluster-admin (the impersonator impersonates subjects bound by name),
@@ -77,23 +87,16 @@ func TestUpPropagateFailoverDown(t *testing.T) {
 		return err == nil && strings.Contains(string(out), `"kube-system"`), string(out)
 	})
 
-	propagateWeb(t, hub)
-	waitFor(t, "web divided 2+2 over both members, all Ready", func() (bool, string) {
-		a, b := deployment(t, member1), deployment(t, member2)
-		return a == "2/2" && b == "2/2", fmt.Sprintf("member1 %s, member2 %s", a, b)
-	})
+	began := time.Now()
+	runDemoScript(t, dir)
+	// The script sums readyReplicas over the survivors; member1's
+	// Deployment itself must say 4 of 4.
+	if a := deployment(t, member1); a != "4/4" {
+		t.Errorf("member1's web after the demo: %s, want 4/4", a)
+	}
+	t.Logf("demo: propagation and failover done %s after it started", time.Since(began).Round(100*time.Millisecond))
 
 	var out bytes.Buffer
-	if err := run([]string{"stop-member", "-dir", dir, "member2"}, &out); err != nil {
-		t.Fatal(err)
-	}
-	failedAt := time.Now()
-	waitFor(t, "all 4 replicas on member1 after member2 stopped", func() (bool, string) {
-		a := deployment(t, member1)
-		return a == "4/4", "member1 " + a
-	})
-	t.Logf("failover: 4/4 Ready on member1 %s after member2 stopped", time.Since(failedAt).Round(100*time.Millisecond))
-
 	if err := run([]string{"down", "-dir", dir}, &out); err != nil {
 		t.Fatalf("down: %v", err)
 	}
@@ -107,17 +110,11 @@ func TestUpPropagateFailoverDown(t *testing.T) {
 	}
 }
 
-// TestDemoScript runs scripts/controlplane-demo.sh against a local control
-// plane of two members: it must propagate web, stop member2 and see all
-// replicas Ready on member1.
-func TestDemoScript(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the demo script drives kubectl, which is not on PATH")
-		}
-		t.Skip("the demo script drives kubectl, which is not on PATH")
-	}
-	dir, _ := startLocal(t)
+// runDemoScript runs scripts/controlplane-demo.sh against the local control
+// plane in dir with 4 replicas: it must propagate web 2+2 over member1 and
+// member2, all Ready, stop member2 and see all replicas Ready on member1.
+func runDemoScript(t *testing.T, dir string) {
+	t.Helper()
 	cmd := exec.Command("bash", filepath.Join("..", "..", "scripts", "controlplane-demo.sh"))
 	cmd.Env = append(os.Environ(), "CONTROLPLANE_DIR="+dir, "REPLICAS=4", "TIMEOUT=45")
 	out, err := cmd.CombinedOutput()

@@ -13,10 +13,16 @@ import (
 // carries, from the module at moduleRoot into the test's temporary
 // directory and returns its path, for tests that run its subcommands as
 // real processes.
+//
+// It builds with -trimpath because its callers build a tree exported into a
+// new temporary directory each run (another revision, say): without it the
+// Go build cache keys every package of the module on that directory, so all
+// of them compiled afresh every run, a few CPU minutes; trimmed, a package
+// is keyed on its content and only what the revision changed compiles.
 func BuildProvider(t testing.TB, moduleRoot string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "terraform-provider-flotilla")
-	if err := goBuild(moduleRoot, bin); err != nil {
+	if err := goBuild(moduleRoot, bin, "-trimpath"); err != nil {
 		t.Fatal(err)
 	}
 	return bin
@@ -69,8 +75,11 @@ func RemoveSharedProvider() {
 	}
 }
 
-func goBuild(moduleRoot, bin string) error {
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+// goBuild builds the module's main package at moduleRoot into bin, with
+// flags before the package. SharedProvider builds the checkout itself
+// without -trimpath, so it reuses the packages go test already compiled there.
+func goBuild(moduleRoot, bin string, flags ...string) error {
+	cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, flags...), ".")...)
 	cmd.Dir = moduleRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %w\n%s", err, out)

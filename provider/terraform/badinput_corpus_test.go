@@ -64,11 +64,15 @@ func TestImportBadInputCorpus(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: policyTestProviders,
 				Steps: []resource.TestStep{{
-					Config:        config,
-					ResourceName:  "flotilla_propagation_policy.web",
-					ImportState:   true,
-					ImportStateId: abs + ":default/web",
-					ExpectError:   wrappedMessage(want),
+					Config:       config,
+					ResourceName: "flotilla_propagation_policy.web",
+					ImportState:  true,
+					// The case's own working directory: no second
+					// terraform init for the import, and the state that must
+					// stay empty is the case's.
+					ImportStatePersist: true,
+					ImportStateId:      abs + ":default/web",
+					ExpectError:        wrappedMessage(want),
 				}},
 			})
 		})

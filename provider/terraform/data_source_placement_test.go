@@ -10,12 +10,21 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// TestAccPlacementDataSource previews placements with no apply: a weighted
-// split, and a policy whose only cluster is tainted, which is reported as
-// unschedulable with the cluster's reason instead of failing the run.
+// TestAccPlacementDataSource previews placements with no apply, on one
+// fleet of two members that its subtests use one after the other (each
+// destroys what it registered): a weighted split, and a policy whose only
+// cluster is tainted, which is reported as unschedulable with the cluster's
+// reason instead of failing the run; then the data source example.
 func TestAccPlacementDataSource(t *testing.T) {
 	t.Parallel()
 	m := startFleet(t, "east", "west")
+	t.Run("weighted-and-tainted", func(t *testing.T) { testPlacementDataSource(t, m) })
+	t.Run("example", func(t *testing.T) { testExamplePlacementDataSource(t, m) })
+}
+
+// testPlacementDataSource previews a weighted split, and a policy whose only
+// cluster is tainted, reported as unschedulable with the cluster's reason.
+func testPlacementDataSource(t *testing.T, m *members) {
 	config := m.clusterHCL("east", `region = "us-east"`) +
 		m.clusterHCL("west", `
   region = "eu-west"
@@ -83,11 +92,11 @@ data "flotilla_placement" "batch" {
 	})
 }
 
-// TestExamplePlacementDataSource runs the data source example against two
-// real members, its kubeconfig and contexts replaced by the test fleet's.
-func TestExamplePlacementDataSource(t *testing.T) {
-	t.Parallel()
-	m := startFleet(t, "east", "west")
+// testExamplePlacementDataSource runs the data source example against two
+// real members, its kubeconfig and contexts replaced by the test fleet's. It
+// had a fleet of its own; it shares TestAccPlacementDataSource's, which it
+// finds unregistered again.
+func testExamplePlacementDataSource(t *testing.T, m *members) {
 	kubeconfig := m.env.TestKubeconfig(t)
 	config := strings.NewReplacer(
 		"~/.kube/config", kubeconfig,
